@@ -1,0 +1,3 @@
+from kgtool.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,7 @@
+"""One module per subcommand; each has ``register(subparsers)`` and ``run(args) -> int``."""
+
+from __future__ import annotations
+
+from kgtool.commands import check, update
+
+COMMANDS = (update, check)

@@ -1,0 +1,23 @@
+"""What every command needs first: the repository root, its settings and its store."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgtool.config import Config, load_config
+from kgtool.repo import find_root
+from kgtool.store import Store
+
+
+@dataclass(frozen=True)
+class Context:
+    root: Path
+    config: Config
+    store: Store
+
+
+def context(args: argparse.Namespace) -> Context:
+    root = find_root(Path(args.directory))
+    return Context(root, load_config(root), Store(root))

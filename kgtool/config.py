@@ -1,0 +1,159 @@
+"""Settings: defaults, read from ``.kgtool.yaml`` or ``[tool.kgtool]`` in pyproject.toml.
+
+Every setting has a default, so the file is optional. A key kgtool does not know, or a value of
+the wrong type, is an error naming the file and line: a typo must never be silently ignored.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kgtool.errors import KgError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+CONFIG_FILE = ".kgtool.yaml"
+
+# The schema is the defaults: a value's type is its default's type; a dict is a section.
+DEFAULTS: dict[str, Any] = {
+    # Globs (``**`` crosses folders) of tracked files to leave out of the graph.
+    "exclude": [],
+    # Files larger than this are file nodes with no symbols, skipped with a note.
+    "max_file_bytes": 1_000_000,
+    # Worker processes for parsing; 0 means one per core.
+    "jobs": 0,
+    # A call that matches more definitions than this by name alone counts as unresolved.
+    "max_candidates": 8,
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    values: dict[str, Any]
+    source: str  # where it came from, for messages: ".kgtool.yaml", "pyproject.toml", "defaults"
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def section(self, name: str) -> dict[str, Any]:
+        return self.values[name]
+
+
+def load_config(root: Path) -> Config:
+    yaml_path = root / CONFIG_FILE
+    if yaml_path.is_file():
+        text = _read(yaml_path)
+        try:
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = mark.line + 1 if mark is not None else None
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise KgError(f"invalid YAML: {problem}", CONFIG_FILE, line) from exc
+        lines = _yaml_lines(node)
+        return Config(_validated(data or {}, CONFIG_FILE, lambda key: lines.get(key)), CONFIG_FILE)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        text = _read(pyproject)
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise KgError(f"invalid TOML: {exc}", "pyproject.toml") from exc
+        section = data.get("tool", {}).get("kgtool")
+        if section is not None:
+            return Config(
+                _validated(section, "pyproject.toml", lambda key: _toml_line(text, key)),
+                "pyproject.toml",
+            )
+    return Config(copy.deepcopy(DEFAULTS), "defaults")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise KgError("is not valid UTF-8", path.name) from exc
+
+
+def _validated(data: Any, source: str, line_of: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise KgError("the settings must be a mapping of keys to values", source, 1)
+    return _merge(DEFAULTS, data, source, line_of, "")
+
+
+def _merge(
+    defaults: dict[str, Any], data: dict[str, Any], source: str, line_of: Any, prefix: str
+) -> dict[str, Any]:
+    result = copy.deepcopy(defaults)
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if key not in defaults:
+            known = ", ".join(sorted(defaults))
+            raise KgError(
+                f"unknown setting '{dotted}' (known here: {known})", source, line_of(dotted)
+            )
+        default = defaults[key]
+        if isinstance(default, dict):
+            if not isinstance(value, dict):
+                raise KgError(f"'{dotted}' must be a mapping", source, line_of(dotted))
+            result[key] = _merge(default, value, source, line_of, f"{dotted}.")
+            continue
+        if not _same_type(default, value):
+            raise KgError(
+                f"'{dotted}' must be {_type_name(default)}, not {_type_name(value)}",
+                source,
+                line_of(dotted),
+            )
+        if isinstance(default, list) and not all(isinstance(item, str) for item in value):
+            raise KgError(f"'{dotted}' must be a list of strings", source, line_of(dotted))
+        result[key] = value
+    return result
+
+
+def _same_type(default: Any, value: Any) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    return isinstance(value, type(default))
+
+
+def _type_name(value: Any) -> str:
+    return {
+        bool: "true or false",
+        int: "a whole number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a mapping",
+    }.get(type(value), type(value).__name__)
+
+
+def _yaml_lines(node: yaml.Node | None, prefix: str = "") -> dict[str, int]:
+    """Dotted key -> 1-based line of that key in the YAML document."""
+    lines: dict[str, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            dotted = f"{prefix}{key_node.value}"
+            lines[dotted] = key_node.start_mark.line + 1
+            lines.update(_yaml_lines(value_node, f"{dotted}."))
+    return lines
+
+
+def _toml_line(text: str, dotted: str) -> int | None:
+    key = re.escape(dotted.rsplit(".", 1)[-1])
+    for number, line in enumerate(text.splitlines(), 1):
+        if re.match(rf"\s*\"?{key}\"?\s*=", line):
+            return number
+    return None

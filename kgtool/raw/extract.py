@@ -1,0 +1,70 @@
+"""Reading and parsing files into facts, on every core when there are many."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from kgtool.raw.languages import language_for_path
+from kgtool.raw.model import (
+    PARSE_TEXT,
+    SKIP_BINARY,
+    SKIP_TOO_LARGE,
+    SKIP_UNDECODABLE,
+    SKIP_UNREADABLE,
+    FileFacts,
+)
+
+# Below this many files, starting worker processes costs more than it saves.
+PARALLEL_THRESHOLD = 64
+BINARY_SNIFF_BYTES = 8192
+
+
+def extract_file(root: Path, path: str, max_bytes: int) -> FileFacts:
+    """The facts of one file; never raises for what the file contains."""
+    full = root / path
+    try:
+        if full.is_symlink() or not full.is_file():
+            return FileFacts(path, "", SKIP_UNREADABLE)
+        size = full.stat().st_size
+        if size > max_bytes:
+            return FileFacts(path, "", SKIP_TOO_LARGE)
+        source = full.read_bytes()
+    except OSError:
+        return FileFacts(path, "", SKIP_UNREADABLE)
+    if b"\0" in source[:BINARY_SNIFF_BYTES]:
+        return FileFacts(path, "", SKIP_BINARY)
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError:
+        return FileFacts(path, "", SKIP_UNDECODABLE)
+    language = language_for_path(path)
+    if language is None:
+        lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
+        return FileFacts(path, "", PARSE_TEXT, line_count=lines)
+    return language.extract(path, source)
+
+
+def _extract_chunk(args: tuple[str, list[str], int]) -> list[FileFacts]:
+    root, paths, max_bytes = args
+    return [extract_file(Path(root), path, max_bytes) for path in paths]
+
+
+def extract_files(root: Path, paths: list[str], max_bytes: int, jobs: int) -> dict[str, FileFacts]:
+    """Facts per path; the result does not depend on ``jobs`` or on the order of ``paths``."""
+    workers = jobs or os.cpu_count() or 1
+    if workers <= 1 or len(paths) < PARALLEL_THRESHOLD:
+        return {path: extract_file(root, path, max_bytes) for path in paths}
+    ordered = sorted(paths)
+    # Interleave so that each chunk gets a fair share of large and small files.
+    chunk_count = workers * 4
+    chunks = [ordered[i::chunk_count] for i in range(chunk_count)]
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    results: dict[str, FileFacts] = {}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        for facts_list in pool.map(_extract_chunk, [(str(root), c, max_bytes) for c in chunks]):
+            for facts in facts_list:
+                results[facts.path] = facts
+    return results

@@ -1,0 +1,277 @@
+"""What a language module provides, and the extraction every language shares.
+
+A language is one query file (``<name>.scm``) plus a small module subclassing ``Language``.
+The query names the parts of the syntax tree with these captures:
+
+    @definition.<kind>   a class/interface/struct/trait/enum/function/method; ``@name`` inside
+                         the same pattern is its name; ``@base`` (any number) its bases;
+                         ``@owner`` the type a detached method belongs to (Go receivers)
+    @scope               a block whose ``@name`` prefixes the symbols inside it without being a
+                         symbol itself (Rust ``impl Foo``)
+    @call                a call; ``@call.function`` is the callee expression
+    @new                 a constructor call; ``@call.function`` is the class expression
+    @import              an import statement, handed to ``parse_import``
+    @assign              ``var = Callee(...)``; ``@assign.var`` and ``@call.function``
+
+A function nested directly in a class-like definition or scope becomes a method.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING, ClassVar
+
+from kgtool.raw.model import (
+    CLASS_KINDS,
+    PARSE_OK,
+    PARSE_PARTIAL,
+    AssignFact,
+    BaseFact,
+    CallFact,
+    FileFacts,
+    ImportFact,
+    Symbol,
+)
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Query
+
+    from kgtool.raw.resolve import RepoIndex
+
+UNBINDABLE = "?"
+
+
+@dataclass(frozen=True)
+class ModuleTarget:
+    """Where an import points: files of this repository, or a package outside it."""
+
+    files: tuple[str, ...] = ()
+    external: str = ""  # external package name, e.g. "requests"
+
+    @property
+    def found(self) -> bool:
+        return bool(self.files or self.external)
+
+
+class Language:
+    """One programming language: its grammar, query, and the rules that need its semantics."""
+
+    name: ClassVar[str]  # kgtool's name, also the .scm file's stem
+    grammar: ClassVar[str]  # tree-sitter-language-pack grammar name
+    extensions: ClassVar[tuple[str, ...]]
+    ecosystem: ClassVar[str]  # prefix of external package IDs: ext:<ecosystem>:<package>
+    # Node types that stand for the current instance and the base class in a receiver.
+    self_names: ClassVar[frozenset[str]] = frozenset()
+    super_names: ClassVar[frozenset[str]] = frozenset()
+    # Member access node types: node type -> (object field, property field).
+    member_access: ClassVar[dict[str, tuple[str, str]]] = {}
+    # Identifier-like node types whose text is a name.
+    name_types: ClassVar[frozenset[str]] = frozenset({"identifier"})
+    # Names that resolve outside the repository without an import (print, len, ...).
+    builtins: ClassVar[frozenset[str]] = frozenset()
+    # Receiver words that mean the current instance ("self", "this").
+    self_words: ClassVar[frozenset[str]] = frozenset()
+    # Whether a bare call inside a class may mean a method of it (Java's implicit ``this``).
+    implicit_this: ClassVar[bool] = False
+
+    # ---- extraction -----------------------------------------------------------------------
+
+    @functools.cached_property
+    def query(self) -> Query:
+        from tree_sitter import Query
+        from tree_sitter_language_pack import get_language
+
+        text = resources.files("kgtool.raw.languages").joinpath(f"{self.name}.scm").read_text()
+        return Query(get_language(self.grammar), text)  # type: ignore[arg-type]
+
+    def parser(self):
+        from tree_sitter_language_pack import get_parser
+
+        return get_parser(self.grammar)  # type: ignore[arg-type]
+
+    def extract(self, path: str, source: bytes) -> FileFacts:
+        from tree_sitter import QueryCursor
+
+        tree = self.parser().parse(source)
+        root = tree.root_node
+        facts = FileFacts(
+            path=path,
+            language=self.name,
+            status=PARSE_PARTIAL if root.has_error else PARSE_OK,
+            line_count=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
+        )
+        if root.has_error:
+            facts.error_lines = _error_lines(root)
+        matches = QueryCursor(self.query).matches(root)
+
+        # Definitions first: every later capture needs to know its enclosing symbol.
+        scopes: dict[int, tuple[str, str]] = {}  # node id -> (qualname, kind)
+        pending: list[tuple[Node, str, str, list[Node], str]] = []
+        for _, captures in matches:
+            for capture, nodes in captures.items():
+                if capture.startswith("definition.") or capture == "scope":
+                    names = captures.get("name")
+                    if not names:
+                        continue
+                    owner = captures.get("owner")
+                    pending.append(
+                        (
+                            nodes[0],
+                            capture.removeprefix("definition."),
+                            self.node_text(names[0]),
+                            captures.get("base", []),
+                            self.type_name(owner[0]) if owner else "",
+                        )
+                    )
+        pending.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
+        for node, kind, name, bases, owner in pending:
+            parent_name, parent_kind = self._enclosing(node, scopes)
+            if owner:
+                parent_name, parent_kind = owner, "scope"
+            if kind == "function" and (parent_kind in CLASS_KINDS or parent_kind == "scope"):
+                kind = "method"
+            qualname = f"{parent_name}.{name}" if parent_name else name
+            scopes[node.id] = (qualname, kind)
+            if kind == "scope":
+                continue
+            facts.symbols.append(
+                Symbol(qualname, kind, node.start_point[0] + 1, node.end_point[0] + 1)
+            )
+            for base in bases:
+                dotted = self.type_name(base)
+                if dotted:
+                    facts.bases.append(BaseFact(base.start_point[0] + 1, qualname, dotted))
+
+        for _, captures in matches:
+            if "call" in captures or "new" in captures:
+                call = (captures.get("call") or captures["new"])[0]
+                function = captures.get("call.function")
+                receiver, name = self.split_callee(function[0]) if function else ("?", "?")
+                facts.calls.append(
+                    CallFact(
+                        line=call.start_point[0] + 1,
+                        caller=self._enclosing(call, scopes, symbols_only=True)[0],
+                        name=name,
+                        receiver=receiver,
+                        is_new="new" in captures,
+                    )
+                )
+            elif "import" in captures:
+                facts.imports.extend(self.parse_import(captures["import"][0]))
+            elif "assign" in captures and "assign.var" in captures and "call.function" in captures:
+                receiver, name = self.split_callee(captures["call.function"][0])
+                if UNBINDABLE in (receiver, name):
+                    continue
+                node = captures["assign"][0]
+                facts.assigns.append(
+                    AssignFact(
+                        line=node.start_point[0] + 1,
+                        scope=self._enclosing(node, scopes, symbols_only=True)[0],
+                        var=self.node_text(captures["assign.var"][0]),
+                        callee=f"{receiver}.{name}" if receiver else name,
+                    )
+                )
+        facts.symbols = _dedupe(facts.symbols)
+        facts.calls.sort(key=_call_order)
+        facts.imports = sorted(set(facts.imports), key=lambda i: (i.line, i.module, i.name))
+        facts.bases = sorted(set(facts.bases), key=lambda b: (b.owner, b.line, b.base))
+        facts.assigns = sorted(set(facts.assigns), key=lambda a: (a.line, a.scope, a.var))
+        facts.extra = self.file_extra(root)
+        return facts
+
+    def _enclosing(
+        self, node: Node, scopes: dict[int, tuple[str, str]], symbols_only: bool = False
+    ) -> tuple[str, str]:
+        parent = node.parent
+        while parent is not None:
+            found = scopes.get(parent.id)
+            if found is not None and not (symbols_only and found[1] == "scope"):
+                return found
+            parent = parent.parent
+        return "", ""
+
+    # ---- language hooks -------------------------------------------------------------------
+
+    def parse_import(self, node: Node) -> list[ImportFact]:
+        return []
+
+    def file_extra(self, root: Node) -> dict[str, str]:
+        return {}
+
+    def node_text(self, node: Node) -> str:
+        return node.text.decode("utf-8", "replace") if node.text is not None else ""
+
+    def dotted(self, node: Node) -> str:
+        """``a.b.c`` for a chain of names, "" for anything a name cannot bind."""
+        if node.type in self.name_types:
+            return self.node_text(node)
+        if node.type in self.self_names or node.type in self.super_names:
+            return self.node_text(node)
+        fields = self.member_access.get(node.type)
+        if fields is None:
+            return ""
+        obj, prop = node.child_by_field_name(fields[0]), node.child_by_field_name(fields[1])
+        if obj is None or prop is None:
+            return ""
+        left = self.dotted(obj)
+        return f"{left}.{self.node_text(prop)}" if left else ""
+
+    def type_name(self, node: Node) -> str:
+        """The dotted name of a type as written in a base list or receiver."""
+        return self.dotted(node)
+
+    def split_callee(self, node: Node) -> tuple[str, str]:
+        """(receiver, name) of a callee expression; see ``CallFact``."""
+        if node.type in self.name_types:
+            return "", self.node_text(node)
+        fields = self.member_access.get(node.type)
+        if fields is None:
+            return UNBINDABLE, UNBINDABLE
+        obj, prop = node.child_by_field_name(fields[0]), node.child_by_field_name(fields[1])
+        if prop is None:
+            return UNBINDABLE, UNBINDABLE
+        name = self.node_text(prop)
+        receiver = self.dotted(obj) if obj is not None else ""
+        return (receiver or UNBINDABLE), name
+
+    # ---- resolution hooks -----------------------------------------------------------------
+
+    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+        """The files (or external package) an import's module string points to."""
+        raise NotImplementedError
+
+    def submodule(self, module: str, name: str) -> str:
+        """The module string of ``name`` inside ``module`` (``from pkg import submodule``)."""
+        return f"{module}/{name}"
+
+    def package_peers(self, path: str, index: RepoIndex) -> Iterable[str]:
+        """Other files whose top-level names are in scope without an import (Go packages)."""
+        return ()
+
+
+def _error_lines(root: Node, limit: int = 20) -> list[int]:
+    lines: list[int] = []
+    stack = [root]
+    while stack and len(lines) < limit:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            lines.append(node.start_point[0] + 1)
+            continue
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    return sorted(set(lines))
+
+
+def _dedupe(symbols: list[Symbol]) -> list[Symbol]:
+    """Keep the first definition of a qualname (redefinitions and overloads share one ID)."""
+    seen: dict[str, Symbol] = {}
+    for symbol in sorted(symbols, key=lambda s: (s.start_line, s.qualname)):
+        seen.setdefault(symbol.qualname, symbol)
+    return sorted(seen.values(), key=lambda s: (s.start_line, s.qualname))
+
+
+def _call_order(call: CallFact) -> tuple[int, str, str, str, bool]:
+    return (call.line, call.caller, call.receiver, call.name, call.is_new)

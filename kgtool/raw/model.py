@@ -1,0 +1,190 @@
+"""Layer 1 domain model: what one file states (facts) and what the graph holds (nodes, edges).
+
+A file's facts are everything that can be read from that file alone; they are cached by content
+hash. Edges that cross files are made later by resolution, from the facts of all files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+EXTRACTED = "EXTRACTED"
+INFERRED = "INFERRED"
+AMBIGUOUS = "AMBIGUOUS"
+TIERS = (EXTRACTED, INFERRED, AMBIGUOUS)
+
+EDGE_TYPES = ("contains", "imports", "calls", "inherits")
+SYMBOL_KINDS = ("class", "interface", "struct", "trait", "enum", "function", "method")
+CLASS_KINDS = frozenset({"class", "interface", "struct", "trait", "enum"})
+
+# How a file fared when it was read. Anything but "ok"/"partial" means no symbols.
+PARSE_OK = "ok"
+PARSE_PARTIAL = "partial"  # syntax errors: what tree-sitter recovered is kept
+PARSE_TEXT = "text"  # no grammar for it: a file node only
+SKIP_BINARY = "skipped:binary"
+SKIP_TOO_LARGE = "skipped:too-large"
+SKIP_UNDECODABLE = "skipped:undecodable"
+SKIP_UNREADABLE = "skipped:unreadable"
+SKIP_STATUSES = (SKIP_BINARY, SKIP_TOO_LARGE, SKIP_UNDECODABLE, SKIP_UNREADABLE)
+
+
+def symbol_id(path: str, qualname: str) -> str:
+    return f"{path}::{qualname}" if qualname else path
+
+
+def external_id(ecosystem: str, package: str) -> str:
+    """ID of a package outside the repository, e.g. ``ext:py:yaml``; never a repository path."""
+    return f"ext:{ecosystem}:{package}"
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A class-like or function-like definition inside a file."""
+
+    qualname: str  # "Parser", "Parser.parse", "main"
+    kind: str  # one of SYMBOL_KINDS
+    start_line: int  # 1-based, inclusive
+    end_line: int
+
+    @property
+    def name(self) -> str:
+        return self.qualname.rsplit(".", 1)[-1]
+
+    @property
+    def parent(self) -> str:
+        """Qualname of the enclosing symbol, "" for top level."""
+        return self.qualname.rpartition(".")[0]
+
+
+@dataclass(frozen=True)
+class ImportFact:
+    """One name an import statement brings into the file's scope.
+
+    ``module`` is the import target as written ("./util", "..pkg.mod", "fmt", "crate::a::b").
+    ``name`` is the imported member ("" when the whole module is bound), ``alias`` the local
+    name it is bound to ("" when nothing is bound, as in ``import "./side-effect"``).
+    ``name == "*"`` is a wildcard import. ``reexport`` marks ``export ... from`` and similar.
+    """
+
+    line: int
+    module: str
+    name: str = ""
+    alias: str = ""
+    reexport: bool = False
+
+
+@dataclass(frozen=True)
+class CallFact:
+    """A call site. ``receiver`` is what the callee hangs off, as written.
+
+    receiver "" — a bare call ``f()``; "self"/"this" — a call on the current instance;
+    "super" — a call on the base class; "?" — an expression no name can bind (``a().b()``,
+    ``x[0].f()``, ``getattr(o, n)()``); otherwise a dotted name (``mod``, ``pkg.mod``, ``obj``).
+    ``caller`` is the enclosing symbol's qualname, "" for module level.
+    ``is_new`` marks a constructor call written as such (``new Foo()``, ``Foo{}``).
+    """
+
+    line: int
+    caller: str
+    name: str
+    receiver: str = ""
+    is_new: bool = False
+
+
+@dataclass(frozen=True)
+class BaseFact:
+    """``class C(Base)`` / ``extends`` / ``implements``: base is written as a dotted name."""
+
+    line: int
+    owner: str  # qualname of the class
+    base: str
+
+
+@dataclass(frozen=True)
+class AssignFact:
+    """``var = Callee(...)`` inside ``scope``: lets ``var.method()`` be bound to Callee's class."""
+
+    line: int
+    scope: str
+    var: str
+    callee: str  # dotted name of the constructor as written
+
+
+@dataclass
+class FileFacts:
+    """Everything one file states about itself, independent of every other file."""
+
+    path: str
+    language: str  # "" for a file with no grammar
+    status: str
+    line_count: int = 0
+    symbols: list[Symbol] = field(default_factory=list)
+    imports: list[ImportFact] = field(default_factory=list)
+    calls: list[CallFact] = field(default_factory=list)
+    bases: list[BaseFact] = field(default_factory=list)
+    assigns: list[AssignFact] = field(default_factory=list)
+    # Language-specific facts a resolver needs (a Go file's package name, a Java package).
+    extra: dict[str, str] = field(default_factory=dict)
+    error_lines: list[int] = field(default_factory=list)  # first lines of syntax errors
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "language": self.language,
+            "status": self.status,
+            "line_count": self.line_count,
+            "symbols": [[s.qualname, s.kind, s.start_line, s.end_line] for s in self.symbols],
+            "imports": [[i.line, i.module, i.name, i.alias, i.reexport] for i in self.imports],
+            "calls": [[c.line, c.caller, c.name, c.receiver, c.is_new] for c in self.calls],
+            "bases": [[b.line, b.owner, b.base] for b in self.bases],
+            "assigns": [[a.line, a.scope, a.var, a.callee] for a in self.assigns],
+            "extra": self.extra,
+            "error_lines": self.error_lines,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileFacts:
+        return cls(
+            path=data["path"],
+            language=data["language"],
+            status=data["status"],
+            line_count=data["line_count"],
+            symbols=[Symbol(*s) for s in data["symbols"]],
+            imports=[ImportFact(*i) for i in data["imports"]],
+            calls=[CallFact(*c) for c in data["calls"]],
+            bases=[BaseFact(*b) for b in data["bases"]],
+            assigns=[AssignFact(*a) for a in data["assigns"]],
+            extra=dict(data["extra"]),
+            error_lines=list(data["error_lines"]),
+        )
+
+
+@dataclass(frozen=True, order=True)
+class Edge:
+    """A directed, typed edge. One record per type and site: nothing is collapsed.
+
+    An AMBIGUOUS edge has ``target == ""`` and lists every candidate; none is chosen.
+    """
+
+    source: str
+    type: str
+    target: str
+    line: int
+    tier: str
+    confidence: float = 1.0
+    candidates: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        record: dict[str, Any] = {
+            "type": self.type,
+            "src": self.source,
+            "line": self.line,
+            "tier": self.tier,
+            "confidence": self.confidence,
+        }
+        if self.target:
+            record["dst"] = self.target
+        if self.candidates:
+            record["candidates"] = list(self.candidates)
+        return record

@@ -1,0 +1,539 @@
+"""Cross-file resolution: from every file's facts to typed, tiered edges.
+
+Binding order for a name, most certain first: the enclosing scopes of the file, its imports,
+the files that share its package scope (Go, Java), the language's builtins. What binds there is
+EXTRACTED. A name that binds nowhere is looked up by name alone across the repository: one
+candidate is INFERRED, several are AMBIGUOUS (all listed, none chosen), none is an unresolved
+call site, counted on the calling symbol.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgtool.raw.languages import language_named
+from kgtool.raw.languages.base import UNBINDABLE, Language, ModuleTarget
+from kgtool.raw.model import (
+    AMBIGUOUS,
+    CLASS_KINDS,
+    EXTRACTED,
+    INFERRED,
+    CallFact,
+    Edge,
+    FileFacts,
+    Symbol,
+    external_id,
+    symbol_id,
+)
+
+# Confidence of an INFERRED edge, by what it was inferred from.
+CONFIDENCE_ASSIGNED_TYPE = 0.9  # receiver assigned from a constructor in the same scope
+CONFIDENCE_UNIQUE_NAME = 0.6  # the only top-level definition of that name
+CONFIDENCE_UNIQUE_METHOD = 0.5  # the only method of that name, receiver type unknown
+MAX_LOOKUP_DEPTH = 8
+
+
+NO_MODULE = ModuleTarget()
+
+
+@dataclass(frozen=True)
+class Bound:
+    """What a name was bound to: a symbol ID, a module, or something outside the repository."""
+
+    kind: str  # "symbol" | "module" | "external"
+    symbol: str = ""
+    module: ModuleTarget = NO_MODULE
+    external: str = ""
+
+
+@dataclass
+class FileResolution:
+    """The edges whose source lies in one file, and what its call sites could not bind."""
+
+    edges: list[Edge] = field(default_factory=list)
+    unresolved: dict[str, Counter[str]] = field(default_factory=dict)  # caller id -> names
+    external_calls: Counter[str] = field(default_factory=Counter)  # caller id -> count
+
+
+class RepoIndex:
+    """Symbol tables over the facts of every file, built once per resolution pass."""
+
+    def __init__(self, facts: dict[str, FileFacts]) -> None:
+        self.facts = facts
+        self.symbols: dict[str, dict[str, Symbol]] = {
+            path: {s.qualname: s for s in f.symbols} for path, f in facts.items()
+        }
+        self._by_language: dict[str, list[str]] = {}
+        for path in sorted(facts):
+            self._by_language.setdefault(facts[path].language, []).append(path)
+        self.top_level_by_name: dict[tuple[str, str], list[str]] = {}
+        self.methods_by_name: dict[tuple[str, str], list[str]] = {}
+        for path in sorted(facts):
+            language = facts[path].language
+            for symbol in facts[path].symbols:
+                key = (language, symbol.name)
+                table = self.methods_by_name if symbol.kind == "method" else self.top_level_by_name
+                if symbol.kind == "method" or not symbol.parent:
+                    table.setdefault(key, []).append(symbol_id(path, symbol.qualname))
+        self._memo: dict[str, Any] = {}
+        self._modules: dict[tuple[str, str, str], ModuleTarget] = {}
+        self._bindings: dict[str, dict[str, list[Bound]]] = {}
+        self._bases: dict[str, list[str]] = {}
+
+    def paths_of(self, language: str) -> list[str]:
+        return self._by_language.get(language, [])
+
+    def memo(self, key: str, build: Callable[[RepoIndex], Any]) -> Any:
+        """A per-pass cache for tables a language builds once (module maps, package maps)."""
+        if key not in self._memo:
+            self._memo[key] = build(self)
+        return self._memo[key]
+
+    def module(self, language: Language, module: str, importer: str) -> ModuleTarget:
+        key = (language.name, module, importer)
+        if key not in self._modules:
+            self._modules[key] = language.resolve_module(module, importer, self)
+        return self._modules[key]
+
+    # ---- names ----------------------------------------------------------------------------
+
+    def bindings(self, path: str) -> dict[str, list[Bound]]:
+        """Local name -> what the file's imports bind it to (several for Go-style dot imports)."""
+        if path in self._bindings:
+            return self._bindings[path]
+        facts = self.facts[path]
+        language = language_named(facts.language)
+        table: dict[str, list[Bound]] = {}
+        self._bindings[path] = table  # guards against import cycles while filling
+        for imp in facts.imports:
+            if not imp.alias or imp.name == "*":
+                continue
+            target = self.module(language, imp.module, path)
+            if target.external:
+                bound = Bound("external", external=target.external)
+            elif not target.files:
+                continue
+            elif not imp.name:
+                bound = Bound("module", module=target)
+            else:
+                bound = self._member_of_module(language, target, imp.module, imp.name, path, 0)
+                if bound is None:
+                    continue
+            table.setdefault(imp.alias, []).append(bound)
+        return table
+
+    def _member_of_module(
+        self,
+        language: Language,
+        target: ModuleTarget,
+        module: str,
+        name: str,
+        importer: str,
+        depth: int,
+    ) -> Bound | None:
+        found = self.find_top_level(target.files, name, depth)
+        if found is not None:
+            return found
+        sub = self.module(language, language.submodule(module, name), importer)
+        if sub.files:
+            return Bound("module", module=sub)
+        return None
+
+    def find_top_level(self, files: Iterable[str], name: str, depth: int = 0) -> Bound | None:
+        """``name`` as the module ``files`` export it: defined there, or imported into it."""
+        if depth > MAX_LOOKUP_DEPTH:
+            return None
+        for path in files:
+            symbol = self.symbols.get(path, {}).get(name)
+            if symbol is not None:
+                return Bound("symbol", symbol=symbol_id(path, name))
+        for path in files:
+            facts = self.facts.get(path)
+            if facts is None:
+                continue
+            language = language_named(facts.language)
+            for imp in facts.imports:
+                if imp.alias == name and imp.name not in ("", "*"):
+                    target = self.module(language, imp.module, path)
+                    if target.external:
+                        return Bound("external", external=target.external)
+                    if target.files:
+                        return self._member_of_module(
+                            language, target, imp.module, imp.name, path, depth + 1
+                        )
+                elif imp.alias == name and not imp.name:
+                    target = self.module(language, imp.module, path)
+                    if target.files:
+                        return Bound("module", module=target)
+                elif imp.name == "*":
+                    target = self.module(language, imp.module, path)
+                    if target.files and path not in target.files:
+                        found = self.find_top_level(target.files, name, depth + 1)
+                        if found is not None:
+                            return found
+        return None
+
+    def bind_dotted(self, path: str, scope: str, dotted: str) -> Bound | None:
+        """Bind a dotted name as written in ``path`` inside ``scope`` (a qualname)."""
+        head, *rest = dotted.split(".")
+        bound = self.bind_name(path, scope, head)
+        for part in rest:
+            if bound is None or bound.kind == "external":
+                return bound
+            bound = self.member(bound, part)
+        return bound
+
+    def bind_name(self, path: str, scope: str, name: str) -> Bound | None:
+        facts = self.facts[path]
+        language = language_named(facts.language)
+        symbols = self.symbols[path]
+        # Enclosing function scopes see their nested definitions; class bodies do not leak
+        # members into methods (except where the language has an implicit receiver).
+        prefix = scope
+        while prefix:
+            candidate = f"{prefix}.{name}"
+            owner = symbols.get(prefix)
+            visible = owner is not None and (
+                owner.kind not in CLASS_KINDS or language.implicit_this
+            )
+            if candidate in symbols and visible:
+                return Bound("symbol", symbol=symbol_id(path, candidate))
+            prefix = prefix.rpartition(".")[0]
+        if name in symbols:
+            return Bound("symbol", symbol=symbol_id(path, name))
+        imported = self.bindings(path).get(name)
+        if imported:
+            return imported[0]
+        for bound in self._dot_imports(path):
+            if bound.kind == "module":
+                found = self.find_top_level(bound.module.files, name)
+                if found is not None:
+                    return found
+        peers = self.package_peers(path)
+        if peers:
+            found = self.find_top_level_defined(peers, name)
+            if found is not None:
+                return found
+        if name in language.builtins:
+            return Bound("external", external="builtin")
+        return None
+
+    def _dot_imports(self, path: str) -> list[Bound]:
+        facts = self.facts[path]
+        language = language_named(facts.language)
+        bounds = []
+        for imp in facts.imports:
+            if imp.name == "*":
+                target = self.module(language, imp.module, path)
+                if target.files:
+                    bounds.append(Bound("module", module=target))
+        return bounds
+
+    def package_peers(self, path: str) -> tuple[str, ...]:
+        key = f"peers:{path}"
+        if key not in self._memo:
+            language = language_named(self.facts[path].language)
+            self._memo[key] = tuple(p for p in language.package_peers(path, self) if p != path)
+        return self._memo[key]
+
+    def find_top_level_defined(self, files: Iterable[str], name: str) -> Bound | None:
+        for path in files:
+            if name in self.symbols.get(path, {}):
+                return Bound("symbol", symbol=symbol_id(path, name))
+        return None
+
+    def member(self, bound: Bound, name: str) -> Bound | None:
+        """``bound.name``: a module's member, or a class's method or nested class."""
+        if bound.kind == "module":
+            found = self.find_top_level(bound.module.files, name)
+            if found is not None:
+                return found
+            return None
+        if bound.kind == "symbol":
+            return self.find_method(bound.symbol, name)
+        return bound
+
+    def symbol(self, node_id: str) -> Symbol | None:
+        path, _, qualname = node_id.partition("::")
+        return self.symbols.get(path, {}).get(qualname)
+
+    def find_method(self, class_id: str, name: str, depth: int = 0) -> Bound | None:
+        """A member of a class, looked up through its resolved bases."""
+        if depth > MAX_LOOKUP_DEPTH:
+            return None
+        path, _, qualname = class_id.partition("::")
+        if f"{qualname}.{name}" in self.symbols.get(path, {}):
+            return Bound("symbol", symbol=f"{class_id}.{name}")
+        for base in self.bases_of(class_id):
+            found = self.find_method(base, name, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def bases_of(self, class_id: str) -> list[str]:
+        """IDs of the bases of a class that bind with certainty (EXTRACTED)."""
+        if class_id in self._bases:
+            return self._bases[class_id]
+        self._bases[class_id] = []
+        path, _, qualname = class_id.partition("::")
+        facts = self.facts.get(path)
+        found: list[str] = []
+        if facts is not None:
+            scope = qualname.rpartition(".")[0]
+            for base in facts.bases:
+                if base.owner == qualname:
+                    bound = self.bind_dotted(path, scope, base.base)
+                    if bound is not None and bound.kind == "symbol":
+                        found.append(bound.symbol)
+        self._bases[class_id] = found
+        return found
+
+    def enclosing_class(self, path: str, scope: str) -> str:
+        """Qualname of the innermost class-like symbol in ``scope``, "" if none."""
+        symbols = self.symbols[path]
+        prefix = scope
+        while prefix:
+            symbol = symbols.get(prefix)
+            if symbol is not None and (symbol.kind in CLASS_KINDS):
+                return prefix
+            prefix = prefix.rpartition(".")[0]
+        return ""
+
+
+class FileResolver:
+    """Resolves the facts of one file against the index."""
+
+    def __init__(self, index: RepoIndex, path: str) -> None:
+        self.index = index
+        self.path = path
+        self.facts = index.facts[path]
+        self.language = language_named(self.facts.language)
+        self.result = FileResolution()
+
+    def run(self) -> FileResolution:
+        self._contains()
+        self._imports()
+        self._inherits()
+        for call in self.facts.calls:
+            self._call(call)
+        self.result.edges = sorted(set(self.result.edges))
+        return self.result
+
+    def _id(self, qualname: str) -> str:
+        return symbol_id(self.path, qualname)
+
+    def _edge(
+        self,
+        source: str,
+        kind: str,
+        target: str,
+        line: int,
+        tier: str = EXTRACTED,
+        confidence: float = 1.0,
+        candidates: tuple[str, ...] = (),
+    ) -> None:
+        self.result.edges.append(Edge(source, kind, target, line, tier, confidence, candidates))
+
+    def _contains(self) -> None:
+        for symbol in self.facts.symbols:
+            self._edge(
+                self._id(symbol.parent), "contains", self._id(symbol.qualname), symbol.start_line
+            )
+
+    def _imports(self) -> None:
+        for imp in self.facts.imports:
+            target = self.index.module(self.language, imp.module, self.path)
+            targets: tuple[str, ...] = target.files
+            if imp.name not in ("", "*") and target.files:
+                # ``from pkg import submodule`` points at the submodule's file.
+                sub = self.index.module(
+                    self.language, self.language.submodule(imp.module, imp.name), self.path
+                )
+                if sub.files and self.index.find_top_level(target.files, imp.name) is None:
+                    targets = sub.files
+            if target.external:
+                self._edge(
+                    self.path,
+                    "imports",
+                    external_id(self.language.ecosystem, target.external),
+                    imp.line,
+                )
+            for file in targets:
+                if file != self.path:
+                    self._edge(self.path, "imports", file, imp.line)
+
+    def _inherits(self) -> None:
+        for base in self.facts.bases:
+            scope = base.owner.rpartition(".")[0]
+            bound = self.index.bind_dotted(self.path, scope, base.base)
+            source = self._id(base.owner)
+            if bound is not None and bound.kind == "symbol":
+                self._edge(source, "inherits", bound.symbol, base.line)
+            elif bound is None:
+                name = base.base.rsplit(".", 1)[-1]
+                self._by_name(
+                    source,
+                    "inherits",
+                    base.line,
+                    self._classes(
+                        self.index.top_level_by_name.get((self.facts.language, name), [])
+                    ),
+                    CONFIDENCE_UNIQUE_NAME,
+                    name,
+                )
+
+    def _classes(self, ids: list[str]) -> list[str]:
+        return [i for i in ids if (s := self.index.symbol(i)) is not None and s.kind in CLASS_KINDS]
+
+    def _call(self, call: CallFact) -> None:
+        caller = self._id(call.caller)
+        if UNBINDABLE in (call.name, call.receiver):
+            self._unresolved(caller, call.name)
+            return
+        if call.receiver == "":
+            self._bare_call(caller, call)
+        elif call.receiver in ("self", "super") or (
+            call.receiver.split(".")[0] in self.language.self_words
+        ):
+            self._self_call(caller, call)
+        else:
+            self._receiver_call(caller, call)
+
+    def _bare_call(self, caller: str, call: CallFact) -> None:
+        bound = self.index.bind_name(self.path, call.caller, call.name)
+        if bound is None and self.language.implicit_this:
+            owner = self.index.enclosing_class(self.path, call.caller)
+            if owner:
+                bound = self.index.find_method(self._id(owner), call.name)
+        if self._bound_call(caller, call, bound):
+            return
+        candidates = self.index.top_level_by_name.get((self.facts.language, call.name), [])
+        self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_NAME, call.name)
+
+    def _self_call(self, caller: str, call: CallFact) -> None:
+        owner = self.index.enclosing_class(self.path, call.caller)
+        receiver = call.receiver
+        if receiver.split(".")[0] in self.language.self_words:
+            receiver = "self" + receiver[len(receiver.split(".")[0]) :]
+        if owner and receiver in ("self", "super"):
+            class_id = self._id(owner)
+            if receiver == "super":
+                bound = None
+                for base in self.index.bases_of(class_id):
+                    bound = self.index.find_method(base, call.name)
+                    if bound is not None:
+                        break
+            else:
+                bound = self.index.find_method(class_id, call.name)
+            if self._bound_call(caller, call, bound):
+                return
+        # self.attr.method(): the attribute's type, if some method assigned it.
+        elif owner and self._assigned_call(caller, call, owner, receiver):
+            return
+        self._by_method_name(caller, call)
+
+    def _receiver_call(self, caller: str, call: CallFact) -> None:
+        bound = self.index.bind_dotted(self.path, call.caller, call.receiver)
+        if bound is not None:
+            if bound.kind == "external":
+                self.result.external_calls[caller] += 1
+                return
+            member = self.index.member(bound, call.name)
+            if self._bound_call(caller, call, member):
+                return
+            if (
+                bound.kind == "module"
+                or (self.index.symbol(bound.symbol) or _NOT_CLASS).kind in CLASS_KINDS
+            ):
+                self._unresolved(caller, call.name)
+                return
+        elif self._assigned_call(caller, call, call.caller, call.receiver):
+            return
+        self._by_method_name(caller, call)
+
+    def _assigned_call(self, caller: str, call: CallFact, scope: str, receiver: str) -> bool:
+        """``x = Foo(); x.m()`` binds m to Foo.m, INFERRED: x might have been rebound since."""
+        var = receiver
+        if receiver.startswith("self."):
+            candidates = [
+                a
+                for a in self.facts.assigns
+                if a.var.split(".")[0] in self.language.self_words
+                and "self" + a.var[len(a.var.split(".")[0]) :] == receiver
+                and a.scope.startswith(scope)
+            ]
+        else:
+            candidates = [
+                a
+                for a in self.facts.assigns
+                if a.var == var
+                and (scope == a.scope or scope.startswith(f"{a.scope}.") or not a.scope)
+            ]
+        types = set()
+        for assign in candidates:
+            bound = self.index.bind_dotted(self.path, assign.scope, assign.callee)
+            if bound is not None and bound.kind == "symbol":
+                symbol = self.index.symbol(bound.symbol)
+                if symbol is not None and symbol.kind in CLASS_KINDS:
+                    types.add(bound.symbol)
+        if len(types) != 1:
+            return False
+        method = self.index.find_method(types.pop(), call.name)
+        if method is None or method.kind != "symbol":
+            return False
+        self._edge(caller, "calls", method.symbol, call.line, INFERRED, CONFIDENCE_ASSIGNED_TYPE)
+        return True
+
+    def _bound_call(self, caller: str, call: CallFact, bound: Bound | None) -> bool:
+        if bound is None:
+            return False
+        if bound.kind == "external":
+            self.result.external_calls[caller] += 1
+            return True
+        if bound.kind == "symbol":
+            self._edge(caller, "calls", bound.symbol, call.line)
+            return True
+        return False
+
+    def _by_method_name(self, caller: str, call: CallFact) -> None:
+        candidates = self.index.methods_by_name.get((self.facts.language, call.name), [])
+        self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_METHOD, call.name)
+
+    def _by_name(
+        self, source: str, kind: str, line: int, candidates: list[str], confidence: float, name: str
+    ) -> None:
+        if len(candidates) == 1:
+            self._edge(source, kind, candidates[0], line, INFERRED, confidence)
+        elif 1 < len(candidates) <= self.index_limit:
+            self._edge(source, kind, "", line, AMBIGUOUS, 0.0, tuple(sorted(candidates)))
+        elif kind == "calls":
+            self._unresolved(source, name)
+
+    index_limit = 8  # more candidates than this say nothing: the site counts as unresolved
+
+    def _unresolved(self, caller: str, name: str) -> None:
+        self.result.unresolved.setdefault(caller, Counter())[name] += 1
+
+
+class _NotAClass:
+    kind = ""
+
+
+_NOT_CLASS: Any = _NotAClass()
+
+
+def resolve_files(
+    index: RepoIndex, paths: Iterable[str], max_candidates: int
+) -> dict[str, FileResolution]:
+    results = {}
+    for path in paths:
+        if not index.facts[path].language:
+            results[path] = FileResolution()
+            continue
+        resolver = FileResolver(index, path)
+        resolver.index_limit = max_candidates
+        results[path] = resolver.run()
+    return results

@@ -1,0 +1,91 @@
+"""The only place that talks to git.
+
+The per-commit path uses the git CLI directly (a few milliseconds); gitpython and pydriller,
+which cost far more to import, are loaded only by the commands that walk history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgtool.errors import KgError
+
+MODE_SYMLINK = "120000"
+MODE_SUBMODULE = "160000"
+
+
+@dataclass(frozen=True)
+class TrackedFile:
+    path: str  # repository-relative, POSIX separators
+    mode: str
+    blob: str  # git blob id of the working-tree content ("" if it could not be read)
+    deleted: bool = False  # tracked, but missing from the working tree
+
+
+def git(root: Path, *args: str, check: bool = True) -> str:
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=root,
+            capture_output=True,
+            check=False,
+        )
+    except FileNotFoundError as exc:  # pragma: no cover - git is a requirement
+        raise KgError("git is not installed or not on PATH") from exc
+    if check and done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip()
+        raise KgError(f"git {' '.join(args)} failed: {message}")
+    return done.stdout.decode("utf-8", "surrogateescape")
+
+
+def find_root(start: Path) -> Path:
+    done = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, check=False
+    )
+    if done.returncode != 0:
+        raise KgError(f"{start} is not inside a git repository (kgtool maps git repositories)")
+    return Path(done.stdout.decode().strip())
+
+
+def blob_id(content: bytes) -> str:
+    """The id git gives this content as a blob (so tracked, unmodified files cost no hashing)."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def tracked_files(root: Path) -> list[TrackedFile]:
+    """``git ls-files`` with the blob id of each file's working-tree content, sorted by path."""
+    staged = git(root, "ls-files", "--stage", "-z")
+    modified = set(filter(None, git(root, "diff-files", "--name-only", "-z").split("\0")))
+    files: dict[str, TrackedFile] = {}
+    for record in staged.split("\0"):
+        if not record:
+            continue
+        meta, path = record.split("\t", 1)
+        mode, blob, stage = meta.split(" ")
+        if stage not in ("0", "2"):  # during a merge conflict, keep "ours"
+            continue
+        if path in modified:
+            blob = ""
+        files[path] = TrackedFile(path, mode, blob)
+    result = []
+    for path in sorted(files):
+        entry = files[path]
+        if entry.blob == "" and entry.mode not in (MODE_SUBMODULE,):
+            full = root / path
+            if not os.path.lexists(full):
+                entry = TrackedFile(path, entry.mode, "", deleted=True)
+            elif entry.mode != MODE_SYMLINK and full.is_file() and not full.is_symlink():
+                try:
+                    entry = TrackedFile(path, entry.mode, blob_id(full.read_bytes()))
+                except OSError:
+                    entry = TrackedFile(path, entry.mode, "")
+        result.append(entry)
+    return result
+
+
+def head_commit(root: Path) -> str:
+    return git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip()
