@@ -1,11 +1,36 @@
-"""``kgtool check``: every read-only check kgtool has, in one command; exit 1 if any fails."""
+"""``kgtool check``: every read-only check kgtool has, in one command; exit 1 if any fails.
+
+Each layer contributes one function to ``CHECKS``; a check never writes anything.
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from kgtool.commands._common import context
+from kgtool.commands._common import Context, context
 from kgtool.raw.build import update_raw
+
+
+@dataclass
+class CheckOutcome:
+    name: str
+    ok: bool
+    messages: list[str] = field(default_factory=list)  # one problem per line, file:line first
+    warnings: list[str] = field(default_factory=list)
+
+
+def check_raw(ctx: Context) -> CheckOutcome:
+    raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+    if raw.changed:
+        return CheckOutcome(
+            "raw graph", False, [".kg/raw.jsonl is out of date: run `kgtool update`"]
+        )
+    return CheckOutcome("raw graph", True)
+
+
+CHECKS: list[Callable[[Context], CheckOutcome]] = [check_raw]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,12 +40,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ctx = context(args)
-    failures = 0
+    failed = 0
     with ctx.store.lock():
-        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
-    if raw.changed:
-        print("stale: .kg/raw.jsonl is out of date: run `kgtool update`")
-        failures += 1
-    else:
-        print("ok: .kg/raw.jsonl is up to date")
-    return 1 if failures else 0
+        outcomes = [check(ctx) for check in CHECKS]
+    for outcome in outcomes:
+        for message in outcome.messages:
+            print(message)
+        for warning in outcome.warnings:
+            print(f"warning: {warning}")
+        print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.name}")
+        failed += not outcome.ok
+    return 1 if failed else 0
