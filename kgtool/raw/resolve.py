@@ -178,9 +178,18 @@ class RepoIndex:
 
     def bind_dotted(self, path: str, scope: str, dotted: str) -> Bound | None:
         """Bind a dotted name as written in ``path`` inside ``scope`` (a qualname)."""
-        head, *rest = dotted.split(".")
-        bound = self.bind_name(path, scope, head)
-        for part in rest:
+        parts = dotted.split(".")
+        bound, used = None, 1
+        # ``import a.b`` binds the dotted name itself: prefer the longest bound prefix.
+        imported = self.bindings(path)
+        for length in range(len(parts), 1, -1):
+            found = imported.get(".".join(parts[:length]))
+            if found:
+                bound, used = found[0], length
+                break
+        if bound is None:
+            bound = self.bind_name(path, scope, parts[0])
+        for part in parts[used:]:
             if bound is None or bound.kind == "external":
                 return bound
             bound = self.member(bound, part)

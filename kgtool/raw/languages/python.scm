@@ -17,3 +17,6 @@
 (assignment
   left: [(identifier) (attribute)] @assign.var
   right: (call function: [(identifier) (attribute)] @call.function)) @assign
+
+; A decorator is a call of the decorator on the definition, made where the definition stands.
+(decorator [(identifier) (attribute)] @call.function) @call

@@ -1,0 +1,93 @@
+"""Call-edge accuracy of layer 1 against hand-checked ground truth.
+
+Each folder under tests/fixtures/accuracy/<language>/ is a small program plus
+``expected_calls.json``: every call site that targets a symbol of the program, as
+``{"src": caller ID, "dst": callee ID, "line": N}``. The program is committed to a fresh git
+repository, ``kgtool update`` runs on it, and its ``calls`` edges are scored:
+
+- precision per tier: an EXTRACTED or INFERRED edge is right when (src, dst, line) is in the
+  truth; an AMBIGUOUS edge is right when the true callee is among its candidates;
+- recall: the share of true call sites bound to the right callee (EXTRACTED or INFERRED), and
+  the share that are at least listed (adding AMBIGUOUS candidates).
+
+Usage: python bench/accuracy.py [FIXTURE_DIR ...]
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "accuracy"
+TRUTH_FILE = "expected_calls.json"
+
+
+def score(fixture: Path) -> dict:
+    truth = {
+        (c["src"], c["dst"], c["line"]) for c in json.loads((fixture / TRUTH_FILE).read_text())
+    }
+    sites: dict[tuple[str, int], set[str]] = {}
+    for src, dst, line in truth:
+        sites.setdefault((src, line), set()).add(dst)
+    with tempfile.TemporaryDirectory() as temp:
+        root = Path(temp) / "repo"
+        shutil.copytree(fixture, root, ignore=shutil.ignore_patterns(TRUTH_FILE))
+        env_git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+        subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+        subprocess.run([*env_git, "commit", "-qm", "fixture"], cwd=root, check=True)
+        subprocess.run([sys.executable, "-m", "kgtool", "update", "-q"], cwd=root, check=True)
+        records = [
+            json.loads(line) for line in (root / ".kg" / "raw.jsonl").read_text().splitlines()
+        ]
+    calls = [r for r in records if r["rec"] == "edge" and r["type"] == "calls"]
+    tiers: dict[str, list[int]] = {}
+    bound, listed = set(), set()
+    wrong: list[str] = []
+    for edge in calls:
+        key = (edge["src"], edge["line"])
+        if edge["tier"] == "AMBIGUOUS":
+            hits = sites.get(key, set()) & set(edge["candidates"])
+            right = bool(hits)
+            listed.update((edge["src"], dst, edge["line"]) for dst in hits)
+        else:
+            triple = (edge["src"], edge["dst"], edge["line"])
+            right = triple in truth
+            if right:
+                bound.add(triple)
+                listed.add(triple)
+        if not right:
+            target = edge.get("dst") or edge.get("candidates")
+            wrong.append(f"{edge['tier']}: {edge['src']} -> {target} line {edge['line']}")
+        counts = tiers.setdefault(edge["tier"], [0, 0])
+        counts[0] += right
+        counts[1] += 1
+    missed = sorted(f"{s} -> {d} line {n}" for s, d, n in truth if (s, d, n) not in listed)
+    return {
+        "fixture": fixture.name,
+        "truth": len(truth),
+        "precision": {tier: round(c[0] / c[1], 3) for tier, c in sorted(tiers.items())},
+        "edges": {tier: c[1] for tier, c in sorted(tiers.items())},
+        "recall_bound": round(len(bound) / len(truth), 3),
+        "recall_listed": round(len(listed) / len(truth), 3),
+        "wrong": wrong,
+        "missed": missed,
+    }
+
+
+def main(argv: list[str]) -> int:
+    fixtures = [Path(a) for a in argv] or sorted(
+        p for p in FIXTURES.iterdir() if (p / TRUTH_FILE).exists()
+    )
+    for fixture in fixtures:
+        result = score(fixture)
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
