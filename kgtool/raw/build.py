@@ -30,7 +30,7 @@ from kgtool.raw.model import (
 )
 from kgtool.raw.resolve import FileResolution, RepoIndex, resolve_files
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
-from kgtool.store import RAW_FILE, Store, canonical_json
+from kgtool.store import KG_DIR, RAW_FILE, Store, canonical_json
 
 # Bump when extraction or resolution changes what they produce: every cache entry is redone.
 EXTRACTOR_VERSION = "1"
@@ -129,7 +129,11 @@ def digest(data: bytes) -> str:
 
 def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> UpdateResult:
     started = time.perf_counter()
-    listed = [f for f in tracked_files(root) if not excluded(f.path, config["exclude"])]
+    listed = [
+        f
+        for f in tracked_files(root)
+        if not f.path.startswith(f"{KG_DIR}/") and not excluded(f.path, config["exclude"])
+    ]
     current = {f.path: f for f in listed}
     cache = _load_cache(store)
     on_disk = store.read_bytes(RAW_FILE)

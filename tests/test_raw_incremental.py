@@ -1,0 +1,98 @@
+"""Incremental updates: only changed files are parsed, and the result equals a fresh build."""
+
+from __future__ import annotations
+
+import shutil
+
+from conftest import Repo
+
+from kgtool.config import load_config
+from kgtool.raw.build import UpdateResult, update_raw
+from kgtool.store import Store
+
+FILES = {
+    "app/main.py": "from app.util import helper\n\ndef main():\n    helper()\n",
+    "app/util.py": "def helper():\n    return 1\n",
+    "app/other.py": "def unrelated():\n    return 2\n",
+    "docs/notes.txt": "notes\n",
+}
+
+
+def update(repo: Repo) -> UpdateResult:
+    return update_raw(repo.root, load_config(repo.root), Store(repo.root))
+
+
+def fresh_build(repo: Repo) -> bytes:
+    """What a build with no cache writes, for comparison with the incremental result."""
+    shutil.rmtree(repo.root / ".kg" / "cache", ignore_errors=True)
+    result = update_raw(repo.root, load_config(repo.root), Store(repo.root), write=False)
+    return result.content
+
+
+def test_edit_of_one_file_parses_only_that_file(repo: Repo) -> None:
+    repo.write_files(FILES)
+    repo.commit()
+    assert len(update(repo).parsed) == 4
+    repo.write("app/other.py", "def unrelated():\n    return 3\n")
+    result = update(repo)
+    assert result.parsed == ["app/other.py"]
+    assert result.changed  # its hash moved
+    nothing = update(repo)
+    assert nothing.parsed == [] and not nothing.changed
+
+
+def test_add_delete_rename_and_changed_imports_match_a_fresh_build(repo: Repo) -> None:
+    repo.write_files(FILES)
+    repo.commit()
+    update(repo)
+    steps = [
+        lambda: repo.write("app/extra.py", "from app.util import helper\nhelper()\n"),
+        lambda: (repo.root / "app" / "other.py").unlink(),
+        lambda: repo.git("mv", "app/util.py", "app/tools.py"),
+        lambda: repo.write(
+            "app/main.py", "from app.tools import helper\n\ndef main():\n    helper()\n"
+        ),
+        # A new definition elsewhere changes how a by-name call binds in an untouched file.
+        lambda: repo.write("app/late.py", "def orphan():\n    pass\n"),
+        lambda: repo.write("app/caller.py", "def go():\n    orphan()\n"),
+        lambda: repo.write("app/late2.py", "def orphan():\n    pass\n"),
+    ]
+    for step in steps:
+        step()
+        repo.git("add", "-A")
+        result = update(repo)
+        incremental = (repo.root / ".kg" / "raw.jsonl").read_bytes()
+        assert result.content == incremental
+        assert fresh_build(repo) == incremental
+        update(repo)  # rebuild the cache for the next step
+    calls = {(e["src"], e.get("dst"), e["tier"]) for e in repo.edges("calls")}
+    assert ("app/main.py::main", "app/tools.py::helper", "EXTRACTED") in calls
+    assert ("app/caller.py::go", None, "AMBIGUOUS") in calls
+
+
+def test_check_flags_a_stale_graph_and_passes_a_fresh_one(repo: Repo) -> None:
+    repo.write_files(FILES)
+    repo.commit()
+    assert repo.kg("update", "--check").code == 1  # never built
+    assert not (repo.root / ".kg" / "raw.jsonl").exists()
+    repo.kg("update")
+    assert repo.kg("update", "--check").code == 0
+    assert repo.kg("check").code == 0
+    repo.write("app/util.py", "def helper():\n    return 5\n")
+    before = (repo.root / ".kg" / "raw.jsonl").read_bytes()
+    stale = repo.kg("update", "--check")
+    assert stale.code == 1 and "out of date" in stale.out
+    assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == before
+    assert repo.kg("check").code == 1
+
+
+def test_check_without_cache_compares_against_a_full_build(repo: Repo) -> None:
+    """A fresh clone has no cache: --check must still see a graph edited by hand or merged."""
+    repo.write_files(FILES)
+    repo.commit()
+    repo.kg("update")
+    shutil.rmtree(repo.root / ".kg" / "cache")
+    assert repo.kg("update", "--check").code == 0
+    raw = repo.root / ".kg" / "raw.jsonl"
+    raw.write_text(raw.read_text().replace('"app/util.py::helper"', '"app/util.py::helpr"'))
+    assert repo.kg("update", "--check").code == 1

@@ -1,0 +1,130 @@
+"""Layer 1 for Python: the exact nodes and edges of a small program, tiers included."""
+
+from __future__ import annotations
+
+from conftest import Repo
+
+PROGRAM = {
+    "pkg/__init__.py": "from .core import Engine as Engine\n",
+    "pkg/core.py": """\
+        import os
+        from . import helpers
+        from .helpers import tidy as clean
+
+
+        class Base:
+            def start(self):
+                return self.prepare()
+
+            def prepare(self):
+                return 1
+
+
+        class Engine(Base):
+            limit = clean(3)
+
+            def prepare(self):
+                super().prepare()
+                helpers.tidy(2)
+                return os.getcwd()
+
+            def run(self, task):
+                task.execute()
+                getattr(self, "x")()
+                return render(self)
+
+
+        def render(engine):
+            return engine
+        """,
+    "pkg/helpers.py": """\
+        def tidy(value):
+            return value
+
+
+        def render(value):
+            return value
+        """,
+    "main.py": """\
+        from pkg import Engine
+
+        engine = Engine()
+        engine.run(None)
+        """,
+    "README.md": "# demo\n",
+}
+
+
+def test_python_program_gives_exact_nodes_and_edges(repo: Repo) -> None:
+    repo.write_files(PROGRAM)
+    repo.commit()
+    assert repo.kg("update").code == 0
+    nodes = repo.nodes()
+    symbols = {i: (n["kind"], tuple(n["span"])) for i, n in nodes.items() if "span" in n}
+    assert symbols == {
+        "pkg/core.py::Base": ("class", (6, 11)),
+        "pkg/core.py::Base.start": ("method", (7, 8)),
+        "pkg/core.py::Base.prepare": ("method", (10, 11)),
+        "pkg/core.py::Engine": ("class", (14, 25)),
+        "pkg/core.py::Engine.prepare": ("method", (17, 20)),
+        "pkg/core.py::Engine.run": ("method", (22, 25)),
+        "pkg/core.py::render": ("function", (28, 29)),
+        "pkg/helpers.py::tidy": ("function", (1, 2)),
+        "pkg/helpers.py::render": ("function", (5, 6)),
+    }
+    assert nodes["README.md"]["status"] == "text"
+    assert nodes["ext:py:os"]["kind"] == "package"
+
+    calls = {(e["src"], e.get("dst"), e["line"], e["tier"]) for e in repo.edges("calls")}
+    assert calls == {
+        ("pkg/core.py::Base.start", "pkg/core.py::Base.prepare", 8, "EXTRACTED"),
+        # Module and class-body calls belong to the file and the class.
+        ("pkg/core.py::Engine", "pkg/helpers.py::tidy", 15, "EXTRACTED"),
+        ("pkg/core.py::Engine.prepare", "pkg/core.py::Base.prepare", 18, "EXTRACTED"),
+        ("pkg/core.py::Engine.prepare", "pkg/helpers.py::tidy", 19, "EXTRACTED"),
+        # The local render, not the same-named one in helpers.
+        ("pkg/core.py::Engine.run", "pkg/core.py::render", 25, "EXTRACTED"),
+        ("main.py", "pkg/core.py::Engine", 3, "EXTRACTED"),
+        ("main.py", "pkg/core.py::Engine.run", 4, "INFERRED"),
+    }
+    inferred = next(e for e in repo.edges("calls") if e["tier"] == "INFERRED")
+    assert 0 < inferred["confidence"] < 1
+    assert {(e["src"], e["dst"]) for e in repo.edges("inherits")} == {
+        ("pkg/core.py::Engine", "pkg/core.py::Base")
+    }
+    imports = {(e["src"], e["dst"]) for e in repo.edges("imports")}
+    assert imports == {
+        ("pkg/__init__.py", "pkg/core.py"),
+        ("pkg/core.py", "ext:py:os"),
+        ("pkg/core.py", "pkg/helpers.py"),
+        ("main.py", "pkg/__init__.py"),
+    }
+    contains = {(e["src"], e["dst"]) for e in repo.edges("contains")}
+    assert ("pkg/core.py", "pkg/core.py::Engine") in contains
+    assert ("pkg/core.py::Engine", "pkg/core.py::Engine.run") in contains
+    assert len(contains) == 9
+    # task.execute() binds to nothing in the repository; getattr(...)() to nothing at all.
+    assert nodes["pkg/core.py::Engine.run"]["unresolved_calls"] == {"?": 1, "execute": 1}
+    # os.getcwd() and the builtin super().
+    assert nodes["pkg/core.py::Engine.prepare"]["external_calls"] == 2
+
+
+def test_same_name_in_two_modules_without_import_is_ambiguous(repo: Repo) -> None:
+    repo.write_files(
+        {
+            "a.py": "def load():\n    pass\n",
+            "b.py": "def load():\n    pass\n",
+            "c.py": "def go(fn):\n    load()\n",
+            "d.py": "def save():\n    pass\n",
+            "e.py": "def go():\n    save()\n",
+        }
+    )
+    repo.commit()
+    repo.kg("update")
+    by_src = {e["src"]: e for e in repo.edges("calls")}
+    assert by_src["c.py::go"]["tier"] == "AMBIGUOUS"
+    assert by_src["c.py::go"]["candidates"] == ["a.py::load", "b.py::load"]
+    assert "dst" not in by_src["c.py::go"]
+    # One candidate by name alone is never EXTRACTED.
+    assert by_src["e.py::go"]["tier"] == "INFERRED"
+    assert by_src["e.py::go"]["dst"] == "d.py::save"
