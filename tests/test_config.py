@@ -1,0 +1,86 @@
+"""Settings: defaults, both file forms, and one clear error for each kind of mistake."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+
+import pytest
+from conftest import Repo
+
+from kgtool.config import load_config
+from kgtool.errors import KgError, LockTimeout
+from kgtool.store import Store
+
+
+def test_defaults_without_a_file(repo: Repo) -> None:
+    config = load_config(repo.root)
+    assert config.source == "defaults"
+    assert config["exclude"] == []
+
+
+def test_yaml_and_pyproject_forms(repo: Repo) -> None:
+    repo.write("pyproject.toml", "[tool.kgtool]\nexclude = ['a/**']\nmax_file_bytes = 10\n")
+    config = load_config(repo.root)
+    assert config.source == "pyproject.toml"
+    assert config["exclude"] == ["a/**"] and config["max_file_bytes"] == 10
+    repo.write(".kgtool.yaml", "exclude: ['b/**']\n")
+    assert load_config(repo.root)["exclude"] == ["b/**"]  # the YAML file wins
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ("exclude: []\nmax_file_byte: 3\n", "unknown setting 'max_file_byte'", 2),
+        ("jobs: two\n", "'jobs' must be a whole number, not a string", 1),
+        ("jobs: true\n", "'jobs' must be a whole number, not true or false", 1),
+        ("exclude: [1]\n", "'exclude' must be a list of strings", 1),
+        ("exclude: [\n", "invalid YAML", 2),
+        ("- a\n", "the settings must be a mapping", 1),
+    ],
+)
+def test_mistakes_name_the_file_and_line(repo: Repo, text: str, message: str, line: int) -> None:
+    repo.write(".kgtool.yaml", text)
+    with pytest.raises(KgError) as caught:
+        load_config(repo.root)
+    assert message in str(caught.value)
+    assert str(caught.value).startswith(f".kgtool.yaml:{line}:")
+
+
+def test_bad_setting_in_pyproject_names_its_line(repo: Repo) -> None:
+    repo.write("pyproject.toml", "[project]\nname = 'x'\n\n[tool.kgtool]\njobs = 'many'\n")
+    with pytest.raises(KgError, match=r"^pyproject.toml:5: 'jobs' must be a whole number"):
+        load_config(repo.root)
+
+
+def test_cli_reports_config_error_without_traceback(repo: Repo) -> None:
+    repo.write(".kgtool.yaml", "nonsense: 1\n")
+    result = repo.kg("update")
+    assert result.code == 2
+    assert result.err.startswith("kgtool: error: .kgtool.yaml:1: unknown setting 'nonsense'")
+
+
+def _hold_lock(root: str, ready: multiprocessing.synchronize.Event) -> None:
+    from pathlib import Path
+
+    with Store(Path(root)).lock():
+        ready.set()
+        time.sleep(3)
+
+
+def test_second_run_waits_then_gives_up_clearly(repo: Repo) -> None:
+    context = multiprocessing.get_context("fork")
+    ready = context.Event()
+    holder = context.Process(target=_hold_lock, args=(str(repo.root), ready))
+    holder.start()
+    try:
+        assert ready.wait(10)
+        started = time.monotonic()
+        busy = r"another kgtool run \(pid \d+\) holds .kg/.lock"
+        with pytest.raises(LockTimeout, match=busy), Store(repo.root).lock(timeout=0.3):
+            pass
+        assert time.monotonic() - started >= 0.3
+    finally:
+        holder.join()
+    with Store(repo.root).lock(timeout=0.3):  # free again once the holder is done
+        pass

@@ -1,0 +1,114 @@
+"""Bad input never crashes a build: it is skipped or partly parsed, with one line each."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+
+import pytest
+from conftest import Repo
+
+from kgtool.config import load_config
+from kgtool.raw.build import update_raw
+from kgtool.raw.extract import extract_files
+from kgtool.store import Store
+
+
+def test_binary_undecodable_oversized_and_broken_files(repo: Repo) -> None:
+    repo.write(".kgtool.yaml", "max_file_bytes: 2000\n")
+    repo.write("image.png", b"\x89PNG\r\n\x1a\n\0\0\0")
+    repo.write("latin1.py", "name = 'caf\xe9'\n".encode("latin-1"))
+    repo.write("big.py", "x = 1\n" * 1000)
+    repo.write(
+        "broken.py", "def ok():\n    pass\n\ndef broken(:\n    pass\n\nclass Fine:\n    pass\n"
+    )
+    repo.write("empty.py", "")
+    repo.commit()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    nodes = repo.nodes()
+    assert nodes["image.png"]["status"] == "skipped:binary"
+    assert nodes["latin1.py"]["status"] == "skipped:undecodable"
+    assert nodes["big.py"]["status"] == "skipped:too-large"
+    assert nodes["broken.py"]["status"] == "partial"
+    assert nodes["broken.py"]["error_lines"]
+    assert nodes["empty.py"]["status"] == "ok"
+    # What tree-sitter recovered around the error is kept.
+    assert "broken.py::ok" in nodes and "broken.py::Fine" in nodes
+    assert "skipped (binary): image.png" in result.out
+    assert "skipped (undecodable): latin1.py" in result.out
+    assert "skipped (too-large): big.py" in result.out
+    assert "partially parsed (syntax errors at line 4): broken.py" in result.out
+
+
+def test_empty_repository_builds_an_empty_graph(repo: Repo) -> None:
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    assert [r["rec"] for r in repo.raw()] == ["meta"]
+
+
+def test_outside_a_repository_is_one_clear_error(tmp_path) -> None:
+    from conftest import run_kgtool
+
+    result = run_kgtool(["-C", str(tmp_path), "update"])
+    assert result.code == 2
+    assert "not inside a git repository" in result.err
+    assert "Traceback" not in result.err
+
+
+def test_symlinks_submodules_and_deleted_files(repo: Repo, make_repo) -> None:
+    repo.write("real.py", "def f():\n    pass\n")
+    os.symlink("real.py", repo.root / "link.py")
+    repo.write("gone.py", "def g():\n    pass\n")
+    inner = make_repo({"lib.py": "def h():\n    pass\n"})
+    repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner.root), "sub")
+    repo.commit()
+    (repo.root / "gone.py").unlink()  # tracked, but deleted from the working tree
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    nodes = repo.nodes()
+    assert nodes["link.py"]["status"] == "skipped:symlink"
+    assert nodes["sub"]["status"] == "skipped:submodule"
+    assert nodes["gone.py"]["status"] == "skipped:deleted"
+    assert "real.py::f" in nodes
+    assert not any(i.startswith("sub/") for i in nodes)
+
+
+def test_file_deleted_between_listing_and_reading(repo: Repo) -> None:
+    repo.write("a.py", "x = 1\n")
+    repo.commit()
+    os.unlink(repo.root / "a.py")
+    facts = extract_files(repo.root, ["a.py"], 1_000_000, 1)
+    assert facts["a.py"].status == "skipped:unreadable"
+
+
+def test_excluded_globs_leave_files_out(repo: Repo) -> None:
+    repo.write(".kgtool.yaml", "exclude: ['vendor/**', '*.min.js', 'docs/']\n")
+    repo.write_files({"vendor/x/y.py": "", "a.min.js": "", "src/a.py": "", "docs/b.md": ""})
+    repo.commit()
+    repo.kg("update")
+    files = sorted(i for i, n in repo.nodes().items() if n["kind"] == "file")
+    assert files == [".kgtool.yaml", "src/a.py"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_builds_are_byte_identical_whatever_the_order_or_workers(repo: Repo, jobs: int) -> None:
+    rng = random.Random(jobs)
+    for number in range(80):  # enough files to use worker processes
+        other = rng.randrange(80)
+        repo.write(
+            f"pkg/m{number}.py",
+            f"from pkg.m{other} import f{other}\n\ndef f{number}():\n    return f{other}()\n",
+        )
+    repo.write(".kgtool.yaml", f"jobs: {jobs}\n")
+    repo.commit()
+    first = update_raw(repo.root, load_config(repo.root), Store(repo.root)).content
+    shutil.rmtree(repo.root / ".kg")
+    second = update_raw(repo.root, load_config(repo.root), Store(repo.root)).content
+    assert first == second
+    serial = load_config(repo.root)
+    serial.values["jobs"] = 1
+    shutil.rmtree(repo.root / ".kg")
+    assert update_raw(repo.root, serial, Store(repo.root)).content == first
+    assert first.count(b'"tier":"EXTRACTED","type":"calls"') == 80
