@@ -34,6 +34,31 @@ DEFAULTS: dict[str, Any] = {
     "jobs": 0,
     # A call that matches more definitions than this by name alone counts as unresolved.
     "max_candidates": 8,
+    # Layer 2: how files are clustered into communities, and when a diff calls coupling changed.
+    "communities": {
+        # Weight of one edge of each type between two files; INFERRED edges are further scaled
+        # by their confidence. "contains" never crosses files, so it carries no weight.
+        "weights": {"imports": 1.0, "calls": 1.0, "inherits": 2.0, "contains": 0.0},
+        # Weight of an edge type a language adds that ``weights`` does not name.
+        "default_weight": 0.5,
+        # Share of an AMBIGUOUS edge's weight, spread evenly over its candidates' files; 0 means
+        # ambiguous calls never pull files together (a name coincidence is not coupling).
+        "ambiguous_weight": 0.0,
+        # Leiden resolution (RB configuration model): higher gives more, smaller communities.
+        "resolution": 1.0,
+        # Fixed random seed: with sorted input this makes every run byte-identical.
+        "seed": 42,
+        # Globs of package roots (e.g. "packages/*"); no community spans two of them.
+        "boundaries": [],
+        # Files with no edges are grouped by their directory cut to this many levels.
+        "isolated_depth": 2,
+        # A new community inherits an old ID only if this share of one of them is shared.
+        "min_overlap": 0.5,
+        # kgtool diff: a coupling counts as changed when its total moved by this share...
+        "diff_change": 0.5,
+        # ...and by at least this many edges (small counts jitter).
+        "diff_min_edges": 3,
+    },
 }
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgtool.commands._common import Context, context
+from kgtool.communities.build import update_communities
 from kgtool.raw.build import update_raw
 
 
@@ -30,7 +31,18 @@ def check_raw(ctx: Context) -> CheckOutcome:
     return CheckOutcome("raw graph", True)
 
 
-CHECKS: list[Callable[[Context], CheckOutcome]] = [check_raw]
+def check_communities(ctx: Context) -> CheckOutcome:
+    # Checked against the raw.jsonl on disk: if that is stale, check_raw already says so.
+    if ctx.store.read_bytes("raw.jsonl") is None:
+        return CheckOutcome("communities", True, warnings=["no .kg/raw.jsonl yet"])
+    result = update_communities(ctx.root, ctx.config, ctx.store, write=False)
+    if result.stale:
+        names = ", ".join(f".kg/{n}" for n in [*result.changed, *result.removed])
+        return CheckOutcome("communities", False, [f"{names} out of date: run `kgtool update`"])
+    return CheckOutcome("communities", True)
+
+
+CHECKS: list[Callable[[Context], CheckOutcome]] = [check_raw, check_communities]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

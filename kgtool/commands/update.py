@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 
 from kgtool.commands._common import context
+from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
 from kgtool.raw.build import UpdateResult, update_raw
+from kgtool.store import KG_DIR
 
 EXIT_STALE = 1
 
@@ -18,23 +20,55 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write nothing; exit 1 if .kg/ is out of date",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    parser.add_argument(
+        "--rebaseline",
+        action="store_true",
+        help="re-cluster communities from scratch (IDs are still mapped to the old ones)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     ctx = context(args)
+    write = not args.check
     with ctx.store.lock():
-        result = update_raw(ctx.root, ctx.config, ctx.store, write=not args.check)
+        result = update_raw(ctx.root, ctx.config, ctx.store, write=write)
+        layer2 = update_communities(
+            ctx.root, ctx.config, ctx.store, result.content, write, args.rebaseline
+        )
     if args.check:
+        stale = []
         if result.changed:
-            print(".kg/raw.jsonl is out of date: run `kgtool update`")
+            stale.append(".kg/raw.jsonl is out of date: run `kgtool update`")
+        if layer2.stale:
+            names = ", ".join(f"{KG_DIR}/{n}" for n in [*layer2.changed, *layer2.removed])
+            stale.append(f"{names} out of date: run `kgtool update`")
+        for line in stale:
+            print(line)
+        if stale:
             return EXIT_STALE
         if not args.quiet:
             print(".kg/ is up to date")
         return 0
     if not args.quiet or result.changed:
         print(describe(result))
+    if not args.quiet or layer2.stale:
+        print(describe_communities(layer2))
     return 0
+
+
+def describe_communities(result: CommunitiesResult) -> str:
+    document = result.document
+    how = "re-clustered" if result.reclustered else "graph unchanged, partition kept"
+    verb = "wrote" if COMMUNITIES_FILE in result.changed else "unchanged"
+    line = (
+        f"{verb} .kg/{COMMUNITIES_FILE}: {len(document['communities'])} communities over "
+        f"{len(document['files'])} files ({how}) in {result.seconds:.2f}s"
+    )
+    pages = len(result.changed) - (COMMUNITIES_FILE in result.changed)
+    if pages or result.removed:
+        line += f"; map: {pages} page(s) written, {len(result.removed)} removed"
+    return line
 
 
 def describe(result: UpdateResult) -> str:

@@ -1,0 +1,235 @@
+"""Layer 2: ``.kg/communities.json`` from layer 1 and the committed partition, plus the map.
+
+The no-change path is cheap: the file graph's digest (with the settings and library versions
+it was clustered under) is stored as ``graph_hash``; when it matches, Leiden does not run and
+the committed partition is kept as it is. Only the aggregates are recounted then, because
+edges that do not move the file graph (an extra call between two already-linked files) still
+change the typed counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from kgtool.communities.cluster import cluster
+from kgtool.communities.graph import AMBIGUOUS, FileGraph, build_file_graph
+from kgtool.communities.identity import Identity, assign_ids, format_id, id_number
+from kgtool.communities.render import PAGES_DIR, render
+from kgtool.config import Config
+from kgtool.errors import KgError
+from kgtool.ontology.labels import load_labels
+from kgtool.raw.graph import RawGraph, parse_raw
+from kgtool.store import KG_DIR, RAW_FILE, Store, pretty_json
+
+FORMAT_VERSION = 1
+COMMUNITIES_FILE = "communities.json"
+MAP_FILE = "MAP.md"
+PAGE_NAME = re.compile(r"c[0-9]+\.md")
+TOP = 5  # main files and top symbols kept per community
+# Keys of the ``communities`` config section that only ``kgtool diff`` reads.
+DIFF_KEYS = ("diff_change", "diff_min_edges")
+
+Document = dict[str, Any]
+
+
+@dataclass
+class CommunitiesResult:
+    document: Document
+    outputs: dict[str, bytes]  # .kg-relative name -> content, every file layer 2 owns
+    changed: list[str] = field(default_factory=list)  # names that differ from disk
+    removed: list[str] = field(default_factory=list)  # pages of communities that are gone
+    reclustered: bool = False  # Leiden ran (the graph changed, or --rebaseline)
+    seconds: float = 0.0
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.changed or self.removed)
+
+
+def library_versions() -> dict[str, str]:
+    found = {}
+    for name in ("leidenalg", "igraph"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:  # pragma: no cover - igraph ships as python-igraph
+            found[name] = version(f"python-{name}")
+    return found
+
+
+def clustering_settings(config: Config) -> dict[str, Any]:
+    section = config.section("communities")
+    settings = {k: v for k, v in sorted(section.items()) if k not in DIFF_KEYS}
+    settings["versions"] = library_versions()
+    return settings
+
+
+def parse_document(data: bytes | None, where: str = f"{KG_DIR}/{COMMUNITIES_FILE}") -> Document:
+    """A communities.json document; ``{}`` when there is none yet."""
+    if data is None:
+        return {}
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise KgError(
+            "is not valid JSON (an unresolved merge conflict?): keep either side, then run "
+            "`kgtool update`, which reconciles it with the code",
+            where,
+        ) from exc
+    if not isinstance(document, dict) or not isinstance(document.get("communities"), dict):
+        raise KgError("has no 'communities' mapping; delete it and run `kgtool update`", where)
+    return document
+
+
+def compute(
+    raw: RawGraph,
+    settings: dict[str, Any],
+    previous: Document,
+    rebaseline: bool = False,
+) -> tuple[Document, bool]:
+    """The new document, and whether Leiden ran."""
+    graph = build_file_graph(raw, settings)
+    graph_hash = graph.digest(settings)
+    old = {cid: list(c["members"]) for cid, c in previous.get("communities", {}).items()}
+    retired: dict[str, dict[str, str]] = dict(previous.get("retired", {}))
+    known = [*old, *retired]
+    next_id = max([int(previous.get("next_id", 1)), *(id_number(c) + 1 for c in known)])
+    unchanged = (
+        not rebaseline
+        and previous.get("graph_hash") == graph_hash
+        and sorted(previous.get("files", {})) == graph.files
+    )
+    if unchanged:
+        identity = Identity({cid: sorted(m) for cid, m in old.items()}, next_id)
+    else:
+        old_files = {path: cid for cid, members in old.items() for path in members}
+        groups = cluster(graph, settings, None if rebaseline else old_files)
+        identity = assign_ids(groups, old, next_id, float(settings["min_overlap"]))
+    for cid in identity.retired:
+        heir = identity.merged_into.get(cid)
+        retired[cid] = {"merged_into": heir} if heir else {}
+    lineage = {cid: c.get("split_from") for cid, c in previous.get("communities", {}).items()}
+    lineage.update(identity.split_from)
+    document = assemble(graph, identity, lineage, retired, graph_hash, settings)
+    return document, not unchanged
+
+
+def assemble(
+    graph: FileGraph,
+    identity: Identity,
+    lineage: dict[str, str | None],
+    retired: dict[str, dict[str, str]],
+    graph_hash: str,
+    settings: dict[str, Any],
+) -> Document:
+    community_of = {path: cid for cid, members in identity.ids.items() for path in members}
+    pair_counts: dict[tuple[str, str], dict[str, Counter[str]]] = defaultdict(
+        lambda: defaultdict(Counter)
+    )
+    file_in: Counter[str] = Counter()
+    for (src, dst, kind, tier), count in graph.typed.items():
+        file_in[dst] += count
+        a, b = community_of[src], community_of[dst]
+        if a != b:
+            pair_counts[(a, b)][kind][tier] += count
+    for src, kind, targets in graph.ambiguous:
+        homes = {community_of[t] for t in targets}
+        a = community_of[src]
+        if len(homes) == 1 and a not in homes:
+            pair_counts[(a, homes.pop())][kind][AMBIGUOUS] += 1
+    symbols_by_file: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for symbol, count in graph.in_degree.items():
+        if "::" in symbol:
+            symbols_by_file[symbol.split("::", 1)[0]].append((symbol, count))
+
+    communities: dict[str, Any] = {}
+    for cid, members in identity.ids.items():
+        entry: dict[str, Any] = {
+            "members": members,
+            "size": len(members),
+            "members_hash": members_hash(members),
+            "main_files": _top([(p, file_in[p]) for p in members]),
+            "top_symbols": _top([s for p in members for s in symbols_by_file.get(p, [])]),
+        }
+        if lineage.get(cid):
+            entry["split_from"] = lineage[cid]
+        communities[cid] = entry
+    edges = []
+    for (a, b), types in sorted(
+        pair_counts.items(), key=lambda item: (id_number(item[0][0]), id_number(item[0][1]))
+    ):
+        counts = {kind: dict(sorted(tiers.items())) for kind, tiers in sorted(types.items())}
+        total = sum(sum(tiers.values()) for tiers in counts.values())
+        edges.append({"src": a, "dst": b, "types": counts, "total": total})
+    return {
+        "format": FORMAT_VERSION,
+        "graph_hash": graph_hash,
+        "settings": settings,
+        "next_id": identity.next_id,
+        "communities": communities,
+        "edges": edges,
+        "files": {path: community_of[path] for path in graph.files},
+        "retired": retired,
+    }
+
+
+def members_hash(members: list[str]) -> str:
+    return hashlib.sha256("\n".join(members).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def _top(scored: list[tuple[str, int]]) -> list[list[Any]]:
+    ranked = sorted((item for item in scored if item[1] > 0), key=lambda i: (-i[1], i[0]))
+    return [[name, count] for name, count in ranked[:TOP]]
+
+
+def update_communities(
+    root: Path,
+    config: Config,
+    store: Store,
+    raw_content: bytes | None = None,
+    write: bool = True,
+    rebaseline: bool = False,
+) -> CommunitiesResult:
+    """Recompute layer 2 from ``raw_content`` (default: raw.jsonl on disk); write if asked."""
+    started = time.perf_counter()
+    if raw_content is None:
+        raw_content = store.read_bytes(RAW_FILE)
+        if raw_content is None:
+            raise KgError(f"{KG_DIR}/{RAW_FILE} does not exist yet: run `kgtool update`")
+    previous = parse_document(store.read_bytes(COMMUNITIES_FILE))
+    raw = parse_raw(raw_content.decode("utf-8"))
+    document, reclustered = compute(raw, clustering_settings(config), previous, rebaseline)
+    outputs = {COMMUNITIES_FILE: pretty_json(document).encode("utf-8")}
+    outputs.update(render(document, load_labels(store), MAP_FILE))
+    changed = [name for name, data in sorted(outputs.items()) if store.read_bytes(name) != data]
+    pages = store.path(PAGES_DIR)
+    # Only pages layer 2 could have written: anything else in the folder is someone's own.
+    present = sorted(p.name for p in pages.glob("c*.md") if PAGE_NAME.fullmatch(p.name))
+    removed = [f"{PAGES_DIR}/{n}" for n in present if f"{PAGES_DIR}/{n}" not in outputs]
+    if write:
+        store.ensure()
+        for name in changed:
+            store.write_if_changed(name, outputs[name])
+        for name in removed:
+            store.path(name).unlink(missing_ok=True)
+    return CommunitiesResult(
+        document, outputs, changed, removed, reclustered, time.perf_counter() - started
+    )
+
+
+__all__ = [
+    "COMMUNITIES_FILE",
+    "MAP_FILE",
+    "CommunitiesResult",
+    "compute",
+    "format_id",
+    "parse_document",
+    "update_communities",
+]

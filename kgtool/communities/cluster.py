@@ -1,0 +1,157 @@
+"""Leiden over the file graph: deterministic, warm-started, iterated to a fixpoint.
+
+Determinism needs three things: the same vertex order (files sorted), the same edge order
+(pairs sorted), and a fixed seed. Stability needs one more: the committed partition as the
+starting point, so Leiden only moves what the change gave it a reason to move. leidenalg's
+``find_partition`` always starts from singletons, so the ``Optimiser`` is driven directly.
+
+Each package (a ``boundaries`` match) is clustered on its own, with the edges that cross
+packages removed, so no community can span two. Files with no edges at all are not clustered:
+a file joins the community most of its connected directory siblings are in, or else a group of
+its directory (cut to ``isolated_depth`` levels), instead of becoming hundreds of singletons.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter, defaultdict
+from typing import Any
+
+import igraph
+import leidenalg
+
+from kgtool.communities.graph import FileGraph
+from kgtool.raw.build import glob_regex
+
+MAX_ROUNDS = 50  # a fixpoint comes in a handful; this only bounds a pathological oscillation
+
+Groups = list[list[str]]  # each group sorted; the list in order of first member
+
+
+def package_of(path: str, boundaries: list[str]) -> str:
+    """The package root a path belongs to ("" outside every boundary)."""
+    parts = path.split("/")
+    # Shallowest first: a boundary glob also matches everything under the root it names.
+    for depth in range(1, len(parts)):
+        prefix = "/".join(parts[:depth])
+        if any(glob_regex(pattern).match(prefix) for pattern in boundaries):
+            return prefix
+    return ""
+
+
+def cluster(
+    graph: FileGraph,
+    settings: dict[str, Any],
+    previous: dict[str, str] | None = None,
+) -> Groups:
+    """Partition every file; ``previous`` (file -> old community ID) warm-starts Leiden."""
+    boundaries = list(settings["boundaries"])
+    package = {path: package_of(path, boundaries) for path in graph.files}
+    neighbours = graph.neighbours()
+    groups: Groups = []
+    by_package: dict[str, list[str]] = defaultdict(list)
+    for path in graph.files:
+        by_package[package[path]].append(path)
+    for name in sorted(by_package):
+        members = by_package[name]
+        inside = set(members)
+        edges = {
+            pair: weight
+            for pair, weight in graph.weights.items()
+            if pair[0] in inside and pair[1] in inside
+        }
+        connected = sorted({path for pair in edges for path in pair})
+        clustered = _leiden(connected, edges, settings, previous or {}, neighbours)
+        placed = set(connected)
+        loose = [path for path in members if path not in placed]
+        # Loose files join ``clustered`` in place, or come back as directory groups.
+        directory_groups = _group_loose(loose, clustered, int(settings["isolated_depth"]), name)
+        groups.extend(clustered)
+        groups.extend(directory_groups)
+    return sorted((sorted(g) for g in groups if g), key=lambda g: g[0])
+
+
+def _leiden(
+    files: list[str],
+    weights: dict[tuple[str, str], float],
+    settings: dict[str, Any],
+    previous: dict[str, str],
+    neighbours: dict[str, dict[str, float]],
+) -> Groups:
+    if not files:
+        return []
+    index = {path: i for i, path in enumerate(files)}
+    pairs = sorted(weights)
+    graph = igraph.Graph(n=len(files), edges=[(index[a], index[b]) for a, b in pairs])
+    graph.es["weight"] = [weights[pair] for pair in pairs]
+    membership = initial_membership(files, previous, neighbours)
+    partition = leidenalg.RBConfigurationVertexPartition(
+        graph,
+        weights="weight",
+        initial_membership=membership,
+        resolution_parameter=float(settings["resolution"]),
+    )
+    optimiser = leidenalg.Optimiser()
+    optimiser.set_rng_seed(int(settings["seed"]))
+    for _ in range(MAX_ROUNDS):
+        if optimiser.optimise_partition(partition, n_iterations=-1) <= 0:
+            break
+    found: dict[int, list[str]] = defaultdict(list)
+    for path, community in zip(files, partition.membership, strict=True):
+        found[community].append(path)
+    return list(found.values())
+
+
+def initial_membership(
+    files: list[str], previous: dict[str, str], neighbours: dict[str, dict[str, float]]
+) -> list[int]:
+    """Old community per file; a new file starts with its neighbours, or its directory."""
+    labels: dict[str, str] = {path: previous[path] for path in files if path in previous}
+    # New files in path order, each seeing the ones placed before it: deterministic.
+    for path in files:
+        if path in labels:
+            continue
+        votes: Counter[str] = Counter()
+        for other, weight in neighbours.get(path, {}).items():
+            if other in labels:
+                votes[labels[other]] += weight
+        if not votes:
+            directory = posixpath.dirname(path)
+            for other, label in labels.items():
+                if posixpath.dirname(other) == directory:
+                    votes[label] += 1
+        if votes:
+            labels[path] = min(votes, key=lambda label: (-votes[label], _id_key(label)))
+        else:
+            labels[path] = f"new:{path}"
+    numbering: dict[str, int] = {}
+    for label in sorted(set(labels.values()), key=_id_key):
+        numbering[label] = len(numbering)
+    return [numbering[labels[path]] for path in files]
+
+
+def _id_key(label: str) -> tuple[int, str]:
+    digits = label[1:]
+    return (int(digits), "") if label.startswith("c") and digits.isdigit() else (1 << 62, label)
+
+
+def _group_loose(loose: list[str], clustered: Groups, depth: int, package: str) -> Groups:
+    home: dict[str, Counter[int]] = defaultdict(Counter)
+    for number, group in enumerate(clustered):
+        for path in group:
+            home[posixpath.dirname(path)][number] += 1
+    joined: dict[int, list[str]] = defaultdict(list)
+    by_directory: dict[str, list[str]] = defaultdict(list)
+    for path in loose:
+        directory = posixpath.dirname(path)
+        votes = home.get(directory)
+        if votes:
+            best = min(votes, key=lambda number: (-votes[number], number))
+            joined[best].append(path)
+            continue
+        relative = directory[len(package) :].strip("/") if package else directory
+        cut = "/".join(relative.split("/")[:depth]) if relative else ""
+        by_directory[cut].append(path)
+    for number, paths in joined.items():
+        clustered[number].extend(paths)
+    return [paths for _, paths in sorted(by_directory.items())]

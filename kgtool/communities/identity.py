@@ -1,0 +1,90 @@
+"""Community identity across runs: match new groups to old communities, keep IDs still.
+
+A new group may take an old community's ID when they share at least ``min_overlap`` of one
+of them (so a community split in five still hands its ID to a part, and a merge keeps one of
+its IDs, but a group that merely picked up one old file does not inherit a label about
+something else). Eligible pairs are taken greedily by Jaccard similarity, ties broken by the
+larger overlap, then the older (smaller) ID, then the group's first path: the result never
+depends on iteration order. A split keeps the ID on its largest part and a merge on its best
+match because those have the highest Jaccard.
+
+IDs come from a monotonic counter, ``next_id``, and are never reused: a retired ID, and the
+label people gave it, can never land on an unrelated community.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Identity:
+    ids: dict[str, list[str]]  # community ID -> sorted members
+    next_id: int
+    split_from: dict[str, str] = field(default_factory=dict)  # new ID -> the ID it came from
+    merged_into: dict[str, str] = field(default_factory=dict)  # retired ID -> the survivor
+    retired: list[str] = field(default_factory=list)  # retired this run, with or without heir
+
+
+def id_number(community: str) -> int:
+    return int(community[1:])
+
+
+def format_id(number: int) -> str:
+    return f"c{number}"
+
+
+def assign_ids(
+    groups: list[list[str]],
+    old: dict[str, list[str]],
+    next_id: int,
+    min_overlap: float,
+) -> Identity:
+    old_of: dict[str, str] = {path: cid for cid, members in old.items() for path in members}
+    overlaps: list[tuple[float, int, int, str, int]] = []
+    for number, group in enumerate(groups):
+        shared = Counter(old_of[path] for path in group if path in old_of)
+        for cid, count in shared.items():
+            size_old = len(old[cid])
+            if count / len(group) < min_overlap and count / size_old < min_overlap:
+                continue
+            jaccard = count / (len(group) + size_old - count)
+            overlaps.append((-jaccard, -count, id_number(cid), cid, number))
+    # Groups arrive sorted by first member, so ``number`` is itself a path-order tie-break.
+    overlaps.sort()
+    taken: dict[int, str] = {}
+    used: set[str] = set()
+    for _, _, _, cid, number in overlaps:
+        if number in taken or cid in used:
+            continue
+        taken[number] = cid
+        used.add(cid)
+    counter = max([next_id, *(id_number(cid) + 1 for cid in old)])
+    ids: dict[str, list[str]] = {}
+    fresh: list[str] = []
+    for number, group in enumerate(groups):
+        cid = taken.get(number)
+        if cid is None:
+            cid = format_id(counter)
+            counter += 1
+            fresh.append(cid)
+        ids[cid] = group
+    result = Identity(ids, counter)
+    new_of = {path: cid for cid, members in ids.items() for path in members}
+    for cid in fresh:
+        # A new community mostly made of one surviving community's files split off from it.
+        origins = Counter(old_of[path] for path in ids[cid] if path in old_of)
+        if origins:
+            source, count = min(origins.items(), key=lambda item: (-item[1], id_number(item[0])))
+            if source in ids and count * 2 > len(ids[cid]):
+                result.split_from[cid] = source
+    for cid in sorted(set(old) - set(ids), key=id_number):
+        result.retired.append(cid)
+        heirs = Counter(new_of[path] for path in old[cid] if path in new_of)
+        if heirs:
+            heir, count = min(heirs.items(), key=lambda item: (-item[1], id_number(item[0])))
+            # Most of its files went to one community: merged, rather than dissolved.
+            if count * 2 > len(old[cid]):
+                result.merged_into[cid] = heir
+    return result
