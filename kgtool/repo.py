@@ -6,9 +6,13 @@ which cost far more to import, are loaded only by the commands that walk history
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +53,64 @@ def find_root(start: Path) -> Path:
     if done.returncode != 0:
         raise KgError(f"{start} is not inside a git repository (kgtool maps git repositories)")
     return Path(done.stdout.decode().strip())
+
+
+def show_file(root: Path, revision: str, path: str) -> bytes | None:
+    """A file's bytes at a revision; None when the revision has no such file."""
+    done = subprocess.run(
+        ["git", "show", f"{revision}:{path}"], cwd=root, capture_output=True, check=False
+    )
+    return done.stdout if done.returncode == 0 else None
+
+
+def resolve_commit(root: Path, revision: str) -> str:
+    """The commit id a revision names; a clear error when it names none."""
+    if revision.startswith("-"):  # never let a revision be read as an option
+        raise KgError(f"'{revision}' is not a revision")
+    found = git(root, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", check=False)
+    if not found.strip():
+        raise KgError(f"'{revision}' does not name a commit in this repository")
+    return found.strip()
+
+
+def default_branch(root: Path) -> str | None:
+    """The branch pull requests go to: origin's HEAD, else a local or remote main/master."""
+    remote_head = git(root, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD", check=False)
+    if remote_head.strip():
+        return remote_head.strip().removeprefix("refs/remotes/")
+    for name in ("main", "master", "origin/main", "origin/master"):
+        if git(root, "rev-parse", "--verify", "--quiet", name, check=False).strip():
+            return name
+    return None
+
+
+def merge_base(root: Path, first: str, second: str) -> str | None:
+    found = git(root, "merge-base", first, second, check=False).strip()
+    return found or None
+
+
+@contextlib.contextmanager
+def temporary_worktree(root: Path, revision: str) -> Iterator[Path]:
+    """A detached checkout of ``revision`` in a temporary folder, removed afterwards."""
+    parent = Path(tempfile.mkdtemp(prefix="kgtool-worktree-"))
+    path = parent / "tree"
+    git(root, "worktree", "add", "--detach", "--quiet", str(path), revision)
+    try:
+        yield path
+    finally:
+        git(root, "worktree", "remove", "--force", str(path), check=False)
+        shutil.rmtree(parent, ignore_errors=True)
+        git(root, "worktree", "prune", check=False)
+
+
+def first_parent_history(root: Path, count: int, revision: str = "HEAD") -> list[str]:
+    """The last ``count`` commits on ``revision``'s first-parent line, oldest first."""
+    out = git(root, "rev-list", "--first-parent", f"-n{count}", revision, "--")
+    return list(reversed(out.split()))
+
+
+def checkout_detached(worktree: Path, revision: str) -> None:
+    git(worktree, "checkout", "--quiet", "--force", "--detach", revision)
 
 
 def blob_id(content: bytes) -> str:
