@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from kgtool.commands import check, update
+from kgtool.commands import check, diff, update
 
-COMMANDS = (update, check)
+COMMANDS = (update, check, diff)

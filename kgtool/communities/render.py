@@ -10,6 +10,7 @@ exist, so an agent following them never hits a dead end.
 from __future__ import annotations
 
 import posixpath
+from collections import Counter
 from typing import Any
 
 from kgtool.communities.identity import id_number
@@ -24,16 +25,19 @@ def community_name(cid: str, community: dict[str, Any], labels: dict[str, Commun
     label = labels.get(cid)
     if label is not None and label.name.strip():
         return label.name.strip()
-    return f"unnamed: {_common_dir(community['members'])}"
+    return f"unnamed: {placeholder(community)}"
 
 
-def _common_dir(members: list[str]) -> str:
-    directories = [posixpath.dirname(p) for p in members]
-    common = posixpath.commonpath(directories) if directories else ""
-    if common:
-        return f"{common}/"
-    first = members[0] if members else "?"
-    return first if len(members) == 1 else f"{first} and {len(members) - 1} more"
+def placeholder(community: dict[str, Any]) -> str:
+    """Where a community lives and its busiest file, until layer 3 gives it a name."""
+    members: list[str] = community["members"]
+    directories = Counter(posixpath.dirname(p) for p in members)
+    home = min(directories, key=lambda d: (-directories[d], d))
+    main = community["main_files"][0][0] if community["main_files"] else members[0]
+    where = f"{home}/" if home else "(top level)"
+    if len(members) == 1:
+        return main
+    return f"{where} around {posixpath.basename(main)}"
 
 
 def describe_counts(types: dict[str, dict[str, int]]) -> str:

@@ -1,0 +1,113 @@
+"""``kgtool diff [BASE [HEAD]]``: the architecture changelog between two revisions.
+
+A revision's layer 2 is its committed ``.kg/communities.json`` when it has one; otherwise it
+is built in a temporary worktree. A side built that way is warm-started from the other side's
+document, so that both use one set of community IDs and the changelog compares like with like.
+HEAD defaults to the working tree (what ``kgtool update`` would write now), BASE to the merge
+base with the default branch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+from kgtool.commands._common import context
+from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_communities
+from kgtool.communities.diff import compare, names_for, render_markdown, render_text
+from kgtool.config import load_config
+from kgtool.errors import KgError
+from kgtool.ontology.labels import load_labels
+from kgtool.raw.build import update_raw
+from kgtool.repo import (
+    default_branch,
+    head_commit,
+    merge_base,
+    resolve_commit,
+    show_file,
+    temporary_worktree,
+)
+from kgtool.store import KG_DIR, Store, atomic_write, pretty_json
+
+WORKING_TREE = "working tree"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "diff", help="architecture changes (communities, moved files, coupling) between revisions"
+    )
+    parser.add_argument(
+        "base", nargs="?", help="base revision (default: merge base with the default branch)"
+    )
+    parser.add_argument("head", nargs="?", help="head revision (default: the working tree)")
+    parser.add_argument(
+        "--format", choices=("text", "markdown", "json"), default="text", help="output format"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    ctx = context(args)
+    if not head_commit(ctx.root):
+        raise KgError("the repository has no commits yet: there is nothing to compare against")
+    base = resolve_commit(ctx.root, args.base or _default_base(ctx.root))
+    head = resolve_commit(ctx.root, args.head) if args.head else None
+
+    base_doc = _committed(ctx.root, base)
+    if head is None:
+        with ctx.store.lock():
+            raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+            head_doc = update_communities(
+                ctx.root, ctx.config, ctx.store, raw.content, write=False
+            ).document
+    else:
+        head_doc = _committed(ctx.root, head)
+        if head_doc is None:
+            head_doc = build_at(ctx.root, ctx.store, head, base_doc)
+    if base_doc is None:
+        base_doc = build_at(ctx.root, ctx.store, base, head_doc)
+
+    section = ctx.config.section("communities")
+    names = names_for(base_doc, head_doc, load_labels(ctx.store))
+    report = compare(
+        base_doc, head_doc, float(section["diff_change"]), int(section["diff_min_edges"]), names
+    )
+    base_name = base[:12]
+    head_name = head[:12] if head else WORKING_TREE
+    if args.format == "json":
+        print(pretty_json({"base_rev": base, "head_rev": head or WORKING_TREE, **report}), end="")
+    elif args.format == "markdown":
+        print(render_markdown(report, base_name, head_name), end="")
+    else:
+        print(render_text(report, base_name, head_name), end="")
+    return 0
+
+
+def _default_base(root: Path) -> str:
+    branch = default_branch(root)
+    found = merge_base(root, "HEAD", branch) if branch else None
+    return found or "HEAD"
+
+
+def _committed(root: Path, revision: str) -> dict | None:
+    data = show_file(root, revision, f"{KG_DIR}/{COMMUNITIES_FILE}")
+    if data is None:
+        return None
+    return parse_document(data, f"{revision[:12]}:{KG_DIR}/{COMMUNITIES_FILE}")
+
+
+def build_at(root: Path, store: Store, revision: str, warm: dict | None) -> dict:
+    """Layers 1 and 2 of ``revision``, built in a temporary worktree that is then removed."""
+    with temporary_worktree(root, revision) as tree:
+        tree_store = Store(tree)
+        tree_store.ensure()
+        if store.cache_dir.is_dir():
+            # Layer 1 keys its cache by blob id, so files the revisions share are not parsed
+            # again; the cache checks itself, so a copy can only save work.
+            shutil.copytree(store.cache_dir, tree_store.cache_dir, dirs_exist_ok=True)
+        if warm is not None:
+            atomic_write(tree_store.path(COMMUNITIES_FILE), pretty_json(warm).encode("utf-8"))
+        config = load_config(tree)
+        raw = update_raw(tree, config, tree_store, write=True)
+        return update_communities(tree, config, tree_store, raw.content, write=False).document

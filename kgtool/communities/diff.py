@@ -1,0 +1,222 @@
+"""The architecture changelog between two communities.json documents.
+
+Splits and merges are read from the lineage the head recorded (``split_from``, ``retired``)
+and, where the head has no record (say the base was clustered on its own), from member
+overlap: more than half of a community's files in one other community. A file whose move is
+explained by a split or a merge is not listed again as moved; the changelog names the event.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from kgtool.communities.identity import id_number
+from kgtool.communities.render import community_name, describe_counts
+from kgtool.ontology.labels import CommunityLabel
+
+Document = dict[str, Any]
+Report = dict[str, Any]
+
+
+def _majority(paths: list[str], where: dict[str, str]) -> str | None:
+    homes = Counter(where[p] for p in paths if p in where)
+    if not homes:
+        return None
+    best, count = min(homes.items(), key=lambda item: (-item[1], id_number(item[0])))
+    return best if count * 2 > sum(homes.values()) else None
+
+
+def compare(
+    base: Document, head: Document, change: float, min_edges: int, names: dict[str, str]
+) -> Report:
+    old, new = base["communities"], head["communities"]
+    old_files: dict[str, str] = base["files"]
+    new_files: dict[str, str] = head["files"]
+    split, merged, created, retired = [], [], [], []
+    explained: set[tuple[str, str]] = set()
+    for cid in sorted(set(new) - set(old), key=id_number):
+        members = new[cid]["members"]
+        source = new[cid].get("split_from")
+        if source not in old:
+            source = _majority(members, old_files)
+        if source in old and source in new:
+            files = [p for p in members if old_files.get(p) == source]
+            split.append({"from": source, "into": cid, "files": files})
+            explained.add((source, cid))
+        else:
+            created.append({"id": cid, "size": len(members), "files": members})
+    for cid in sorted(set(old) - set(new), key=id_number):
+        members = old[cid]["members"]
+        heir = head.get("retired", {}).get(cid, {}).get("merged_into")
+        if heir not in new:
+            heir = _majority(members, new_files)
+        if heir in new:
+            files = [p for p in members if new_files.get(p) == heir]
+            merged.append({"from": cid, "into": heir, "files": files})
+            explained.add((cid, heir))
+        else:
+            retired.append({"id": cid, "size": len(members), "files": members})
+    moved = [
+        {"file": path, "from": old_files[path], "to": new_files[path]}
+        for path in sorted(set(old_files) & set(new_files))
+        if old_files[path] != new_files[path]
+        and (old_files[path], new_files[path]) not in explained
+    ]
+    report: Report = {
+        "base": {"communities": len(old), "files": len(old_files)},
+        "head": {"communities": len(new), "files": len(new_files)},
+        "split": split,
+        "merged": merged,
+        "created": created,
+        "retired": retired,
+        "moved": moved,
+        "files_added": sorted(set(new_files) - set(old_files)),
+        "files_removed": sorted(set(old_files) - set(new_files)),
+        "coupling": _coupling(base, head, change, min_edges),
+        "names": {},
+    }
+    touched = touched_communities(report)
+    report["names"] = {cid: names[cid] for cid in sorted(touched, key=id_number) if cid in names}
+    return report
+
+
+def _coupling(base: Document, head: Document, change: float, min_edges: int) -> dict[str, list]:
+    both = set(base["communities"]) & set(head["communities"])
+    before = {(e["src"], e["dst"]): e for e in base.get("edges", [])}
+    after = {(e["src"], e["dst"]): e for e in head.get("edges", [])}
+    appeared, vanished, changed = [], [], []
+    for pair in sorted(set(before) | set(after), key=lambda p: (id_number(p[0]), id_number(p[1]))):
+        if pair[0] not in both or pair[1] not in both:
+            continue  # a created or retired community: its event already says so
+        old, new = before.get(pair), after.get(pair)
+        entry: dict[str, Any] = {"src": pair[0], "dst": pair[1]}
+        if old is None and new is not None:
+            appeared.append({**entry, "types": new["types"], "total": new["total"]})
+        elif new is None and old is not None:
+            vanished.append({**entry, "types": old["types"], "total": old["total"]})
+        elif old is not None and new is not None:
+            delta = new["total"] - old["total"]
+            kinds_moved = set(old["types"]) != set(new["types"])
+            big = abs(delta) >= min_edges and abs(delta) >= change * old["total"]
+            if big or kinds_moved:
+                changed.append(
+                    {
+                        **entry,
+                        "before": old["types"],
+                        "after": new["types"],
+                        "total_before": old["total"],
+                        "total_after": new["total"],
+                    }
+                )
+    return {"appeared": appeared, "vanished": vanished, "changed": changed}
+
+
+def touched_communities(report: Report) -> set[str]:
+    touched: set[str] = set()
+    for event in (*report["split"], *report["merged"]):
+        touched |= {event["from"], event["into"]}
+    touched |= {e["id"] for e in (*report["created"], *report["retired"])}
+    for move in report["moved"]:
+        touched |= {move["from"], move["to"]}
+    for entries in report["coupling"].values():
+        for entry in entries:
+            touched |= {entry["src"], entry["dst"]}
+    return touched
+
+
+def is_empty(report: Report) -> bool:
+    return not touched_communities(report) and not (
+        report["files_added"] or report["files_removed"]
+    )
+
+
+def names_for(base: Document, head: Document, labels: dict[str, CommunityLabel]) -> dict[str, str]:
+    names = {cid: community_name(cid, c, labels) for cid, c in base["communities"].items()}
+    names.update({cid: community_name(cid, c, labels) for cid, c in head["communities"].items()})
+    return names
+
+
+def _files(paths: list[str], limit: int = 5) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def _name(cid: str, report: Report) -> str:
+    name = report["names"].get(cid)
+    return f"{cid} ({name})" if name else cid
+
+
+def _change_lines(report: Report) -> list[str]:
+    lines = []
+    for e in report["split"]:
+        lines.append(
+            f"split: {_name(e['into'], report)} split off {_name(e['from'], report)} "
+            f"with {len(e['files'])} file(s): {_files(e['files'])}"
+        )
+    for e in report["merged"]:
+        lines.append(
+            f"merged: {_name(e['from'], report)} merged into {_name(e['into'], report)} "
+            f"({len(e['files'])} file(s))"
+        )
+    for e in report["created"]:
+        lines.append(f"created: {_name(e['id'], report)}, {e['size']} file(s)")
+    for e in report["retired"]:
+        lines.append(f"retired: {_name(e['id'], report)}, {e['size']} file(s)")
+    for e in report["moved"]:
+        lines.append(f"moved: {e['file']}: {e['from']} -> {e['to']}")
+    coupling = report["coupling"]
+    for e in coupling["appeared"]:
+        lines.append(f"new coupling: {e['src']} -> {e['dst']}: {describe_counts(e['types'])}")
+    for e in coupling["vanished"]:
+        lines.append(f"coupling gone: {e['src']} -> {e['dst']}: was {describe_counts(e['types'])}")
+    for e in coupling["changed"]:
+        lines.append(
+            f"coupling changed: {e['src']} -> {e['dst']}: {describe_counts(e['before'])} "
+            f"-> {describe_counts(e['after'])}"
+        )
+    return lines
+
+
+def _headline(report: Report, base_name: str, head_name: str) -> str:
+    b, h = report["base"], report["head"]
+    return (
+        f"Architecture {base_name} -> {head_name}: {b['communities']} -> {h['communities']} "
+        f"communities, {b['files']} -> {h['files']} files "
+        f"(+{len(report['files_added'])} -{len(report['files_removed'])})"
+    )
+
+
+def render_text(report: Report, base_name: str, head_name: str) -> str:
+    lines = [_headline(report, base_name, head_name)]
+    changes = _change_lines(report)
+    lines += [f"  {line}" for line in changes] or ["  no architectural change"]
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(report: Report, base_name: str, head_name: str) -> str:
+    lines = ["## Architecture changes", "", _headline(report, base_name, head_name), ""]
+    changes = _change_lines(report)
+    if not changes:
+        return "\n".join([*lines, "No architectural change."]) + "\n"
+    lines += [f"- {line}" for line in changes]
+    lines += ["", "```mermaid", "graph LR"]
+    retired = {e["id"] for e in report["retired"]} | {e["from"] for e in report["merged"]}
+    for cid in sorted(touched_communities(report), key=id_number):
+        label = _name(cid, report).replace('"', "'")
+        lines.append(f'  {cid}["{label}"]' + (":::retired" if cid in retired else ""))
+    for e in report["split"]:
+        lines.append(f"  {e['from']} -.->|split| {e['into']}")
+    for e in report["merged"]:
+        lines.append(f"  {e['from']} -.->|merged| {e['into']}")
+    moves = Counter((m["from"], m["to"]) for m in report["moved"])
+    for (a, b), count in sorted(moves.items(), key=lambda i: (id_number(i[0][0]), i[0][1])):
+        lines.append(f'  {a} -.->|"{count} file(s) moved"| {b}')
+    coupling = report["coupling"]
+    for kind, verb in (("appeared", "new"), ("vanished", "gone"), ("changed", "changed")):
+        for e in coupling[kind]:
+            total = e.get("total", e.get("total_after"))
+            arrow = "-.->" if kind == "vanished" else "-->"
+            lines.append(f'  {e["src"]} {arrow}|"{verb} ×{total}"| {e["dst"]}')
+    lines += ["  classDef retired stroke-dasharray: 5 5", "```"]
+    return "\n".join(lines) + "\n"
