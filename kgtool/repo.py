@@ -151,3 +151,80 @@ def tracked_files(root: Path) -> list[TrackedFile]:
 
 def head_commit(root: Path) -> str:
     return git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip()
+
+
+@dataclass(frozen=True)
+class PathChange:
+    """A file leaving a path: renamed to ``new_path`` (status "R"), or deleted ("D")."""
+
+    commit: str  # full id; "" for a change in the working tree that is not committed yet
+    status: str  # "R" or "D"
+    old_path: str
+    new_path: str = ""
+
+
+def path_changes(root: Path, max_commits: int = 0) -> list[PathChange]:
+    """Every rename and deletion in the history of HEAD, oldest first, then uncommitted ones.
+
+    One pass over history instead of ``git log --follow`` per path: ``--follow`` walks
+    backwards from a path that exists, whereas a missing pointer needs the forward direction
+    (what did this old path become?). Merges show no diff here, so a rename made on a branch
+    is seen once, in the branch's own commit.
+    """
+    if not head_commit(root):
+        return []
+    args = ["log", "-M", "--name-status", "-z", "--diff-filter=RD", "--format=%x01%H"]
+    args += ["--topo-order", "--reverse"]
+    if max_commits > 0:
+        args.append(f"-n{max_commits}")
+    changes: list[PathChange] = []
+    for chunk in git(root, *args, "HEAD", "--").split("\x01"):
+        commit, _, body = chunk.partition("\0")
+        if commit:
+            changes.extend(_name_status(commit, body))
+    # Uncommitted renames count too: the pre-commit hook runs before the commit exists.
+    staged = git(root, "diff", "-M", "--name-status", "-z", "--diff-filter=RD", "HEAD", "--")
+    changes.extend(_name_status("", staged))
+    return changes
+
+
+def _name_status(commit: str, body: str) -> list[PathChange]:
+    tokens = body.lstrip("\n").split("\0")
+    changes = []
+    i = 0
+    while i < len(tokens):
+        status = tokens[i].strip()
+        if not status:
+            i += 1
+            continue
+        if status.startswith("R") and i + 2 < len(tokens):
+            changes.append(PathChange(commit, "R", tokens[i + 1], tokens[i + 2]))
+            i += 3
+        elif status.startswith("D") and i + 1 < len(tokens):
+            changes.append(PathChange(commit, "D", tokens[i + 1]))
+            i += 2
+        else:  # a status we did not ask for: skip it and its one path
+            i += 2
+    return changes
+
+
+def is_shallow(root: Path) -> bool:
+    return git(root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
+
+
+def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
+    """Paths touched by ``rev_range`` (``A..B``, ``A...B`` or one commit), or by the current
+    uncommitted change (staged and unstaged) when it is None; sorted, renames as the new path.
+    """
+    if rev_range is None:
+        if not head_commit(root):
+            out = git(root, "diff", "--cached", "--name-only", "-z", check=False)
+            return sorted(filter(None, out.split("\0")))
+        out = git(root, "diff", "-M", "--name-only", "-z", "HEAD", "--")
+        return sorted(filter(None, out.split("\0")))
+    if rev_range.startswith("-"):  # never let a range be read as an option
+        raise KgError(f"'{rev_range}' is not a revision range")
+    # A single revision means that commit alone, not all its ancestors.
+    spec = rev_range if ".." in rev_range else f"{rev_range}^!"
+    out = git(root, "log", "-M", "--name-only", "-z", "--format=", spec, "--")
+    return sorted({p.strip("\n") for p in out.split("\0") if p.strip("\n")})
