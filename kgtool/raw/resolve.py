@@ -276,6 +276,10 @@ class RepoIndex:
         path, _, qualname = class_id.partition("::")
         if f"{qualname}.{name}" in self.symbols.get(path, {}):
             return Bound("symbol", symbol=f"{class_id}.{name}")
+        # Go declares a type's methods in any file of its package.
+        for peer in self.package_peers(path) if path in self.facts else ():
+            if f"{qualname}.{name}" in self.symbols.get(peer, {}):
+                return Bound("symbol", symbol=symbol_id(peer, f"{qualname}.{name}"))
         for base in self.bases_of(class_id):
             found = self.find_method(base, name, depth + 1)
             if found is not None:
@@ -347,10 +351,11 @@ class FileResolver:
         self.result.edges.append(Edge(source, kind, target, line, tier, confidence, candidates))
 
     def _contains(self) -> None:
+        symbols = self.index.symbols[self.path]
         for symbol in self.facts.symbols:
-            self._edge(
-                self._id(symbol.parent), "contains", self._id(symbol.qualname), symbol.start_line
-            )
+            # A method declared apart from its type (Go) hangs off the file it is written in.
+            parent = symbol.parent if symbol.parent in symbols else ""
+            self._edge(self._id(parent), "contains", self._id(symbol.qualname), symbol.start_line)
 
     def _imports(self) -> None:
         for imp in self.facts.imports:
@@ -379,6 +384,11 @@ class FileResolver:
             scope = base.owner.rpartition(".")[0]
             bound = self.index.bind_dotted(self.path, scope, base.base)
             source = self._id(base.owner)
+            if base.owner not in self.index.symbols[self.path]:
+                # ``impl Trait for T`` (Rust) may name a type declared in another file.
+                source = self._class_named(base.owner)
+                if not source:
+                    continue
             if bound is not None and bound.kind == "symbol":
                 self._edge(source, "inherits", bound.symbol, base.line)
             elif bound is None:
@@ -393,6 +403,25 @@ class FileResolver:
                     CONFIDENCE_UNIQUE_NAME,
                     name,
                 )
+
+    def _class_named(self, dotted: str) -> str:
+        """The ID of the class ``dotted`` names at the top of this file, "" if it binds to none."""
+        bound = self.index.bind_dotted(self.path, "", dotted)
+        if bound is None or bound.kind != "symbol":
+            return ""
+        symbol = self.index.symbol(bound.symbol)
+        return bound.symbol if symbol is not None and symbol.kind in CLASS_KINDS else ""
+
+    def _owner_id(self, scope: str) -> str:
+        """The class whose instance ``self`` is inside ``scope``, "" outside any class."""
+        owner = self.index.enclosing_class(self.path, scope)
+        if owner:
+            return self._id(owner)
+        # A method declared apart from its type: Go receivers, Rust impl blocks.
+        symbol = self.index.symbols[self.path].get(scope)
+        if symbol is None or symbol.kind != "method" or not symbol.parent:
+            return ""
+        return self._class_named(symbol.parent)
 
     def _classes(self, ids: list[str]) -> list[str]:
         return [i for i in ids if (s := self.index.symbol(i)) is not None and s.kind in CLASS_KINDS]
@@ -424,11 +453,11 @@ class FileResolver:
 
     def _self_call(self, caller: str, call: CallFact) -> None:
         owner = self.index.enclosing_class(self.path, call.caller)
+        class_id = self._owner_id(call.caller)
         receiver = call.receiver
         if receiver.split(".")[0] in self.language.self_words:
             receiver = "self" + receiver[len(receiver.split(".")[0]) :]
-        if owner and receiver in ("self", "super"):
-            class_id = self._id(owner)
+        if class_id and receiver in ("self", "super"):
             if receiver == "super":
                 bound = None
                 for base in self.index.bases_of(class_id):
@@ -446,6 +475,11 @@ class FileResolver:
 
     def _receiver_call(self, caller: str, call: CallFact) -> None:
         bound = self.index.bind_dotted(self.path, call.caller, call.receiver)
+        if bound is not None and bound.kind == "symbol" and self.language.implicit_this:
+            # With an implicit ``this``, a receiver named like a method is a field of that name.
+            symbol = self.index.symbol(bound.symbol)
+            if symbol is not None and symbol.kind == "method":
+                bound = None
         if bound is not None:
             if bound.kind == "external":
                 self.result.external_calls[caller] += 1

@@ -10,9 +10,14 @@ import functools
 import posixpath
 
 from kgtool.raw.languages.base import Language
+from kgtool.raw.languages.go import Go, GoMod
 from kgtool.raw.languages.python import Python
 
-LANGUAGES: tuple[type[Language], ...] = (Python,)
+LANGUAGES: tuple[type[Language], ...] = (
+    Python,
+    Go,
+    GoMod,
+)
 
 
 @functools.cache

@@ -135,11 +135,11 @@ class Language:
                 kind = "method"
             qualname = f"{parent_name}.{name}" if parent_name else name
             scopes[node.id] = (qualname, kind)
-            if kind == "scope":
-                continue
-            facts.symbols.append(
-                Symbol(qualname, kind, node.start_point[0] + 1, node.end_point[0] + 1)
-            )
+            if kind != "scope":
+                facts.symbols.append(
+                    Symbol(qualname, kind, node.start_point[0] + 1, node.end_point[0] + 1)
+                )
+            # A scope's bases belong to the type it names (Rust ``impl Trait for T``).
             for base in bases:
                 dotted = self.type_name(base)
                 if dotted:
@@ -180,6 +180,7 @@ class Language:
         facts.bases = sorted(set(facts.bases), key=lambda b: (b.owner, b.line, b.base))
         facts.assigns = sorted(set(facts.assigns), key=lambda a: (a.line, a.scope, a.var))
         facts.extra = self.file_extra(root)
+        self.refine(facts, root)
         return facts
 
     def _enclosing(
@@ -200,6 +201,9 @@ class Language:
 
     def file_extra(self, root: Node) -> dict[str, str]:
         return {}
+
+    def refine(self, facts: FileFacts, root: Node) -> None:
+        """Last pass over a file's facts for what the query alone cannot say (Go receivers)."""
 
     def node_text(self, node: Node) -> str:
         return node.text.decode("utf-8", "replace") if node.text is not None else ""

@@ -1,0 +1,58 @@
+; kgtool's layer-1 query for Go. Capture names: see base.py.
+
+(type_spec
+  name: (type_identifier) @name
+  type: (struct_type)) @definition.struct
+
+; An embedded field promotes the methods of its type: an ``inherits`` edge.
+(type_spec
+  name: (type_identifier) @name
+  type: (struct_type
+    (field_declaration_list
+      (field_declaration
+        !name
+        type: [(type_identifier) (qualified_type) (generic_type)] @base)))) @definition.struct
+
+(type_spec
+  name: (type_identifier) @name
+  type: (interface_type)) @definition.interface
+
+(type_spec
+  name: (type_identifier) @name
+  type: (interface_type
+    (type_elem . [(type_identifier) (qualified_type)] @base .))) @definition.interface
+
+(method_elem
+  name: (field_identifier) @name) @definition.function
+
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: (_) @owner))
+  name: (field_identifier) @name) @definition.function
+
+(call_expression
+  function: (_) @call.function) @call
+
+(composite_literal
+  type: [(type_identifier) (qualified_type) (generic_type)] @call.function) @new
+
+(import_declaration) @import
+
+; What a variable holds, when the syntax says: ``x := &T{}``, ``var x T``, ``x *T`` parameters.
+(short_var_declaration
+  left: (expression_list . (identifier) @assign.var)
+  right: (expression_list .
+    [(composite_literal type: (_) @call.function)
+     (unary_expression operand: (composite_literal type: (_) @call.function))])) @assign
+
+(var_spec
+  name: (identifier) @assign.var
+  type: (_) @call.function) @assign
+
+(parameter_declaration
+  name: (identifier) @assign.var
+  type: (_) @call.function) @assign
