@@ -50,14 +50,29 @@ DEFAULTS: dict[str, Any] = {
         "seed": 42,
         # Globs of package roots (e.g. "packages/*"); no community spans two of them.
         "boundaries": [],
-        # Files with no edges are grouped by their directory cut to this many levels.
-        "isolated_depth": 2,
+        # Files with no edges are grouped by directory, in groups up to this share of all files.
+        "loose_group_share": 0.05,
         # A new community inherits an old ID only if this share of one of them is shared.
         "min_overlap": 0.5,
         # kgtool diff: a coupling counts as changed when its total moved by this share...
         "diff_change": 0.5,
         # ...and by at least this many edges (small counts jitter).
         "diff_min_edges": 3,
+    },
+    # Layer 4: playbooks, and how strictly ``kgtool playbooks check`` (and ``check``) reads them.
+    "playbooks": {
+        # Folder of playbooks, relative to the repository root; the miner's proposals go in
+        # its "proposed/" subfolder.
+        "dir": "playbooks",
+        # A concept that names no layer-3 community name or community ID refuses the playbook
+        # (false: it is a warning, because layer 3 may simply not be labelled yet).
+        "fail_on_unresolved_concepts": False,
+        # A concept whose layer-3 label has drifted refuses the playbook (false: a warning).
+        "fail_on_stale_concepts": False,
+        # Playbook files larger than this are refused without being read.
+        "max_bytes": 262_144,
+        # How far back to look for renames when a pointer is missing (0: all of history).
+        "history_commits": 0,
     },
 }
 

@@ -9,6 +9,7 @@ change the typed counts.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -20,20 +21,21 @@ from pathlib import Path
 from typing import Any
 
 from kgtool.communities.cluster import cluster
-from kgtool.communities.graph import AMBIGUOUS, FileGraph, build_file_graph
+from kgtool.communities.graph import AMBIGUOUS, FileGraph, build_file_graph, read_raw
 from kgtool.communities.identity import Identity, assign_ids, format_id, id_number
 from kgtool.communities.render import PAGES_DIR, render
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.ontology.labels import load_labels
-from kgtool.raw.graph import RawGraph, parse_raw
-from kgtool.store import KG_DIR, RAW_FILE, Store, pretty_json
+from kgtool.ontology.labels import ONTOLOGY_FILE, load_labels
+from kgtool.raw.graph import RawGraph
+from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json, pretty_json
 
 FORMAT_VERSION = 1
 COMMUNITIES_FILE = "communities.json"
 MAP_FILE = "MAP.md"
 PAGE_NAME = re.compile(r"c[0-9]+\.md")
 TOP = 5  # main files and top symbols kept per community
+CACHE_KEY_FILE = "communities.key"  # in .kg/cache: what the files on disk were made from
 # Keys of the ``communities`` config section that only ``kgtool diff`` reads.
 DIFF_KEYS = ("diff_change", "diff_min_edges")
 
@@ -199,29 +201,89 @@ def update_communities(
 ) -> CommunitiesResult:
     """Recompute layer 2 from ``raw_content`` (default: raw.jsonl on disk); write if asked."""
     started = time.perf_counter()
-    if raw_content is None:
+    if not raw_content:  # layer 1's no-change path may not hand its bytes on
         raw_content = store.read_bytes(RAW_FILE)
         if raw_content is None:
             raise KgError(f"{KG_DIR}/{RAW_FILE} does not exist yet: run `kgtool update`")
-    previous = parse_document(store.read_bytes(COMMUNITIES_FILE))
-    raw = parse_raw(raw_content.decode("utf-8"))
-    document, reclustered = compute(raw, clustering_settings(config), previous, rebaseline)
+    settings = clustering_settings(config)
+    on_disk = store.read_bytes(COMMUNITIES_FILE)
+    key = _input_key(raw_content, settings, on_disk, store.read_bytes(ONTOLOGY_FILE))
+    if not rebaseline:
+        kept = _unchanged(store, key, on_disk)
+        if kept is not None:
+            return CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
+    previous = parse_document(on_disk)
+    raw = read_raw(raw_content.decode("utf-8"))
+    document, reclustered = compute(raw, settings, previous, rebaseline)
     outputs = {COMMUNITIES_FILE: pretty_json(document).encode("utf-8")}
     outputs.update(render(document, load_labels(store), MAP_FILE))
     changed = [name for name, data in sorted(outputs.items()) if store.read_bytes(name) != data]
-    pages = store.path(PAGES_DIR)
-    # Only pages layer 2 could have written: anything else in the folder is someone's own.
-    present = sorted(p.name for p in pages.glob("c*.md") if PAGE_NAME.fullmatch(p.name))
-    removed = [f"{PAGES_DIR}/{n}" for n in present if f"{PAGES_DIR}/{n}" not in outputs]
+    removed = [name for name in _pages_on_disk(store) if name not in outputs]
     if write:
         store.ensure()
         for name in changed:
             store.write_if_changed(name, outputs[name])
         for name in removed:
             store.path(name).unlink(missing_ok=True)
+    if write or not (changed or removed):
+        # What is on disk now is exactly what this input makes: remember it for next time.
+        new_key = _input_key(
+            raw_content, settings, outputs[COMMUNITIES_FILE], store.read_bytes(ONTOLOGY_FILE)
+        )
+        _remember(store, new_key, outputs)
     return CommunitiesResult(
         document, outputs, changed, removed, reclustered, time.perf_counter() - started
     )
+
+
+def _pages_on_disk(store: Store) -> list[str]:
+    pages = store.path(PAGES_DIR)
+    # Only pages layer 2 could have written: anything else in the folder is someone's own.
+    names = sorted(p.name for p in pages.glob("c*.md") if PAGE_NAME.fullmatch(p.name))
+    return [f"{PAGES_DIR}/{name}" for name in names]
+
+
+def _input_key(
+    raw: bytes, settings: dict[str, Any], document: bytes | None, labels: bytes | None
+) -> str:
+    hasher = hashlib.sha256()
+    for part in (raw, canonical_json(settings).encode(), document or b"", labels or b""):
+        hasher.update(hashlib.sha256(part).digest())
+    return hasher.hexdigest()
+
+
+def _remember(store: Store, key: str, outputs: dict[str, bytes]) -> None:
+    digests = {name: hashlib.sha256(data).hexdigest() for name, data in outputs.items()}
+    record = canonical_json({"key": key, "outputs": digests}).encode()
+    path = store.cache_dir / CACHE_KEY_FILE
+    try:
+        if path.read_bytes() == record:
+            return
+    except OSError:
+        pass
+    # A cache that cannot be written costs time, never correctness.
+    with contextlib.suppress(OSError):
+        atomic_write(path, record)
+
+
+def _unchanged(store: Store, key: str, on_disk: bytes | None) -> Document | None:
+    """The document on disk when the last run saw this exact input and left these outputs."""
+    if on_disk is None:
+        return None
+    try:
+        record = json.loads((store.cache_dir / CACHE_KEY_FILE).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("key") != key:
+        return None
+    expected: dict[str, str] = record.get("outputs", {})
+    if sorted(n for n in expected if n.startswith(f"{PAGES_DIR}/")) != _pages_on_disk(store):
+        return None
+    for name, digest in expected.items():
+        data = store.read_bytes(name)
+        if data is None or hashlib.sha256(data).hexdigest() != digest:
+            return None
+    return parse_document(on_disk)
 
 
 __all__ = [

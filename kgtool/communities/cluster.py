@@ -8,7 +8,7 @@ starting point, so Leiden only moves what the change gave it a reason to move. l
 Each package (a ``boundaries`` match) is clustered on its own, with the edges that cross
 packages removed, so no community can span two. Files with no edges at all are not clustered:
 a file joins the community most of its connected directory siblings are in, or else a group of
-its directory (cut to ``isolated_depth`` levels), instead of becoming hundreds of singletons.
+files along its directory tree (see ``_group_loose``), instead of becoming hundreds of singletons.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import leidenalg
 from kgtool.communities.graph import FileGraph
 from kgtool.raw.build import glob_regex
 
+MIN_LOOSE_GROUP = 10
+MIN_COMPONENT = 3  # smaller connected components are grouped by directory, not clustered
 MAX_ROUNDS = 50  # a fixpoint comes in a handful; this only bounds a pathological oscillation
 
 Groups = list[list[str]]  # each group sorted; the list in order of first member
@@ -48,6 +50,8 @@ def cluster(
     boundaries = list(settings["boundaries"])
     package = {path: package_of(path, boundaries) for path in graph.files}
     neighbours = graph.neighbours()
+    # Loose files are grouped up to a share of the repository, but never in tiny groups.
+    limit = max(MIN_LOOSE_GROUP, int(len(graph.files) * float(settings["loose_group_share"])))
     groups: Groups = []
     by_package: dict[str, list[str]] = defaultdict(list)
     for path in graph.files:
@@ -60,12 +64,15 @@ def cluster(
             for pair, weight in graph.weights.items()
             if pair[0] in inside and pair[1] in inside
         }
+        small = _small_components(edges, MIN_COMPONENT)
+        edges = {pair: w for pair, w in edges.items() if pair[0] not in small}
+        # A pair of example files linked only to each other is placed like a loose file.
         connected = sorted({path for pair in edges for path in pair})
         clustered = _leiden(connected, edges, settings, previous or {}, neighbours)
         placed = set(connected)
         loose = [path for path in members if path not in placed]
         # Loose files join ``clustered`` in place, or come back as directory groups.
-        directory_groups = _group_loose(loose, clustered, int(settings["isolated_depth"]), name)
+        directory_groups = _group_loose(loose, clustered, limit, name)
         groups.extend(clustered)
         groups.extend(directory_groups)
     return sorted((sorted(g) for g in groups if g), key=lambda g: g[0])
@@ -135,23 +142,66 @@ def _id_key(label: str) -> tuple[int, str]:
     return (int(digits), "") if label.startswith("c") and digits.isdigit() else (1 << 62, label)
 
 
-def _group_loose(loose: list[str], clustered: Groups, depth: int, package: str) -> Groups:
+def _group_loose(loose: list[str], clustered: Groups, limit: int, package: str) -> Groups:
+    """Place files with no edges: beside their connected siblings, or in directory groups.
+
+    A loose file joins the community most of its directory's connected files are in, when
+    those are at least as many as the loose ones (a data file in a code folder). The rest are
+    grouped along the directory tree: a folder whose loose files number at most ``limit``
+    becomes one group with everything under it; a larger one keeps its own files as a group
+    and hands its subfolders on. Documentation trees become a few groups, not one blob and
+    not hundreds of singletons.
+    """
     home: dict[str, Counter[int]] = defaultdict(Counter)
     for number, group in enumerate(clustered):
         for path in group:
             home[posixpath.dirname(path)][number] += 1
-    joined: dict[int, list[str]] = defaultdict(list)
-    by_directory: dict[str, list[str]] = defaultdict(list)
+    loose_count = Counter(posixpath.dirname(path) for path in loose)
+    rest: list[str] = []
     for path in loose:
         directory = posixpath.dirname(path)
         votes = home.get(directory)
-        if votes:
+        if votes and sum(votes.values()) >= loose_count[directory]:
             best = min(votes, key=lambda number: (-votes[number], number))
-            joined[best].append(path)
-            continue
-        relative = directory[len(package) :].strip("/") if package else directory
-        cut = "/".join(relative.split("/")[:depth]) if relative else ""
-        by_directory[cut].append(path)
-    for number, paths in joined.items():
-        clustered[number].extend(paths)
-    return [paths for _, paths in sorted(by_directory.items())]
+            clustered[best].append(path)
+        else:
+            rest.append(path)
+    return _split_tree(rest, package, limit)
+
+
+def _small_components(edges: dict[tuple[str, str], float], minimum: int) -> set[str]:
+    parent: dict[str, str] = {}
+
+    def find(node: str) -> str:
+        while parent.setdefault(node, node) != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for a, b in edges:
+        root_a, root_b = find(a), find(b)
+        if root_a != root_b:
+            parent[max(root_a, root_b)] = min(root_a, root_b)
+    sizes = Counter(find(node) for node in parent)
+    return {node for node in parent if sizes[find(node)] < minimum}
+
+
+def _split_tree(paths: list[str], directory: str, limit: int) -> Groups:
+    if not paths:
+        return []
+    if len(paths) <= limit:
+        return [paths]
+    prefix = f"{directory}/" if directory else ""
+    own = [p for p in paths if posixpath.dirname(p) == directory]
+    children: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        if path not in own:
+            children[prefix + path[len(prefix) :].split("/", 1)[0]].append(path)
+    groups: Groups = []
+    for child in sorted(children):
+        # A small subfolder stays with its parent's files rather than standing alone.
+        if len(children[child]) < MIN_LOOSE_GROUP:
+            own.extend(children[child])
+        else:
+            groups.extend(_split_tree(children[child], child, limit))
+    return [own, *groups] if own else groups

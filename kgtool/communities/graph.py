@@ -15,6 +15,7 @@ community, because then the community-level edge is not ambiguous at all.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,26 @@ class FileGraph:
 
 def edge_weight(edge_type: str, settings: dict[str, Any]) -> float:
     return float(settings["weights"].get(edge_type, settings["default_weight"]))
+
+
+def read_raw(text: str) -> RawGraph:
+    """Only what layer 2 needs from raw.jsonl: file nodes and edges between files.
+
+    raw.jsonl is written with one canonical JSON spelling, so symbol nodes and ``contains``
+    edges (the bulk of the file) can be skipped before they are decoded.
+    """
+    graph = RawGraph()
+    for line in text.splitlines():
+        if '"rec":"edge"' in line:
+            if '"type":"contains"' not in line:
+                record = json.loads(line)
+                if record.get("rec") == "edge":
+                    graph.edges.append(record)
+        elif '"kind":"file"' in line:
+            record = json.loads(line)
+            if record.get("rec") == "node":
+                graph.nodes[record["id"]] = record
+    return graph
 
 
 def build_file_graph(raw: RawGraph, settings: dict[str, Any]) -> FileGraph:
