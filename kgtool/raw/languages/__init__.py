@@ -11,12 +11,14 @@ import posixpath
 
 from kgtool.raw.languages.base import Language
 from kgtool.raw.languages.go import Go, GoMod
+from kgtool.raw.languages.java import Java
 from kgtool.raw.languages.python import Python
 
 LANGUAGES: tuple[type[Language], ...] = (
     Python,
     Go,
     GoMod,
+    Java,
 )
 
 

@@ -1,0 +1,68 @@
+; kgtool's layer-1 query for Java. Capture names: see base.py.
+; A constructor is an initialiser, not a symbol: the calls in it belong to its class, and
+; ``new App()`` calls the class. (As a method ``App.App`` it would shadow the class's own name.)
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+(class_declaration
+  name: (identifier) @name
+  superclass: (superclass (_) @base)) @definition.class
+
+(class_declaration
+  name: (identifier) @name
+  interfaces: (super_interfaces (type_list (_) @base))) @definition.class
+
+(record_declaration
+  name: (identifier) @name) @definition.class
+
+(record_declaration
+  name: (identifier) @name
+  interfaces: (super_interfaces (type_list (_) @base))) @definition.class
+
+(interface_declaration
+  name: (identifier) @name) @definition.interface
+
+(interface_declaration
+  name: (identifier) @name
+  (extends_interfaces (type_list (_) @base))) @definition.interface
+
+(annotation_type_declaration
+  name: (identifier) @name) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+(enum_declaration
+  name: (identifier) @name
+  interfaces: (super_interfaces (type_list (_) @base))) @definition.enum
+
+(method_declaration
+  name: (identifier) @name) @definition.function
+
+(method_invocation) @call @call.function
+
+(object_creation_expression
+  type: (_) @call.function) @new
+
+(import_declaration) @import
+
+; What a variable holds: its declared type, or the class it is created from when declared ``var``.
+(local_variable_declaration
+  type: (_) @call.function
+  declarator: (variable_declarator name: (identifier) @assign.var)) @assign
+
+(local_variable_declaration
+  type: (type_identifier) @_var
+  declarator: (variable_declarator
+    name: (identifier) @assign.var
+    value: (object_creation_expression type: (_) @call.function))
+  (#eq? @_var "var")) @assign
+
+(field_declaration
+  type: (_) @call.function
+  declarator: (variable_declarator name: (identifier) @assign.var)) @assign
+
+(formal_parameter
+  type: (_) @call.function
+  name: (identifier) @assign.var) @assign
