@@ -10,19 +10,24 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import pickle
+import marshal
+import multiprocessing
+import os
 import posixpath
 import re
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kgtool.config import Config
-from kgtool.raw.extract import extract_files
+from kgtool.raw import cache
+from kgtool.raw.cache import CachedFile
+from kgtool.raw.extract import PARALLEL_THRESHOLD, extract_files
 from kgtool.raw.model import (
     PARSE_PARTIAL,
-    SKIP_STATUSES,
     SKIP_UNREADABLE,
     FileFacts,
     external_id,
@@ -35,24 +40,6 @@ from kgtool.store import KG_DIR, RAW_FILE, Store, canonical_json
 # Bump when extraction or resolution changes what they produce: every cache entry is redone.
 EXTRACTOR_VERSION = "1"
 FORMAT_VERSION = 1
-CACHE_FILE = "raw.pickle"
-
-
-@dataclass
-class CachedFile:
-    blob: str
-    facts: FileFacts
-    lines: str = ""  # this file's rendered records in raw.jsonl ("" until resolved)
-    edge_counts: Counter[tuple[str, str]] = field(default_factory=Counter)  # (type, tier)
-    unresolved_calls: int = 0
-    externals: frozenset[str] = frozenset()  # external package IDs its edges point to
-
-
-@dataclass
-class Cache:
-    version: str = EXTRACTOR_VERSION
-    raw_digest: str = ""  # sha256 of the raw.jsonl these entries rendered
-    files: dict[str, CachedFile] = field(default_factory=dict)
 
 
 @dataclass
@@ -68,6 +55,21 @@ class UpdateResult:
     unresolved_calls: int
     seconds: float
     content: bytes = b""
+
+    @classmethod
+    def from_summary(cls, summary: dict[str, Any], started: float) -> UpdateResult:
+        return cls(
+            changed=False,
+            parsed=[],
+            resolved=0,
+            files=summary["files"],
+            symbols=summary["symbols"],
+            edges=Counter({(kind, tier): n for kind, tier, n in summary["edges"]}),
+            skipped=[tuple(item) for item in summary["skipped"]],
+            partial=[(path, list(lines)) for path, lines in summary["partial"]],
+            unresolved_calls=summary["unresolved_calls"],
+            seconds=time.perf_counter() - started,
+        )
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
@@ -104,48 +106,27 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return glob_regex(pattern)
 
 
-def _load_cache(store: Store) -> Cache:
-    try:
-        with open(store.cache_dir / CACHE_FILE, "rb") as handle:
-            cache = pickle.load(handle)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
-        return Cache()
-    if not isinstance(cache, Cache) or cache.version != EXTRACTOR_VERSION:
-        return Cache()
-    return cache
-
-
-def _save_cache(store: Store, cache: Cache) -> None:
-    from kgtool.store import atomic_write
-
-    atomic_write(
-        store.cache_dir / CACHE_FILE, pickle.dumps(cache, protocol=pickle.HIGHEST_PROTOCOL)
-    )
-
-
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> UpdateResult:
     started = time.perf_counter()
-    listed = [
-        f
+    current = {
+        f.path: f
         for f in tracked_files(root)
         if not f.path.startswith(f"{KG_DIR}/") and not excluded(f.path, config["exclude"])
-    ]
-    current = {f.path: f for f in listed}
-    cache = _load_cache(store)
-    on_disk = store.read_bytes(RAW_FILE)
-    trusted = on_disk is not None and cache.raw_digest == digest(on_disk)
+    }
+    manifest = cache.load_manifest(store, EXTRACTOR_VERSION)
+    trusted = manifest is not None and _raw_matches(store, manifest)
+    if manifest is not None and trusted and _same_blobs(manifest.blobs, current):
+        return UpdateResult.from_summary(manifest.summary, started)
 
-    if trusted and _same_files(cache, current):
-        return _summary(cache, [], 0, False, started, on_disk or b"")
-
+    old_files = cache.load_files(store, EXTRACTOR_VERSION)
     stale_paths = sorted(
         path
         for path, tracked in current.items()
-        if path not in cache.files or not tracked.blob or cache.files[path].blob != tracked.blob
+        if path not in old_files or not tracked.blob or old_files[path].blob != tracked.blob
     )
     readable = [p for p in stale_paths if _readable(current[p])]
     parsed = extract_files(root, readable, config["max_file_bytes"], config["jobs"])
@@ -153,38 +134,93 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         if path not in parsed:
             parsed[path] = FileFacts(path, "", _unreadable_status(current[path]))
 
-    old_files = cache.files
     new_files: dict[str, CachedFile] = {}
     for path, tracked in current.items():
         if path in parsed:
-            new_files[path] = CachedFile(tracked.blob, parsed[path])
+            facts = parsed[path]
+            new_files[path] = CachedFile(tracked.blob, facts, mentions=_mentions(facts))
         else:
             new_files[path] = old_files[path]
 
     index = RepoIndex({path: entry.facts for path, entry in new_files.items()})
     # Without a trusted cache nothing but a full pass is certain to match a fresh build.
+    trusted = trusted and manifest is not None and manifest.blobs.keys() <= old_files.keys()
     to_resolve = _affected(old_files, new_files, set(parsed)) if trusted else set(new_files)
-    resolutions = resolve_files(index, sorted(to_resolve), config["max_candidates"])
-    for path, resolution in resolutions.items():
-        _render_file(new_files[path], resolution)
+    for path in to_resolve:
+        new_files[path].hydrate()
+    _resolve_and_render(index, new_files, sorted(to_resolve), config)
 
     content = _render(new_files)
+    on_disk = store.read_bytes(RAW_FILE)
     changed = content != on_disk
-    cache = Cache(raw_digest=digest(content), files=new_files)
+    summary = _summarize(new_files)
     if write:
         store.ensure()
         if changed:
             store.write_if_changed(RAW_FILE, content)
-        _save_cache(store, cache)
-    return _summary(cache, sorted(parsed), len(to_resolve), changed, started, content)
+        cache.save(store, EXTRACTOR_VERSION, new_files, digest(content), summary)
+    result = UpdateResult.from_summary(summary, started)
+    result.changed = changed
+    result.parsed = sorted(parsed)
+    result.resolved = len(to_resolve)
+    result.content = content
+    return result
 
 
-def _same_files(cache: Cache, current: dict[str, TrackedFile]) -> bool:
-    if cache.files.keys() != current.keys():
+# What forked resolution workers read: set just before the fork, so never pickled.
+_SHARED: tuple[RepoIndex, dict[str, CachedFile], int] | None = None
+
+
+def _resolve_and_render(
+    index: RepoIndex, files: dict[str, CachedFile], paths: list[str], config: Config
+) -> None:
+    """Resolve and render ``paths`` into their entries, on every core when there are many."""
+    global _SHARED
+    workers = config["jobs"] or os.cpu_count() or 1
+    if workers <= 1 or len(paths) < PARALLEL_THRESHOLD or not hasattr(os, "fork"):
+        for path, resolution in resolve_files(index, paths, config["max_candidates"]).items():
+            _render_file(files[path], resolution)
+        return
+    _SHARED = (index, files, config["max_candidates"])
+    try:
+        chunks = [paths[i :: workers * 4] for i in range(workers * 4)]
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            for data in pool.map(_resolve_chunk, chunks):
+                for path, lines, counts, unresolved, externals in marshal.loads(data):
+                    entry = files[path]
+                    entry.lines = lines
+                    entry.edge_counts = Counter({(k, t): n for k, t, n in counts})
+                    entry.unresolved_calls = unresolved
+                    entry.externals = frozenset(externals)
+    finally:
+        _SHARED = None
+
+
+def _resolve_chunk(paths: list[str]) -> bytes:
+    assert _SHARED is not None
+    index, files, max_candidates = _SHARED
+    out = []
+    for path, resolution in resolve_files(index, paths, max_candidates).items():
+        entry = files[path]
+        _render_file(entry, resolution)
+        counts = tuple((k, t, n) for (k, t), n in sorted(entry.edge_counts.items()))
+        out.append((path, entry.lines, counts, entry.unresolved_calls, tuple(entry.externals)))
+    return marshal.dumps(out)
+
+
+def _raw_matches(store: Store, manifest: cache.Manifest) -> bool:
+    """Whether raw.jsonl on disk is the one the cache rendered (stat first, then content)."""
+    if cache.raw_stat(store) == manifest.raw_stat:
+        return True
+    on_disk = store.read_bytes(RAW_FILE)
+    return on_disk is not None and digest(on_disk) == manifest.raw_digest
+
+
+def _same_blobs(blobs: dict[str, str], current: dict[str, TrackedFile]) -> bool:
+    if blobs.keys() != current.keys():
         return False
-    return all(
-        tracked.blob and cache.files[path].blob == tracked.blob for path, tracked in current.items()
-    )
+    return all(tracked.blob and blobs[path] == tracked.blob for path, tracked in current.items())
 
 
 def _readable(tracked: TrackedFile) -> bool:
@@ -201,7 +237,7 @@ def _unreadable_status(tracked: TrackedFile) -> str:
     return SKIP_UNREADABLE
 
 
-def _mentions(facts: FileFacts) -> set[str]:
+def _mentions(facts: FileFacts) -> frozenset[str]:
     """Every name a file's resolution depends on."""
     names: set[str] = set()
     for imp in facts.imports:
@@ -214,7 +250,7 @@ def _mentions(facts: FileFacts) -> set[str]:
         names.update(base.base.split("."))
     for assign in facts.assigns:
         names.update(assign.callee.split("."))
-    return names
+    return frozenset(names)
 
 
 def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
@@ -255,7 +291,7 @@ def _affected(
     for path, entry in new.items():
         if path in affected:
             continue
-        if posixpath.dirname(path) in touched_dirs or _mentions(entry.facts) & touched_names:
+        if posixpath.dirname(path) in touched_dirs or entry.mentions & touched_names:
             affected.add(path)
     return affected
 
@@ -330,34 +366,23 @@ def _render(files: dict[str, CachedFile]) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
-def _summary(
-    cache: Cache, parsed: list[str], resolved: int, changed: bool, started: float, content: bytes
-) -> UpdateResult:
-    symbols = 0
-    skipped: list[tuple[str, str]] = []
-    partial: list[tuple[str, list[int]]] = []
+def _summarize(files: dict[str, CachedFile]) -> dict[str, Any]:
+    """The numbers ``kgtool update`` prints, kept in the manifest for the no-change path."""
     edges: Counter[tuple[str, str]] = Counter()
-    unresolved = 0
-    for path in sorted(cache.files):
-        entry = cache.files[path]
-        facts = entry.facts
-        symbols += len(facts.symbols)
-        if facts.status in SKIP_STATUSES or facts.status.startswith("skipped:"):
-            skipped.append((path, facts.status.removeprefix("skipped:")))
-        elif facts.status == PARSE_PARTIAL:
-            partial.append((path, facts.error_lines))
+    skipped, partial = [], []
+    for path in sorted(files):
+        entry = files[path]
         edges.update(entry.edge_counts)
-        unresolved += entry.unresolved_calls
-    return UpdateResult(
-        changed=changed,
-        parsed=parsed,
-        resolved=resolved,
-        files=len(cache.files),
-        symbols=symbols,
-        edges=edges,
-        skipped=skipped,
-        partial=partial,
-        unresolved_calls=unresolved,
-        seconds=time.perf_counter() - started,
-        content=content,
-    )
+        status = entry.facts.status
+        if status.startswith("skipped:"):
+            skipped.append((path, status.removeprefix("skipped:")))
+        elif status == PARSE_PARTIAL:
+            partial.append((path, tuple(entry.facts.error_lines)))
+    return {
+        "files": len(files),
+        "symbols": sum(len(entry.facts.symbols) for entry in files.values()),
+        "edges": tuple((kind, tier, n) for (kind, tier), n in sorted(edges.items())),
+        "skipped": tuple(skipped),
+        "partial": tuple(partial),
+        "unresolved_calls": sum(entry.unresolved_calls for entry in files.values()),
+    }

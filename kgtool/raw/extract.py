@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -47,9 +48,10 @@ def extract_file(root: Path, path: str, max_bytes: int) -> FileFacts:
     return language.extract(path, source)
 
 
-def _extract_chunk(args: tuple[str, list[str], int]) -> list[FileFacts]:
+def _extract_chunk(args: tuple[str, list[str], int]) -> bytes:
+    # Plain tuples through marshal: pickling named tuples cost more than parsing them.
     root, paths, max_bytes = args
-    return [extract_file(Path(root), path, max_bytes) for path in paths]
+    return marshal.dumps([extract_file(Path(root), path, max_bytes).to_json() for path in paths])
 
 
 def extract_files(root: Path, paths: list[str], max_bytes: int, jobs: int) -> dict[str, FileFacts]:
@@ -64,7 +66,7 @@ def extract_files(root: Path, paths: list[str], max_bytes: int, jobs: int) -> di
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     results: dict[str, FileFacts] = {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        for facts_list in pool.map(_extract_chunk, [(str(root), c, max_bytes) for c in chunks]):
-            for facts in facts_list:
-                results[facts.path] = facts
+        for data in pool.map(_extract_chunk, [(str(root), c, max_bytes) for c in chunks]):
+            for record in marshal.loads(data):
+                results[record["path"]] = FileFacts.from_json(record)
     return results

@@ -7,7 +7,7 @@ hash. Edges that cross files are made later by resolution, from the facts of all
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 EXTRACTED = "EXTRACTED"
 INFERRED = "INFERRED"
@@ -38,8 +38,7 @@ def external_id(ecosystem: str, package: str) -> str:
     return f"ext:{ecosystem}:{package}"
 
 
-@dataclass(frozen=True)
-class Symbol:
+class Symbol(NamedTuple):
     """A class-like or function-like definition inside a file."""
 
     qualname: str  # "Parser", "Parser.parse", "main"
@@ -57,8 +56,7 @@ class Symbol:
         return self.qualname.rpartition(".")[0]
 
 
-@dataclass(frozen=True)
-class ImportFact:
+class ImportFact(NamedTuple):
     """One name an import statement brings into the file's scope.
 
     ``module`` is the import target as written ("./util", "..pkg.mod", "fmt", "crate::a::b").
@@ -74,8 +72,7 @@ class ImportFact:
     reexport: bool = False
 
 
-@dataclass(frozen=True)
-class CallFact:
+class CallFact(NamedTuple):
     """A call site. ``receiver`` is what the callee hangs off, as written.
 
     receiver "" — a bare call ``f()``; "self"/"this" — a call on the current instance;
@@ -92,8 +89,7 @@ class CallFact:
     is_new: bool = False
 
 
-@dataclass(frozen=True)
-class BaseFact:
+class BaseFact(NamedTuple):
     """``class C(Base)`` / ``extends`` / ``implements``: base is written as a dotted name."""
 
     line: int
@@ -101,8 +97,7 @@ class BaseFact:
     base: str
 
 
-@dataclass(frozen=True)
-class AssignFact:
+class AssignFact(NamedTuple):
     """``var = Callee(...)`` inside ``scope``: lets ``var.method()`` be bound to Callee's class."""
 
     line: int
@@ -134,11 +129,11 @@ class FileFacts:
             "language": self.language,
             "status": self.status,
             "line_count": self.line_count,
-            "symbols": [[s.qualname, s.kind, s.start_line, s.end_line] for s in self.symbols],
-            "imports": [[i.line, i.module, i.name, i.alias, i.reexport] for i in self.imports],
-            "calls": [[c.line, c.caller, c.name, c.receiver, c.is_new] for c in self.calls],
-            "bases": [[b.line, b.owner, b.base] for b in self.bases],
-            "assigns": [[a.line, a.scope, a.var, a.callee] for a in self.assigns],
+            "symbols": [tuple(s) for s in self.symbols],
+            "imports": [tuple(i) for i in self.imports],
+            "calls": [tuple(c) for c in self.calls],
+            "bases": [tuple(b) for b in self.bases],
+            "assigns": [tuple(a) for a in self.assigns],
             "extra": self.extra,
             "error_lines": self.error_lines,
         }
@@ -150,11 +145,11 @@ class FileFacts:
             language=data["language"],
             status=data["status"],
             line_count=data["line_count"],
-            symbols=[Symbol(*s) for s in data["symbols"]],
-            imports=[ImportFact(*i) for i in data["imports"]],
-            calls=[CallFact(*c) for c in data["calls"]],
-            bases=[BaseFact(*b) for b in data["bases"]],
-            assigns=[AssignFact(*a) for a in data["assigns"]],
+            symbols=list(map(Symbol._make, data["symbols"])),
+            imports=list(map(ImportFact._make, data["imports"])),
+            calls=list(map(CallFact._make, data["calls"])),
+            bases=list(map(BaseFact._make, data["bases"])),
+            assigns=list(map(AssignFact._make, data["assigns"])),
             extra=dict(data["extra"]),
             error_lines=list(data["error_lines"]),
         )

@@ -18,7 +18,9 @@ A function nested directly in a class-like definition or scope becomes a method.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     from kgtool.raw.resolve import RepoIndex
 
 UNBINDABLE = "?"
+DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
 
 
 @dataclass(frozen=True)
@@ -108,33 +111,37 @@ class Language:
         matches = QueryCursor(self.query).matches(root)
 
         # Definitions first: every later capture needs to know its enclosing symbol.
-        scopes: dict[int, tuple[str, str]] = {}  # node id -> (qualname, kind)
-        pending: list[tuple[Node, str, str, list[Node], str]] = []
+        found: dict[int, list] = {}  # node id -> [node, kind, name, bases, owner]
         for _, captures in matches:
             for capture, nodes in captures.items():
                 if capture.startswith("definition.") or capture == "scope":
                     names = captures.get("name")
                     if not names:
                         continue
+                    bases = captures.get("base", [])
+                    entry = found.get(nodes[0].id)
+                    if entry is not None:  # one match per base: merge them
+                        entry[3].extend(b for b in bases if b not in entry[3])
+                        continue
                     owner = captures.get("owner")
-                    pending.append(
-                        (
-                            nodes[0],
-                            capture.removeprefix("definition."),
-                            self.node_text(names[0]),
-                            captures.get("base", []),
-                            self.type_name(owner[0]) if owner else "",
-                        )
-                    )
-        pending.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
-        for node, kind, name, bases, owner in pending:
-            parent_name, parent_kind = self._enclosing(node, scopes)
+                    found[nodes[0].id] = [
+                        nodes[0],
+                        capture.removeprefix("definition."),
+                        self.node_text(names[0]),
+                        list(bases),
+                        self.type_name(owner[0]) if owner else "",
+                    ]
+        scopes = Scopes()
+        for node, kind, name, bases, owner in sorted(
+            found.values(), key=lambda item: (item[0].start_byte, -item[0].end_byte)
+        ):
+            parent_name, parent_kind = scopes.parent_of_next(node)
             if owner:
                 parent_name, parent_kind = owner, "scope"
             if kind == "function" and (parent_kind in CLASS_KINDS or parent_kind == "scope"):
                 kind = "method"
             qualname = f"{parent_name}.{name}" if parent_name else name
-            scopes[node.id] = (qualname, kind)
+            scopes.add(node, qualname, kind)
             if kind != "scope":
                 facts.symbols.append(
                     Symbol(qualname, kind, node.start_point[0] + 1, node.end_point[0] + 1)
@@ -170,7 +177,7 @@ class Language:
                     AssignFact(
                         line=node.start_point[0] + 1,
                         scope=self._enclosing(node, scopes, symbols_only=True)[0],
-                        var=self.node_text(captures["assign.var"][0]),
+                        var=self.assign_var(captures["assign.var"][0]),
                         callee=f"{receiver}.{name}" if receiver else name,
                     )
                 )
@@ -183,16 +190,9 @@ class Language:
         self.refine(facts, root)
         return facts
 
-    def _enclosing(
-        self, node: Node, scopes: dict[int, tuple[str, str]], symbols_only: bool = False
-    ) -> tuple[str, str]:
-        parent = node.parent
-        while parent is not None:
-            found = scopes.get(parent.id)
-            if found is not None and not (symbols_only and found[1] == "scope"):
-                return found
-            parent = parent.parent
-        return "", ""
+    def _enclosing(self, node: Node, scopes: Scopes, symbols_only: bool = False) -> tuple[str, str]:
+        """(qualname, kind) of the innermost definition around ``node``; ("", "") at top level."""
+        return scopes.around(node, symbols_only)
 
     # ---- language hooks -------------------------------------------------------------------
 
@@ -201,6 +201,10 @@ class Language:
 
     def file_extra(self, root: Node) -> dict[str, str]:
         return {}
+
+    def assign_var(self, node: Node) -> str:
+        """The variable an ``@assign.var`` names, as a call's receiver writes it (``this.x``)."""
+        return self.node_text(node)
 
     def refine(self, facts: FileFacts, root: Node) -> None:
         """Last pass over a file's facts for what the query alone cannot say (Go receivers)."""
@@ -234,6 +238,11 @@ class Language:
         fields = self.member_access.get(node.type)
         if fields is None:
             return UNBINDABLE, UNBINDABLE
+        # Most callees are plain chains of names: their text says it all, with no tree walk.
+        text = self.node_text(node)
+        if DOTTED_CHAIN.fullmatch(text):
+            receiver, _, name = text.rpartition(".")
+            return receiver, name
         obj, prop = node.child_by_field_name(fields[0]), node.child_by_field_name(fields[1])
         if prop is None:
             return UNBINDABLE, UNBINDABLE
@@ -254,6 +263,54 @@ class Language:
     def package_peers(self, path: str, index: RepoIndex) -> Iterable[str]:
         """Other files whose top-level names are in scope without an import (Go packages)."""
         return ()
+
+
+class Scopes:
+    """The definitions of one file as nested byte ranges, for "what encloses this node?".
+
+    Definitions are added in document order (by start, outermost first); a lookup is a binary
+    search plus a short walk outwards, where walking up the syntax tree cost a call per level.
+    """
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._entries: list[tuple[int, int, str, str, int, int]] = []  # start, end, qualname,
+        # kind, node id, index of the enclosing entry (-1 for none)
+        self._ids: set[int] = set()
+        self._open: list[int] = []  # indexes of the entries enclosing the next one added
+
+    def __contains__(self, node_id: int) -> bool:
+        return node_id in self._ids
+
+    def parent_of_next(self, node: Node) -> tuple[str, str]:
+        """What encloses a definition about to be added (they come in document order)."""
+        while self._open and self._entries[self._open[-1]][1] <= node.start_byte:
+            self._open.pop()
+        if not self._open:
+            return "", ""
+        entry = self._entries[self._open[-1]]
+        return entry[2], entry[3]
+
+    def add(self, node: Node, qualname: str, kind: str) -> None:
+        self.parent_of_next(node)
+        parent = self._open[-1] if self._open else -1
+        self._entries.append((node.start_byte, node.end_byte, qualname, kind, node.id, parent))
+        self._starts.append(node.start_byte)
+        self._ids.add(node.id)
+        self._open.append(len(self._entries) - 1)
+
+    def around(self, node: Node, symbols_only: bool = False) -> tuple[str, str]:
+        start, end = node.start_byte, node.end_byte
+        index = bisect.bisect_right(self._starts, start) - 1
+        while index >= 0:
+            entry_start, entry_end, qualname, kind, node_id, parent = self._entries[index]
+            inside = entry_start <= start and end <= entry_end and node_id != node.id
+            if inside and not (symbols_only and kind == "scope"):
+                return qualname, kind
+            # An entry that does not enclose the node (an earlier sibling, the node itself) can
+            # only be inside something that does: its ancestors are the remaining candidates.
+            index = parent
+        return "", ""
 
 
 def _error_lines(root: Node, limit: int = 20) -> list[int]:

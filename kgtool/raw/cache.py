@@ -1,0 +1,149 @@
+"""The local layer-1 cache in ``.kg/cache/`` (never committed).
+
+Two files, so that the per-commit question "did anything change?" reads a few kilobytes:
+
+- ``raw.manifest``: the blob id of every file, the digest and stat of the raw.jsonl they
+  rendered, and the summary numbers;
+- ``raw.cache``: per file, its facts, its rendered lines and their counts.
+
+Both are ``marshal`` data of builtin types: loading tens of megabytes of it takes milliseconds,
+where pickled objects took a second. A cache of another extractor version is ignored.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgtool.raw.model import AssignFact, CallFact, FileFacts
+from kgtool.store import RAW_FILE, Store, atomic_write
+
+MANIFEST_FILE = "raw.manifest"
+CACHE_FILE = "raw.cache"
+
+
+@dataclass
+class CachedFile:
+    blob: str
+    facts: FileFacts
+    lines: str = ""  # this file's rendered records in raw.jsonl ("" until resolved)
+    edge_counts: Counter[tuple[str, str]] = field(default_factory=Counter)  # (type, tier)
+    unresolved_calls: int = 0
+    externals: frozenset[str] = frozenset()  # external package IDs its edges point to
+    mentions: frozenset[str] = frozenset()  # every name its resolution depends on
+    # Calls and assignments as stored, until ``hydrate``: only the files being resolved need
+    # them, and decoding every file's would cost more than the rest of an update.
+    body: tuple[list[Any], list[Any]] | None = None
+
+    def hydrate(self) -> FileFacts:
+        if self.body is not None:
+            calls, assigns = self.body
+            self.facts.calls = list(map(CallFact._make, calls))
+            self.facts.assigns = list(map(AssignFact._make, assigns))
+            self.body = None
+        return self.facts
+
+    def dump(self) -> tuple[Any, ...]:
+        facts = self.facts.to_json()
+        if self.body is not None:
+            facts["calls"], facts["assigns"] = self.body
+        return (
+            self.blob,
+            facts,
+            self.lines,
+            tuple((kind, tier, n) for (kind, tier), n in sorted(self.edge_counts.items())),
+            self.unresolved_calls,
+            tuple(sorted(self.externals)),
+            tuple(sorted(self.mentions)),
+        )
+
+    @classmethod
+    def load(cls, data: tuple[Any, ...]) -> CachedFile:
+        blob, facts, lines, counts, unresolved, externals, mentions = data
+        body = (facts["calls"], facts["assigns"])
+        facts["calls"] = facts["assigns"] = ()
+        return cls(
+            blob,
+            FileFacts.from_json(facts),
+            lines,
+            Counter({(kind, tier): n for kind, tier, n in counts}),
+            unresolved,
+            frozenset(externals),
+            frozenset(mentions),
+            body,
+        )
+
+
+@dataclass
+class Manifest:
+    version: str
+    raw_digest: str  # sha256 of the raw.jsonl the cache rendered
+    raw_stat: tuple[int, int, int]  # (size, mtime_ns, inode): skips hashing when unchanged
+    blobs: dict[str, str]
+    summary: dict[str, Any]
+
+
+def raw_stat(store: Store) -> tuple[int, int, int]:
+    try:
+        stat = os.stat(store.path(RAW_FILE))
+    except FileNotFoundError:
+        return (-1, -1, -1)
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def load_manifest(store: Store, version: str) -> Manifest | None:
+    data = _load(store, MANIFEST_FILE)
+    if not isinstance(data, dict) or data.get("version") != version:
+        return None
+    try:
+        return Manifest(
+            data["version"],
+            data["raw_digest"],
+            tuple(data["raw_stat"]),
+            data["blobs"],
+            data["summary"],
+        )
+    except (KeyError, TypeError):
+        return None
+
+
+def load_files(store: Store, version: str) -> dict[str, CachedFile]:
+    data = _load(store, CACHE_FILE)
+    if not isinstance(data, dict) or data.get("version") != version:
+        return {}
+    try:
+        return {path: CachedFile.load(entry) for path, entry in data["files"].items()}
+    except (KeyError, TypeError, ValueError):
+        return {}
+
+
+def save(
+    store: Store,
+    version: str,
+    files: dict[str, CachedFile],
+    raw_digest: str,
+    summary: dict[str, Any],
+) -> None:
+    # The cache first: a crash between the two leaves a manifest that no longer matches.
+    atomic_write(
+        store.cache_dir / CACHE_FILE,
+        marshal.dumps({"version": version, "files": {p: f.dump() for p, f in files.items()}}),
+    )
+    manifest = {
+        "version": version,
+        "raw_digest": raw_digest,
+        "raw_stat": raw_stat(store),
+        "blobs": {path: entry.blob for path, entry in files.items()},
+        "summary": summary,
+    }
+    atomic_write(store.cache_dir / MANIFEST_FILE, marshal.dumps(manifest))
+
+
+def _load(store: Store, name: str) -> Any:
+    try:
+        return marshal.loads((store.cache_dir / name).read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
