@@ -1,0 +1,297 @@
+"""Layer 1 speed and memory: full build, no-change update, one-file edit, and scaling.
+
+Each measured run is a separate ``kgtool update`` process, timed wall-clock, with its peak RSS
+read from the kernel (``ru_maxrss`` of the finished child). The baseline is the bare
+tree-sitter parse of the same files in one process, without kgtool's queries or resolution.
+
+    python bench/raw_speed.py synthetic --language typescript --files 700 --kb 7
+    python bench/raw_speed.py scale --language typescript --sizes 1000 2000 5000 10000
+    python bench/raw_speed.py repo /path/to/checkout
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+
+
+def run_update(root: Path, *extra: str) -> tuple[float, float]:
+    """(seconds, peak RSS in MiB) of one ``kgtool update`` process."""
+    started = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run(
+        [sys.executable, "-m", "kgtool", "update", "-q", *extra],
+        cwd=root,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    seconds = time.perf_counter() - started
+    # ru_maxrss of children is the largest child so far: measure in a fresh process.
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) / 1024
+
+
+def measure_in_child(root: Path, *extra: str) -> tuple[float, float]:
+    """Runs ``run_update`` in a fresh Python so that ru_maxrss belongs to this run alone."""
+    code = (
+        "import sys, json; sys.path.insert(0, %r); import raw_speed as b; from pathlib import Path;"
+        "print(json.dumps(b.run_update(Path(%r), *%r)))"
+    ) % (str(Path(__file__).parent), str(root), list(extra))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    seconds, rss = json.loads(out.stdout.strip().splitlines()[-1])
+    return seconds, rss
+
+
+def bare_parse_seconds(root: Path, language: str) -> float:
+    from tree_sitter_language_pack import get_parser
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from kgtool.raw.languages import language_for_path
+
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.split()
+    sources = []
+    for path in files:
+        found = language_for_path(path)
+        if found is not None:
+            sources.append((found.grammar, (root / path).read_bytes()))
+    parsers = {grammar: get_parser(grammar) for grammar, _ in sources}  # type: ignore[arg-type]
+    started = time.perf_counter()
+    for grammar, source in sources:
+        parsers[grammar].parse(source)
+    return time.perf_counter() - started
+
+
+TS_TEMPLATE = """\
+import {{ {imported} }} from "./{target}";
+import * as util{n} from "./{other}";
+
+export interface Shape{n} {{
+  area(): number;
+  name: string;
+}}
+
+export class Service{n} extends Base{n} implements Shape{n} {{
+  name = "service{n}";
+  private items: number[] = [];
+
+  constructor(private readonly limit: number) {{
+    super();
+  }}
+
+  area(): number {{
+    return this.items.reduce((a, b) => a + b, 0) * {n};
+  }}
+
+{methods}
+}}
+
+export class Base{n} {{
+  protected start(): void {{
+    console.log("start {n}");
+  }}
+}}
+
+export function {exported}(value: number): number {{
+  const service = new Service{n}(value);
+  service.area();
+  return {imported}(value) + util{n}.helper{other_n}(value);
+}}
+
+export function helper{n}(value: number): number {{
+  return value * 2;
+}}
+"""
+
+TS_METHOD = """\
+  method{m}(input: string): string {{
+    const parts = input.split(",");
+    if (parts.length > {m}) {{
+      this.start();
+      return parts.map((p) => p.trim()).join(";") + this.area().toString();
+    }}
+    for (let i = 0; i < parts.length; i++) {{
+      this.items.push(parts[i].length + i);
+    }}
+    return this.method{prev}(input.slice(1));
+  }}
+"""
+
+PY_TEMPLATE = """\
+from pkg.mod{target} import run{target}
+from pkg import mod{other} as util
+
+
+class Base{n}:
+    def start(self):
+        print("start {n}")
+
+
+class Service{n}(Base{n}):
+    def __init__(self, limit):
+        self.limit = limit
+        self.items = []
+
+    def area(self):
+        return sum(self.items) * {n}
+
+{methods}
+
+def run{n}(value):
+    service = Service{n}(value)
+    service.area()
+    return run{target}(value) + util.helper{other}(value)
+
+
+def helper{n}(value):
+    return value * 2
+"""
+
+PY_METHOD = """\
+    def method{m}(self, text):
+        parts = text.split(",")
+        if len(parts) > {m}:
+            self.start()
+            return ";".join(p.strip() for p in parts) + str(self.area())
+        for index, part in enumerate(parts):
+            self.items.append(len(part) + index)
+        return self.method{prev}(text[1:])
+
+"""
+
+
+def generate(root: Path, language: str, count: int, kb: float, seed: int = 7) -> None:
+    """A repository of ``count`` interlinked files of about ``kb`` KiB each."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    method = TS_METHOD if language == "typescript" else PY_METHOD
+    per_method = len(method.format(m=1, prev=0).encode())
+    methods_per_file = max(1, int(kb * 1024 / per_method) - 2)
+    for n in range(count):
+        # Most links stay within a neighbourhood of files, as in real code.
+        target = (n + rng.randrange(1, 12)) % count
+        other = (n + rng.randrange(1, 40)) % count
+        methods = "".join(
+            method.format(m=m, prev=max(0, m - 1)) for m in range(1, methods_per_file + 1)
+        )
+        if language == "typescript":
+            folder = root / "src" / f"area{n // 50}"
+            folder.mkdir(parents=True, exist_ok=True)
+            text = TS_TEMPLATE.format(
+                n=n,
+                target=f"../area{target // 50}/mod{target}",
+                other=f"../area{other // 50}/mod{other}",
+                other_n=other,
+                imported=f"run{target}",
+                exported=f"run{n}",
+                methods=methods,
+            )
+            (folder / f"mod{n}.ts").write_text(text)
+        else:
+            folder = root / "pkg"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "__init__.py").write_text("")
+            text = PY_TEMPLATE.format(n=n, target=target, other=other, methods=methods)
+            (folder / f"mod{n}.py").write_text(text)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "synthetic"], cwd=root, check=True)
+
+
+def edit_one_file(root: Path) -> None:
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.split()
+    from kgtool.raw.languages import language_for_path
+
+    source_files = [f for f in files if language_for_path(f) is not None]
+    path = root / source_files[len(source_files) // 2]
+    text = path.read_text()
+    marker = "\n// kgtool bench edit\n" if path.suffix in (".ts", ".tsx", ".js") else "\n# edit\n"
+    path.write_text(text + marker if marker not in text else text.replace(marker, ""))
+
+
+def measure(root: Path, language: str) -> dict:
+    shutil.rmtree(root / ".kg", ignore_errors=True)
+    size = sum(
+        (root / p).stat().st_size
+        for p in subprocess.run(
+            ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.split()
+        if (root / p).is_file()
+    )
+    bare = bare_parse_seconds(root, language)
+    full, full_rss = measure_in_child(root)
+    nothing, nothing_rss = measure_in_child(root)
+    edit_one_file(root)
+    edited, edited_rss = measure_in_child(root)
+    edit_one_file(root)  # and back
+    measure_in_child(root)
+    records = (root / ".kg" / "raw.jsonl").read_text().count("\n")
+    return {
+        "files": len(
+            subprocess.run(
+                ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
+            ).stdout.split()
+        ),
+        "megabytes": round(size / 1e6, 2),
+        "raw_records": records,
+        "bare_parse_s": round(bare, 3),
+        "full_build_s": round(full, 3),
+        "full_over_bare": round(full / bare, 2) if bare else None,
+        "no_change_s": round(nothing, 3),
+        "one_file_edit_s": round(edited, 3),
+        "peak_rss_mib": {
+            "full": round(full_rss),
+            "no_change": round(nothing_rss),
+            "one_file_edit": round(edited_rss),
+        },
+        "cores": os.cpu_count(),
+    }
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="mode", required=True)
+    synthetic = sub.add_parser("synthetic")
+    synthetic.add_argument("--language", default="typescript", choices=["typescript", "python"])
+    synthetic.add_argument("--files", type=int, default=700)
+    synthetic.add_argument("--kb", type=float, default=7.0)
+    scale = sub.add_parser("scale")
+    scale.add_argument("--language", default="typescript", choices=["typescript", "python"])
+    scale.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 5000, 10000])
+    scale.add_argument("--kb", type=float, default=3.0)
+    repo = sub.add_parser("repo")
+    repo.add_argument("path", type=Path)
+    args = parser.parse_args(argv)
+    if args.mode == "repo":
+        with tempfile.TemporaryDirectory() as temp:
+            copy = Path(temp) / "repo"
+            subprocess.run(["git", "clone", "-q", str(args.path), str(copy)], check=True)
+            print(json.dumps({"repo": str(args.path), **measure(copy, "")}, indent=2))
+        return 0
+    sizes = [args.files] if args.mode == "synthetic" else args.sizes
+    for count in sizes:
+        with tempfile.TemporaryDirectory() as temp:
+            root = Path(temp) / "repo"
+            generate(root, args.language, count, args.kb)
+            print(
+                json.dumps({"language": args.language, **measure(root, args.language)}), flush=True
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
