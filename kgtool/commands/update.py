@@ -21,6 +21,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     parser.add_argument(
+        "--exit-code",
+        action="store_true",
+        help="exit 1 when anything under .kg/ was rewritten (for hooks, as formatters do)",
+    )
+    parser.add_argument(
         "--rebaseline",
         action="store_true",
         help="re-cluster communities from scratch (IDs are still mapped to the old ones)",
@@ -54,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
         print(describe(result))
     if not args.quiet or layer2.stale:
         print(describe_communities(layer2))
+    if args.exit_code and (result.changed or layer2.stale):
+        print("kgtool rewrote .kg/: review it and add it to your commit (git add .kg)")
+        return EXIT_STALE
     return 0
 
 
