@@ -12,13 +12,18 @@ import posixpath
 from kgtool.raw.languages.base import Language
 from kgtool.raw.languages.go import Go, GoMod
 from kgtool.raw.languages.java import Java
+from kgtool.raw.languages.javascript import JavaScript
 from kgtool.raw.languages.python import Python
+from kgtool.raw.languages.typescript import Tsx, TypeScript
 
 LANGUAGES: tuple[type[Language], ...] = (
     Python,
     Go,
     GoMod,
     Java,
+    JavaScript,
+    TypeScript,
+    Tsx,
 )
 
 

@@ -1,0 +1,334 @@
+"""JavaScript: classes, functions (declared or bound to a name), methods; ES modules and require.
+
+Import conventions (see ``ImportFact``):
+
+- ``import x from "./m"`` binds ``x`` to the member ``default`` of ./m;
+  ``import {a as b}`` binds ``b`` to ``a``; ``import * as ns`` and ``const ns = require(..)``
+  bind ``ns`` to the whole module (name ""); ``import "./m"`` binds nothing.
+- ``export {a as b} from "./m"`` and ``export * from "./m"`` are re-exports.
+- What a module exports under another name (``export default Foo``, ``export {a as b}``) is
+  recorded as a re-export from the module itself, written ``""``: the generic resolver then
+  finds ``default`` (or ``b``) by following it, like any re-export chain. An anonymous
+  ``export default function () {}`` is the symbol ``default``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import TYPE_CHECKING, ClassVar
+
+from kgtool.raw.languages.base import UNBINDABLE, Language, ModuleTarget, Scopes
+from kgtool.raw.model import ImportFact
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from kgtool.raw.resolve import RepoIndex
+
+# The module string of an export under another name: the exporting file itself.
+THIS_MODULE = ""
+# ES named imports never name a file of a folder, so ``submodule`` points nowhere.
+NO_SUBMODULE = "\0"
+
+JS_EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs")
+TS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".mts", ".cts")
+# A TypeScript file imports its sibling "./x.ts" as "./x.js" (what it compiles to).
+TS_FOR_JS = {
+    ".js": (".ts", ".tsx", ".d.ts"),
+    ".jsx": (".tsx",),
+    ".mjs": (".mts", ".d.mts"),
+    ".cjs": (".cts", ".d.cts"),
+}
+# Conventional aliases of the source root ("@/components/x" with paths {"@/*": ["src/*"]}).
+ROOT_ALIASES = ("@/", "~/")
+SOURCE_ROOTS = ("", "src/")
+CLASS_NODES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+
+GLOBALS = frozenset(
+    {
+        # ECMAScript
+        "AggregateError", "Array", "ArrayBuffer", "Atomics", "BigInt", "BigInt64Array",
+        "BigUint64Array", "Boolean", "DataView", "Date", "Error", "EvalError",
+        "FinalizationRegistry", "Float32Array", "Float64Array", "Function", "Infinity",
+        "Int16Array", "Int32Array", "Int8Array", "Intl", "JSON", "Map", "Math", "NaN", "Number",
+        "Object", "Promise", "Proxy", "RangeError", "ReferenceError", "Reflect", "RegExp", "Set",
+        "SharedArrayBuffer", "String", "Symbol", "SyntaxError", "TypeError", "URIError",
+        "Uint16Array", "Uint32Array", "Uint8Array", "Uint8ClampedArray", "WeakMap", "WeakRef",
+        "WeakSet", "decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent",
+        "escape", "eval", "globalThis", "isFinite", "isNaN", "parseFloat", "parseInt",
+        "undefined", "unescape",
+        # Hosts: browsers, Node, workers
+        "AbortController", "AbortSignal", "Blob", "Buffer", "BroadcastChannel", "CustomEvent",
+        "Event", "EventTarget", "File", "FileReader", "FormData", "Headers", "Image",
+        "IntersectionObserver", "MessageChannel", "MutationObserver", "Request",
+        "ResizeObserver", "Response", "TextDecoder", "TextEncoder", "URL", "URLSearchParams",
+        "WebSocket", "Worker", "XMLHttpRequest", "__dirname", "__filename", "alert", "atob",
+        "btoa", "cancelAnimationFrame", "clearImmediate", "clearInterval", "clearTimeout",
+        "confirm", "console", "crypto", "document", "exports", "fetch", "global",
+        "localStorage", "location", "module", "navigator", "performance", "process", "prompt",
+        "queueMicrotask", "require", "requestAnimationFrame", "sessionStorage", "setImmediate",
+        "setInterval", "setTimeout", "structuredClone", "window",
+        # Test runners inject these without an import.
+        "afterAll", "afterEach", "beforeAll", "beforeEach", "describe", "expect", "it", "jest",
+        "test", "vi",
+    }
+)  # fmt: skip
+
+
+class JavaScript(Language):
+    name = "javascript"
+    grammar = "javascript"
+    extensions = (".js", ".mjs", ".cjs", ".jsx")
+    ecosystem = "npm"
+    self_names: ClassVar[frozenset[str]] = frozenset({"this"})
+    super_names: ClassVar[frozenset[str]] = frozenset({"super"})
+    member_access: ClassVar[dict[str, tuple[str, str]]] = {
+        "member_expression": ("object", "property")
+    }
+    builtins: ClassVar[frozenset[str]] = GLOBALS
+    self_words: ClassVar[frozenset[str]] = frozenset({"this"})
+    # Probe order for "./x": a JavaScript file most likely means a JavaScript file.
+    probe_extensions: ClassVar[tuple[str, ...]] = JS_EXTENSIONS + TS_EXTENSIONS
+    field_types: ClassVar[frozenset[str]] = frozenset({"field_definition"})
+
+    # ---- extraction -----------------------------------------------------------------------
+
+    def parse_import(self, node: Node) -> list[ImportFact]:
+        line = node.start_point[0] + 1
+        if node.type == "call_expression":
+            return self._require(node, line)
+        source = node.child_by_field_name("source")
+        if node.type == "import_statement":
+            return self._import(node, line, source)
+        if node.type == "export_statement":
+            return self._export(node, line, source)
+        return []
+
+    def _import(self, node: Node, line: int, source: Node | None) -> list[ImportFact]:
+        facts: list[ImportFact] = []
+        for child in node.named_children:
+            if child.type == "import_require_clause":  # TypeScript: import x = require("m")
+                name, module = child.named_children[0], child.child_by_field_name("source")
+                if module is not None:
+                    facts.append(ImportFact(line, _string(module), "", self.node_text(name)))
+        if source is None:
+            return facts
+        module = _string(source)
+        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+        if clause is None:
+            return [ImportFact(line, module)]
+        for child in clause.named_children:
+            if child.type == "identifier":
+                facts.append(ImportFact(line, module, "default", self.node_text(child)))
+            elif child.type == "namespace_import":
+                alias = child.named_children[0] if child.named_children else None
+                if alias is not None:
+                    facts.append(ImportFact(line, module, "", self.node_text(alias)))
+            elif child.type == "named_imports":
+                for spec in child.named_children:
+                    if spec.type == "import_specifier":
+                        name, alias = _specifier(spec)
+                        facts.append(ImportFact(line, module, name, alias))
+        return facts or [ImportFact(line, module)]
+
+    def _export(self, node: Node, line: int, source: Node | None) -> list[ImportFact]:
+        if source is not None:
+            module = _string(source)
+            facts: list[ImportFact] = []
+            for child in node.named_children:
+                if child.type == "export_clause":
+                    for spec in child.named_children:
+                        if spec.type == "export_specifier":
+                            name, alias = _specifier(spec)
+                            facts.append(ImportFact(line, module, name, alias, True))
+                elif child.type == "namespace_export":
+                    alias = child.named_children[0] if child.named_children else None
+                    if alias is not None:
+                        facts.append(ImportFact(line, module, "", self.node_text(alias), True))
+            return facts or [ImportFact(line, module, "*", "", True)]
+        facts = []
+        for child in node.named_children:
+            if child.type == "export_clause":
+                for spec in child.named_children:
+                    if spec.type == "export_specifier":
+                        name, alias = _specifier(spec)
+                        if name != alias:
+                            facts.append(ImportFact(line, THIS_MODULE, name, alias, True))
+        if any(child.type == "default" for child in node.children):
+            named = node.child_by_field_name("declaration") or node.child_by_field_name("value")
+            if named is not None and named.type == "identifier":
+                local = self.node_text(named)
+            elif named is not None and named.child_by_field_name("name") is not None:
+                local = self.node_text(named.child_by_field_name("name"))  # type: ignore[arg-type]
+            else:
+                local = ""  # anonymous: the query names it "default"
+            if local and named is not None and named.type != "class":
+                facts.append(ImportFact(line, THIS_MODULE, local, "default", True))
+        return facts
+
+    def _require(self, node: Node, line: int) -> list[ImportFact]:
+        arguments = node.child_by_field_name("arguments")
+        first = arguments.named_children[0] if arguments and arguments.named_children else None
+        if first is None or first.type != "string":
+            return []
+        module = _string(first)
+        parent = node.parent
+        # Only ``const x = require("m")`` binds; ``await import("m")`` and the rest just load.
+        target = parent.child_by_field_name("name") if parent is not None else None
+        if parent is None or parent.type != "variable_declarator" or target is None:
+            return [ImportFact(line, module)]
+        if node.child_by_field_name("function").type == "import":  # type: ignore[union-attr]
+            return [ImportFact(line, module)]  # a promise of the module, not the module
+        if target.type == "identifier":
+            return [ImportFact(line, module, "", self.node_text(target))]
+        facts = []
+        if target.type == "object_pattern":
+            for part in target.named_children:
+                if part.type == "shorthand_property_identifier_pattern":
+                    text = self.node_text(part)
+                    facts.append(ImportFact(line, module, text, text))
+                elif part.type == "pair_pattern":
+                    key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+                    if key is not None and value is not None and value.type == "identifier":
+                        facts.append(
+                            ImportFact(line, module, self.node_text(key), self.node_text(value))
+                        )
+        return facts or [ImportFact(line, module)]
+
+    def split_callee(self, node: Node) -> tuple[str, str]:
+        if node.type in self.super_names:
+            return self._base_constructor(node)
+        if node.type == "non_null_expression" and node.named_children:
+            return self.split_callee(node.named_children[0])
+        return super().split_callee(node)
+
+    def _base_constructor(self, node: Node) -> tuple[str, str]:
+        """``super(...)`` constructs the base class: it is a call of the class in ``extends``."""
+        parent = node.parent
+        while parent is not None and parent.type not in CLASS_NODES:
+            parent = parent.parent
+        if parent is None:
+            return UNBINDABLE, UNBINDABLE
+        heritage = next((c for c in parent.named_children if c.type == "class_heritage"), None)
+        if heritage is None:
+            return UNBINDABLE, UNBINDABLE
+        for child in heritage.named_children:
+            if child.type == "extends_clause":
+                child = child.child_by_field_name("value") or child
+            if child.type == "implements_clause":
+                continue
+            return super().split_callee(child)
+        return UNBINDABLE, UNBINDABLE
+
+    def dotted(self, node: Node) -> str:
+        if node.type == "non_null_expression" and node.named_children:
+            return self.dotted(node.named_children[0])
+        return super().dotted(node)
+
+    def assign_var(self, node: Node) -> str:
+        # A class field and a constructor's parameter property are read as ``this.x``.
+        parent = node.parent
+        if parent is not None and (
+            parent.type in self.field_types
+            or any(c.type in ("accessibility_modifier", "readonly") for c in parent.children)
+        ):
+            return f"this.{self.node_text(node)}"
+        return self.node_text(node)
+
+    def _enclosing(self, node: Node, scopes: Scopes, symbols_only: bool = False) -> tuple[str, str]:
+        # A decorator runs where the definition it decorates is made, not inside it.
+        parent = node.parent
+        while parent is not None and parent.type != "decorator":
+            parent = parent.parent
+        if parent is not None and parent.parent is not None and parent.parent.id in scopes:
+            return super()._enclosing(parent.parent, scopes, symbols_only)
+        return super()._enclosing(node, scopes, symbols_only)
+
+    # ---- resolution -----------------------------------------------------------------------
+
+    def submodule(self, module: str, name: str) -> str:
+        return NO_SUBMODULE
+
+    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+        if module == THIS_MODULE:
+            return ModuleTarget(files=(importer,))
+        if module == NO_SUBMODULE:
+            return ModuleTarget()
+        if module.startswith(("./", "../")) or module in (".", ".."):
+            stem = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+            found = self._probe(stem, index)
+            return ModuleTarget(files=(found,)) if found else ModuleTarget()
+        if module.startswith("/") or "\\" in module:
+            return ModuleTarget()
+        for alias in ROOT_ALIASES:
+            if module.startswith(alias):
+                for root in SOURCE_ROOTS:
+                    found = self._probe(root + module[len(alias) :], index)
+                    if found:
+                        return ModuleTarget(files=(found,))
+                return ModuleTarget()
+        if "/" in module and not module.startswith("@"):
+            # baseUrl-style "components/Button": only when that folder is in the repository.
+            folders = index.memo("js:folders", _folders)
+            head = module.split("/", 1)[0]
+            for root in SOURCE_ROOTS:
+                if f"{root}{head}" in folders:
+                    found = self._probe(root + module, index)
+                    if found:
+                        return ModuleTarget(files=(found,))
+        return ModuleTarget(external=package_name(module))
+
+    def _probe(self, stem: str, index: RepoIndex) -> str:
+        """The file a relative specifier names, trying what Node and TypeScript would try."""
+        if stem == ".." or stem.startswith("../"):
+            return ""  # outside the repository
+        stem = "" if stem == "." else stem
+        files = index.facts
+        base, extension = posixpath.splitext(stem)
+        candidates: list[str] = []
+        if extension in TS_FOR_JS:
+            swapped = [base + ts for ts in TS_FOR_JS[extension]]
+            ts_first = self.probe_extensions[0] in TS_EXTENSIONS
+            candidates += [*swapped, stem] if ts_first else [stem, *swapped]
+        else:
+            candidates.append(stem)
+        candidates += [stem + ext for ext in self.probe_extensions]
+        folder = f"{stem}/" if stem else ""
+        candidates += [f"{folder}index{ext}" for ext in self.probe_extensions]
+        for candidate in candidates:
+            if candidate in files:
+                return candidate
+        return ""
+
+
+def package_name(module: str) -> str:
+    """The npm package a bare specifier names: "@scope/pkg" keeps two segments."""
+    module = module.removeprefix("node:")
+    parts = module.split("/")
+    if module.startswith("@") and len(parts) > 1:
+        return "/".join(parts[:2])
+    return parts[0]
+
+
+def _folders(index: RepoIndex) -> frozenset[str]:
+    folders: set[str] = set()
+    for path in index.facts:
+        folder = posixpath.dirname(path)
+        while folder and folder not in folders:
+            folders.add(folder)
+            folder = posixpath.dirname(folder)
+    return frozenset(folders)
+
+
+def _string(node: Node) -> str:
+    """The value of a string literal (no escapes in module specifiers worth decoding)."""
+    text = node.text.decode("utf-8", "replace") if node.text is not None else ""
+    return text[1:-1] if len(text) >= 2 and text[0] in "'\"`" else text
+
+
+def _specifier(node: Node) -> tuple[str, str]:
+    """(name, local alias) of ``a`` / ``a as b`` / ``"a-b" as c`` in import and export lists."""
+    name = node.child_by_field_name("name")
+    alias = node.child_by_field_name("alias")
+    text = _string(name) if name is not None else ""
+    return text, (_string(alias) if alias is not None else text)
