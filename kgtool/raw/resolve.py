@@ -71,10 +71,14 @@ class RepoIndex:
             self._by_language.setdefault(facts[path].language, []).append(path)
         self.top_level_by_name: dict[tuple[str, str], list[str]] = {}
         self.methods_by_name: dict[tuple[str, str], list[str]] = {}
+        # Bare names are looked up among the languages of one ecosystem: a .tsx file calls what
+        # a .ts or .js file defines.
         for path in sorted(facts):
-            language = facts[path].language
+            if not facts[path].symbols:
+                continue
+            ecosystem = language_named(facts[path].language).ecosystem
             for symbol in facts[path].symbols:
-                key = (language, symbol.name)
+                key = (ecosystem, symbol.name)
                 table = self.methods_by_name if symbol.kind == "method" else self.top_level_by_name
                 if symbol.kind == "method" or not symbol.parent:
                     table.setdefault(key, []).append(symbol_id(path, symbol.qualname))
@@ -398,7 +402,7 @@ class FileResolver:
                     "inherits",
                     base.line,
                     self._classes(
-                        self.index.top_level_by_name.get((self.facts.language, name), [])
+                        self.index.top_level_by_name.get((self.language.ecosystem, name), [])
                     ),
                     CONFIDENCE_UNIQUE_NAME,
                     name,
@@ -448,7 +452,7 @@ class FileResolver:
                 bound = self.index.find_method(self._id(owner), call.name)
         if self._bound_call(caller, call, bound):
             return
-        candidates = self.index.top_level_by_name.get((self.facts.language, call.name), [])
+        candidates = self.index.top_level_by_name.get((self.language.ecosystem, call.name), [])
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_NAME, call.name)
 
     def _self_call(self, caller: str, call: CallFact) -> None:
@@ -542,7 +546,7 @@ class FileResolver:
         return False
 
     def _by_method_name(self, caller: str, call: CallFact) -> None:
-        candidates = self.index.methods_by_name.get((self.facts.language, call.name), [])
+        candidates = self.index.methods_by_name.get((self.language.ecosystem, call.name), [])
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_METHOD, call.name)
 
     def _by_name(
