@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from kgtool.commands import check, diff, update
+from kgtool.commands import check, diff, playbooks, update
 
-COMMANDS = (update, check, diff)
+COMMANDS = (update, check, diff, playbooks)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from kgtool.commands._common import Context, context
 from kgtool.communities.build import update_communities
+from kgtool.playbook.check import check_playbooks as run_playbook_check
 from kgtool.raw.build import update_raw
 
 
@@ -42,7 +43,12 @@ def check_communities(ctx: Context) -> CheckOutcome:
     return CheckOutcome("communities", True)
 
 
-CHECKS: list[Callable[[Context], CheckOutcome]] = [check_raw, check_communities]
+def check_playbooks(ctx: Context) -> CheckOutcome:
+    report = run_playbook_check(ctx.root, ctx.config, ctx.store)
+    return CheckOutcome("playbooks", report.ok, report.error_lines(), report.warning_lines())
+
+
+CHECKS: list[Callable[[Context], CheckOutcome]] = [check_raw, check_communities, check_playbooks]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

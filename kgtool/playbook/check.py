@@ -1,0 +1,204 @@
+"""Checking every playbook: read it, resolve each pointer and concept, refuse what fails.
+
+A playbook is refused when it has an error: a front-matter problem, or a key file that is
+ambiguous, missing or invalid (and, when configured, an unresolved or stale concept). It is
+executable (an agent may act on it alone) only when it is active and nothing refuses it.
+Retired playbooks are still read, but their pointers only warn: nobody should follow them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgtool.config import Config
+from kgtool.errors import KgError
+from kgtool.playbook.concepts import ConceptIndex, load_concepts
+from kgtool.playbook.layer1 import load_layer1
+from kgtool.playbook.model import ACTIVE, ERROR, RETIRED, WARNING, Playbook, Problem, Scalar
+from kgtool.playbook.parse import load_playbooks
+from kgtool.playbook.resolve import INVALID, MISSING, Resolution, Resolver, invalid_reason
+from kgtool.playbook.suggest import Suggester, Suggestion
+from kgtool.store import Store
+
+TODO = "TODO"  # what ``kgtool playbooks new`` leaves for a person to fill in
+
+
+@dataclass(frozen=True)
+class PointerResult:
+    scalar: Scalar
+    resolution: Resolution
+    suggestion: Suggestion | None = None
+
+
+@dataclass(frozen=True)
+class ConceptResult:
+    scalar: Scalar
+    community: str  # "" when unresolved
+    stale: str = ""  # why its label is stale
+
+
+@dataclass
+class PlaybookReport:
+    playbook: Playbook
+    pointers: list[PointerResult] = field(default_factory=list)
+    concepts: list[ConceptResult] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == ERROR]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == WARNING]
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.errors)
+
+    @property
+    def executable(self) -> bool:
+        return (
+            self.playbook.status == ACTIVE
+            and not self.refused
+            and all(p.resolution.resolved for p in self.pointers)
+        )
+
+
+@dataclass
+class CheckReport:
+    playbooks: list[PlaybookReport]
+    notes: list[str] = field(default_factory=list)  # run-wide warnings, said once
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.refused for r in self.playbooks)
+
+    def error_lines(self) -> list[str]:
+        return [str(p) for r in self.playbooks for p in r.errors]
+
+    def warning_lines(self) -> list[str]:
+        lines = [str(p).replace(": warning: ", ": ", 1) for r in self.playbooks for p in r.warnings]
+        return lines + self.notes
+
+    def summary(self) -> str:
+        total = len(self.playbooks)
+        refused = sum(r.refused for r in self.playbooks)
+        executable = sum(r.executable for r in self.playbooks)
+        return f"{total} playbook{'s' * (total != 1)}: {executable} executable, {refused} refused"
+
+
+def playbooks_dir(config: Config) -> str:
+    directory = config.section("playbooks")["dir"].strip().rstrip("/")
+    reason = invalid_reason(directory)
+    if reason:
+        raise KgError(
+            f"setting 'playbooks.dir' ({directory!r}) is not usable: {reason}", config.source
+        )
+    return directory
+
+
+def check_playbooks(
+    root: Path, config: Config, store: Store, only: list[str] | None = None
+) -> CheckReport:
+    """Check every playbook (or only those at the paths in ``only``)."""
+    settings = config.section("playbooks")
+    playbooks = load_playbooks(root, playbooks_dir(config), settings["max_bytes"])
+    if only is not None:
+        playbooks = [p for p in playbooks if p.path in only]
+    report = CheckReport([])
+    if not playbooks:
+        return report
+    view = load_layer1(root, config, store)
+    concepts = load_concepts(store)
+    resolver = Resolver(view, root)
+    suggester = Suggester(view, root, settings["history_commits"])
+    for playbook in playbooks:
+        report.playbooks.append(_check_one(playbook, resolver, suggester, concepts, settings))
+    report.notes.extend(view.notes)
+    if any(r.playbook.concepts for r in report.playbooks):
+        report.notes.extend(concepts.notes)
+    return report
+
+
+def _check_one(
+    playbook: Playbook,
+    resolver: Resolver,
+    suggester: Suggester,
+    concepts: ConceptIndex,
+    settings: dict,
+) -> PlaybookReport:
+    report = PlaybookReport(playbook, problems=list(playbook.problems))
+    # A retired playbook's rot matters to nobody following it; say so, refuse nothing.
+    pointer_severity = WARNING if playbook.status == RETIRED else ERROR
+    for scalar in playbook.key_files:
+        resolution = resolver.resolve(scalar.value)
+        suggestion = suggester.suggest(resolution) if resolution.outcome == MISSING else None
+        report.pointers.append(PointerResult(scalar, resolution, suggestion))
+        if not resolution.resolved:
+            report.problems.append(
+                Problem(
+                    playbook.path,
+                    scalar.line,
+                    describe(scalar.value, resolution, suggestion),
+                    pointer_severity,
+                )
+            )
+    for scalar in playbook.concepts:
+        community = concepts.resolve(scalar.value) if concepts.available else ""
+        stale = concepts.stale.get(community, "") if community else ""
+        report.concepts.append(ConceptResult(scalar, community, stale))
+        if not concepts.available:
+            continue
+        if not community:
+            severity = ERROR if settings["fail_on_unresolved_concepts"] else WARNING
+            report.problems.append(
+                Problem(
+                    playbook.path,
+                    scalar.line,
+                    f"concept '{scalar.value}' is unresolved: no layer-3 name or community ID "
+                    "matches it",
+                    min(severity, pointer_severity, key=_rank),
+                )
+            )
+        elif stale:
+            severity = ERROR if settings["fail_on_stale_concepts"] else WARNING
+            report.problems.append(
+                Problem(
+                    playbook.path,
+                    scalar.line,
+                    f"concept '{scalar.value}' ({community}) is stale: {stale}",
+                    min(severity, pointer_severity, key=_rank),
+                )
+            )
+    for name in ("validation", "pitfalls", "rollback"):
+        if any(step.lstrip().startswith(TODO) for step in getattr(playbook, name)):
+            report.problems.append(
+                Problem(
+                    playbook.path,
+                    playbook.line_of(name),
+                    f"field '{name}' still holds a {TODO} from the skeleton",
+                    WARNING,
+                )
+            )
+    report.problems.sort(key=lambda p: (p.line, _rank(p.severity)))
+    return report
+
+
+def _rank(severity: str) -> int:
+    """Warnings rank lower than errors: ``min`` keeps the milder of two severities."""
+    return 0 if severity == WARNING else 1
+
+
+def describe(pointer: str, resolution: Resolution, suggestion: Suggestion | None) -> str:
+    head = f"key file '{pointer}' does not resolve ({resolution.outcome})"
+    if resolution.outcome == INVALID:
+        return f"{head}: {resolution.reason}"
+    if resolution.outcome == MISSING:
+        detail = f": {resolution.reason}" if resolution.reason else ""
+        hint = f"; {suggestion.text}" if suggestion and suggestion.text else ""
+        return f"{head}{detail}{hint}"
+    shown = ", ".join(resolution.candidates[:8])
+    more = len(resolution.candidates) - 8
+    return f"{head}: it matches {shown}" + (f" and {more} more" if more > 0 else "")

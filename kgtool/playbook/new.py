@@ -1,0 +1,118 @@
+"""``playbooks new``: a skeleton with the six fields, pre-filled from a change.
+
+The key files are the files of the current change (staged and unstaged), or of a revision
+range, that are in the graph now; the concepts are their communities, by layer-3 name where
+there is one. Everything only a person knows is left as a TODO, and the skeleton is
+``proposed`` until that person makes it ``active``: a half-written playbook is never
+executable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgtool.config import Config
+from kgtool.errors import KgError
+from kgtool.playbook.check import TODO, playbooks_dir
+from kgtool.playbook.concepts import load_concepts
+from kgtool.playbook.layer1 import load_layer1
+from kgtool.playbook.parse import parse_playbook, slugify
+from kgtool.repo import changed_paths
+from kgtool.store import Store, atomic_write
+
+MAX_KEY_FILES = 30
+
+
+@dataclass
+class NewPlaybook:
+    path: str
+    key_files: list[str]
+    concepts: list[str]
+    left_out: int  # changed files beyond MAX_KEY_FILES
+
+
+def _q(text: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def new_playbook(
+    root: Path,
+    config: Config,
+    store: Store,
+    intent: str,
+    rev_range: str | None = None,
+    slug: str | None = None,
+    dry_run: bool = False,
+) -> tuple[NewPlaybook, str]:
+    intent = " ".join(intent.split())
+    if not intent:
+        raise KgError("the intent is empty: say what the playbook is for")
+    slug = slugify(slug or intent)
+    directory = playbooks_dir(config)
+    path = f"{directory}/{slug}.md"
+    if (root / path).exists():
+        raise KgError(f"{path} exists already; pass --slug to choose another name")
+
+    view = load_layer1(root, config, store)
+    playbook_files = f"{directory}/"
+    changed = [
+        p
+        for p in changed_paths(root, rev_range)
+        if p in view.files and not p.startswith(playbook_files)
+    ]
+    key_files = changed[:MAX_KEY_FILES]
+    concepts_index = load_concepts(store)
+    counts = Counter(concepts_index.files[p] for p in changed if p in concepts_index.files)
+    concepts = [
+        concepts_index.names.get(community, community)
+        for community, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    source = f"the commits {rev_range}" if rev_range else "the uncommitted change"
+    lines = [
+        "---",
+        f"title: {_q(intent[:1].upper() + intent[1:])}",
+        f"intent: {_q(intent)}",
+        "# proposed until a person has replaced every TODO below; then make it active.",
+        "status: proposed",
+    ]
+    lines.append("concepts:" if concepts else "concepts: []")
+    lines += [f"  - {_q(c)}" for c in concepts]
+    if key_files:
+        lines.append(f"# from {source}; keep the files a person must touch, drop the rest.")
+        lines.append("key_files:")
+        lines += [f"  - {_q(p)}" for p in key_files]
+        if len(changed) > MAX_KEY_FILES:
+            lines.append(f"  # and {len(changed) - MAX_KEY_FILES} more changed files")
+    else:
+        lines.append(f"# {source} touches no file in the graph: list the files to change.")
+        lines.append("key_files: []")
+    lines += [
+        "validation:",
+        f"  - {_q(TODO + ': the exact command or test that proves the change works')}",
+        "pitfalls:",
+        f"  - {_q(TODO + ': what an earlier attempt got wrong')}",
+        f"rollback: {_q(TODO + ': what breaks if the change is reverted halfway')}",
+    ]
+    if rev_range:
+        lines += ["evidence:", f"  - {_q(rev_range)}"]
+    lines += [
+        "---",
+        "",
+        f"# {intent[:1].upper() + intent[1:]}",
+        "",
+        f"{TODO}: the steps, in order, and why each is needed.",
+        "",
+    ]
+    text = "\n".join(lines)
+    # The skeleton must read back as a playbook; a quoting slip here would be kgtool's bug.
+    check = parse_playbook(path, text.encode("utf-8"))
+    broken = [p for p in check.problems if "key_files" not in p.message]
+    if broken:  # pragma: no cover - a bug in the skeleton, not in the user's input
+        raise KgError(f"the skeleton does not read back: {broken[0]}")
+    if not dry_run:
+        atomic_write(root / path, text.encode("utf-8"))
+    return NewPlaybook(path, key_files, concepts, max(0, len(changed) - MAX_KEY_FILES)), text

@@ -1,0 +1,179 @@
+"""What a missing pointer probably became: a rename in git history, the same symbol in another
+file, or the nearest existing path. Only a chain of plain renames is certain enough for
+``kgtool playbooks fix`` to apply.
+
+History is read once per run, and only when some pointer is missing: the common path (every
+pointer resolves) never runs git beyond ``ls-files``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgtool.playbook.layer1 import Layer1
+from kgtool.playbook.resolve import Resolution
+from kgtool.repo import PathChange, is_shallow, path_changes
+
+SHORT = 7
+MAX_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    text: str  # "it was renamed to src/cli/args.ts in 1a2b3c4"
+    replacement: str = ""  # the pointer to write instead; only when certain
+
+
+@dataclass(frozen=True)
+class _Step:
+    change: PathChange
+    order: int  # position in history, oldest first
+
+
+def _when(change: PathChange) -> str:
+    return f"in {change.commit[:SHORT]}" if change.commit else "in the working tree (uncommitted)"
+
+
+class Suggester:
+    def __init__(self, view: Layer1, root: Path, max_commits: int) -> None:
+        self.view = view
+        self.root = root
+        self.max_commits = max_commits
+        self._by_source: dict[str, list[_Step]] | None = None
+        self._symbols: dict[str, list[str]] | None = None
+
+    @property
+    def by_source(self) -> dict[str, list[_Step]]:
+        if self._by_source is None:
+            self._by_source = {}
+            for order, change in enumerate(path_changes(self.root, self.max_commits)):
+                self._by_source.setdefault(change.old_path, []).append(_Step(change, order))
+        return self._by_source
+
+    def suggest(self, resolution: Resolution) -> Suggestion:
+        path, symbol = resolution.pointer.partition("::")[::2]
+        hints: list[str] = []
+        if resolution.path:  # the file is there; the symbol is not
+            moved = self._symbol_elsewhere(symbol, exclude=resolution.path)
+            if moved:
+                hints.append(moved)
+            near = self._near_symbol(resolution.path, symbol)
+            if near:
+                hints.append(near)
+            return Suggestion("; ".join(hints) or "no symbol of that name is known anywhere")
+
+        renamed = self._history(path)
+        if renamed is not None:
+            text, final, certain = renamed
+            if final and symbol:
+                if symbol in self.view.symbols(final):
+                    return Suggestion(text, f"{final}::{symbol}" if certain else "")
+                hints.append(f"{text}, but {final} defines no '{symbol}'")
+            elif final:
+                return Suggestion(text, final if certain else "")
+            else:
+                hints.append(text)
+        if symbol:
+            moved = self._symbol_elsewhere(symbol)
+            if moved:
+                hints.append(moved)
+        near = self._near_path(path)
+        if near:
+            hints.append(near)
+        if renamed is None:
+            hint = "no file by that name in git history"
+            if is_shallow(self.root):
+                hint += " (a shallow clone: older history is not here)"
+            hints.insert(0, hint)
+        return Suggestion("; ".join(hints))
+
+    def _history(self, path: str) -> tuple[str, str, bool] | None:
+        """(message, final path if it exists now, certain) for the renames of ``path``."""
+        sources = [path] if path in self.by_source else []
+        if not sources:
+            tail = "/" + path
+            sources = sorted(s for s in self.by_source if s == path or s.endswith(tail))
+        if not sources:
+            return None
+        if len(sources) > 1:
+            shown = ", ".join(sources[:MAX_SHOWN])
+            more = f" and {len(sources) - MAX_SHOWN} more" if len(sources) > MAX_SHOWN else ""
+            return f"several files of that name were renamed or deleted: {shown}{more}", "", False
+        return self._follow(sources[0])
+
+    def _follow(self, path: str) -> tuple[str, str, bool]:
+        steps: list[PathChange] = []
+        certain = True
+        after = -1
+        current = path
+        while True:
+            later = [s for s in self.by_source.get(current, []) if s.order > after]
+            if not later:
+                break
+            # The same path renamed twice (re-created in between) leaves its meaning open:
+            # follow the latest, but never call it certain.
+            if len(later) > 1:
+                certain = False
+            step = later[-1] if len(later) > 1 else later[0]
+            steps.append(step.change)
+            after = step.order
+            if step.change.status != "R":
+                break
+            current = step.change.new_path
+        last = steps[-1]
+        via = ""
+        if len(steps) > 1:
+            middle = [f"{c.new_path} {_when(c)}" for c in steps[:-1] if c.status == "R"]
+            via = f" (by way of {', '.join(middle)})" if middle else ""
+        if last.status == "D":
+            if len(steps) > 1:
+                prior = steps[-2]
+                return (
+                    f"it was renamed to {prior.new_path} {_when(prior)}, "
+                    f"which was deleted {_when(last)}",
+                    "",
+                    False,
+                )
+            return f"it was deleted {_when(last)}", "", False
+        final = last.new_path
+        if final in self.view.files:
+            return f"it was renamed to {final} {_when(last)}{via}", final, certain
+        return (
+            f"it was renamed to {final} {_when(last)}{via}, which is not in the graph now",
+            "",
+            False,
+        )
+
+    def _symbol_elsewhere(self, symbol: str, exclude: str = "") -> str:
+        if not symbol:
+            return ""
+        if self._symbols is None:
+            self._symbols = self.view.symbol_index()
+        found = [n for n in self._symbols.get(symbol, []) if not n.startswith(f"{exclude}::")]
+        if not found:
+            short = symbol.rsplit(".", 1)[-1]
+            found = [n for n in self._symbols.get(short, []) if not n.startswith(f"{exclude}::")]
+        if not found:
+            return ""
+        shown = ", ".join(found[:MAX_SHOWN])
+        more = f" and {len(found) - MAX_SHOWN} more" if len(found) > MAX_SHOWN else ""
+        return f"'{symbol}' is now defined as {shown}{more}"
+
+    def _near_symbol(self, path: str, symbol: str) -> str:
+        close = difflib.get_close_matches(symbol, list(self.view.symbols(path)), MAX_SHOWN, 0.6)
+        return f"nearest in {path}: {', '.join(close)}" if close else ""
+
+    def _near_path(self, path: str) -> str:
+        files = sorted(self.view.files)
+        if "/" in path:
+            close = difflib.get_close_matches(path, files, MAX_SHOWN, 0.6)
+        else:
+            by_name: dict[str, list[str]] = {}
+            for file in files:
+                by_name.setdefault(posixpath.basename(file), []).append(file)
+            names = difflib.get_close_matches(path, list(by_name), MAX_SHOWN, 0.6)
+            close = [f for name in names for f in by_name[name]][:MAX_SHOWN]
+        return f"nearest existing path: {', '.join(close)}" if close else ""
