@@ -112,3 +112,15 @@ def test_builds_are_byte_identical_whatever_the_order_or_workers(repo: Repo, job
     shutil.rmtree(repo.root / ".kg")
     assert update_raw(repo.root, serial, Store(repo.root)).content == first
     assert first.count(b'"tier":"EXTRACTED","type":"calls"') == 80
+
+
+def test_import_of_a_file_without_symbols_binds_nothing(repo: Repo) -> None:
+    repo.write_files(
+        {
+            "data.json": '{"a": 1}\n',
+            "main.ts": "import data from './data.json';\nexport function f() { return data.a; }\n",
+        }
+    )
+    repo.commit()
+    assert repo.kg("update").code == 0
+    assert {(e["src"], e["dst"]) for e in repo.edges("imports")} == {("main.ts", "data.json")}

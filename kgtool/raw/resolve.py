@@ -156,7 +156,7 @@ class RepoIndex:
                 return Bound("symbol", symbol=symbol_id(path, name))
         for path in files:
             facts = self.facts.get(path)
-            if facts is None:
+            if facts is None or not facts.language:  # a JSON or CSS import: no names in it
                 continue
             language = language_named(facts.language)
             for imp in facts.imports:
@@ -370,7 +370,10 @@ class FileResolver:
                 sub = self.index.module(
                     self.language, self.language.submodule(imp.module, imp.name), self.path
                 )
-                if sub.files and self.index.find_top_level(target.files, imp.name) is None:
+                found = self.index.find_top_level(target.files, imp.name)
+                if found is not None and found.kind == "module":
+                    targets = found.module.files  # a module the package itself imports
+                elif sub.files and found is None:
                     targets = sub.files
             if target.external:
                 self._edge(
