@@ -1,0 +1,176 @@
+"""How still do community IDs hold while a repository's history moves?
+
+Replays the last N first-parent commits of a repository in one temporary worktree: each
+commit's layer 1 is built incrementally and layer 2 is warm-started from the previous
+commit's communities.json, exactly as the pre-commit hook would have done. Reports, per
+commit, the share of files (present on both sides) whose community ID changed, the share of
+IDs that survived, warm vs cold modularity on the same graph, the shape of the partition, its
+agreement with the directory structure, and the time layer 2 took.
+
+    python bench/communities_stability.py /path/to/repo --commits 150
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import posixpath
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import igraph
+
+from kgtool.communities.build import (
+    COMMUNITIES_FILE,
+    clustering_settings,
+    compute,
+    update_communities,
+)
+from kgtool.communities.graph import build_file_graph, read_raw
+from kgtool.config import load_config
+from kgtool.raw.build import update_raw
+from kgtool.repo import checkout_detached, first_parent_history, temporary_worktree
+from kgtool.store import Store, atomic_write, pretty_json
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def modularity(document: dict, graph_files: list[str], weights: dict, resolution: float) -> float:
+    index = {path: i for i, path in enumerate(graph_files)}
+    pairs = sorted(weights)
+    graph = igraph.Graph(n=len(graph_files), edges=[(index[a], index[b]) for a, b in pairs])
+    ids = sorted(set(document["files"].values()))
+    number = {cid: i for i, cid in enumerate(ids)}
+    membership = [number[document["files"][path]] for path in graph_files]
+    return graph.modularity(membership, weights=[weights[p] for p in pairs], resolution=resolution)
+
+
+def agreement(document: dict) -> tuple[float, float]:
+    """NMI and ARI of the partition against "files in the same folder" (top two levels)."""
+    paths = sorted(document["files"])
+    folders = ["/".join(posixpath.dirname(p).split("/")[:2]) for p in paths]
+    folder_ids = {f: i for i, f in enumerate(sorted(set(folders)))}
+    community_ids = {c: i for i, c in enumerate(sorted(set(document["files"].values())))}
+    a = [folder_ids[f] for f in folders]
+    b = [community_ids[document["files"][p]] for p in paths]
+    return (
+        igraph.compare_communities(a, b, method="nmi"),
+        igraph.compare_communities(a, b, method="ari"),
+    )
+
+
+def replay(repo: Path, commits: int) -> dict:
+    history = first_parent_history(repo, commits + 1)
+    rows = []
+    previous: dict | None = None
+    with temporary_worktree(repo, history[0]) as tree:
+        store = Store(tree)
+        for commit in history:
+            checkout_detached(tree, commit)
+            config = load_config(tree)
+            store.ensure()
+            if previous is not None:
+                atomic_write(store.path(COMMUNITIES_FILE), pretty_json(previous).encode())
+            raw = update_raw(tree, config, store, write=True)
+            started = time.perf_counter()
+            result = update_communities(tree, config, store, raw.content, write=True)
+            seconds = time.perf_counter() - started
+            document = result.document
+            settings = clustering_settings(config)
+            graph = build_file_graph(read_raw(raw.content.decode()), settings)
+            cold_started = time.perf_counter()
+            cold, _ = compute(read_raw(raw.content.decode()), settings, {}, rebaseline=True)
+            cold_seconds = time.perf_counter() - cold_started
+            resolution = float(settings["resolution"])
+            row = {
+                "commit": commit[:10],
+                "files": len(document["files"]),
+                "communities": len(document["communities"]),
+                "sizes": sorted(
+                    (c["size"] for c in document["communities"].values()), reverse=True
+                ),
+                "reclustered": result.reclustered,
+                "seconds": seconds,
+                "cold_seconds": cold_seconds,
+                "modularity_warm": modularity(document, graph.files, graph.weights, resolution),
+                "modularity_cold": modularity(cold, graph.files, graph.weights, resolution),
+            }
+            row["nmi"], row["ari"] = agreement(document)
+            if previous is not None:
+                shared = set(previous["files"]) & set(document["files"])
+                moved = sum(previous["files"][p] != document["files"][p] for p in shared)
+                row["moved_share"] = moved / len(shared) if shared else 0.0
+                old_ids = set(previous["communities"])
+                row["id_survival"] = len(old_ids & set(document["communities"])) / len(old_ids)
+                row["graph_changed"] = previous["graph_hash"] != document["graph_hash"]
+            rows.append(row)
+            previous = document
+    return summarise(rows)
+
+
+def summarise(rows: list[dict]) -> dict:
+    steps = [r for r in rows if "moved_share" in r]
+    unchanged = [r for r in steps if not r["graph_changed"]]
+    last = rows[-1]
+    return {
+        "commits": len(steps),
+        "graph_changed_commits": len(steps) - len(unchanged),
+        "moved_share_p50": percentile([r["moved_share"] for r in steps], 0.5),
+        "moved_share_p95": percentile([r["moved_share"] for r in steps], 0.95),
+        "moved_share_max": max((r["moved_share"] for r in steps), default=0.0),
+        "moved_share_max_when_graph_unchanged": max(
+            (r["moved_share"] for r in unchanged), default=0.0
+        ),
+        "id_survival_min": min((r["id_survival"] for r in steps), default=1.0),
+        "id_survival_mean": statistics.fmean([r["id_survival"] for r in steps] or [1.0]),
+        "commits_below_95pct_survival": sum(r["id_survival"] < 0.95 for r in steps),
+        "modularity_warm_minus_cold_min": min(
+            r["modularity_warm"] - r["modularity_cold"] for r in rows
+        ),
+        "modularity_warm_last": last["modularity_warm"],
+        "modularity_cold_last": last["modularity_cold"],
+        "files_last": last["files"],
+        "communities_last": last["communities"],
+        "sizes_last": last["sizes"],
+        "largest_share_last": last["sizes"][0] / last["files"] if last["files"] else 0.0,
+        "nmi_last": last["nmi"],
+        "ari_last": last["ari"],
+        "layer2_seconds_p50": percentile([r["seconds"] for r in steps], 0.5),
+        "layer2_seconds_max": max((r["seconds"] for r in steps), default=0.0),
+        "cold_cluster_seconds_last": last["cold_seconds"],
+        "worst_commits": sorted(
+            ({"commit": r["commit"], "moved_share": r["moved_share"]} for r in steps),
+            key=lambda r: -r["moved_share"],
+        )[:5],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("repo", type=Path)
+    parser.add_argument("--commits", type=int, default=120)
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = parser.parse_args()
+    if shutil.which("git") is None:
+        print("git is required", file=sys.stderr)
+        return 2
+    summary = replay(args.repo.resolve(), args.commits)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        for key, value in summary.items():
+            shown = f"{value:.4f}" if isinstance(value, float) else value
+            print(f"{key:40} {shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections.abc import Callable
+
+from communities_helpers import broken_links, clique, communities, community_of, members, update
+from conftest import Repo
+
+from kgtool.communities.build import clustering_settings, compute
+from kgtool.communities.graph import read_raw
+from kgtool.config import load_config
+
+
+def three_packages() -> dict:
+    return {
+        **clique("alpha", ["a0", "a1", "a2", "a3"], {"a0": ["beta.b0.beta_b0"]}),
+        **clique("beta", ["b0", "b1", "b2", "b3"]),
+        **clique("gamma", ["g0", "g1", "g2", "g3"], {"g1": ["beta.b2.beta_b2"]}),
+        "docs/one.md": "# one\n",
+        "docs/two.md": "# two\n",
+    }
+
+
+def test_clusters_packages_and_groups_loose_files_by_directory(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = make_repo(three_packages())
+    update(repo)
+    groups = sorted(sorted(m) for m in members(repo).values())
+    assert groups == [
+        ["alpha/a0.py", "alpha/a1.py", "alpha/a2.py", "alpha/a3.py"],
+        ["beta/b0.py", "beta/b1.py", "beta/b2.py", "beta/b3.py"],
+        ["docs/one.md", "docs/two.md"],
+        ["gamma/g0.py", "gamma/g1.py", "gamma/g2.py", "gamma/g3.py"],
+    ]
+    document = communities(repo)
+    alpha, beta = community_of(repo, "alpha/a0.py"), community_of(repo, "beta/b0.py")
+    edge = next(e for e in document["edges"] if e["src"] == alpha and e["dst"] == beta)
+    assert edge["types"] == {"calls": {"EXTRACTED": 1}, "imports": {"EXTRACTED": 1}}
+    assert not any(e["src"] == beta for e in document["edges"])  # nothing calls back
+    assert document["next_id"] == 5
+    assert set(document["settings"]["versions"]) == {"leidenalg", "igraph"}
+
+
+def test_same_input_gives_byte_identical_output(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(three_packages())
+    update(repo)
+    kg = repo.root / ".kg"
+    first = {p.relative_to(kg): p.read_bytes() for p in kg.rglob("*.md")}
+    first_json = (kg / "communities.json").read_bytes()
+    shutil.rmtree(kg)
+    update(repo)
+    assert (kg / "communities.json").read_bytes() == first_json
+    assert {p.relative_to(kg): p.read_bytes() for p in kg.rglob("*.md")} == first
+
+
+def test_shuffled_raw_order_gives_the_same_document(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(three_packages())
+    update(repo)
+    text = (repo.root / ".kg" / "raw.jsonl").read_text()
+    settings = clustering_settings(load_config(repo.root))
+    expected, _ = compute(read_raw(text), settings, {})
+    lines = text.splitlines()
+    for seed in range(3):
+        random.Random(seed).shuffle(lines)
+        shuffled, _ = compute(read_raw("\n".join(lines)), settings, {})
+        assert json.dumps(shuffled, sort_keys=True) == json.dumps(expected, sort_keys=True)
+
+
+def test_no_change_keeps_files_untouched_and_check_passes(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(three_packages())
+    update(repo)
+    path = repo.root / ".kg" / "communities.json"
+    before = path.stat().st_mtime_ns
+    out = update(repo)
+    assert "partition kept" in out
+    assert path.stat().st_mtime_ns == before
+    assert repo.kg("update", "--check").code == 0
+    assert repo.kg("check").code == 0
+    # A hand-edited document is stale: the check names it and update --check writes nothing.
+    document = json.loads(path.read_text())
+    document["next_id"] = 99
+    path.write_text(json.dumps(document))
+    stale = repo.kg("update", "--check")
+    assert stale.code == 1 and ".kg/communities.json" in stale.out
+    assert json.loads(path.read_text())["next_id"] == 99
+    failed = repo.kg("check")
+    assert failed.code == 1 and "FAILED: communities" in failed.out
+
+
+def test_one_file_change_keeps_every_unrelated_id(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(three_packages())
+    update(repo)
+    before = communities(repo)
+    files = clique("gamma", ["g0", "g1", "g2", "g3"], {"g1": ["beta.b2.beta_b2"]})
+    files["gamma/g3.py"] = files["gamma/g3.py"].replace(
+        "    return 1", "    alpha_a1()\n    return 1"
+    )
+    files["gamma/g3.py"] = "from alpha.a1 import alpha_a1\n" + files["gamma/g3.py"]
+    repo.write_files(files)
+    repo.commit("gamma calls alpha")
+    out = update(repo)
+    after = communities(repo)
+    assert "re-clustered" in out and after["graph_hash"] != before["graph_hash"]
+    assert after["files"] == before["files"]
+    assert after["communities"].keys() == before["communities"].keys()
+
+
+def test_new_file_joins_its_neighbours(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(three_packages())
+    update(repo)
+    before = communities(repo)
+    repo.write_files(clique("beta", ["b0", "b1", "b2", "b3", "b4"]))
+    repo.commit("beta grows")
+    update(repo)
+    after = communities(repo)
+    assert after["files"]["beta/b4.py"] == before["files"]["beta/b0.py"]
+    assert {p: c for p, c in after["files"].items() if p != "beta/b4.py"} == before["files"]
+
+
+def test_split_records_lineage_and_keeps_the_id_on_the_largest_part(
+    make_repo: Callable[..., Repo],
+) -> None:
+    names = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"]
+    repo = make_repo({**clique("big", names), **three_packages()})
+    update(repo)
+    old = community_of(repo, "big/s0.py")
+    assert {community_of(repo, f"big/{n}.py") for n in names} == {old}
+    # The package falls apart into two groups that no longer talk to each other.
+    part = {**clique("big", names[:5]), **clique("big", names[5:])}
+    repo.write_files(part)
+    repo.commit("split big")
+    update(repo)
+    document = communities(repo)
+    assert {community_of(repo, f"big/{n}.py") for n in names[:5]} == {old}
+    new = community_of(repo, "big/s5.py")
+    assert new != old and {community_of(repo, f"big/{n}.py") for n in names[5:]} == {new}
+    assert document["communities"][new]["split_from"] == old
+    assert document["next_id"] == int(new[1:]) + 1
+
+
+def test_merge_retires_an_id_that_is_never_reissued(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(
+        {
+            **clique("left", ["l0", "l1", "l2", "l3", "l4"]),
+            **clique("right", ["r0", "r1", "r2"], {"r0": ["left.l0.left_l0"]}),
+            **clique("other", ["o0", "o1", "o2", "o3"]),
+        }
+    )
+    update(repo)
+    left, right = community_of(repo, "left/l0.py"), community_of(repo, "right/r0.py")
+    assert left != right
+    # Every right file now calls every left function: one community.
+    calls = {f"r{i}": [f"left.l{j}.left_l{j}" for j in range(5)] for i in range(3)}
+    repo.write_files(clique("right", ["r0", "r1", "r2"], calls))
+    repo.commit("merge right into left")
+    update(repo)
+    document = communities(repo)
+    assert right not in document["communities"]
+    assert {community_of(repo, f"right/r{i}.py") for i in range(3)} == {left}
+    assert document["retired"][right] == {"merged_into": left}
+    assert (
+        "Absorbed retired communities: " + right
+        in (repo.root / ".kg" / "communities" / f"{left}.md").read_text()
+    )
+    # A brand-new package must get a fresh ID, never the retired one.
+    repo.write_files(clique("fresh", ["f0", "f1", "f2"]))
+    repo.commit("fresh package")
+    update(repo)
+    after = communities(repo)
+    fresh = community_of(repo, "fresh/f0.py")
+    assert fresh != right and int(fresh[1:]) >= document["next_id"]
+    assert right not in after["communities"]
+
+
+def test_rebaseline_reclusters_cold_but_maps_ids(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(three_packages())
+    update(repo)
+    before = communities(repo)
+    out = update(repo, "--rebaseline")
+    assert "re-clustered" in out
+    assert communities(repo)["files"] == before["files"]
+
+
+def test_boundaries_are_never_crossed(make_repo: Callable[..., Repo]) -> None:
+    # x/ and y/ are one tight clique by their code, but they live in two packages.
+    names = [f"x{i}" for i in range(3)]
+    files = {}
+    for i, name in enumerate(names):
+        calls = [f"pkg.y{j}.pkg_y{j}" for j in range(3)]
+        files.update(
+            {
+                f"packages/x/{k}": v
+                for k, v in _in_folder(clique("pkg", [name], {name: calls}), "pkg").items()
+            }
+        )
+        files.update(
+            {f"packages/y/{k}": v for k, v in _in_folder(clique("pkg", [f"y{i}"]), "pkg").items()}
+        )
+    repo = make_repo(files)
+    update(repo)
+    assert len(members(repo)) == 1  # without boundaries: one community
+    repo.write(".kgtool.yaml", "communities:\n  boundaries: ['packages/*']\n")
+    repo.commit("declare packages")
+    update(repo)
+    for group in members(repo).values():
+        roots = {"/".join(path.split("/")[:2]) for path in group if path.startswith("packages/")}
+        assert len(roots) <= 1, group
+    assert len(members(repo)) >= 2
+
+
+def _in_folder(files: dict, package: str) -> dict:
+    return {key.removeprefix(f"{package}/"): value for key, value in files.items()}
+
+
+def test_map_links_resolve_and_name_communities(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(three_packages())
+    beta = None
+    update(repo)
+    beta = community_of(repo, "beta/b0.py")
+    repo.write(".kg/ontology.yaml", f"communities:\n  {beta}:\n    name: Beta core\n")
+    update(repo)
+    kg = repo.root / ".kg"
+    assert broken_links(kg) == []
+    text = (kg / "MAP.md").read_text()
+    assert f"[{beta} · Beta core](communities/{beta}.md)" in text
+    page = (kg / "communities" / f"{beta}.md").read_text()
+    assert "## Used by" in page and "calls×1 / imports×1 (EXTRACTED 2)" in page
+    assert "`beta/b0.py::beta_b0`" in page
