@@ -14,6 +14,7 @@ from kgtool.raw.languages.go import Go, GoMod
 from kgtool.raw.languages.java import Java
 from kgtool.raw.languages.javascript import JavaScript
 from kgtool.raw.languages.python import Python
+from kgtool.raw.languages.rust import Rust
 from kgtool.raw.languages.typescript import Tsx, TypeScript
 
 LANGUAGES: tuple[type[Language], ...] = (
@@ -21,6 +22,7 @@ LANGUAGES: tuple[type[Language], ...] = (
     Go,
     GoMod,
     Java,
+    Rust,
     JavaScript,
     TypeScript,
     Tsx,
