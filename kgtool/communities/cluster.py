@@ -111,9 +111,14 @@ def _leiden(
 
 def initial_membership(
     files: list[str], previous: dict[str, str], neighbours: dict[str, dict[str, float]]
-) -> list[int]:
+) -> list[int] | None:
     """Old community per file; a new file starts with its neighbours, or its directory."""
+    if not any(path in previous for path in files):
+        return None  # a cold start: Leiden's own singletons
     labels: dict[str, str] = {path: previous[path] for path in files if path in previous}
+    in_directory: dict[str, Counter[str]] = defaultdict(Counter)
+    for path, label in labels.items():
+        in_directory[posixpath.dirname(path)][label] += 1
     # New files in path order, each seeing the ones placed before it: deterministic.
     for path in files:
         if path in labels:
@@ -123,14 +128,12 @@ def initial_membership(
             if other in labels:
                 votes[labels[other]] += weight
         if not votes:
-            directory = posixpath.dirname(path)
-            for other, label in labels.items():
-                if posixpath.dirname(other) == directory:
-                    votes[label] += 1
+            votes = in_directory.get(posixpath.dirname(path), Counter())
         if votes:
             labels[path] = min(votes, key=lambda label: (-votes[label], _id_key(label)))
         else:
             labels[path] = f"new:{path}"
+        in_directory[posixpath.dirname(path)][labels[path]] += 1
     numbering: dict[str, int] = {}
     for label in sorted(set(labels.values()), key=_id_key):
         numbering[label] = len(numbering)
