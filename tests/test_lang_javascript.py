@@ -1,0 +1,222 @@
+"""JavaScript in layer 1: ES modules, require, re-exports, classes, this/super, JSX, tiers."""
+
+from __future__ import annotations
+
+from conftest import Repo
+
+PROGRAM = {
+    "lib/util.js": """\
+        export function helper(x) {
+          return x;
+        }
+
+        export function render(v) {
+          return v;
+        }
+
+        export default function main() {
+          return helper(1);
+        }
+        """,
+    "lib/shapes.mjs": """\
+        import { helper as assist } from "./util.js";
+
+        export class Shape {
+          constructor(name) {
+            this.name = name;
+          }
+
+          area() {
+            return 0;
+          }
+
+          describe() {
+            return `${this.name}: ${this.area()}`;
+          }
+        }
+
+        export class Square extends Shape {
+          static unit = assist(1);
+
+          constructor(side) {
+            super("square");
+            this.side = side;
+          }
+
+          area() {
+            return this.side * this.side;
+          }
+
+          describe() {
+            return super.describe();
+          }
+
+          dynamic(name) {
+            return this[name]();
+          }
+        }
+        """,
+    "lib/index.js": """\
+        export * from "./shapes.mjs";
+        export { render as draw } from "./util.js";
+        """,
+    "legacy.cjs": """\
+        const util = require("./lib/util.js");
+        const { render, helper: aid } = require("./lib/util.js");
+
+        function run() {
+          util.helper(1);
+          render(2);
+          aid(3);
+        }
+
+        module.exports = { run };
+        run();
+        """,
+    "app.jsx": """\
+        import main, * as utils from "./lib/util.js";
+        import { Square, draw } from "./lib";
+        import React from "react";
+
+        const makeSquare = (n) => new Square(n);
+
+        function Panel({ side }) {
+          const sq = makeSquare(side);
+          return <div>{draw(sq.describe())}<Badge /></div>;
+        }
+
+        function Badge() {
+          return utils.render(main());
+        }
+
+        export default Panel;
+        """,
+    "other.js": """\
+        export function render(v) {
+          return v;
+        }
+
+        export function go() {
+          render(1);
+        }
+        """,
+    "orphan.js": """\
+        function orphan() {
+          render();
+          helper();
+          console.log("x");
+        }
+        """,
+    "broken.js": """\
+        function ok() {
+          return 1;
+        }
+
+        function bad( {
+        """,
+}
+
+
+def _built(repo: Repo) -> Repo:
+    repo.write_files(PROGRAM)
+    repo.commit()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    return repo
+
+
+def test_javascript_symbols_and_languages(repo: Repo) -> None:
+    nodes = _built(repo).nodes()
+    symbols = {i: (n["kind"], tuple(n["span"])) for i, n in nodes.items() if "span" in n}
+    assert symbols == {
+        "lib/util.js::helper": ("function", (1, 3)),
+        "lib/util.js::render": ("function", (5, 7)),
+        "lib/util.js::main": ("function", (9, 11)),
+        "lib/shapes.mjs::Shape": ("class", (3, 15)),
+        "lib/shapes.mjs::Shape.constructor": ("method", (4, 6)),
+        "lib/shapes.mjs::Shape.area": ("method", (8, 10)),
+        "lib/shapes.mjs::Shape.describe": ("method", (12, 14)),
+        "lib/shapes.mjs::Square": ("class", (17, 36)),
+        "lib/shapes.mjs::Square.constructor": ("method", (20, 23)),
+        "lib/shapes.mjs::Square.area": ("method", (25, 27)),
+        "lib/shapes.mjs::Square.describe": ("method", (29, 31)),
+        "lib/shapes.mjs::Square.dynamic": ("method", (33, 35)),
+        "legacy.cjs::run": ("function", (4, 8)),
+        "app.jsx::makeSquare": ("function", (5, 5)),
+        "app.jsx::Panel": ("function", (7, 10)),
+        "app.jsx::Badge": ("function", (12, 14)),
+        "other.js::render": ("function", (1, 3)),
+        "other.js::go": ("function", (5, 7)),
+        "orphan.js::orphan": ("function", (1, 5)),
+        # What tree-sitter recovers before the syntax error is kept.
+        "broken.js::ok": ("function", (1, 3)),
+    }
+    languages = {n["lang"] for i, n in nodes.items() if n.get("kind") == "file"}
+    assert languages == {"javascript"}
+    assert nodes["broken.js"]["status"] == "partial"
+    assert nodes["broken.js"]["error_lines"]
+    assert nodes["app.jsx"]["status"] == "ok"
+    assert nodes["ext:npm:react"]["kind"] == "package"
+
+
+def test_javascript_calls_with_tiers(repo: Repo) -> None:
+    built = _built(repo)
+    calls = {(e["src"], e.get("dst"), e["line"], e["tier"]) for e in built.edges("calls")}
+    shapes, util = "lib/shapes.mjs", "lib/util.js"
+    assert calls == {
+        (f"{util}::main", f"{util}::helper", 10, "EXTRACTED"),
+        (f"{shapes}::Shape.describe", f"{shapes}::Shape.area", 13, "EXTRACTED"),
+        # A static field's initialiser runs in the class, through an aliased import.
+        (f"{shapes}::Square", f"{util}::helper", 18, "EXTRACTED"),
+        # super(...) constructs the base class.
+        (f"{shapes}::Square.constructor", f"{shapes}::Shape", 21, "EXTRACTED"),
+        (f"{shapes}::Square.describe", f"{shapes}::Shape.describe", 30, "EXTRACTED"),
+        # require: the whole module, and destructured names (one renamed).
+        ("legacy.cjs::run", f"{util}::helper", 5, "EXTRACTED"),
+        ("legacy.cjs::run", f"{util}::render", 6, "EXTRACTED"),
+        ("legacy.cjs::run", f"{util}::helper", 7, "EXTRACTED"),
+        ("legacy.cjs", "legacy.cjs::run", 11, "EXTRACTED"),
+        # Through the barrel: export * and a renamed re-export.
+        ("app.jsx::makeSquare", f"{shapes}::Square", 5, "EXTRACTED"),
+        ("app.jsx::Panel", "app.jsx::makeSquare", 8, "EXTRACTED"),
+        ("app.jsx::Panel", f"{util}::render", 9, "EXTRACTED"),
+        ("app.jsx::Panel", None, 9, "AMBIGUOUS"),  # sq.describe(): sq's type is unknown
+        ("app.jsx::Panel", "app.jsx::Badge", 9, "EXTRACTED"),  # <Badge />
+        # A namespace import, and the default import of a named default export.
+        ("app.jsx::Badge", f"{util}::render", 13, "EXTRACTED"),
+        ("app.jsx::Badge", f"{util}::main", 13, "EXTRACTED"),
+        # The local render, not the same-named one in lib/util.js.
+        ("other.js::go", "other.js::render", 6, "EXTRACTED"),
+        # No import: by name only.
+        ("orphan.js::orphan", None, 2, "AMBIGUOUS"),
+        ("orphan.js::orphan", f"{util}::helper", 3, "INFERRED"),
+    }
+    ambiguous = {
+        (e["src"], e["line"]): e["candidates"]
+        for e in built.edges("calls")
+        if e["tier"] == "AMBIGUOUS"
+    }
+    assert ambiguous == {
+        ("app.jsx::Panel", 9): [f"{shapes}::Shape.describe", f"{shapes}::Square.describe"],
+        ("orphan.js::orphan", 2): [f"{util}::render", "other.js::render"],
+    }
+    nodes = built.nodes()
+    assert nodes[f"{shapes}::Square.dynamic"]["unresolved_calls"] == {"?": 1}
+    assert nodes["orphan.js::orphan"]["external_calls"] == 1  # console.log
+
+
+def test_javascript_imports_and_inheritance(repo: Repo) -> None:
+    built = _built(repo)
+    imports = {(e["src"], e["dst"], e["line"]) for e in built.edges("imports")}
+    assert imports == {
+        ("lib/shapes.mjs", "lib/util.js", 1),
+        ("lib/index.js", "lib/shapes.mjs", 1),
+        ("lib/index.js", "lib/util.js", 2),
+        ("legacy.cjs", "lib/util.js", 1),
+        ("legacy.cjs", "lib/util.js", 2),
+        ("app.jsx", "lib/util.js", 1),
+        ("app.jsx", "lib/index.js", 2),
+        ("app.jsx", "ext:npm:react", 3),
+    }
+    inherits = {(e["src"], e["dst"], e["tier"]) for e in built.edges("inherits")}
+    assert inherits == {("lib/shapes.mjs::Square", "lib/shapes.mjs::Shape", "EXTRACTED")}

@@ -1,0 +1,243 @@
+"""TypeScript and TSX in layer 1: interfaces, abstract classes, enums, declared receiver types,
+default exports, re-exports through .mts, .cts, TSX components, decorators, tiers."""
+
+from __future__ import annotations
+
+from conftest import Repo
+
+PROGRAM = {
+    "src/base.ts": """\
+        export interface Greeter {
+          greet(name: string): string;
+        }
+
+        export abstract class Base implements Greeter {
+          abstract greet(name: string): string;
+
+          hello(): string {
+            return this.greet("world");
+          }
+        }
+
+        export enum Mood {
+          Happy,
+          Sad,
+        }
+        """,
+    "src/polite.ts": """\
+        import { Base } from "./base.js";
+        import * as text from "./text";
+
+        export default class Polite extends Base {
+          greet(name: string): string {
+            return text.shout(`hello ${name}`);
+          }
+
+          hello(): string {
+            return super.hello() + this.greet("again");
+          }
+        }
+        """,
+    "src/text.ts": """\
+        export function shout(s: string): string {
+          return s.toUpperCase();
+        }
+
+        export const whisper = (s: string): string => s.toLowerCase();
+        """,
+    "src/service.ts": """\
+        import Polite from "./polite";
+        import { Greeter, Mood } from "./base";
+        import { whisper as quiet } from "./text";
+        import fs = require("fs");
+
+        function trace() {
+          return (target: object, key: string): void => {};
+        }
+
+        export class Service {
+          private greeter = new Polite();
+
+          constructor(private readonly fallback: Greeter) {}
+
+          @trace()
+          run(mood: Mood): string {
+            const line = mood === Mood.Happy ? this.greeter.hello() : this.fallback.greet("x");
+            fs.writeFileSync("out.txt", quiet(line));
+            return line;
+          }
+        }
+        """,
+    "src/widget.tsx": """\
+        import { Service } from "./service";
+
+        export function Widget({ svc }: { svc: Service }) {
+          return <span>{svc.run(0)}</span>;
+        }
+
+        export const App = () => <Widget svc={build()} />;
+
+        function build(): Service {
+          return new Service(new Polite());
+        }
+        """,
+    "src/esm.mts": """\
+        export { default as Polite } from "./polite.js";
+        export * from "./text.js";
+        """,
+    "src/cjs.cts": """\
+        import { Polite, shout } from "./esm.mjs";
+
+        export function main(): string {
+          return shout(new Polite().hello());
+        }
+
+        export function pick(handlers: Record<string, () => void>, name: string): void {
+          handlers[name]();
+        }
+        """,
+    "src/broken.ts": """\
+        export class Fine {
+          ok(): number {
+            return 1;
+          }
+        }
+
+        export function broken(: {
+        """,
+}
+
+
+def _built(repo: Repo) -> Repo:
+    repo.write_files(PROGRAM)
+    repo.commit()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    return repo
+
+
+def test_typescript_symbols_and_languages(repo: Repo) -> None:
+    nodes = _built(repo).nodes()
+    symbols = {i: (n["kind"], tuple(n["span"])) for i, n in nodes.items() if "span" in n}
+    assert symbols == {
+        # Declared members (interface and abstract methods) are symbols: calls bind to them.
+        "src/base.ts::Greeter": ("interface", (1, 3)),
+        "src/base.ts::Greeter.greet": ("method", (2, 2)),
+        "src/base.ts::Base": ("class", (5, 11)),
+        "src/base.ts::Base.greet": ("method", (6, 6)),
+        "src/base.ts::Base.hello": ("method", (8, 10)),
+        "src/base.ts::Mood": ("enum", (13, 16)),
+        "src/polite.ts::Polite": ("class", (4, 12)),
+        "src/polite.ts::Polite.greet": ("method", (5, 7)),
+        "src/polite.ts::Polite.hello": ("method", (9, 11)),
+        "src/text.ts::shout": ("function", (1, 3)),
+        "src/text.ts::whisper": ("function", (5, 5)),
+        "src/service.ts::trace": ("function", (6, 8)),
+        "src/service.ts::Service": ("class", (10, 21)),
+        "src/service.ts::Service.constructor": ("method", (13, 13)),
+        "src/service.ts::Service.run": ("method", (16, 20)),
+        "src/widget.tsx::Widget": ("function", (3, 5)),
+        "src/widget.tsx::App": ("function", (7, 7)),
+        "src/widget.tsx::build": ("function", (9, 11)),
+        "src/cjs.cts::main": ("function", (3, 5)),
+        "src/cjs.cts::pick": ("function", (7, 9)),
+        "src/broken.ts::Fine": ("class", (1, 5)),
+        "src/broken.ts::Fine.ok": ("method", (2, 4)),
+    }
+    languages = {i: n["lang"] for i, n in nodes.items() if n.get("kind") == "file"}
+    assert languages == {
+        "src/base.ts": "typescript",
+        "src/polite.ts": "typescript",
+        "src/text.ts": "typescript",
+        "src/service.ts": "typescript",
+        "src/widget.tsx": "tsx",
+        "src/esm.mts": "typescript",
+        "src/cjs.cts": "typescript",
+        "src/broken.ts": "typescript",
+    }
+    assert nodes["src/broken.ts"]["status"] == "partial"
+    assert nodes["src/widget.tsx"]["status"] == "ok"
+
+
+def test_typescript_calls_with_tiers(repo: Repo) -> None:
+    built = _built(repo)
+    calls = {(e["src"], e.get("dst"), e["line"], e["tier"]) for e in built.edges("calls")}
+    base, polite, service = "src/base.ts", "src/polite.ts", "src/service.ts"
+    assert calls == {
+        # this.m() binds to the declared abstract method of the class itself.
+        (f"{base}::Base.hello", f"{base}::Base.greet", 9, "EXTRACTED"),
+        (f"{polite}::Polite.greet", "src/text.ts::shout", 6, "EXTRACTED"),
+        (f"{polite}::Polite.hello", f"{base}::Base.hello", 10, "EXTRACTED"),
+        (f"{polite}::Polite.hello", f"{polite}::Polite.greet", 10, "EXTRACTED"),
+        # A field initialiser and a method decorator run in the class body.
+        (f"{service}::Service", f"{polite}::Polite", 11, "EXTRACTED"),
+        (f"{service}::Service", f"{service}::trace", 15, "EXTRACTED"),
+        # Receivers typed by a field's constructor and by a parameter property's type.
+        (f"{service}::Service.run", f"{polite}::Polite.hello", 17, "INFERRED"),
+        (f"{service}::Service.run", f"{base}::Greeter.greet", 17, "INFERRED"),
+        (f"{service}::Service.run", "src/text.ts::whisper", 18, "EXTRACTED"),
+        # TSX: by name across .tsx and .ts, a JSX component call, and constructors.
+        ("src/widget.tsx::Widget", f"{service}::Service.run", 4, "INFERRED"),
+        ("src/widget.tsx::App", "src/widget.tsx::Widget", 7, "EXTRACTED"),
+        ("src/widget.tsx::App", "src/widget.tsx::build", 7, "EXTRACTED"),
+        ("src/widget.tsx::build", f"{service}::Service", 10, "EXTRACTED"),
+        ("src/widget.tsx::build", f"{polite}::Polite", 10, "INFERRED"),
+        # .cts importing "./esm.mjs" (esm.mts), which re-exports a default and a wildcard.
+        ("src/cjs.cts::main", "src/text.ts::shout", 4, "EXTRACTED"),
+        ("src/cjs.cts::main", f"{polite}::Polite", 4, "EXTRACTED"),
+    }
+    confidences = {
+        (e["src"], e["dst"]): e["confidence"]
+        for e in built.edges("calls")
+        if e["tier"] == "INFERRED"
+    }
+    assert confidences[(f"{service}::Service.run", f"{base}::Greeter.greet")] == 0.9
+    assert all(0 < c < 1 for c in confidences.values())
+    nodes = built.nodes()
+    # fs.writeFileSync: an external package; new Polite().hello(): a call's result.
+    assert nodes[f"{service}::Service.run"]["external_calls"] == 1
+    assert nodes["src/cjs.cts::main"]["unresolved_calls"] == {"hello": 1}
+    assert nodes["src/cjs.cts::pick"]["unresolved_calls"] == {"?": 1}
+
+
+def test_typescript_imports_and_inheritance(repo: Repo) -> None:
+    built = _built(repo)
+    imports = {(e["src"], e["dst"], e["line"]) for e in built.edges("imports")}
+    assert imports == {
+        ("src/polite.ts", "src/base.ts", 1),  # "./base.js" is base.ts
+        ("src/polite.ts", "src/text.ts", 2),
+        ("src/service.ts", "src/polite.ts", 1),
+        ("src/service.ts", "src/base.ts", 2),
+        ("src/service.ts", "src/text.ts", 3),
+        ("src/service.ts", "ext:npm:fs", 4),
+        ("src/widget.tsx", "src/service.ts", 1),
+        ("src/esm.mts", "src/polite.ts", 1),
+        ("src/esm.mts", "src/text.ts", 2),
+        ("src/cjs.cts", "src/esm.mts", 1),
+    }
+    inherits = {(e["src"], e["dst"]) for e in built.edges("inherits")}
+    assert inherits == {
+        ("src/base.ts::Base", "src/base.ts::Greeter"),
+        ("src/polite.ts::Polite", "src/base.ts::Base"),
+    }
+
+
+def test_changing_what_a_module_exports_as_default_rebinds_its_importers(repo: Repo) -> None:
+    repo.write_files(
+        {
+            "a.ts": "export default function first() {}\nexport function second() {}\n",
+            "b.ts": 'import pick from "./a";\n\nexport function go() {\n  pick();\n}\n',
+        }
+    )
+    repo.commit()
+    assert repo.kg("update").code == 0
+    assert [e["dst"] for e in repo.edges("calls")] == ["a.ts::first"]
+    # Only a.ts changes: b.ts must be resolved again, as a fresh build would.
+    repo.write("a.ts", "export function first() {}\nexport default function second() {}\n")
+    repo.commit()
+    assert repo.kg("update").code == 0
+    assert [e["dst"] for e in repo.edges("calls")] == ["a.ts::second"]
+    fresh = (repo.root / ".kg" / "raw.jsonl").read_bytes()
+    (repo.root / ".kg" / "raw.jsonl").unlink()
+    assert repo.kg("update").code == 0
+    assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == fresh
