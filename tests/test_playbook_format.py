@@ -175,3 +175,12 @@ def test_readme_in_the_playbooks_folder_is_not_a_playbook(small: Repo) -> None:
     check = small.kg("playbooks", "check")
     assert check.code == 0
     assert "1 playbook:" in check.out
+
+
+def test_a_tab_inside_a_value_is_fine_only_indentation_is_refused() -> None:
+    text = GOOD.replace(
+        "rollback: nothing breaks", "rollback: |\n  run:\n  \tmake clean\n  then\tretry"
+    )
+    playbook = parse_playbook("playbooks/x.md", text.encode())
+    assert playbook.problems == []
+    assert playbook.rollback == ["run:\n\tmake clean\nthen\tretry\n"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import Repo
-from playbook_helpers import add_playbook, line_of
+from playbook_helpers import add_playbook, line_of, playbook_text
 
 
 def short(repo: Repo, rev: str = "HEAD") -> str:
@@ -192,3 +192,32 @@ def test_a_file_renamed_away_and_back_resolves_again(repo: Repo) -> None:
     assert (
         f"'b.py' does not resolve (missing); it was renamed to a.py in {short(repo)}" in check.out
     )
+
+
+def test_fix_in_a_flow_list_rewrites_one_pointer_and_reports_the_other(repo: Repo) -> None:
+    repo.write_files({"old_name.py": "x = 1\n", "keep.py": "y = 2\n"})
+    repo.commit("initial")
+    repo.git("mv", "old_name.py", "new_name.py")
+    repo.commit("rename")
+    path = "playbooks/p.md"
+    text = playbook_text(["keep.py"]).replace(
+        "key_files:\n  - keep.py", "key_files: [old_name.py, gone_forever.py, keep.py]"
+    )
+    repo.write(path, text, dedent=False)
+    fix = repo.kg("playbooks", "fix")
+    assert fix.code == 1
+    assert "rewrote 1 pointer in 1 playbook(s)" in fix.out
+    assert "key file 'gone_forever.py' does not resolve (missing)" in fix.out
+    assert "key file 'old_name.py'" not in fix.out.split("rewrote")[1]
+    written = (repo.root / path).read_text()
+    assert written == text.replace("[old_name.py,", "[new_name.py,")
+
+
+def test_list_json_carries_evidence_as_text(repo: Repo) -> None:
+    import json
+
+    repo.write_files({"a.py": "x = 1\n"})
+    repo.commit("initial")
+    add_playbook(repo, "p", ["a.py"], extra="evidence:\n  - pr: 12\n    merged: 2026-01-02")
+    document = json.loads(repo.kg("playbooks", "list", "--json").out)
+    assert document["playbooks"][0]["evidence"] == [{"pr": 12, "merged": "2026-01-02"}]

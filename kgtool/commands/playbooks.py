@@ -74,6 +74,7 @@ def _as_json(report: PlaybookReport) -> dict:
         "intent": playbook.intent,
         "executable": report.executable,
         "refused": report.refused,
+        "evidence": playbook.evidence,
         "concepts": [
             {
                 "concept": c.scalar.value,
@@ -138,8 +139,19 @@ def run_fix(args: argparse.Namespace) -> int:
     verb = "would rewrite" if args.dry_run else "rewrote"
     print(f"{verb} {renamed} pointer{'s' * (renamed != 1)} in {len(result.fixes)} playbook(s)")
     # What is left is what a person must decide: count it as the check would.
-    fixed = {(f.path, line) for f in result.fixes for line, _, _ in f.renames}
-    left = [p for r in report.playbooks for p in r.errors if (p.path, p.line) not in fixed]
+    # A flow list can hold two pointers on one line: match the pointer, not just the line.
+    fixed = {
+        (f.path, line, f"key file '{old}' ") for f in result.fixes for line, old, _ in f.renames
+    }
+    left = [
+        p
+        for r in report.playbooks
+        for p in r.errors
+        if not any(
+            (p.path, p.line) == (path, line) and p.message.startswith(head)
+            for path, line, head in fixed
+        )
+    ]
     for problem in left:
         print(problem)
     if left:

@@ -99,14 +99,9 @@ def playbooks_dir(config: Config) -> str:
     return directory
 
 
-def check_playbooks(
-    root: Path, config: Config, store: Store, only: list[str] | None = None
-) -> CheckReport:
-    """Check every playbook (or only those at the paths in ``only``)."""
+def check_playbooks(root: Path, config: Config, store: Store) -> CheckReport:
     settings = config.section("playbooks")
     playbooks = load_playbooks(root, playbooks_dir(config), settings["max_bytes"])
-    if only is not None:
-        playbooks = [p for p in playbooks if p.path in only]
     report = CheckReport([])
     if not playbooks:
         return report

@@ -137,12 +137,6 @@ def parse_playbook(path: str, data: bytes) -> Playbook:
         return playbook
     start, end, first_line = split
     source = text[start:end]
-    for number, line in enumerate(source.split("\n"), first_line):
-        indent = line[: len(line) - len(line.lstrip(" \t"))]
-        if "\t" in indent:
-            problem(number, "tab in indentation: YAML indents with spaces only")
-            return playbook
-
     loader = yaml.SafeLoader(source)
     try:
         node = loader.get_single_node()
@@ -171,6 +165,12 @@ def parse_playbook(path: str, data: bytes) -> Playbook:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + first_line if mark is not None else first_line
+        # YAML's own words for a tab ("found character '\t' that cannot start any token")
+        # do not say what to do; tabs inside values are fine, so only a failed parse is blamed.
+        tab = _first_indent_tab(source, line - first_line)
+        if tab is not None:
+            problem(tab + first_line, "tab in indentation: YAML indents with spaces only")
+            return playbook
         detail = " ".join(str(p) for p in (exc.context, exc.problem) if p)
         problem(line, f"invalid YAML: {detail}")
         return playbook
@@ -189,6 +189,14 @@ def parse_playbook(path: str, data: bytes) -> Playbook:
         return playbook
     _read_fields(playbook, node, document, first_line, start, problem)
     return playbook
+
+
+def _first_indent_tab(source: str, up_to: int) -> int | None:
+    """0-based index of the first line, up to ``up_to``, indented with a tab."""
+    for index, line in enumerate(source.split("\n")[: up_to + 1]):
+        if "\t" in line[: len(line) - len(line.lstrip(" \t"))]:
+            return index
+    return None
 
 
 class _Recursive(Exception):
