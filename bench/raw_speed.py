@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -27,30 +26,19 @@ GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
 
 
 def run_update(root: Path, *extra: str) -> tuple[float, float]:
-    """(seconds, peak RSS in MiB) of one ``kgtool update`` process."""
+    """(seconds, peak RSS in MiB) of one ``kgtool update`` process and its workers."""
     started = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run(
+    process = subprocess.Popen(
         [sys.executable, "-m", "kgtool", "update", "-q", *extra],
         cwd=root,
-        check=True,
         stdout=subprocess.DEVNULL,
     )
+    _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
-    # ru_maxrss of children is the largest child so far: measure in a fresh process.
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) / 1024
-
-
-def measure_in_child(root: Path, *extra: str) -> tuple[float, float]:
-    """Runs ``run_update`` in a fresh Python so that ru_maxrss belongs to this run alone."""
-    code = (
-        "import sys, json; sys.path.insert(0, %r); import raw_speed as b; from pathlib import Path;"
-        "print(json.dumps(b.run_update(Path(%r), *%r)))"
-    ) % (str(Path(__file__).parent), str(root), list(extra))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    seconds, rss = json.loads(out.stdout.strip().splitlines()[-1])
-    return seconds, rss
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"kgtool update failed in {root}")
+    # ru_maxrss of a waited child: the largest of it and its own waited children, in KiB.
+    return seconds, usage.ru_maxrss / 1024
 
 
 def bare_parse_seconds(root: Path, language: str) -> float:
@@ -233,12 +221,12 @@ def measure(root: Path, language: str) -> dict:
         if (root / p).is_file()
     )
     bare = bare_parse_seconds(root, language)
-    full, full_rss = measure_in_child(root)
-    nothing, nothing_rss = measure_in_child(root)
+    full, full_rss = run_update(root)
+    nothing, nothing_rss = run_update(root)
     edit_one_file(root)
-    edited, edited_rss = measure_in_child(root)
+    edited, edited_rss = run_update(root)
     edit_one_file(root)  # and back
-    measure_in_child(root)
+    run_update(root)
     records = (root / ".kg" / "raw.jsonl").read_text().count("\n")
     return {
         "files": len(
