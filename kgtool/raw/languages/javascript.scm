@@ -44,6 +44,28 @@
     property: (_) @name
     value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)
 
+; A top-level binding of a wrapped function is that function: React.memo((props) => ...),
+; forwardRef(function (props, ref) {...}), memo(forwardRef(...)).
+(program
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: (call_expression
+        arguments: (arguments
+          [(arrow_function) (function_expression)
+           (call_expression
+             arguments: (arguments [(arrow_function) (function_expression)]))]))) @definition.function))
+(program
+  (export_statement
+    (lexical_declaration
+      (variable_declarator
+        name: (identifier) @name
+        value: (call_expression
+          arguments: (arguments
+            [(arrow_function) (function_expression)
+             (call_expression
+               arguments: (arguments [(arrow_function) (function_expression)]))]))) @definition.function)))
+
 ; ---- calls -------------------------------------------------------------------------------
 
 ; require() and import() load modules: they are imports, not calls.
