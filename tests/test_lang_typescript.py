@@ -241,3 +241,33 @@ def test_changing_what_a_module_exports_as_default_rebinds_its_importers(repo: R
     (repo.root / ".kg" / "raw.jsonl").unlink()
     assert repo.kg("update").code == 0
     assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == fresh
+
+
+def test_wrapped_components_are_functions_and_own_their_calls(repo: Repo) -> None:
+    repo.write_files(
+        {
+            "ui.tsx": """\
+                import { memo, forwardRef } from "react";
+
+                function label(): string {
+                  return "x";
+                }
+
+                export const Row = memo(() => <b>{label()}</b>);
+                const Field = memo(forwardRef(function (props, ref) {
+                  return <Row />;
+                }));
+                const total = [1, 2].map((n) => n * 2);
+                """,
+        }
+    )
+    repo.commit()
+    assert repo.kg("update").code == 0
+    symbols = {i: n["kind"] for i, n in repo.nodes().items() if "span" in n}
+    assert symbols == {
+        "ui.tsx::label": "function",
+        "ui.tsx::Row": "function",
+        "ui.tsx::Field": "function",
+    }
+    calls = {(e["src"], e["dst"], e["line"]) for e in repo.edges("calls")}
+    assert calls == {("ui.tsx::Row", "ui.tsx::label", 7), ("ui.tsx::Field", "ui.tsx::Row", 9)}

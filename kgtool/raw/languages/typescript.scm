@@ -64,12 +64,13 @@
     value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)
 
 ; A top-level binding of a wrapped function is that function: React.memo((props) => ...),
-; forwardRef(function (props, ref) {...}), memo(forwardRef(...)).
+; forwardRef(function (props, ref) {...}), memo(forwardRef(...)); not [1, 2].map(...).
 (program
   (lexical_declaration
     (variable_declarator
       name: (identifier) @name
       value: (call_expression
+        function: [(identifier) (member_expression object: (identifier))]
         arguments: (arguments
           [(arrow_function) (function_expression)
            (call_expression
@@ -80,6 +81,7 @@
       (variable_declarator
         name: (identifier) @name
         value: (call_expression
+          function: [(identifier) (member_expression object: (identifier))]
           arguments: (arguments
             [(arrow_function) (function_expression)
              (call_expression
