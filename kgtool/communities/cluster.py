@@ -17,9 +17,6 @@ import posixpath
 from collections import Counter, defaultdict
 from typing import Any
 
-import igraph
-import leidenalg
-
 from kgtool.communities.graph import FileGraph
 from kgtool.raw.build import glob_regex
 
@@ -87,6 +84,10 @@ def _leiden(
 ) -> Groups:
     if not files:
         return []
+    # Imported here: they cost a tenth of a second, and most updates never re-cluster.
+    import igraph
+    import leidenalg
+
     index = {path: i for i, path in enumerate(files)}
     pairs = sorted(weights)
     graph = igraph.Graph(n=len(files), edges=[(index[a], index[b]) for a, b in pairs])
