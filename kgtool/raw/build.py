@@ -18,7 +18,7 @@ import re
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +29,10 @@ from kgtool.raw.extract import PARALLEL_THRESHOLD, extract_files
 from kgtool.raw.model import (
     PARSE_PARTIAL,
     SKIP_UNREADABLE,
+    FileEdge,
     FileFacts,
     external_id,
+    file_edges,
     symbol_id,
 )
 from kgtool.raw.resolve import FileResolution, RepoIndex, resolve_files
@@ -55,6 +57,24 @@ class UpdateResult:
     unresolved_calls: int
     seconds: float
     content: bytes = b""
+    # Where ``file_edges`` comes from: this run's entries, or the cache a no-change run trusted.
+    _entries: dict[str, CachedFile] | None = field(default=None, repr=False)
+    _cached: tuple[Store, dict[str, str]] | None = field(default=None, repr=False)
+
+    def file_edges(self) -> dict[str, tuple[FileEdge, ...]] | None:
+        """Every file's edges to other files, as layer 2 folds them; None when unknown.
+
+        After the no-change path they are read from the cache, and only when the cache holds
+        exactly the files the manifest vouched for (a crash between writing the two would
+        otherwise hand on another tree's edges).
+        """
+        if self._entries is not None:
+            return {path: entry.file_edges for path, entry in self._entries.items()}
+        if self._cached is None:
+            return None
+        store, blobs = self._cached
+        edges = cache.load_file_edges(store, cache_version())
+        return edges if edges is not None and edges.keys() == blobs.keys() else None
 
     @classmethod
     def from_summary(cls, summary: dict[str, Any], started: float) -> UpdateResult:
@@ -70,6 +90,22 @@ class UpdateResult:
             unresolved_calls=summary["unresolved_calls"],
             seconds=time.perf_counter() - started,
         )
+
+
+@functools.cache
+def cache_version() -> str:
+    """The local cache's key: the extractor version and a fingerprint of layer 1's own code.
+
+    A change to a query or a resolution rule must redo every file even when nobody bumped
+    EXTRACTOR_VERSION; reading these few files costs about a millisecond.
+    """
+    hasher = hashlib.sha256(EXTRACTOR_VERSION.encode())
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".scm"):
+            hasher.update(path.relative_to(package).as_posix().encode() + b"\0")
+            hasher.update(path.read_bytes())
+    return f"{EXTRACTOR_VERSION}-{hasher.hexdigest()[:16]}"
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
@@ -117,12 +153,14 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         for f in tracked_files(root)
         if not f.path.startswith(f"{KG_DIR}/") and not excluded(f.path, config["exclude"])
     }
-    manifest = cache.load_manifest(store, EXTRACTOR_VERSION)
+    manifest = cache.load_manifest(store, cache_version())
     trusted = manifest is not None and _raw_matches(store, manifest)
     if manifest is not None and trusted and _same_blobs(manifest.blobs, current):
-        return UpdateResult.from_summary(manifest.summary, started)
+        result = UpdateResult.from_summary(manifest.summary, started)
+        result._cached = (store, manifest.blobs)
+        return result
 
-    old_files = cache.load_files(store, EXTRACTOR_VERSION)
+    old_files = cache.load_files(store, cache_version())
     stale_paths = sorted(
         path
         for path, tracked in current.items()
@@ -158,12 +196,13 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         store.ensure()
         if changed:
             store.write_if_changed(RAW_FILE, content)
-        cache.save(store, EXTRACTOR_VERSION, new_files, digest(content), summary)
+        cache.save(store, cache_version(), new_files, digest(content), summary)
     result = UpdateResult.from_summary(summary, started)
     result.changed = changed
     result.parsed = sorted(parsed)
     result.resolved = len(to_resolve)
     result.content = content
+    result._entries = new_files
     return result
 
 
@@ -187,12 +226,13 @@ def _resolve_and_render(
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             for data in pool.map(_resolve_chunk, chunks):
-                for path, lines, counts, unresolved, externals in marshal.loads(data):
+                for path, lines, counts, unresolved, externals, edges in marshal.loads(data):
                     entry = files[path]
                     entry.lines = lines
                     entry.edge_counts = Counter({(k, t): n for k, t, n in counts})
                     entry.unresolved_calls = unresolved
                     entry.externals = frozenset(externals)
+                    entry.file_edges = edges
     finally:
         _SHARED = None
 
@@ -205,7 +245,10 @@ def _resolve_chunk(paths: list[str]) -> bytes:
         entry = files[path]
         _render_file(entry, resolution)
         counts = tuple((k, t, n) for (k, t), n in sorted(entry.edge_counts.items()))
-        out.append((path, entry.lines, counts, entry.unresolved_calls, tuple(entry.externals)))
+        externals = tuple(entry.externals)
+        out.append(
+            (path, entry.lines, counts, entry.unresolved_calls, externals, entry.file_edges)
+        )
     return marshal.dumps(out)
 
 
@@ -339,6 +382,7 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     entry.edge_counts = Counter((edge.type, edge.tier) for edge in resolution.edges)
     entry.unresolved_calls = sum(sum(names.values()) for names in resolution.unresolved.values())
     entry.externals = frozenset(e.target for e in resolution.edges if e.target.startswith("ext:"))
+    entry.file_edges = file_edges(facts.path, resolution.edges)
 
 
 def _render(files: dict[str, CachedFile]) -> bytes:
