@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kgtool import __version__
-from kgtool.commands import COMMANDS
+from kgtool.commands import COMMANDS, load
 from kgtool.errors import KgError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser for ``argv``: full arguments for its command, one help line for the rest."""
     parser = argparse.ArgumentParser(
         prog="kgtool",
         description="Keep a four-layer code knowledge graph of a git repository fresh.",
@@ -27,13 +28,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="run as if started in DIR (default: the current directory)",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in COMMANDS:
-        module.register(subparsers)
+    chosen = _command_named(argv)
+    for name, summary in COMMANDS.items():
+        if name == chosen:
+            load(name).register(subparsers)
+        else:
+            subparsers.add_parser(name, help=summary)
     return parser
 
 
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The subcommand in ``argv``: its first word that is not an option or an option's value."""
+    words = iter(argv)
+    for word in words:
+        if word == "-C":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv).parse_args(argv)
     try:
         return int(args.run(args))
     except KgError as error:
