@@ -246,9 +246,7 @@ def _resolve_chunk(paths: list[str]) -> bytes:
         _render_file(entry, resolution)
         counts = tuple((k, t, n) for (k, t), n in sorted(entry.edge_counts.items()))
         externals = tuple(entry.externals)
-        out.append(
-            (path, entry.lines, counts, entry.unresolved_calls, externals, entry.file_edges)
-        )
+        out.append((path, entry.lines, counts, entry.unresolved_calls, externals, entry.file_edges))
     return marshal.dumps(out)
 
 

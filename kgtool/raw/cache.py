@@ -4,7 +4,8 @@ Two files, so that the per-commit question "did anything change?" reads a few ki
 
 - ``raw.manifest``: the blob id of every file, the digest and stat of the raw.jsonl they
   rendered, and the summary numbers;
-- ``raw.cache``: per file, its facts, its rendered lines and their counts.
+- ``raw.cache``: per file, its facts, its rendered lines and their counts, and its edges to
+  other files folded for layer 2 (``file_edges``).
 
 Both are ``marshal`` data of builtin types: loading tens of megabytes of it takes milliseconds,
 where pickled objects took a second. A cache of another extractor version is ignored.
@@ -18,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgtool.raw.model import AssignFact, CallFact, FileFacts
+from kgtool.raw.model import AssignFact, CallFact, FileEdge, FileFacts
 from kgtool.store import RAW_FILE, Store, atomic_write
 
 MANIFEST_FILE = "raw.manifest"
@@ -34,6 +35,7 @@ class CachedFile:
     unresolved_calls: int = 0
     externals: frozenset[str] = frozenset()  # external package IDs its edges point to
     mentions: frozenset[str] = frozenset()  # every name its resolution depends on
+    file_edges: tuple[FileEdge, ...] = ()  # its edges to other files, as layer 2 reads them
     # Calls and assignments as stored, until ``hydrate``: only the files being resolved need
     # them, and decoding every file's would cost more than the rest of an update.
     body: tuple[list[Any], list[Any]] | None = None
@@ -58,11 +60,12 @@ class CachedFile:
             self.unresolved_calls,
             tuple(sorted(self.externals)),
             tuple(sorted(self.mentions)),
+            self.file_edges,
         )
 
     @classmethod
     def load(cls, data: tuple[Any, ...]) -> CachedFile:
-        blob, facts, lines, counts, unresolved, externals, mentions = data
+        blob, facts, lines, counts, unresolved, externals, mentions, edges = data
         body = (facts["calls"], facts["assigns"])
         facts["calls"] = facts["assigns"] = ()
         return cls(
@@ -73,6 +76,7 @@ class CachedFile:
             unresolved,
             frozenset(externals),
             frozenset(mentions),
+            edges,
             body,
         )
 
@@ -118,6 +122,18 @@ def load_files(store: Store, version: str) -> dict[str, CachedFile]:
         return {path: CachedFile.load(entry) for path, entry in data["files"].items()}
     except (KeyError, TypeError, ValueError):
         return {}
+
+
+def load_file_edges(store: Store, version: str) -> dict[str, tuple[FileEdge, ...]] | None:
+    """Only every file's ``file_edges``: layer 2 needs nothing else, and skipping the facts
+    saves most of the decoding."""
+    data = _load(store, CACHE_FILE)
+    if not isinstance(data, dict) or data.get("version") != version:
+        return None
+    try:
+        return {path: entry[7] for path, entry in data["files"].items()}
+    except (KeyError, TypeError, IndexError):
+        return None
 
 
 def save(

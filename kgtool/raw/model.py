@@ -6,6 +6,8 @@ hash. Edges that cross files are made later by resolution, from the facts of all
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -183,3 +185,28 @@ class Edge:
         if self.candidates:
             record["candidates"] = list(self.candidates)
         return record
+
+
+# One file's edges to other files, folded for layer 2: (target symbol ID, or "" for an
+# AMBIGUOUS edge; edge type; tier; confidence; the candidates' files; how many such edges).
+FileEdge = tuple[str, str, str, float, tuple[str, ...], int]
+
+
+def file_edges(path: str, edges: Iterable[Edge]) -> tuple[FileEdge, ...]:
+    """The edges of ``path`` that leave it, counted: what the file graph of layer 2 needs.
+
+    Kept beside a file's rendered lines so that layer 2 never has to parse raw.jsonl; an edge
+    inside the file, or to an external package, says nothing about which files belong together.
+    """
+    counts: Counter[tuple[str, str, str, float, tuple[str, ...]]] = Counter()
+    for edge in edges:
+        if edge.target:
+            if edge.target.startswith("ext:") or edge.target.split("::", 1)[0] == path:
+                continue
+            counts[(edge.target, edge.type, edge.tier, edge.confidence, ())] += 1
+        else:
+            files = {c.split("::", 1)[0] for c in edge.candidates if not c.startswith("ext:")}
+            files.discard(path)
+            if files:
+                counts[("", edge.type, edge.tier, edge.confidence, tuple(sorted(files)))] += 1
+    return tuple(sorted((*key, count) for key, count in counts.items()))
