@@ -152,6 +152,9 @@ class Language:
                 if dotted:
                     facts.bases.append(BaseFact(base.start_point[0] + 1, qualname, dotted))
 
+        decorators = Decorators(
+            node for _, captures in matches for node in captures.get("decorator", ())
+        )
         for _, captures in matches:
             if "call" in captures or "new" in captures:
                 call = (captures.get("call") or captures["new"])[0]
@@ -160,7 +163,9 @@ class Language:
                 facts.calls.append(
                     CallFact(
                         line=call.start_point[0] + 1,
-                        caller=self._enclosing(call, scopes, symbols_only=True)[0],
+                        caller=self._enclosing(
+                            decorators.scope_anchor(call, scopes), scopes, symbols_only=True
+                        )[0],
                         name=name,
                         receiver=receiver,
                         is_new="new" in captures,
@@ -263,6 +268,30 @@ class Language:
     def package_peers(self, path: str, index: RepoIndex) -> Iterable[str]:
         """Other files whose top-level names are in scope without an import (Go packages)."""
         return ()
+
+
+class Decorators:
+    """``@decorator`` captures: a call inside one is made where the decorated definition
+    stands, not inside it (the grammar may nest the decorator in the definition's node)."""
+
+    def __init__(self, nodes: Iterable[Node]) -> None:
+        self._nodes = sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))
+        self._starts = [n.start_byte for n in self._nodes]
+
+    def scope_anchor(self, node: Node, scopes: Scopes) -> Node:
+        """The node whose enclosing definition is ``node``'s caller."""
+        if not self._nodes:
+            return node
+        index = bisect.bisect_right(self._starts, node.start_byte) - 1
+        while index >= 0:
+            decorator = self._nodes[index]
+            if decorator.start_byte <= node.start_byte and node.end_byte <= decorator.end_byte:
+                decorated = decorator.parent
+                return decorated if decorated is not None and decorated.id in scopes else node
+            index -= 1
+            if index >= 0 and self._nodes[index].end_byte <= node.start_byte:
+                break  # decorators do not nest deeper than their own arguments
+        return node
 
 
 class Scopes:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, ClassVar
 
-from kgtool.raw.languages.base import UNBINDABLE, Language, ModuleTarget, Scopes
+from kgtool.raw.languages.base import UNBINDABLE, Language, ModuleTarget
 from kgtool.raw.model import ImportFact
 
 if TYPE_CHECKING:
@@ -234,15 +234,6 @@ class JavaScript(Language):
         ):
             return f"this.{self.node_text(node)}"
         return self.node_text(node)
-
-    def _enclosing(self, node: Node, scopes: Scopes, symbols_only: bool = False) -> tuple[str, str]:
-        # A decorator runs where the definition it decorates is made, not inside it.
-        parent = node.parent
-        while parent is not None and parent.type != "decorator":
-            parent = parent.parent
-        if parent is not None and parent.parent is not None and parent.parent.id in scopes:
-            return super()._enclosing(parent.parent, scopes, symbols_only)
-        return super()._enclosing(node, scopes, symbols_only)
 
     # ---- resolution -----------------------------------------------------------------------
 

@@ -109,3 +109,6 @@
 (field_definition
   property: (property_identifier) @assign.var
   value: (new_expression constructor: (_) @call.function)) @assign
+
+; A decorator's calls are made where the decorated definition stands (see base.Decorators).
+(decorator) @decorator

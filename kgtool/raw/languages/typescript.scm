@@ -132,3 +132,6 @@
 (optional_parameter
   pattern: (identifier) @assign.var
   type: (type_annotation (_) @call.function)) @assign
+
+; A decorator's calls are made where the decorated definition stands (see base.Decorators).
+(decorator) @decorator
