@@ -62,12 +62,26 @@ class Repo:
         return [json.loads(line) for line in text.splitlines()]
 
     def edges(self, kind: str | None = None) -> list[dict]:
-        return [
-            r for r in self.raw() if r["rec"] == "edge" and (kind is None or r["type"] == kind)
-        ]
+        return [r for r in self.raw() if r["rec"] == "edge" and (kind is None or r["type"] == kind)]
 
     def nodes(self) -> dict[str, dict]:
         return {r["id"]: r for r in self.raw() if r["rec"] == "node"}
+
+    def edge_rows(self, kind: str) -> list[tuple]:
+        """Sorted (src, dst or candidates, tier, line) of every edge of one type."""
+        rows = []
+        for edge in self.edges(kind):
+            target = edge.get("dst") or tuple(edge["candidates"])
+            rows.append((edge["src"], target, edge["tier"], edge["line"]))
+        return sorted(rows)
+
+    def build(self, files: dict[str, str]) -> Repo:
+        """Write and commit ``files``, then run ``kgtool update``, which must succeed."""
+        self.write_files(files)
+        self.commit()
+        result = self.kg("update")
+        assert result.code == 0, result.err
+        return self
 
 
 @dataclass

@@ -137,24 +137,8 @@ FILES = {
 }
 
 
-def _edges(repo: Repo, kind: str) -> list[tuple]:
-    found = []
-    for e in repo.edges(kind):
-        target = e.get("dst") or tuple(e["candidates"])
-        found.append((e["src"], target, e["tier"], e["line"]))
-    return sorted(found)
-
-
-def _built(repo: Repo) -> Repo:
-    repo.write_files(FILES)
-    repo.commit()
-    result = repo.kg("update")
-    assert result.code == 0, result.err
-    return repo
-
-
 def test_go_symbols_and_containment(repo: Repo) -> None:
-    nodes = _built(repo).nodes()
+    nodes = repo.build(FILES).nodes()
     symbols = {i: n["kind"] for i, n in nodes.items() if n["kind"] not in ("file", "package")}
     assert symbols == {
         "main.go::main": "function",
@@ -181,16 +165,16 @@ def test_go_symbols_and_containment(repo: Repo) -> None:
     assert nodes["go.mod"]["lang"] == "gomod"
     assert nodes["broken.go"]["status"] == "partial"
     assert nodes["main.go"]["status"] == "ok"
-    contains = {(s, d) for s, d, _, _ in _edges(repo, "contains")}
+    contains = {(s, d) for s, d, _, _ in repo.edge_rows("contains")}
     # A method declared in another file than its type hangs off the file it is written in.
     assert ("helpers.go", "helpers.go::Server.helper") in contains
     assert ("server.go::Server", "server.go::Server.Start") in contains
-    assert all(tier == "EXTRACTED" for _, _, tier, _ in _edges(repo, "contains"))
+    assert all(tier == "EXTRACTED" for _, _, tier, _ in repo.edge_rows("contains"))
 
 
 def test_go_imports_resolve_through_go_mod(repo: Repo) -> None:
-    _built(repo)
-    assert _edges(repo, "imports") == [
+    repo.build(FILES)
+    assert repo.edge_rows("imports") == [
         ("main.go", "ext:go:embed", "EXTRACTED", 9),
         ("main.go", "ext:go:fmt", "EXTRACTED", 4),
         ("main.go", "internal/database/db.go", "EXTRACTED", 6),
@@ -206,8 +190,8 @@ def test_go_imports_resolve_through_go_mod(repo: Repo) -> None:
 
 
 def test_go_calls_exact(repo: Repo) -> None:
-    _built(repo)
-    assert _edges(repo, "calls") == [
+    repo.build(FILES)
+    assert repo.edge_rows("calls") == [
         ("main.go::main", "helpers.go::helper", "EXTRACTED", 19),
         ("main.go::main", "helpers.go::pick", "EXTRACTED", 21),
         ("main.go::main", "internal/database/db.go::Open", "EXTRACTED", 17),
@@ -232,7 +216,7 @@ def test_go_calls_exact(repo: Repo) -> None:
 
 
 def test_go_unbound_calls_are_counted(repo: Repo) -> None:
-    nodes = _built(repo).nodes()
+    nodes = repo.build(FILES).nodes()
     # f() calls a function value; s.name.Trim() a method of an untyped field.
     assert nodes["main.go::main"]["unresolved_calls"] == {"f": 1}
     assert nodes["main.go::main"]["external_calls"] == 2  # fmt.Println, len
@@ -240,8 +224,8 @@ def test_go_unbound_calls_are_counted(repo: Repo) -> None:
 
 
 def test_go_inherits_embedded_struct(repo: Repo) -> None:
-    _built(repo)
-    assert _edges(repo, "inherits") == [("server.go::Server", "server.go::Base", "EXTRACTED", 8)]
+    repo.build(FILES)
+    assert repo.edge_rows("inherits") == [("server.go::Server", "server.go::Base", "EXTRACTED", 8)]
 
 
 def test_go_external_test_package_does_not_see_package_scope(make_repo) -> None:
@@ -255,7 +239,7 @@ def test_go_external_test_package_does_not_see_package_scope(make_repo) -> None:
         }
     )
     assert repo.kg("update").code == 0
-    calls = _edges(repo, "calls")
+    calls = repo.edge_rows("calls")
     # package a_test has no import of a: the bare name binds only by name, never EXTRACTED.
     assert calls == [
         ("a/a_test.go::TestX", ("a/a.go::Open", "b/b.go::Open"), "AMBIGUOUS", 3),
@@ -274,6 +258,8 @@ def test_go_import_without_go_mod_module_is_external(make_repo) -> None:
         }
     )
     assert repo.kg("update").code == 0
-    assert _edges(repo, "imports") == [("main.go", "ext:go:github.com/other/util", "EXTRACTED", 3)]
-    assert _edges(repo, "calls") == []
+    assert repo.edge_rows("imports") == [
+        ("main.go", "ext:go:github.com/other/util", "EXTRACTED", 3)
+    ]
+    assert repo.edge_rows("calls") == []
     assert repo.nodes()["main.go::main"]["external_calls"] == 1

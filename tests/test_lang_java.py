@@ -101,24 +101,8 @@ FILES = {
 }
 
 
-def _edges(repo: Repo, kind: str) -> list[tuple]:
-    found = []
-    for e in repo.edges(kind):
-        target = e.get("dst") or tuple(e["candidates"])
-        found.append((e["src"], target, e["tier"], e["line"]))
-    return sorted(found)
-
-
-def _built(repo: Repo) -> Repo:
-    repo.write_files(FILES)
-    repo.commit()
-    result = repo.kg("update")
-    assert result.code == 0, result.err
-    return repo
-
-
 def test_java_symbols(repo: Repo) -> None:
-    nodes = _built(repo).nodes()
+    nodes = repo.build(FILES).nodes()
     symbols = {i: n["kind"] for i, n in nodes.items() if n["kind"] not in ("file", "package")}
     assert symbols == {
         f"{APP}::App": "class",
@@ -154,14 +138,14 @@ def test_java_symbols(repo: Repo) -> None:
     }
     assert nodes["Broken.java"]["status"] == "partial"
     assert nodes[APP]["status"] == "ok"
-    contains = {(s, d) for s, d, _, _ in _edges(repo, "contains")}
+    contains = {(s, d) for s, d, _, _ in repo.edge_rows("contains")}
     assert (f"{APP}::App", f"{APP}::App.Inner") in contains
     assert (f"{APP}::App.Inner", f"{APP}::App.Inner.make") in contains
 
 
 def test_java_imports(repo: Repo) -> None:
-    _built(repo)
-    assert _edges(repo, "imports") == sorted(
+    repo.build(FILES)
+    assert repo.edge_rows("imports") == sorted(
         [
             (APP, "ext:java:java.util", "EXTRACTED", 6),
             (APP, "ext:java:java.util", "EXTRACTED", 7),
@@ -175,8 +159,8 @@ def test_java_imports(repo: Repo) -> None:
 
 
 def test_java_calls_exact(repo: Repo) -> None:
-    _built(repo)
-    assert _edges(repo, "calls") == sorted(
+    repo.build(FILES)
+    assert repo.edge_rows("calls") == sorted(
         [
             # A constructor is an initialiser: its calls belong to the class.
             (f"{APP}::App", f"{APP}::App.init", "EXTRACTED", 12),
@@ -210,7 +194,7 @@ def test_java_calls_exact(repo: Repo) -> None:
 
 
 def test_java_unbound_calls_are_counted(repo: Repo) -> None:
-    nodes = _built(repo).nodes()
+    nodes = repo.build(FILES).nodes()
     # xs.add: a JDK type; Inner.make().go(): a call's result; unknown.thing(): nothing known.
     assert nodes[f"{APP}::App.run"]["unresolved_calls"] == {"add": 1, "go": 1, "thing": 1}
     assert nodes[f"{APP}::App.run"]["external_calls"] == 2  # System.out.println, new ArrayList
@@ -219,8 +203,8 @@ def test_java_unbound_calls_are_counted(repo: Repo) -> None:
 
 
 def test_java_inherits(repo: Repo) -> None:
-    _built(repo)
-    assert _edges(repo, "inherits") == sorted(
+    repo.build(FILES)
+    assert repo.edge_rows("inherits") == sorted(
         [
             (f"{APP}::App", f"{BASE}::Base", "EXTRACTED", 9),
             ("Shapes.java::Point", "Shapes.java::Shape", "EXTRACTED", 3),
@@ -237,7 +221,7 @@ def test_java_unimported_class_binds_by_name_only(make_repo) -> None:
         }
     )
     assert repo.kg("update").code == 0
-    assert _edges(repo, "calls") == [("b/Two.java::Two.m", "a/One.java::One.go", "INFERRED", 3)]
+    assert repo.edge_rows("calls") == [("b/Two.java::Two.m", "a/One.java::One.go", "INFERRED", 3)]
 
 
 def test_java_nested_class_import(make_repo) -> None:
@@ -253,7 +237,7 @@ def test_java_nested_class_import(make_repo) -> None:
         }
     )
     assert repo.kg("update").code == 0
-    assert _edges(repo, "imports") == [("b/Use.java", "a/Outer.java", "EXTRACTED", 3)]
-    assert _edges(repo, "calls") == [
+    assert repo.edge_rows("imports") == [("b/Use.java", "a/Outer.java", "EXTRACTED", 3)]
+    assert repo.edge_rows("calls") == [
         ("b/Use.java::Use.m", "a/Outer.java::Outer.Inner.go", "EXTRACTED", 5)
     ]

@@ -117,16 +117,8 @@ PROGRAM = {
 }
 
 
-def _built(repo: Repo) -> Repo:
-    repo.write_files(PROGRAM)
-    repo.commit()
-    result = repo.kg("update")
-    assert result.code == 0, result.err
-    return repo
-
-
 def test_javascript_symbols_and_languages(repo: Repo) -> None:
-    nodes = _built(repo).nodes()
+    nodes = repo.build(PROGRAM).nodes()
     symbols = {i: (n["kind"], tuple(n["span"])) for i, n in nodes.items() if "span" in n}
     assert symbols == {
         "lib/util.js::helper": ("function", (1, 3)),
@@ -160,7 +152,7 @@ def test_javascript_symbols_and_languages(repo: Repo) -> None:
 
 
 def test_javascript_calls_with_tiers(repo: Repo) -> None:
-    built = _built(repo)
+    built = repo.build(PROGRAM)
     calls = {(e["src"], e.get("dst"), e["line"], e["tier"]) for e in built.edges("calls")}
     shapes, util = "lib/shapes.mjs", "lib/util.js"
     assert calls == {
@@ -206,7 +198,7 @@ def test_javascript_calls_with_tiers(repo: Repo) -> None:
 
 
 def test_javascript_imports_and_inheritance(repo: Repo) -> None:
-    built = _built(repo)
+    built = repo.build(PROGRAM)
     imports = {(e["src"], e["dst"], e["line"]) for e in built.edges("imports")}
     assert imports == {
         ("lib/shapes.mjs", "lib/util.js", 1),

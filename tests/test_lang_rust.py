@@ -101,24 +101,8 @@ FILES = {
 }
 
 
-def _edges(repo: Repo, kind: str) -> list[tuple]:
-    found = []
-    for e in repo.edges(kind):
-        target = e.get("dst") or tuple(e["candidates"])
-        found.append((e["src"], target, e["tier"], e["line"]))
-    return sorted(found)
-
-
-def _built(repo: Repo) -> Repo:
-    repo.write_files(FILES)
-    repo.commit()
-    result = repo.kg("update")
-    assert result.code == 0, result.err
-    return repo
-
-
 def test_rust_symbols(repo: Repo) -> None:
-    nodes = _built(repo).nodes()
+    nodes = repo.build(FILES).nodes()
     symbols = {i: n["kind"] for i, n in nodes.items() if n["kind"] not in ("file", "package")}
     assert symbols == {
         "src/lib.rs::run": "function",
@@ -144,15 +128,15 @@ def test_rust_symbols(repo: Repo) -> None:
     }
     assert nodes["src/broken.rs"]["status"] == "partial"
     assert nodes["src/lib.rs"]["status"] == "ok"
-    contains = {(s, d) for s, d, _, _ in _edges(repo, "contains")}
+    contains = {(s, d) for s, d, _, _ in repo.edge_rows("contains")}
     assert ("src/config.rs::Config", "src/config.rs::Config.load") in contains
     # An impl block for a type of another file: its methods hang off the file.
     assert ("src/net/client.rs", "src/net/client.rs::Config.reconnect") in contains
 
 
 def test_rust_imports_mod_and_use(repo: Repo) -> None:
-    _built(repo)
-    assert _edges(repo, "imports") == [
+    repo.build(FILES)
+    assert repo.edge_rows("imports") == [
         ("src/config.rs", "src/util.rs", "EXTRACTED", 1),  # use super::util::{...}
         ("src/config.rs", "src/util.rs", "EXTRACTED", 2),  # use crate::util
         ("src/lib.rs", "ext:rust:std", "EXTRACTED", 6),
@@ -169,8 +153,8 @@ def test_rust_imports_mod_and_use(repo: Repo) -> None:
 
 
 def test_rust_calls_exact(repo: Repo) -> None:
-    _built(repo)
-    assert _edges(repo, "calls") == [
+    repo.build(FILES)
+    assert repo.edge_rows("calls") == [
         ("src/config.rs::Config.load", "src/config.rs::Config.validate", "EXTRACTED", 14),
         ("src/config.rs::Config.load", "src/util.rs::helper", "EXTRACTED", 14),
         ("src/config.rs::Config.load", "src/util.rs::other", "EXTRACTED", 14),  # aliased
@@ -199,7 +183,7 @@ def test_rust_calls_exact(repo: Repo) -> None:
 
 
 def test_rust_unbound_and_external_calls_are_counted(repo: Repo) -> None:
-    nodes = _built(repo).nodes()
+    nodes = repo.build(FILES).nodes()
     # Macros are not calls; HashMap::new and Some are outside the repository.
     assert nodes["src/lib.rs::run"]["external_calls"] == 2
     assert "unresolved_calls" not in nodes["src/lib.rs::run"]
@@ -208,8 +192,8 @@ def test_rust_unbound_and_external_calls_are_counted(repo: Repo) -> None:
 
 
 def test_rust_impl_trait_for_type_inherits(repo: Repo) -> None:
-    _built(repo)
-    assert _edges(repo, "inherits") == [
+    repo.build(FILES)
+    assert repo.edge_rows("inherits") == [
         ("src/config.rs::Config", "src/config.rs::Named", "EXTRACTED", 18),
         ("src/net/client.rs::Plain", "src/config.rs::Named", "EXTRACTED", 22),
     ]

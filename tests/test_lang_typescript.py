@@ -108,16 +108,8 @@ PROGRAM = {
 }
 
 
-def _built(repo: Repo) -> Repo:
-    repo.write_files(PROGRAM)
-    repo.commit()
-    result = repo.kg("update")
-    assert result.code == 0, result.err
-    return repo
-
-
 def test_typescript_symbols_and_languages(repo: Repo) -> None:
-    nodes = _built(repo).nodes()
+    nodes = repo.build(PROGRAM).nodes()
     symbols = {i: (n["kind"], tuple(n["span"])) for i, n in nodes.items() if "span" in n}
     assert symbols == {
         # Declared members (interface and abstract methods) are symbols: calls bind to them.
@@ -160,7 +152,7 @@ def test_typescript_symbols_and_languages(repo: Repo) -> None:
 
 
 def test_typescript_calls_with_tiers(repo: Repo) -> None:
-    built = _built(repo)
+    built = repo.build(PROGRAM)
     calls = {(e["src"], e.get("dst"), e["line"], e["tier"]) for e in built.edges("calls")}
     base, polite, service = "src/base.ts", "src/polite.ts", "src/service.ts"
     assert calls == {
@@ -201,7 +193,7 @@ def test_typescript_calls_with_tiers(repo: Repo) -> None:
 
 
 def test_typescript_imports_and_inheritance(repo: Repo) -> None:
-    built = _built(repo)
+    built = repo.build(PROGRAM)
     imports = {(e["src"], e["dst"], e["line"]) for e in built.edges("imports")}
     assert imports == {
         ("src/polite.ts", "src/base.ts", 1),  # "./base.js" is base.ts
