@@ -1,7 +1,8 @@
 """What a language module provides, and the extraction every language shares.
 
-A language is one query file (``<name>.scm``) plus a small module subclassing ``Language``.
-The query names the parts of the syntax tree with these captures:
+A language is one query file (``<name>.scm``) plus a small module subclassing ``Language``
+(languages whose grammars share patterns compose their query from several files: see
+``query_files``). The query names the parts of the syntax tree with these captures:
 
     @definition.<kind>   a class/interface/struct/trait/enum/function/method; ``@name`` inside
                          the same pattern is its name; ``@base`` (any number) its bases;
@@ -12,6 +13,7 @@ The query names the parts of the syntax tree with these captures:
     @new                 a constructor call; ``@call.function`` is the class expression
     @import              an import statement, handed to ``parse_import``
     @assign              ``var = Callee(...)``; ``@assign.var`` and ``@call.function``
+    @decorator           a decorator: its calls are made where the decorated definition stands
 
 A function nested directly in a class-like definition or scope becomes a method.
 """
@@ -87,8 +89,13 @@ class Language:
         from tree_sitter import Query
         from tree_sitter_language_pack import get_language
 
-        text = resources.files("kgtool.raw.languages").joinpath(f"{self.name}.scm").read_text()
+        folder = resources.files("kgtool.raw.languages")
+        text = "\n".join(folder.joinpath(name).read_text() for name in self.query_files())
         return Query(get_language(self.grammar), text)  # type: ignore[arg-type]
+
+    def query_files(self) -> tuple[str, ...]:
+        """The .scm files whose patterns make this language's query, in order."""
+        return (f"{self.name}.scm",)
 
     def parser(self):
         from tree_sitter_language_pack import get_parser

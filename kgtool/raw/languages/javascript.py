@@ -93,6 +93,9 @@ class JavaScript(Language):
 
     # ---- extraction -----------------------------------------------------------------------
 
+    def query_files(self) -> tuple[str, ...]:
+        return ("ecmascript.scm", "javascript.scm", "jsx.scm")
+
     def parse_import(self, node: Node) -> list[ImportFact]:
         line = node.start_point[0] + 1
         if node.type == "call_expression":

@@ -8,14 +8,12 @@ since the value may be of a subclass.
 
 from __future__ import annotations
 
-import functools
-from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
 from kgtool.raw.languages.javascript import JS_EXTENSIONS, TS_EXTENSIONS, JavaScript
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Query
+    from tree_sitter import Node
 
 
 class TypeScript(JavaScript):
@@ -30,6 +28,9 @@ class TypeScript(JavaScript):
     }
     probe_extensions: ClassVar[tuple[str, ...]] = TS_EXTENSIONS + JS_EXTENSIONS
     field_types: ClassVar[frozenset[str]] = frozenset({"public_field_definition"})
+
+    def query_files(self) -> tuple[str, ...]:
+        return ("ecmascript.scm", "typescript.scm")
 
     def split_callee(self, node: Node) -> tuple[str, str]:
         # ``Repo<User>`` names the class ``Repo``.
@@ -51,14 +52,5 @@ class Tsx(TypeScript):
     grammar = "tsx"
     extensions = (".tsx",)
 
-    @functools.cached_property
-    def query(self) -> Query:
-        # TypeScript's query, plus the JSX patterns only the tsx grammar knows.
-        from tree_sitter import Query
-        from tree_sitter_language_pack import get_language
-
-        folder = resources.files("kgtool.raw.languages")
-        text = (
-            folder.joinpath("typescript.scm").read_text() + folder.joinpath("tsx.scm").read_text()
-        )
-        return Query(get_language(self.grammar), text)  # type: ignore[arg-type]
+    def query_files(self) -> tuple[str, ...]:
+        return ("ecmascript.scm", "typescript.scm", "jsx.scm")

@@ -1,4 +1,5 @@
-; TSX adds JSX to TypeScript (typescript.scm is loaded first). Capture names: see base.py.
+; JSX, for the JavaScript and TSX grammars (plain TypeScript has no JSX nodes).
+; Capture names: see base.py.
 
 ; <Widget/> calls the component; lower-case tags are host elements.
 (jsx_opening_element

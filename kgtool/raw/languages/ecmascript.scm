@@ -1,0 +1,87 @@
+; Patterns shared by JavaScript, TypeScript and TSX (their grammars agree on these nodes).
+; Each language's query is this file plus its own: see `query_files` in javascript.py and
+; typescript.py. Capture names: see base.py.
+
+; ---- definitions -------------------------------------------------------------------------
+
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+
+; export default function () {...}: an anonymous default export is the symbol "default".
+(export_statement
+  "default" @name
+  value: [(function_expression) (arrow_function) (generator_function)] @definition.function)
+
+; const f = () => ...; const g = function () {...}
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+; exports.f = function () {...} / module.exports.f = () => ...
+(assignment_expression
+  left: (member_expression
+    object: (_) @_exports
+    property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression) (generator_function)]
+  (#match? @_exports "^(module\\.)?exports$")) @definition.function
+
+; Methods only in class bodies: methods of object literals are not symbols.
+(class_body (method_definition name: (_) @name) @definition.function)
+
+; A top-level binding of a wrapped function is that function: React.memo((props) => ...),
+; forwardRef(function (props, ref) {...}), memo(forwardRef(...)); not [1, 2].map(...).
+(program
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: (call_expression
+        function: [(identifier) (member_expression object: (identifier))]
+        arguments: (arguments
+          [(arrow_function) (function_expression)
+           (call_expression
+             arguments: (arguments [(arrow_function) (function_expression)]))]))) @definition.function))
+(program
+  (export_statement
+    (lexical_declaration
+      (variable_declarator
+        name: (identifier) @name
+        value: (call_expression
+          function: [(identifier) (member_expression object: (identifier))]
+          arguments: (arguments
+            [(arrow_function) (function_expression)
+             (call_expression
+               arguments: (arguments [(arrow_function) (function_expression)]))]))) @definition.function)))
+
+; ---- calls -------------------------------------------------------------------------------
+
+; require() and import() load modules: they are imports, not calls.
+(call_expression
+  function: (_) @call.function
+  (#not-match? @call.function "^(require|import)$")) @call
+
+(new_expression constructor: (_) @call.function) @new
+
+; A decorator's calls are made where the decorated definition stands (see base.Decorators).
+(decorator) @decorator
+
+; ---- imports -----------------------------------------------------------------------------
+
+(import_statement) @import
+(export_statement) @import
+
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string))
+  (#eq? @_require "require")) @import
+(call_expression
+  function: (import)
+  arguments: (arguments . (string))) @import
+
+; ---- receiver types: a constructor ---------------------------------------------------------
+
+(variable_declarator
+  name: (identifier) @assign.var
+  value: (new_expression constructor: (_) @call.function)) @assign
+(assignment_expression
+  left: [(identifier) (member_expression)] @assign.var
+  right: (new_expression constructor: (_) @call.function)) @assign
