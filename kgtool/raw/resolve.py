@@ -416,8 +416,7 @@ class FileResolver:
         bound = self.index.bind_dotted(self.path, "", dotted)
         if bound is None or bound.kind != "symbol":
             return ""
-        symbol = self.index.symbol(bound.symbol)
-        return bound.symbol if symbol is not None and symbol.kind in CLASS_KINDS else ""
+        return bound.symbol if self._is_class(bound.symbol) else ""
 
     def _owner_id(self, scope: str) -> str:
         """The class whose instance ``self`` is inside ``scope``, "" outside any class."""
@@ -430,8 +429,12 @@ class FileResolver:
             return ""
         return self._class_named(symbol.parent)
 
+    def _is_class(self, node_id: str) -> bool:
+        symbol = self.index.symbol(node_id)
+        return symbol is not None and symbol.kind in CLASS_KINDS
+
     def _classes(self, ids: list[str]) -> list[str]:
-        return [i for i in ids if (s := self.index.symbol(i)) is not None and s.kind in CLASS_KINDS]
+        return [i for i in ids if self._is_class(i)]
 
     def _call(self, call: CallFact) -> None:
         caller = self._id(call.caller)
@@ -494,10 +497,7 @@ class FileResolver:
             member = self.index.member(bound, call.name)
             if self._bound_call(caller, call, member):
                 return
-            if (
-                bound.kind == "module"
-                or (self.index.symbol(bound.symbol) or _NOT_CLASS).kind in CLASS_KINDS
-            ):
+            if bound.kind == "module" or self._is_class(bound.symbol):
                 self._unresolved(caller, call.name)
                 return
         elif self._assigned_call(caller, call, call.caller, call.receiver):
@@ -525,10 +525,8 @@ class FileResolver:
         types = set()
         for assign in candidates:
             bound = self.index.bind_dotted(self.path, assign.scope, assign.callee)
-            if bound is not None and bound.kind == "symbol":
-                symbol = self.index.symbol(bound.symbol)
-                if symbol is not None and symbol.kind in CLASS_KINDS:
-                    types.add(bound.symbol)
+            if bound is not None and bound.kind == "symbol" and self._is_class(bound.symbol):
+                types.add(bound.symbol)
         if len(types) != 1:
             return False
         method = self.index.find_method(types.pop(), call.name)
@@ -566,13 +564,6 @@ class FileResolver:
 
     def _unresolved(self, caller: str, name: str) -> None:
         self.result.unresolved.setdefault(caller, Counter())[name] += 1
-
-
-class _NotAClass:
-    kind = ""
-
-
-_NOT_CLASS: Any = _NotAClass()
 
 
 def resolve_files(
