@@ -29,7 +29,8 @@ from kgtool.communities.build import (
     compute,
     update_communities,
 )
-from kgtool.communities.graph import build_file_graph, read_raw
+from kgtool.communities.cluster import changed_files
+from kgtool.communities.graph import build_file_graph, file_graph, read_raw
 from kgtool.config import load_config
 from kgtool.raw.build import update_raw
 from kgtool.repo import checkout_detached, first_parent_history, temporary_worktree
@@ -67,7 +68,7 @@ def agreement(document: dict) -> tuple[float, float]:
     )
 
 
-def replay(repo: Path, commits: int) -> dict:
+def replay(repo: Path, commits: int, rows_file: Path | None = None) -> dict:
     history = first_parent_history(repo, commits + 1)
     rows = []
     previous: dict | None = None
@@ -81,13 +82,21 @@ def replay(repo: Path, commits: int) -> dict:
                 atomic_write(store.path(COMMUNITIES_FILE), pretty_json(previous).encode())
             raw = update_raw(tree, config, store, write=True)
             started = time.perf_counter()
-            result = update_communities(tree, config, store, raw.content, write=True)
+            result = update_communities(
+                tree, config, store, raw.content, write=True, edges=raw.file_edges
+            )
             seconds = time.perf_counter() - started
             document = result.document
             settings = clustering_settings(config)
-            graph = build_file_graph(read_raw(raw.content.decode()), settings)
+            folded = raw.file_edges()
+            assert folded is not None
+            graph = file_graph(list(folded), folded, settings)
+            if commit == history[-1]:
+                # The folded edges layer 1 hands on must make the graph raw.jsonl makes.
+                parsed = build_file_graph(read_raw(raw.content.decode()), settings)
+                assert parsed.digest(settings) == graph.digest(settings)
             cold_started = time.perf_counter()
-            cold, _ = compute(read_raw(raw.content.decode()), settings, {}, rebaseline=True)
+            cold, _ = compute(graph, settings, {}, rebaseline=True)
             cold_seconds = time.perf_counter() - cold_started
             resolution = float(settings["resolution"])
             row = {
@@ -106,13 +115,26 @@ def replay(repo: Path, commits: int) -> dict:
             row["nmi"], row["ari"] = agreement(document)
             if previous is not None:
                 shared = set(previous["files"]) & set(document["files"])
-                moved = sum(previous["files"][p] != document["files"][p] for p in shared)
+                moved_files = sorted(
+                    p for p in shared if previous["files"][p] != document["files"][p]
+                )
+                moved = len(moved_files)
+                row["moved_files"] = [
+                    [p, previous["files"][p], document["files"][p]] for p in moved_files
+                ]
                 row["moved_share"] = moved / len(shared) if shared else 0.0
                 old_ids = set(previous["communities"])
                 row["id_survival"] = len(old_ids & set(document["communities"])) / len(old_ids)
                 row["graph_changed"] = previous["graph_hash"] != document["graph_hash"]
+                if row["graph_changed"] and "adjacency" in previous:
+                    region = changed_files(
+                        graph, graph.adjacency(), previous["adjacency"], previous["files"]
+                    )
+                    row["changed_share"] = len(region) / len(document["files"])
             rows.append(row)
             previous = document
+    if rows_file is not None:
+        rows_file.write_text(json.dumps(rows, indent=1))
     return summarise(rows)
 
 
@@ -143,6 +165,12 @@ def summarise(rows: list[dict]) -> dict:
         "largest_share_last": last["sizes"][0] / last["files"] if last["files"] else 0.0,
         "nmi_last": last["nmi"],
         "ari_last": last["ari"],
+        "changed_share_p50": percentile(
+            [r["changed_share"] for r in steps if "changed_share" in r], 0.5
+        ),
+        "changed_share_max": max(
+            (r["changed_share"] for r in steps if "changed_share" in r), default=0.0
+        ),
         "layer2_seconds_p50": percentile([r["seconds"] for r in steps], 0.5),
         "layer2_seconds_max": max((r["seconds"] for r in steps), default=0.0),
         "cold_cluster_seconds_last": last["cold_seconds"],
@@ -158,11 +186,12 @@ def main() -> int:
     parser.add_argument("repo", type=Path)
     parser.add_argument("--commits", type=int, default=120)
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--rows", type=Path, help="also write every commit's row here (JSON)")
     args = parser.parse_args()
     if shutil.which("git") is None:
         print("git is required", file=sys.stderr)
         return 2
-    summary = replay(args.repo.resolve(), args.commits)
+    summary = replay(args.repo.resolve(), args.commits, args.rows)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

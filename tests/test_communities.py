@@ -9,8 +9,11 @@ from communities_helpers import broken_links, clique, communities, community_of,
 from conftest import Repo
 
 from kgtool.communities.build import clustering_settings, compute
-from kgtool.communities.graph import read_raw
+from kgtool.communities.cluster import LOCALITY_HOPS
+from kgtool.communities.graph import FileGraph, build_file_graph, file_graph, read_raw
 from kgtool.config import load_config
+from kgtool.raw.build import update_raw
+from kgtool.store import Store
 
 
 def three_packages() -> dict:
@@ -61,11 +64,11 @@ def test_shuffled_raw_order_gives_the_same_document(make_repo: Callable[..., Rep
     update(repo)
     text = (repo.root / ".kg" / "raw.jsonl").read_text()
     settings = clustering_settings(load_config(repo.root))
-    expected, _ = compute(read_raw(text), settings, {})
+    expected, _ = compute(build_file_graph(read_raw(text), settings), settings, {})
     lines = text.splitlines()
     for seed in range(3):
         random.Random(seed).shuffle(lines)
-        shuffled, _ = compute(read_raw("\n".join(lines)), settings, {})
+        shuffled, _ = compute(build_file_graph(read_raw("\n".join(lines)), settings), settings, {})
         assert json.dumps(shuffled, sort_keys=True) == json.dumps(expected, sort_keys=True)
 
 
@@ -229,3 +232,104 @@ def test_map_links_resolve_and_name_communities(make_repo: Callable[..., Repo]) 
     page = (kg / "communities" / f"{beta}.md").read_text()
     assert "## Used by" in page and "calls×1 / imports×1 (EXTRACTED 2)" in page
     assert "`beta/b0.py::beta_b0`" in page
+
+
+def ring_of_cliques(count: int, size: int) -> FileGraph:
+    """``count`` cliques of ``size`` files, each joined to the next by one light edge."""
+    files = [f"m{c:02d}/f{i}.py" for c in range(count) for i in range(size)]
+    weights: dict[tuple[str, str], float] = {}
+    for c in range(count):
+        group = [f"m{c:02d}/f{i}.py" for i in range(size)]
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                weights[(a, b)] = 1.0
+        a, b = sorted((group[0], f"m{(c + 1) % count:02d}/f1.py"))
+        weights[(a, b)] = 0.5
+    return FileGraph(sorted(files), dict(sorted(weights.items())))
+
+
+def hops_from(graph: FileGraph, sources: set[str]) -> dict[str, int]:
+    neighbours = graph.neighbours()
+    distance = dict.fromkeys(sources, 0)
+    frontier = sorted(sources)
+    while frontier:
+        nxt = []
+        for path in frontier:
+            for other in neighbours.get(path, {}):
+                if other not in distance:
+                    distance[other] = distance[path] + 1
+                    nxt.append(other)
+        frontier = nxt
+    return distance
+
+
+def test_a_change_in_one_corner_never_moves_a_file_far_from_it(
+    make_repo: Callable[..., Repo],
+) -> None:
+    settings = clustering_settings(load_config(make_repo({"a.txt": "a\n"}).root))
+    before = ring_of_cliques(12, 6)
+    first, _ = compute(before, settings, {})
+    # A new file pulls hard on two files of one clique, and that clique gains an inner edge.
+    weights = dict(before.weights)
+    for target in ("m03/f2.py", "m03/f3.py", "m04/f2.py"):
+        weights[tuple(sorted(("m03/new.py", target)))] = 3.0
+    after = FileGraph(sorted([*before.files, "m03/new.py"]), dict(sorted(weights.items())))
+    second, reclustered = compute(after, settings, first)
+    assert reclustered
+    changed = {p for p in after.files if second["adjacency"].get(p) != first["adjacency"].get(p)}
+    assert changed == {"m03/new.py", "m03/f2.py", "m03/f3.py", "m04/f2.py"}
+    distance = hops_from(after, changed)
+    far = [p for p in before.files if distance.get(p, 99) > LOCALITY_HOPS + 1]
+    assert len(far) > len(before.files) / 2
+    assert all(second["files"][p] == first["files"][p] for p in far)
+    assert set(first["communities"]) <= set(second["communities"])
+
+
+def test_locality_is_read_from_the_committed_document_not_the_local_cache(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = make_repo(three_packages())
+    update(repo)
+    kg = repo.root / ".kg"
+    previous = (kg / "communities.json").read_bytes()
+    files = clique("gamma", ["g0", "g1", "g2", "g3", "g4"], {"g1": ["beta.b2.beta_b2"]})
+    repo.write_files(files)
+    repo.commit("gamma grows")
+    update(repo)
+    with_cache = {
+        p.relative_to(kg): p.read_bytes()
+        for p in kg.rglob("*")
+        if "cache" not in p.parts and p.is_file()
+    }
+    # A fresh clone: the same previous document, no local cache at all.
+    shutil.rmtree(kg / "cache")
+    (kg / "communities.json").write_bytes(previous)
+    update(repo)
+    without = {
+        p.relative_to(kg): p.read_bytes()
+        for p in kg.rglob("*")
+        if "cache" not in p.parts and p.is_file()
+    }
+    assert without == with_cache
+    shutil.rmtree(kg / "cache")
+    assert repo.kg("update", "--check").code == 0
+
+
+def test_layer_one_folded_edges_make_the_graph_raw_jsonl_makes(
+    make_repo: Callable[..., Repo],
+) -> None:
+    files = three_packages()
+    files["gamma/g4.py"] = "from beta.b1 import beta_b1\nclass G(beta_b1):\n    pass\n"
+    repo = make_repo(files)
+    config = load_config(repo.root)
+    store = Store(repo.root)
+    result = update_raw(repo.root, config, store)
+    settings = clustering_settings(config)
+    folded = result.file_edges()
+    assert folded is not None
+    from_cache = file_graph(list(folded), folded, settings)
+    parsed = build_file_graph(read_raw(result.content.decode()), settings)
+    assert from_cache == parsed
+    # After the no-change path the edges come back from the cache, and still agree.
+    again = update_raw(repo.root, config, store)
+    assert not again.parsed and again.file_edges() == folded

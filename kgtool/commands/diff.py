@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         with ctx.store.lock():
             raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
             head_doc = update_communities(
-                ctx.root, ctx.config, ctx.store, raw.content, write=False
+                ctx.root, ctx.config, ctx.store, raw.content, write=False, edges=raw.file_edges
             ).document
     else:
         head_doc = _committed(ctx.root, head)
@@ -110,4 +110,6 @@ def build_at(root: Path, store: Store, revision: str, warm: dict | None) -> dict
             atomic_write(tree_store.path(COMMUNITIES_FILE), pretty_json(warm).encode("utf-8"))
         config = load_config(tree)
         raw = update_raw(tree, config, tree_store, write=True)
-        return update_communities(tree, config, tree_store, raw.content, write=False).document
+        return update_communities(
+            tree, config, tree_store, raw.content, write=False, edges=raw.file_edges
+        ).document

@@ -39,7 +39,13 @@ def run(args: argparse.Namespace) -> int:
     with ctx.store.lock():
         result = update_raw(ctx.root, ctx.config, ctx.store, write=write)
         layer2 = update_communities(
-            ctx.root, ctx.config, ctx.store, result.content, write, args.rebaseline
+            ctx.root,
+            ctx.config,
+            ctx.store,
+            result.content,
+            write,
+            args.rebaseline,
+            edges=result.file_edges,
         )
     if args.check:
         stale = []

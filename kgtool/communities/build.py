@@ -15,22 +15,29 @@ import json
 import re
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from kgtool.communities.cluster import cluster
-from kgtool.communities.graph import AMBIGUOUS, FileGraph, build_file_graph, read_raw
+from kgtool.communities.cluster import changed_files, cluster
+from kgtool.communities.graph import (
+    AMBIGUOUS,
+    FileGraph,
+    build_file_graph,
+    file_graph,
+    read_raw,
+)
 from kgtool.communities.identity import Identity, assign_ids, format_id, id_number
 from kgtool.communities.render import PAGES_DIR, render
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.ontology.labels import ONTOLOGY_FILE, load_labels
-from kgtool.raw.graph import RawGraph
+from kgtool.raw.model import FileEdge
 from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json, pretty_json
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: per-file ``adjacency`` digests, for the locality rule
 COMMUNITIES_FILE = "communities.json"
 MAP_FILE = "MAP.md"
 PAGE_NAME = re.compile(r"c[0-9]+\.md")
@@ -40,6 +47,8 @@ CACHE_KEY_FILE = "communities.key"  # in .kg/cache: what the files on disk were 
 DIFF_KEYS = ("diff_change", "diff_min_edges")
 
 Document = dict[str, Any]
+# Layer 1's edges folded per file, for every file; None when it cannot vouch for them.
+EdgeSource = Callable[[], dict[str, tuple[FileEdge, ...]] | None]
 
 
 @dataclass
@@ -91,14 +100,19 @@ def parse_document(data: bytes | None, where: str = f"{KG_DIR}/{COMMUNITIES_FILE
 
 
 def compute(
-    raw: RawGraph,
+    graph: FileGraph,
     settings: dict[str, Any],
     previous: Document,
     rebaseline: bool = False,
 ) -> tuple[Document, bool]:
-    """The new document, and whether Leiden ran."""
-    graph = build_file_graph(raw, settings)
+    """The new document, and whether Leiden ran.
+
+    A pure function of the file graph, the settings and the previous document: the locality
+    rule reads which files changed from the previous document's ``adjacency``, never from a
+    local cache, so a fresh clone and a developer's hook write the same bytes.
+    """
     graph_hash = graph.digest(settings)
+    adjacency = graph.adjacency()
     old = {cid: list(c["members"]) for cid, c in previous.get("communities", {}).items()}
     retired: dict[str, dict[str, str]] = dict(previous.get("retired", {}))
     known = [*old, *retired]
@@ -112,7 +126,14 @@ def compute(
         identity = Identity({cid: sorted(m) for cid, m in old.items()}, next_id)
     else:
         old_files = {path: cid for cid, members in old.items() for path in members}
-        groups = cluster(graph, settings, None if rebaseline else old_files)
+        changed = None
+        old_adjacency = previous.get("adjacency")
+        same_settings = canonical_json(previous.get("settings")) == canonical_json(settings)
+        if not rebaseline and isinstance(old_adjacency, dict) and same_settings:
+            changed = changed_files(graph, adjacency, old_adjacency, old_files)
+        # Without the previous adjacency (an older document, new settings) every file may
+        # move: a warm start from the old partition.
+        groups = cluster(graph, settings, None if rebaseline else old_files, changed)
         identity = assign_ids(groups, old, next_id, float(settings["min_overlap"]))
     for cid in identity.retired:
         heir = identity.merged_into.get(cid)
@@ -120,6 +141,7 @@ def compute(
     lineage = {cid: c.get("split_from") for cid, c in previous.get("communities", {}).items()}
     lineage.update(identity.split_from)
     document = assemble(graph, identity, lineage, retired, graph_hash, settings)
+    document["adjacency"] = adjacency
     return document, not unchanged
 
 
@@ -198,8 +220,14 @@ def update_communities(
     raw_content: bytes | None = None,
     write: bool = True,
     rebaseline: bool = False,
+    edges: EdgeSource | None = None,
 ) -> CommunitiesResult:
-    """Recompute layer 2 from ``raw_content`` (default: raw.jsonl on disk); write if asked."""
+    """Recompute layer 2 from ``raw_content`` (default: raw.jsonl on disk); write if asked.
+
+    ``edges`` is layer 1's per-file folded edges for that same content (``UpdateResult.
+    file_edges``): the file graph is built from them instead of parsing raw.jsonl, which
+    on a 700-file repository costs more than the rest of layer 2 together.
+    """
     started = time.perf_counter()
     if not raw_content:  # layer 1's no-change path may not hand its bytes on
         raw_content = store.read_bytes(RAW_FILE)
@@ -213,8 +241,12 @@ def update_communities(
         if kept is not None:
             return CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
     previous = parse_document(on_disk)
-    raw = read_raw(raw_content.decode("utf-8"))
-    document, reclustered = compute(raw, settings, previous, rebaseline)
+    folded = edges() if edges is not None else None
+    if folded is not None:
+        graph = file_graph(list(folded), folded, settings)
+    else:
+        graph = build_file_graph(read_raw(raw_content.decode("utf-8")), settings)
+    document, reclustered = compute(graph, settings, previous, rebaseline)
     outputs = {COMMUNITIES_FILE: pretty_json(document).encode("utf-8")}
     outputs.update(render(document, load_labels(store), MAP_FILE))
     changed = [name for name, data in sorted(outputs.items()) if store.read_bytes(name) != data]

@@ -5,6 +5,11 @@ Determinism needs three things: the same vertex order (files sorted), the same e
 starting point, so Leiden only moves what the change gave it a reason to move. leidenalg's
 ``find_partition`` always starts from singletons, so the ``Optimiser`` is driven directly.
 
+When the previous document records which files' edges changed (``changed_files``), only
+files near the change may move: Leiden runs with every other file's membership fixed, the
+free region growing from the changed files along actual moves (``_optimise_locally``). The
+result depends on the previous document and the graph alone, never on a local cache.
+
 Each package (a ``boundaries`` match) is clustered on its own, with the edges that cross
 packages removed, so no community can span two. Files with no edges at all are not clustered:
 a file joins the community most of its connected directory siblings are in, or else a group of
@@ -23,6 +28,13 @@ from kgtool.raw.build import glob_regex
 MIN_LOOSE_GROUP = 10
 MIN_COMPONENT = 3  # smaller connected components are grouped by directory, not clustered
 MAX_ROUNDS = 50  # a fixpoint comes in a handful; this only bounds a pathological oscillation
+# How far from a changed file Leiden may move files; everything farther keeps its community.
+LOCALITY_HOPS = 1
+# Fixing most files can leave the partition behind what Leiden would find: when letting every
+# file move would gain more than this much modularity, the best of those moves are taken, up
+# to RELAX_SHARE of the files per update, so quality is recovered a few files at a time.
+DRIFT = 0.005
+RELAX_SHARE = 0.03
 
 Groups = list[list[str]]  # each group sorted; the list in order of first member
 
@@ -38,12 +50,34 @@ def package_of(path: str, boundaries: list[str]) -> str:
     return ""
 
 
+def changed_files(
+    graph: FileGraph,
+    adjacency: dict[str, str],
+    old_adjacency: dict[str, str],
+    old_files: dict[str, str],
+) -> set[str]:
+    """New files and those whose weighted edges changed (``FileGraph.adjacency`` differs).
+
+    A removed file or edge changes the digests of the files it touched, so they count too.
+    """
+    return {
+        path
+        for path in graph.files
+        if path not in old_files or adjacency.get(path) != old_adjacency.get(path)
+    }
+
+
 def cluster(
     graph: FileGraph,
     settings: dict[str, Any],
     previous: dict[str, str] | None = None,
+    changed: set[str] | None = None,
 ) -> Groups:
-    """Partition every file; ``previous`` (file -> old community ID) warm-starts Leiden."""
+    """Partition every file; ``previous`` (file -> old community ID) warm-starts Leiden.
+
+    With ``changed`` (see ``changed_files``) only files near a change may move (see
+    ``_optimise_locally``); files without edges that did not change stay where they were.
+    """
     boundaries = list(settings["boundaries"])
     package = {path: package_of(path, boundaries) for path in graph.files}
     neighbours = graph.neighbours()
@@ -65,9 +99,22 @@ def cluster(
         edges = {pair: w for pair, w in edges.items() if pair[0] not in small}
         # A pair of example files linked only to each other is placed like a loose file.
         connected = sorted({path for pair in edges for path in pair})
-        clustered = _leiden(connected, edges, settings, previous or {}, neighbours)
+        local = changed is not None and bool(previous)
+        clustered, free = _leiden(
+            connected,
+            edges,
+            settings,
+            previous or {},
+            neighbours,
+            changed if local else None,
+            len(graph.files),
+        )
         placed = set(connected)
         loose = [path for path in members if path not in placed]
+        if changed is not None and previous:
+            free |= {path for path in loose if path in changed}
+            groups.extend(_place_loose_locally(loose, clustered, previous, free, limit, name))
+            continue
         # Loose files join ``clustered`` in place, or come back as directory groups.
         directory_groups = _group_loose(loose, clustered, limit, name)
         groups.extend(clustered)
@@ -81,9 +128,12 @@ def _leiden(
     settings: dict[str, Any],
     previous: dict[str, str],
     neighbours: dict[str, dict[str, float]],
-) -> Groups:
+    changed: set[str] | None = None,
+    total: int = 0,
+) -> tuple[Groups, set[str]]:
+    """Leiden's groups, and the files it was allowed to move (of ``total`` in the repository)."""
     if not files:
-        return []
+        return [], set()
     # Imported here: they cost a tenth of a second, and most updates never re-cluster.
     import igraph
     import leidenalg
@@ -101,13 +151,139 @@ def _leiden(
     )
     optimiser = leidenalg.Optimiser()
     optimiser.set_rng_seed(int(settings["seed"]))
-    for _ in range(MAX_ROUNDS):
-        if optimiser.optimise_partition(partition, n_iterations=-1) <= 0:
-            break
+    free = set(files)
+    if changed is None or membership is None:
+        _optimise(optimiser, partition, None)
+    else:
+        free = _optimise_locally(optimiser, partition, files, membership, changed, neighbours)
+        relaxed = leidenalg.RBConfigurationVertexPartition(
+            graph,
+            weights="weight",
+            initial_membership=partition.membership,
+            resolution_parameter=float(settings["resolution"]),
+        )
+        _optimise(optimiser, relaxed, None)
+        scale = 2 * sum(graph.es["weight"])
+        if (relaxed.quality() - partition.quality()) / scale > DRIFT:
+            budget = max(1, int(RELAX_SHARE * total))
+            free |= _relax(partition, relaxed, files, budget)
     found: dict[int, list[str]] = defaultdict(list)
     for path, community in zip(files, partition.membership, strict=True):
         found[community].append(path)
-    return list(found.values())
+    return list(found.values()), free
+
+
+def _optimise(optimiser: Any, partition: Any, is_fixed: list[bool] | None) -> None:
+    for _ in range(MAX_ROUNDS):
+        if optimiser.optimise_partition(partition, -1, is_fixed) <= 0:
+            break
+
+
+def _optimise_locally(
+    optimiser: Any,
+    partition: Any,
+    files: list[str],
+    initial: list[int],
+    changed: set[str],
+    neighbours: dict[str, dict[str, float]],
+) -> set[str]:
+    """Leiden with every file fixed but the changed ones, then the neighbours of what moved.
+
+    A file whose own edges did not change only has a reason to move when a neighbour moved,
+    so the free region grows from the changed files along actual moves, up to
+    ``LOCALITY_HOPS`` steps: what a change can disturb is bounded by where it is, not by
+    how many neighbours a hub it touched has. Fixed files keep sharing a community exactly
+    with those they shared it with before; Leiden's own numbering is never read as an ID.
+    """
+    index = {path: i for i, path in enumerate(files)}
+    free = {path for path in files if path in changed}
+    for step in range(LOCALITY_HOPS + 1):
+        _optimise(optimiser, partition, [path not in free for path in files])
+        if step == LOCALITY_HOPS:
+            break
+        moved = _moved(files, initial, partition.membership, free)
+        grow = {other for path in moved for other in neighbours.get(path, ()) if other in index}
+        grow -= free
+        if not grow:
+            break
+        free |= grow
+    return free
+
+
+def _relax(partition: Any, relaxed: Any, files: list[str], budget: int) -> set[str]:
+    """Apply the moves that take ``partition`` towards ``relaxed`` with the best gain per file.
+
+    Moves come in groups (files leaving one community for the same other one), because a
+    community that should move together gains nothing file by file. Groups are taken in order
+    of gain per file while they fit ``budget``; the files moved are returned.
+    """
+    local = list(partition.membership)
+    members: dict[int, list[int]] = defaultdict(list)
+    for vertex, community in enumerate(relaxed.membership):
+        members[community].append(vertex)
+    # Each relaxed community continues the local one most of its files are in, the larger
+    # first; a part that finds its origin taken is a new community.
+    target: dict[int, int] = {}
+    claimed: set[int] = set()
+    fresh = max(local) + 1
+    for community in sorted(members, key=lambda c: (-len(members[c]), members[c][0])):
+        origins = Counter(local[v] for v in members[community])
+        origin = min(origins, key=lambda c: (-origins[c], c))
+        if origin in claimed:
+            target[community], fresh = fresh, fresh + 1
+        else:
+            target[community] = origin
+            claimed.add(origin)
+    groups: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for vertex, community in enumerate(relaxed.membership):
+        if target[community] != local[vertex]:
+            groups[(local[vertex], target[community])].append(vertex)
+
+    def move(vertices: list[int], to: int | None) -> float:
+        before = partition.quality()
+        for vertex in vertices:
+            partition.move_node(vertex, local[vertex] if to is None else to)
+        return partition.quality() - before
+
+    ranked = []
+    for (_, to), vertices in groups.items():
+        gain = move(vertices, to)
+        move(vertices, None)
+        ranked.append((-gain / len(vertices), vertices[0], to, vertices))
+    ranked.sort()
+    moved: set[str] = set()
+    for _, _, to, vertices in ranked:
+        if len(moved) + len(vertices) > budget:
+            continue
+        if move(vertices, to) <= 0:
+            move(vertices, None)  # an earlier group took what this one would have gained
+            continue
+        moved.update(files[v] for v in vertices)
+    partition._update_internal_membership()
+    return moved
+
+
+def _moved(files: list[str], initial: list[int], now: list[int], free: set[str]) -> list[str]:
+    """Free files whose community is no longer the one they started in.
+
+    A community is the one it started as when it holds fixed files (they cannot have left),
+    else the one most of its files started in.
+    """
+    origin: dict[int, int] = {}
+    votes: dict[int, Counter[int]] = defaultdict(Counter)
+    for path, before, after in zip(files, initial, now, strict=True):
+        if path in free:
+            votes[after][before] += 1
+        else:
+            origin[after] = before
+    for after, counts in votes.items():
+        if after not in origin:
+            origin[after] = min(counts, key=lambda before: (-counts[before], before))
+    return [
+        path
+        for path, before, after in zip(files, initial, now, strict=True)
+        if path in free and origin[after] != before
+    ]
 
 
 def initial_membership(
@@ -171,6 +347,79 @@ def _group_loose(loose: list[str], clustered: Groups, limit: int, package: str) 
         else:
             rest.append(path)
     return _split_tree(rest, package, limit)
+
+
+def _place_loose_locally(
+    loose: list[str],
+    clustered: Groups,
+    previous: dict[str, str],
+    free: set[str],
+    limit: int,
+    package: str,
+) -> Groups:
+    """Files with no edges, when only ``free`` files may move.
+
+    A fixed loose file goes where its old community's fixed files are (they cannot have
+    moved), else where most of its old community went, else stays a group of its own. A free
+    one (new, or its edges just went) joins what is placed in its folder, else its nearest
+    placed ancestor folder when it would be a small group, else forms directory groups.
+    """
+    groups: Groups = [list(group) for group in clustered]
+    anchored: dict[str, int] = {}
+    spread: dict[str, Counter[int]] = defaultdict(Counter)
+    for number, group in enumerate(groups):
+        for path in group:
+            label = previous.get(path)
+            if label is not None:
+                spread[label][number] += 1
+                if path not in free:
+                    anchored[label] = number
+    own: dict[str, list[str]] = defaultdict(list)
+    rest: list[str] = []
+    for path in loose:
+        label = previous.get(path)
+        if label is None or path in free:
+            rest.append(path)
+        elif label in anchored:
+            groups[anchored[label]].append(path)
+        elif spread.get(label):
+            votes = spread[label]
+            groups[min(votes, key=lambda number: (-votes[number], number))].append(path)
+        else:
+            own[label].append(path)
+    for label in sorted(own, key=_id_key):
+        groups.append(own[label])
+    home: dict[str, Counter[int]] = defaultdict(Counter)
+    for number, group in enumerate(groups):
+        for path in group:
+            home[posixpath.dirname(path)][number] += 1
+
+    def placed_near(directory: str, walk_up: bool) -> int | None:
+        while True:
+            votes = home.get(directory)
+            if votes:
+                return min(votes, key=lambda number: (-votes[number], number))
+            if not walk_up or directory in ("", package):
+                return None
+            directory = posixpath.dirname(directory)
+
+    unplaced: list[str] = []
+    for path in rest:
+        number = placed_near(posixpath.dirname(path), walk_up=False)
+        if number is None:
+            unplaced.append(path)
+        else:
+            groups[number].append(path)
+    for group in _split_tree(unplaced, package, limit):
+        number = None
+        if len(group) < MIN_LOOSE_GROUP:
+            common = posixpath.commonpath([posixpath.dirname(p) for p in group])
+            number = placed_near(common, walk_up=True)
+        if number is None:
+            groups.append(group)
+        else:
+            groups[number].extend(group)
+    return groups
 
 
 def _small_components(edges: dict[tuple[str, str], float], minimum: int) -> set[str]:

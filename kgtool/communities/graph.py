@@ -17,15 +17,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kgtool.raw.graph import RawGraph
+from kgtool.raw.model import Edge, FileEdge, file_edges
 from kgtool.store import canonical_json
 
 AMBIGUOUS = "AMBIGUOUS"
 INFERRED = "INFERRED"
 STRUCTURAL = "contains"  # parent -> child inside one file: never an edge between files
+# A missed change needs a collision on this many hex digits at both ends of an edge.
+ADJACENCY_DIGITS = 12
 
 # (src file, dst file, edge type, tier) -> number of layer-1 edges
 TypedCounts = Counter[tuple[str, str, str, str]]
@@ -47,6 +51,19 @@ class FileGraph:
             result[b][a] = weight
         return result
 
+    def adjacency(self) -> dict[str, str]:
+        """A short digest of each file's weighted neighbours (files with no edges left out).
+
+        Stored in communities.json: comparing it with the next graph's says which files' edges
+        changed, from the committed document alone, with no local state.
+        """
+        found: dict[str, str] = {}
+        for path, others in sorted(self.neighbours().items()):
+            text = "".join(f"{other}\0{weight:.9g}\0" for other, weight in sorted(others.items()))
+            data = text.encode("utf-8", "surrogateescape")
+            found[path] = hashlib.sha256(data).hexdigest()[:ADJACENCY_DIGITS]
+        return found
+
     def digest(self, settings: dict[str, Any]) -> str:
         """What the partition depends on; equal digests mean Leiden would see the same input."""
         hasher = hashlib.sha256()
@@ -67,7 +84,8 @@ def read_raw(text: str) -> RawGraph:
     """Only what layer 2 needs from raw.jsonl: file nodes and edges between files.
 
     raw.jsonl is written with one canonical JSON spelling, so symbol nodes and ``contains``
-    edges (the bulk of the file) can be skipped before they are decoded.
+    edges (the bulk of the file) can be skipped before they are decoded. ``kgtool update``
+    does not come here (layer 1 hands its folded edges on); reading a revision does.
     """
     graph = RawGraph()
     for line in text.splitlines():
@@ -83,44 +101,66 @@ def read_raw(text: str) -> RawGraph:
     return graph
 
 
+def raw_file_edges(raw: RawGraph) -> dict[str, tuple[FileEdge, ...]]:
+    """Layer 1's edges folded per file, exactly as layer 1 folds them for its cache."""
+    by_file: dict[str, list[Edge]] = defaultdict(list)
+    for record in raw.edges:
+        by_file[raw.file_of(record["src"])].append(
+            Edge(
+                record["src"],
+                record["type"],
+                record.get("dst", ""),
+                record.get("line", 0),
+                record.get("tier", ""),
+                float(record.get("confidence", 1.0)),
+                tuple(record.get("candidates", ())),
+            )
+        )
+    return {path: file_edges(path, by_file.get(path, ())) for path in raw.files}
+
+
 def build_file_graph(raw: RawGraph, settings: dict[str, Any]) -> FileGraph:
-    files = raw.files
+    return file_graph(raw.files, raw_file_edges(raw), settings)
+
+
+def file_graph(
+    files: list[str], edges: Mapping[str, Sequence[FileEdge]], settings: dict[str, Any]
+) -> FileGraph:
+    """The file graph of ``files`` from their folded edges (see ``file_edges``).
+
+    Both ways in (layer 1's cache, or raw.jsonl read back) meet here with the same folded
+    edges in the same order, so the float sums, and the digest, are the same either way.
+    """
+    files = sorted(files)
     known = set(files)
     weights: dict[tuple[str, str], float] = defaultdict(float)
     typed: TypedCounts = Counter()
     ambiguous: list[tuple[str, str, tuple[str, ...]]] = []
     in_degree: Counter[str] = Counter()
     share = float(settings["ambiguous_weight"])
-    for edge in raw.edges:
-        kind = edge["type"]
-        if kind == STRUCTURAL:
-            continue
-        src = raw.file_of(edge["src"])
-        if src not in known:
-            continue
-        tier = edge.get("tier", "")
-        dst_id = edge.get("dst")
-        if dst_id is None:
-            targets = tuple(
-                sorted({raw.file_of(c) for c in edge.get("candidates", ())} & known - {src})
-            )
-            if targets:
-                ambiguous.append((src, kind, targets))
-                weight = edge_weight(kind, settings) * share / len(targets)
-                if weight > 0:
-                    for target in targets:
-                        weights[_pair(src, target)] += weight
-            continue
-        dst = raw.file_of(dst_id)
-        if dst not in known or dst == src:
-            continue
-        in_degree[dst_id] += 1
-        weight = edge_weight(kind, settings)
-        if tier == INFERRED:
-            weight *= float(edge.get("confidence", 1.0))
-        if weight > 0:
-            weights[_pair(src, dst)] += weight
-        typed[(src, dst, kind, tier)] += 1
+    for src in files:
+        for dst_id, kind, tier, confidence, candidates, count in edges.get(src, ()):
+            if kind == STRUCTURAL:
+                continue
+            if not dst_id:
+                targets = tuple(t for t in candidates if t in known)
+                if targets:
+                    ambiguous.extend([(src, kind, targets)] * count)
+                    weight = edge_weight(kind, settings) * share / len(targets)
+                    if weight > 0:
+                        for target in targets:
+                            weights[_pair(src, target)] += weight * count
+                continue
+            dst = dst_id.split("::", 1)[0]
+            if dst not in known:
+                continue
+            in_degree[dst_id] += count
+            weight = edge_weight(kind, settings)
+            if tier == INFERRED:
+                weight *= float(confidence)
+            if weight > 0:
+                weights[_pair(src, dst)] += weight * count
+            typed[(src, dst, kind, tier)] += count
     # Rounded so that float summation order can never change the digest or the partition.
     rounded = {pair: round(w, 6) for pair, w in sorted(weights.items()) if round(w, 6) > 0}
     ambiguous.sort()
