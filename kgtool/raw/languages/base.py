@@ -93,6 +93,11 @@ class Language:
         text = "\n".join(folder.joinpath(name).read_text() for name in self.query_files())
         return Query(get_language(self.grammar), text)  # type: ignore[arg-type]
 
+    @functools.cached_property
+    def _pattern_roles(self) -> dict[int, str]:
+        """Query pattern index -> what its matches are (see ``_role_of``), filled as seen."""
+        return {}
+
     def query_files(self) -> tuple[str, ...]:
         """The .scm files whose patterns make this language's query, in order."""
         return (f"{self.name}.scm",)
@@ -117,27 +122,39 @@ class Language:
             facts.error_lines = _error_lines(root)
         matches = QueryCursor(self.query).matches(root)
 
+        # Sort matches by what their pattern captures, once per pattern: looking at every
+        # capture name of every match cost more than the query itself.
+        by_role: dict[str, list[dict[str, list[Node]]]] = {role: [] for role in ROLES}
+        definitions: list[tuple[str, dict[str, list[Node]]]] = []
+        for pattern, captures in matches:
+            role = self._pattern_roles.get(pattern)
+            if role is None:
+                role = self._pattern_roles[pattern] = _role_of(captures)
+            if role in ROLES:
+                by_role[role].append(captures)
+            elif role:
+                definitions.append((role, captures))
+
         # Definitions first: every later capture needs to know its enclosing symbol.
         found: dict[int, list] = {}  # node id -> [node, kind, name, bases, owner]
-        for _, captures in matches:
-            for capture, nodes in captures.items():
-                if capture.startswith("definition.") or capture == "scope":
-                    names = captures.get("name")
-                    if not names:
-                        continue
-                    bases = captures.get("base", [])
-                    entry = found.get(nodes[0].id)
-                    if entry is not None:  # one match per base: merge them
-                        entry[3].extend(b for b in bases if b not in entry[3])
-                        continue
-                    owner = captures.get("owner")
-                    found[nodes[0].id] = [
-                        nodes[0],
-                        capture.removeprefix("definition."),
-                        self.node_text(names[0]),
-                        list(bases),
-                        self.type_name(owner[0]) if owner else "",
-                    ]
+        for capture, captures in definitions:
+            names = captures.get("name")
+            if not names:
+                continue
+            node = captures[capture][0]
+            bases = captures.get("base", [])
+            entry = found.get(node.id)
+            if entry is not None:  # one match per base: merge them
+                entry[3].extend(b for b in bases if b not in entry[3])
+                continue
+            owner = captures.get("owner")
+            found[node.id] = [
+                node,
+                capture.removeprefix("definition."),
+                self.node_text(names[0]),
+                list(bases),
+                self.type_name(owner[0]) if owner else "",
+            ]
         scopes = Scopes()
         for node, kind, name, bases, owner in sorted(
             found.values(), key=lambda item: (item[0].start_byte, -item[0].end_byte)
@@ -159,40 +176,38 @@ class Language:
                 if dotted:
                     facts.bases.append(BaseFact(base.start_point[0] + 1, qualname, dotted))
 
-        decorators = Decorators(
-            node for _, captures in matches for node in captures.get("decorator", ())
-        )
-        for _, captures in matches:
-            if "call" in captures or "new" in captures:
-                call = (captures.get("call") or captures["new"])[0]
-                function = captures.get("call.function")
-                receiver, name = self.split_callee(function[0]) if function else ("?", "?")
-                facts.calls.append(
-                    CallFact(
-                        line=call.start_point[0] + 1,
-                        caller=self._enclosing(
-                            decorators.scope_anchor(call, scopes), scopes, symbols_only=True
-                        )[0],
-                        name=name,
-                        receiver=receiver,
-                        is_new="new" in captures,
-                    )
+        decorators = Decorators(c["decorator"][0] for c in by_role["decorator"])
+        for captures in by_role["call"]:
+            call = (captures.get("call") or captures["new"])[0]
+            function = captures.get("call.function")
+            receiver, name = self.split_callee(function[0]) if function else ("?", "?")
+            anchor = decorators.scope_anchor(call, scopes)
+            facts.calls.append(
+                CallFact(
+                    line=call.start_point[0] + 1,
+                    caller=self._enclosing(anchor, scopes, symbols_only=True)[0],
+                    name=name,
+                    receiver=receiver,
+                    is_new="new" in captures,
                 )
-            elif "import" in captures:
-                facts.imports.extend(self.parse_import(captures["import"][0]))
-            elif "assign" in captures and "assign.var" in captures and "call.function" in captures:
-                receiver, name = self.split_callee(captures["call.function"][0])
-                if UNBINDABLE in (receiver, name):
-                    continue
-                node = captures["assign"][0]
-                facts.assigns.append(
-                    AssignFact(
-                        line=node.start_point[0] + 1,
-                        scope=self._enclosing(node, scopes, symbols_only=True)[0],
-                        var=self.assign_var(captures["assign.var"][0]),
-                        callee=f"{receiver}.{name}" if receiver else name,
-                    )
+            )
+        for captures in by_role["import"]:
+            facts.imports.extend(self.parse_import(captures["import"][0]))
+        for captures in by_role["assign"]:
+            if "assign.var" not in captures or "call.function" not in captures:
+                continue
+            receiver, name = self.split_callee(captures["call.function"][0])
+            if UNBINDABLE in (receiver, name):
+                continue
+            node = captures["assign"][0]
+            facts.assigns.append(
+                AssignFact(
+                    line=node.start_point[0] + 1,
+                    scope=self._enclosing(node, scopes, symbols_only=True)[0],
+                    var=self.assign_var(captures["assign.var"][0]),
+                    callee=f"{receiver}.{name}" if receiver else name,
                 )
+            )
         facts.symbols = _dedupe(facts.symbols)
         facts.calls.sort(key=_call_order)
         facts.imports = sorted(set(facts.imports), key=lambda i: (i.line, i.module, i.name))
@@ -347,6 +362,25 @@ class Scopes:
             # only be inside something that does: its ancestors are the remaining candidates.
             index = parent
         return "", ""
+
+
+ROLES = ("call", "import", "assign", "decorator")
+
+
+def _role_of(captures: dict[str, list[Node]]) -> str:
+    """A pattern's role: a definition's capture name, one of ROLES, or "" for none of these.
+
+    Every match of a pattern has its outer capture, so the first match tells the role.
+    """
+    for capture in captures:
+        if capture.startswith("definition.") or capture == "scope":
+            return capture
+    if "call" in captures or "new" in captures:
+        return "call"
+    for role in ("import", "assign", "decorator"):
+        if role in captures:
+            return role
+    return ""
 
 
 def _error_lines(root: Node, limit: int = 20) -> list[int]:
