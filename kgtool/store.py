@@ -84,8 +84,12 @@ class Store:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Temp file in the same folder, fsync, rename: readers see the old file or the new one."""
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
+    """Temp file in the same folder, fsync, rename: readers see the old file or the new one.
+
+    ``durable=False`` skips the fsync, for caches: after a crash they may be lost, never torn,
+    and a lost cache only costs a rebuild.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -93,7 +97,8 @@ def atomic_write(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -295,7 +295,7 @@ def _remember(store: Store, key: str, outputs: dict[str, bytes]) -> None:
         pass
     # A cache that cannot be written costs time, never correctness.
     with contextlib.suppress(OSError):
-        atomic_write(path, record)
+        atomic_write(path, record, durable=False)
 
 
 def _unchanged(store: Store, key: str, on_disk: bytes | None) -> Document | None:

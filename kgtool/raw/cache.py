@@ -147,6 +147,7 @@ def save(
     atomic_write(
         store.cache_dir / CACHE_FILE,
         marshal.dumps({"version": version, "files": {p: f.dump() for p, f in files.items()}}),
+        durable=False,
     )
     manifest = {
         "version": version,
@@ -155,7 +156,7 @@ def save(
         "blobs": {path: entry.blob for path, entry in files.items()},
         "summary": summary,
     }
-    atomic_write(store.cache_dir / MANIFEST_FILE, marshal.dumps(manifest))
+    atomic_write(store.cache_dir / MANIFEST_FILE, marshal.dumps(manifest), durable=False)
 
 
 def _load(store: Store, name: str) -> Any:
