@@ -96,3 +96,31 @@ def test_check_without_cache_compares_against_a_full_build(repo: Repo) -> None:
     raw = repo.root / ".kg" / "raw.jsonl"
     raw.write_text(raw.read_text().replace('"app/util.py::helper"', '"app/util.py::helpr"'))
     assert repo.kg("update", "--check").code == 1
+
+
+def test_a_damaged_or_missing_cache_shard_costs_a_rebuild_not_a_wrong_graph(repo: Repo) -> None:
+    repo.write_files(
+        {f"m{n}.py": f"def f{n}():\n    return f{(n + 1) % 40}()\n" for n in range(40)}
+    )
+    repo.commit()
+    update(repo)
+    shards = sorted((repo.root / ".kg" / "cache").glob("raw.cache.*"))
+    assert len(shards) > 4
+    shards[0].write_bytes(b"\x00garbage")
+    shards[1].unlink()
+    repo.write("m3.py", "def f3():\n    return 0\n")
+    result = update(repo)
+    assert len(result.parsed) > 1  # the lost entries were parsed again
+    assert fresh_build(repo) == (repo.root / ".kg" / "raw.jsonl").read_bytes()
+
+
+def test_an_edit_rewrites_only_the_cache_shards_it_touches(repo: Repo) -> None:
+    repo.write_files({f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(60)})
+    repo.commit()
+    update(repo)
+    shards = sorted((repo.root / ".kg" / "cache").glob("raw.cache.*"))
+    before = {p.name: p.stat().st_mtime_ns for p in shards}
+    repo.write("m7.py", "def f7():\n    return -7\n")
+    update(repo)
+    after = {p.name: p.stat().st_mtime_ns for p in shards}
+    assert sum(before[name] != after[name] for name in before) == 1

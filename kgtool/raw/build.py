@@ -196,7 +196,10 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         store.ensure()
         if changed:
             store.write_if_changed(RAW_FILE, content)
-        cache.save(store, cache_version(), new_files, digest(content), summary)
+        # Only the shards of entries that changed are rewritten (every file missing from the
+        # old cache was parsed, so it is among them).
+        dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
+        cache.save(store, cache_version(), new_files, digest(content), summary, dirty)
     result = UpdateResult.from_summary(summary, started)
     result.changed = changed
     result.parsed = sorted(parsed)

@@ -1,11 +1,12 @@
 """The local layer-1 cache in ``.kg/cache/`` (never committed).
 
-Two files, so that the per-commit question "did anything change?" reads a few kilobytes:
+A manifest and shards, so that the per-commit question "did anything change?" reads a few
+kilobytes and a one-file edit rewrites one shard, not tens of megabytes:
 
 - ``raw.manifest``: the blob id of every file, the digest and stat of the raw.jsonl they
   rendered, and the summary numbers;
-- ``raw.cache``: per file, its facts, its rendered lines and their counts, and its edges to
-  other files folded for layer 2 (``file_edges``).
+- ``raw.cache.<NN>``: per file (a file's shard is fixed by its path), its facts, its rendered
+  lines and their counts, and its edges to other files folded for layer 2 (``file_edges``).
 
 Both are ``marshal`` data of builtin types: loading tens of megabytes of it takes milliseconds,
 where pickled objects took a second. A cache of another extractor version is ignored.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +26,15 @@ from kgtool.store import RAW_FILE, Store, atomic_write
 
 MANIFEST_FILE = "raw.manifest"
 CACHE_FILE = "raw.cache"
+SHARDS = 16
+
+
+def shard_of(path: str) -> int:
+    return zlib.crc32(path.encode("utf-8", "surrogateescape")) % SHARDS
+
+
+def _shard_name(shard: int) -> str:
+    return f"{CACHE_FILE}.{shard:02d}"
 
 
 @dataclass
@@ -114,12 +125,21 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
         return None
 
 
+def _entries(store: Store, version: str) -> dict[str, tuple[Any, ...]]:
+    """Every shard's stored entries; a missing or foreign shard just contributes none."""
+    entries: dict[str, tuple[Any, ...]] = {}
+    for shard in range(SHARDS):
+        data = _load(store, _shard_name(shard))
+        if isinstance(data, dict) and data.get("version") == version:
+            files = data.get("files")
+            if isinstance(files, dict):
+                entries.update(files)
+    return entries
+
+
 def load_files(store: Store, version: str) -> dict[str, CachedFile]:
-    data = _load(store, CACHE_FILE)
-    if not isinstance(data, dict) or data.get("version") != version:
-        return {}
     try:
-        return {path: CachedFile.load(entry) for path, entry in data["files"].items()}
+        return {path: CachedFile.load(entry) for path, entry in _entries(store, version).items()}
     except (KeyError, TypeError, ValueError):
         return {}
 
@@ -127,11 +147,8 @@ def load_files(store: Store, version: str) -> dict[str, CachedFile]:
 def load_file_edges(store: Store, version: str) -> dict[str, tuple[FileEdge, ...]] | None:
     """Only every file's ``file_edges``: layer 2 needs nothing else, and skipping the facts
     saves most of the decoding."""
-    data = _load(store, CACHE_FILE)
-    if not isinstance(data, dict) or data.get("version") != version:
-        return None
     try:
-        return {path: entry[7] for path, entry in data["files"].items()}
+        return {path: entry[7] for path, entry in _entries(store, version).items()}
     except (KeyError, TypeError, IndexError):
         return None
 
@@ -142,13 +159,24 @@ def save(
     files: dict[str, CachedFile],
     raw_digest: str,
     summary: dict[str, Any],
+    dirty: set[str] | None = None,
 ) -> None:
-    # The cache first: a crash between the two leaves a manifest that no longer matches.
-    atomic_write(
-        store.cache_dir / CACHE_FILE,
-        marshal.dumps({"version": version, "files": {p: f.dump() for p, f in files.items()}}),
-        durable=False,
-    )
+    """Write the shards holding a ``dirty`` path (all when None), then the manifest.
+
+    The shards first: a crash between the two leaves a manifest that no longer matches.
+    """
+    shards = set(range(SHARDS)) if dirty is None else {shard_of(path) for path in dirty}
+    grouped: dict[int, dict[str, tuple[Any, ...]]] = {shard: {} for shard in shards}
+    for path, entry in files.items():
+        shard = shard_of(path)
+        if shard in grouped:
+            grouped[shard][path] = entry.dump()
+    for shard, entries in sorted(grouped.items()):
+        atomic_write(
+            store.cache_dir / _shard_name(shard),
+            marshal.dumps({"version": version, "files": entries}),
+            durable=False,
+        )
     manifest = {
         "version": version,
         "raw_digest": raw_digest,
