@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from conftest import Repo
 
 PROGRAM = {
@@ -128,3 +130,21 @@ def test_same_name_in_two_modules_without_import_is_ambiguous(repo: Repo) -> Non
     # One candidate by name alone is never EXTRACTED.
     assert by_src["e.py::go"]["tier"] == "INFERRED"
     assert by_src["e.py::go"]["dst"] == "d.py::save"
+
+
+def test_every_record_is_in_canonical_json(repo: Repo) -> None:
+    """Edge lines are spelled out by hand for speed: they must equal canonical_json."""
+    from kgtool.store import canonical_json
+
+    repo.write_files(PROGRAM)
+    repo.write_files({"x.py": "def load():\n    pass\n", "y.py": "def load():\n    pass\n"})
+    repo.write("caf\u00e9.py", 'def go():\n    load()\n    "\\u00e9\\""\n')
+    repo.commit()
+    repo.kg("update")
+    text = (repo.root / ".kg" / "raw.jsonl").read_text()
+    tiers = set()
+    for line in text.splitlines():
+        record = json.loads(line)
+        tiers.add(record.get("tier"))
+        assert canonical_json(record) == line
+    assert {"EXTRACTED", "INFERRED", "AMBIGUOUS"} <= tiers

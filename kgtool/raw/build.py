@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import marshal
 import multiprocessing
 import os
@@ -29,6 +30,7 @@ from kgtool.raw.extract import PARALLEL_THRESHOLD, extract_files
 from kgtool.raw.model import (
     PARSE_PARTIAL,
     SKIP_UNREADABLE,
+    Edge,
     FileEdge,
     FileFacts,
     external_id,
@@ -377,13 +379,32 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
             by_id[caller]["external_calls"] = count
     lines = [canonical_json(record) for record in sorted(records[1:], key=lambda r: r["id"])]
     lines.insert(0, canonical_json(records[0]))
-    for edge in sorted(resolution.edges):
-        lines.append(canonical_json({"rec": "edge", **edge.to_json()}))
+    lines.extend(map(edge_line, sorted(resolution.edges)))
     entry.lines = "\n".join(lines) + "\n"
     entry.edge_counts = Counter((edge.type, edge.tier) for edge in resolution.edges)
     entry.unresolved_calls = sum(sum(names.values()) for names in resolution.unresolved.values())
     entry.externals = frozenset(e.target for e in resolution.edges if e.target.startswith("ext:"))
     entry.file_edges = file_edges(facts.path, resolution.edges)
+
+
+def edge_line(edge: Edge) -> str:
+    """``canonical_json`` of an edge record, spelled out: the keys are fixed, and this runs
+    once per edge of the repository on a full build."""
+    quote = _quote
+    parts = []
+    if edge.candidates:
+        parts.append(f'"candidates":[{",".join(map(quote, edge.candidates))}]')
+    parts.append(f'"confidence":{float(edge.confidence)!r}')
+    if edge.target:
+        parts.append(f'"dst":{quote(edge.target)}')
+    parts.append(
+        f'"line":{int(edge.line)},"rec":"edge","src":{quote(edge.source)},'
+        f'"tier":{quote(edge.tier)},"type":{quote(edge.type)}'
+    )
+    return "{" + ",".join(parts) + "}"
+
+
+_quote = json.encoder.encode_basestring  # JSON string escaping as canonical_json does it
 
 
 def _render(files: dict[str, CachedFile]) -> bytes:

@@ -157,11 +157,11 @@ class FileFacts:
         )
 
 
-@dataclass(frozen=True, order=True)
-class Edge:
+class Edge(NamedTuple):
     """A directed, typed edge. One record per type and site: nothing is collapsed.
 
     An AMBIGUOUS edge has ``target == ""`` and lists every candidate; none is chosen.
+    A tuple, so that sorting hundreds of thousands of them compares in C.
     """
 
     source: str

@@ -563,7 +563,10 @@ class FileResolver:
     index_limit = 8  # more candidates than this say nothing: the site counts as unresolved
 
     def _unresolved(self, caller: str, name: str) -> None:
-        self.result.unresolved.setdefault(caller, Counter())[name] += 1
+        names = self.result.unresolved.get(caller)
+        if names is None:
+            names = self.result.unresolved[caller] = Counter()
+        names[name] += 1
 
 
 def resolve_files(
