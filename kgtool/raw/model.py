@@ -172,20 +172,6 @@ class Edge(NamedTuple):
     confidence: float = 1.0
     candidates: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
-            "type": self.type,
-            "src": self.source,
-            "line": self.line,
-            "tier": self.tier,
-            "confidence": self.confidence,
-        }
-        if self.target:
-            record["dst"] = self.target
-        if self.candidates:
-            record["candidates"] = list(self.candidates)
-        return record
-
 
 # One file's edges to other files, folded for layer 2: (target symbol ID, or "" for an
 # AMBIGUOUS edge; edge type; tier; confidence; the candidates' files; how many such edges).
