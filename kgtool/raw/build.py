@@ -1,9 +1,9 @@
 """Building and refreshing ``.kg/raw.jsonl``, incrementally.
 
 The committed file is the source of truth for readers; a local cache beside it (never
-committed) keeps each file's facts and rendered lines, keyed by git blob id and extractor
-version. Unchanged files are never re-parsed; resolution is redone for the changed files and
-for the files whose names the change touched.
+committed) keeps each file's facts, keyed by git blob id and a fingerprint of this code, and
+where its records stand in raw.jsonl. Unchanged files are never re-parsed; resolution is
+redone for the changed files and for the files whose names the change touched.
 """
 
 from __future__ import annotations
@@ -185,13 +185,27 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
     index = RepoIndex({path: entry.facts for path, entry in new_files.items()})
     # Without a trusted cache nothing but a full pass is certain to match a fresh build.
     trusted = trusted and manifest is not None and manifest.blobs.keys() <= old_files.keys()
-    to_resolve = _affected(old_files, new_files, set(parsed)) if trusted else set(new_files)
+    if trusted:
+        assert manifest is not None
+        to_resolve = _affected(old_files, new_files, set(parsed))
+        # A file whose records cannot be cut from raw.jsonl is rendered again.
+        to_resolve |= new_files.keys() - manifest.spans.keys()
+    else:
+        to_resolve = set(new_files)
     for path in to_resolve:
         new_files[path].hydrate()
     _resolve_and_render(index, new_files, sorted(to_resolve), config)
 
-    content = _render(new_files)
     on_disk = store.read_bytes(RAW_FILE)
+    if to_resolve != new_files.keys():
+        # Trusted: raw.jsonl on disk is the one the manifest describes, so an unchanged file's
+        # records are cut from it rather than kept twice.
+        assert manifest is not None and on_disk is not None
+        for path, entry in new_files.items():
+            if path not in to_resolve:
+                start, end = manifest.spans[path]
+                entry.lines = on_disk[start:end]
+    content, spans = _render(new_files)
     changed = content != on_disk
     summary = _summarize(new_files)
     if write:
@@ -201,7 +215,7 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         # Only the shards of entries that changed are rewritten (every file missing from the
         # old cache was parsed, so it is among them).
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
-        cache.save(store, cache_version(), new_files, digest(content), summary, dirty)
+        cache.save(store, cache_version(), new_files, digest(content), summary, spans, dirty)
     result = UpdateResult.from_summary(summary, started)
     result.changed = changed
     result.parsed = sorted(parsed)
@@ -380,7 +394,7 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     lines = [canonical_json(record) for record in sorted(records[1:], key=lambda r: r["id"])]
     lines.insert(0, canonical_json(records[0]))
     lines.extend(map(edge_line, sorted(resolution.edges)))
-    entry.lines = "\n".join(lines) + "\n"
+    entry.lines = ("\n".join(lines) + "\n").encode("utf-8")
     entry.edge_counts = Counter((edge.type, edge.tier) for edge in resolution.edges)
     entry.unresolved_calls = sum(sum(names.values()) for names in resolution.unresolved.values())
     entry.externals = frozenset(e.target for e in resolution.edges if e.target.startswith("ext:"))
@@ -407,29 +421,24 @@ def edge_line(edge: Edge) -> str:
 _quote = json.encoder.encode_basestring  # JSON string escaping as canonical_json does it
 
 
-def _render(files: dict[str, CachedFile]) -> bytes:
-    parts = [
-        canonical_json({"rec": "meta", "format": FORMAT_VERSION, "extractor": EXTRACTOR_VERSION})
-        + "\n"
-    ]
+def _render(files: dict[str, CachedFile]) -> tuple[bytes, dict[str, tuple[int, int]]]:
+    """raw.jsonl, and where each file's records stand in it (for cutting them out next time)."""
+    meta = {"rec": "meta", "format": FORMAT_VERSION, "extractor": EXTRACTOR_VERSION}
+    parts = [(canonical_json(meta) + "\n").encode("utf-8")]
+    offset = len(parts[0])
+    spans: dict[str, tuple[int, int]] = {}
     externals: set[str] = set()
     for path in sorted(files):
-        parts.append(files[path].lines)
+        lines = files[path].lines
+        parts.append(lines)
+        spans[path] = (offset, offset + len(lines))
+        offset += len(lines)
         externals |= files[path].externals
     for package in sorted(externals):
         ecosystem, _, name = package.removeprefix("ext:").partition(":")
-        parts.append(
-            canonical_json(
-                {
-                    "rec": "node",
-                    "id": external_id(ecosystem, name),
-                    "kind": "package",
-                    "external": True,
-                }
-            )
-            + "\n"
-        )
-    return "".join(parts).encode("utf-8")
+        record = {"rec": "node", "id": external_id(ecosystem, name), "kind": "package"}
+        parts.append((canonical_json({**record, "external": True}) + "\n").encode("utf-8"))
+    return b"".join(parts), spans
 
 
 def _summarize(files: dict[str, CachedFile]) -> dict[str, Any]:

@@ -4,9 +4,12 @@ A manifest and shards, so that the per-commit question "did anything change?" re
 kilobytes and a one-file edit rewrites one shard, not tens of megabytes:
 
 - ``raw.manifest``: the blob id of every file, the digest and stat of the raw.jsonl they
-  rendered, and the summary numbers;
-- ``raw.cache.<NN>``: per file (a file's shard is fixed by its path), its facts, its rendered
-  lines and their counts, and its edges to other files folded for layer 2 (``file_edges``).
+  rendered, where each file's records stand in it, and the summary numbers;
+- ``raw.cache.<NN>``: per file (a file's shard is fixed by its path), its facts, the counts of
+  its records, and its edges to other files folded for layer 2 (``file_edges``).
+
+A file's rendered records are not cached: while raw.jsonl is the one the manifest describes,
+an unchanged file's records are cut from it by their span.
 
 Both are ``marshal`` data of builtin types: loading tens of megabytes of it takes milliseconds,
 where pickled objects took a second. A cache of another extractor version is ignored.
@@ -41,7 +44,7 @@ def _shard_name(shard: int) -> str:
 class CachedFile:
     blob: str
     facts: FileFacts
-    lines: str = ""  # this file's rendered records in raw.jsonl ("" until resolved)
+    lines: bytes = b""  # its records in raw.jsonl, once rendered (or cut from the old file)
     edge_counts: Counter[tuple[str, str]] = field(default_factory=Counter)  # (type, tier)
     unresolved_calls: int = 0
     externals: frozenset[str] = frozenset()  # external package IDs its edges point to
@@ -49,11 +52,11 @@ class CachedFile:
     file_edges: tuple[FileEdge, ...] = ()  # its edges to other files, as layer 2 reads them
     # Calls and assignments as stored, until ``hydrate``: only the files being resolved need
     # them, and decoding every file's would cost more than the rest of an update.
-    body: tuple[list[Any], list[Any]] | None = None
+    body: bytes | None = None  # marshal of (calls, assigns): decoded only by ``hydrate``
 
     def hydrate(self) -> FileFacts:
         if self.body is not None:
-            calls, assigns = self.body
+            calls, assigns = marshal.loads(self.body)
             self.facts.calls = list(map(CallFact._make, calls))
             self.facts.assigns = list(map(AssignFact._make, assigns))
             self.body = None
@@ -61,12 +64,14 @@ class CachedFile:
 
     def dump(self) -> tuple[Any, ...]:
         facts = self.facts.to_json()
-        if self.body is not None:
-            facts["calls"], facts["assigns"] = self.body
+        body = self.body
+        if body is None:
+            body = marshal.dumps((facts["calls"], facts["assigns"]))
+        # The body travels as bytes in the "calls" slot, undecoded until a resolution needs it.
+        facts["calls"], facts["assigns"] = body, ()
         return (
             self.blob,
             facts,
-            self.lines,
             tuple((kind, tier, n) for (kind, tier), n in sorted(self.edge_counts.items())),
             self.unresolved_calls,
             tuple(sorted(self.externals)),
@@ -76,13 +81,13 @@ class CachedFile:
 
     @classmethod
     def load(cls, data: tuple[Any, ...]) -> CachedFile:
-        blob, facts, lines, counts, unresolved, externals, mentions, edges = data
-        body = (facts["calls"], facts["assigns"])
+        blob, facts, counts, unresolved, externals, mentions, edges = data
+        body = facts["calls"]
         facts["calls"] = facts["assigns"] = ()
         return cls(
             blob,
             FileFacts.from_json(facts),
-            lines,
+            b"",
             Counter({(kind, tier): n for kind, tier, n in counts}),
             unresolved,
             frozenset(externals),
@@ -99,6 +104,7 @@ class Manifest:
     raw_stat: tuple[int, int, int]  # (size, mtime_ns, inode): skips hashing when unchanged
     blobs: dict[str, str]
     summary: dict[str, Any]
+    spans: dict[str, tuple[int, int]]  # path -> (start, end) of its records in raw.jsonl
 
 
 def raw_stat(store: Store) -> tuple[int, int, int]:
@@ -120,6 +126,7 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             tuple(data["raw_stat"]),
             data["blobs"],
             data["summary"],
+            data["spans"],
         )
     except (KeyError, TypeError):
         return None
@@ -148,7 +155,7 @@ def load_file_edges(store: Store, version: str) -> dict[str, tuple[FileEdge, ...
     """Only every file's ``file_edges``: layer 2 needs nothing else, and skipping the facts
     saves most of the decoding."""
     try:
-        return {path: entry[7] for path, entry in _entries(store, version).items()}
+        return {path: entry[6] for path, entry in _entries(store, version).items()}
     except (KeyError, TypeError, IndexError):
         return None
 
@@ -159,6 +166,7 @@ def save(
     files: dict[str, CachedFile],
     raw_digest: str,
     summary: dict[str, Any],
+    spans: dict[str, tuple[int, int]],
     dirty: set[str] | None = None,
 ) -> None:
     """Write the shards holding a ``dirty`` path (all when None), then the manifest.
@@ -183,6 +191,7 @@ def save(
         "raw_stat": raw_stat(store),
         "blobs": {path: entry.blob for path, entry in files.items()},
         "summary": summary,
+        "spans": spans,
     }
     atomic_write(store.cache_dir / MANIFEST_FILE, marshal.dumps(manifest), durable=False)
 
