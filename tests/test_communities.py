@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
+import subprocess
 from collections.abc import Callable
 
 from communities_helpers import broken_links, clique, communities, community_of, members, update
-from conftest import Repo
+from conftest import GIT_ENV, Repo
 
 from kgtool.communities.build import clustering_settings, compute
 from kgtool.communities.cluster import LOCALITY_HOPS
@@ -333,3 +335,45 @@ def test_layer_one_folded_edges_make_the_graph_raw_jsonl_makes(
     # After the no-change path the edges come back from the cache, and still agree.
     again = update_raw(repo.root, config, store)
     assert not again.parsed and again.file_edges() == folded
+
+
+def test_a_merge_conflict_in_kg_is_resolved_by_update(make_repo) -> None:
+    """Two branches both refreshed .kg/: git leaves conflict markers, kgtool update mends them."""
+    repo = make_repo(
+        {
+            "core/a.py": "def a():\n    pass\n",
+            "core/b.py": "from core.a import a\n\ndef b():\n    a()\n",
+            "web/v.py": "def v():\n    pass\n",
+            "web/w.py": "from web.v import v\n\ndef w():\n    v()\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    repo.commit("map")
+    before = json.loads((repo.root / ".kg" / "communities.json").read_text())
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("core/c.py", "from core.b import b\n\ndef c():\n    b()\n")
+    repo.git("add", "-A")  # kgtool maps tracked files
+    repo.kg("update")
+    repo.commit("side")
+    repo.git("checkout", "-q", "main")
+    repo.write("core/d.py", "from core.b import b\n\ndef d():\n    b()\n")
+    repo.git("add", "-A")
+    repo.kg("update")
+    repo.commit("main")
+    merge = subprocess.run(
+        ["git", "merge", "-q", "side"],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **GIT_ENV},
+    )
+    assert merge.returncode != 0  # .kg/ conflicts, the code does not
+    assert "<<<<<<<" in (repo.root / ".kg" / "communities.json").read_text()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    after = json.loads((repo.root / ".kg" / "communities.json").read_text())
+    assert set(after["files"]) == set(before["files"]) | {"core/c.py", "core/d.py"}
+    for path, community in before["files"].items():
+        assert after["files"][path] == community  # IDs kept from our side
+    repo.git("add", "-A")
+    assert repo.kg("update", "--check").code == 0

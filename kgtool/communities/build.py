@@ -35,6 +35,7 @@ from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.ontology.labels import ONTOLOGY_FILE, load_labels
 from kgtool.raw.model import FileEdge
+from kgtool.repo import show_file
 from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json, pretty_json
 
 FORMAT_VERSION = 2  # 2: per-file ``adjacency`` digests, for the locality rule
@@ -82,6 +83,18 @@ def clustering_settings(config: Config) -> dict[str, Any]:
     return settings
 
 
+CONFLICT_MARKER = re.compile(rb"^<<<<<<< ", re.MULTILINE)
+
+
+def _previous_document(root: Path, on_disk: bytes | None) -> Document:
+    """The partition to start from: the file on disk, or, while a merge left conflict markers
+    in it, our side as committed (HEAD) — the update then reconciles it with the merged code."""
+    if on_disk is not None and CONFLICT_MARKER.search(on_disk):
+        where = f"HEAD:{KG_DIR}/{COMMUNITIES_FILE}"
+        return parse_document(show_file(root, "HEAD", f"{KG_DIR}/{COMMUNITIES_FILE}"), where)
+    return parse_document(on_disk)
+
+
 def parse_document(data: bytes | None, where: str = f"{KG_DIR}/{COMMUNITIES_FILE}") -> Document:
     """A communities.json document; ``{}`` when there is none yet."""
     if data is None:
@@ -90,8 +103,8 @@ def parse_document(data: bytes | None, where: str = f"{KG_DIR}/{COMMUNITIES_FILE
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise KgError(
-            "is not valid JSON (an unresolved merge conflict?): keep either side, then run "
-            "`kgtool update`, which reconciles it with the code",
+            "is not valid JSON: restore it from git (`git checkout HEAD -- "
+            f"{KG_DIR}/{COMMUNITIES_FILE}`), then run `kgtool update`",
             where,
         ) from exc
     if not isinstance(document, dict) or not isinstance(document.get("communities"), dict):
@@ -240,7 +253,7 @@ def update_communities(
         kept = _unchanged(store, key, on_disk)
         if kept is not None:
             return CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
-    previous = parse_document(on_disk)
+    previous = _previous_document(root, on_disk)
     folded = edges() if edges is not None else None
     if folded is not None:
         graph = file_graph(list(folded), folded, settings)
