@@ -3,6 +3,8 @@ default exports, re-exports through .mts, .cts, TSX components, decorators, tier
 
 from __future__ import annotations
 
+import shutil
+
 from conftest import Repo
 
 PROGRAM = {
@@ -263,3 +265,57 @@ def test_wrapped_components_are_functions_and_own_their_calls(repo: Repo) -> Non
     }
     calls = {(e["src"], e["dst"], e["line"]) for e in repo.edges("calls")}
     assert calls == {("ui.tsx::Row", "ui.tsx::label", 7), ("ui.tsx::Field", "ui.tsx::Row", 9)}
+
+
+WORKSPACE = {
+    "package.json": '{"name": "acme-root", "private": true, "workspaces": ["packages/*"]}\n',
+    "packages/ui/package.json": '{"name": "@acme/ui", "main": "dist/index.js"}\n',
+    "packages/ui/src/index.ts": "export { button } from './button';\n",
+    "packages/ui/src/button.ts": "export function button(): string {\n  return 'b';\n}\n",
+    "packages/ui/src/theme.ts": "export function theme(): string {\n  return 't';\n}\n",
+    "packages/app/package.json": '{"name": "@acme/app", "source": "src/main.ts"}\n',
+    "packages/app/src/main.ts": (
+        "import { button } from '@acme/ui';\n"
+        "import { theme } from '@acme/ui/theme';\n"
+        "import { render } from 'react-dom';\n"
+        "export function main(): void {\n"
+        "  render(button() + theme());\n"
+        "}\n"
+    ),
+    "examples/copy/package.json": '{"name": "@acme/dup"}\n',
+    "examples/copy2/package.json": '{"name": "@acme/dup"}\n',
+    "examples/copy/index.ts": "import { x } from '@acme/dup';\nexport const y = x;\n",
+}
+
+
+def test_imports_of_workspace_packages_bind_to_their_files(repo: Repo) -> None:
+    repo.build(WORKSPACE)
+    assert repo.edge_rows("imports") == [
+        ("examples/copy/index.ts", "ext:npm:@acme/dup", "EXTRACTED", 1),  # two claim the name
+        ("packages/app/src/main.ts", "ext:npm:react-dom", "EXTRACTED", 3),
+        ("packages/app/src/main.ts", "packages/ui/src/index.ts", "EXTRACTED", 1),
+        ("packages/app/src/main.ts", "packages/ui/src/theme.ts", "EXTRACTED", 2),
+        ("packages/ui/src/index.ts", "packages/ui/src/button.ts", "EXTRACTED", 1),
+    ]
+    calls = [row for row in repo.edge_rows("calls") if row[0].startswith("packages/app")]
+    assert calls == [
+        ("packages/app/src/main.ts::main", "packages/ui/src/button.ts::button", "EXTRACTED", 5),
+        ("packages/app/src/main.ts::main", "packages/ui/src/theme.ts::theme", "EXTRACTED", 5),
+    ]
+
+
+def test_renaming_a_workspace_package_rebinds_its_importers(repo: Repo) -> None:
+    from kgtool.config import load_config
+    from kgtool.raw.build import update_raw
+    from kgtool.store import Store
+
+    repo.build(WORKSPACE)
+    repo.write("packages/ui/package.json", '{"name": "@acme/widgets"}\n')
+    assert repo.kg("update").code == 0
+    incremental = (repo.root / ".kg" / "raw.jsonl").read_bytes()
+    assert ("packages/app/src/main.ts", "ext:npm:@acme/ui", "EXTRACTED", 1) in repo.edge_rows(
+        "imports"
+    )
+    shutil.rmtree(repo.root / ".kg" / "cache")
+    fresh = update_raw(repo.root, load_config(repo.root), Store(repo.root), write=False)
+    assert fresh.content == incremental

@@ -41,8 +41,9 @@ from kgtool.raw.resolve import FileResolution, RepoIndex, resolve_files
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
 from kgtool.store import KG_DIR, RAW_FILE, Store, canonical_json
 
-# Bump when extraction or resolution changes what they produce: every cache entry is redone.
-EXTRACTOR_VERSION = "1"
+# Bump when extraction or resolution changes what they produce; raw.jsonl says which it is.
+EXTRACTOR_VERSION = "2"
+MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
 FORMAT_VERSION = 1
 
 
@@ -301,7 +302,7 @@ def _mentions(facts: FileFacts) -> frozenset[str]:
     """Every name a file's resolution depends on."""
     names: set[str] = set()
     for imp in facts.imports:
-        names.update(filter(None, re.split(r"[./:\\@-]+", imp.module)))
+        names.update(filter(None, MODULE_SEPARATORS.split(imp.module)))
         names.add(imp.name)
     for call in facts.calls:
         names.add(call.name)
@@ -346,6 +347,9 @@ def _affected(
             touched_names.add(item[0].rsplit(".", 1)[-1])
             touched_names.update(part for part in item[1:] if part)
             touched_names.update(item[0].split("."))
+            # A module string or package name is mentioned by its pieces (see _mentions).
+            for part in item[1:]:
+                touched_names.update(filter(None, MODULE_SEPARATORS.split(part)))
     if not touched_names and not touched_dirs:
         return affected
     for path, entry in new.items():

@@ -13,6 +13,7 @@ from kgtool.raw.languages.base import Language
 from kgtool.raw.languages.go import Go, GoMod
 from kgtool.raw.languages.java import Java
 from kgtool.raw.languages.javascript import JavaScript
+from kgtool.raw.languages.npm import NpmManifest
 from kgtool.raw.languages.python import Python
 from kgtool.raw.languages.rust import Rust
 from kgtool.raw.languages.typescript import Tsx, TypeScript
@@ -26,6 +27,7 @@ LANGUAGES: tuple[type[Language], ...] = (
     JavaScript,
     TypeScript,
     Tsx,
+    NpmManifest,
 )
 
 

@@ -18,6 +18,7 @@ import posixpath
 from typing import TYPE_CHECKING, ClassVar
 
 from kgtool.raw.languages.base import UNBINDABLE, Language, ModuleTarget
+from kgtool.raw.languages.npm import workspace_packages
 from kgtool.raw.model import ImportFact
 
 if TYPE_CHECKING:
@@ -270,7 +271,23 @@ class JavaScript(Language):
                     found = self._probe(root + module, index)
                     if found:
                         return ModuleTarget(files=(found,))
-        return ModuleTarget(external=package_name(module))
+        name = package_name(module)
+        found = self._workspace_module(name, module[len(name) :].lstrip("/"), index)
+        return ModuleTarget(files=(found,)) if found else ModuleTarget(external=name)
+
+    def _workspace_module(self, name: str, subpath: str, index: RepoIndex) -> str:
+        """The file an import of a package of this repository (a workspace) names, or ""."""
+        package = index.memo("npm:workspaces", workspace_packages).get(name)
+        if package is None:
+            return ""
+        folder, entry = package
+        if subpath:
+            stems = [posixpath.join(folder, subpath), posixpath.join(folder, "src", subpath)]
+        else:
+            stems = [posixpath.join(folder, "src", "index"), folder]
+            if entry:
+                stems.insert(0, posixpath.normpath(posixpath.join(folder, entry)))
+        return next(filter(None, (self._probe(stem, index) for stem in stems)), "")
 
     def _probe(self, stem: str, index: RepoIndex) -> str:
         """The file a relative specifier names, trying what Node and TypeScript would try."""

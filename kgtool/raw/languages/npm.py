@@ -1,0 +1,65 @@
+"""package.json files: a workspace package's name and entry, so that an import of
+``@acme/ui`` from another package of the same repository binds to that package's files.
+
+Like go.mod, this is a manifest, not a language with symbols: no query, no grammar.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from typing import TYPE_CHECKING
+
+from kgtool.raw.languages.base import Language, ModuleTarget
+from kgtool.raw.model import PARSE_OK, PARSE_TEXT, FileFacts
+
+if TYPE_CHECKING:
+    from kgtool.raw.resolve import RepoIndex
+
+MANIFEST = "package.json"
+# Where a package's code starts, most source-like first: a "source" or "module" field often
+# names tracked TypeScript, "main" often a build output that is not in the repository.
+ENTRY_FIELDS = ("source", "module", "main", "types", "typings")
+
+
+class NpmManifest(Language):
+    name = "npm-manifest"
+    grammar = "json"
+    extensions = (".json",)
+    ecosystem = "npm"
+
+    def extract(self, path: str, source: bytes) -> FileFacts:
+        lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
+        if posixpath.basename(path) != MANIFEST:
+            return FileFacts(path, "", PARSE_TEXT, line_count=lines)
+        try:
+            manifest = json.loads(source)
+        except ValueError:
+            return FileFacts(path, "", PARSE_TEXT, line_count=lines)
+        facts = FileFacts(path, self.name, PARSE_OK, line_count=lines)
+        if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
+            facts.extra = {"npm_name": manifest["name"]}
+            entry = next(
+                (manifest[f] for f in ENTRY_FIELDS if isinstance(manifest.get(f), str)), ""
+            )
+            if entry:
+                facts.extra["npm_entry"] = entry
+        return facts
+
+    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+        return ModuleTarget()
+
+
+def workspace_packages(index: RepoIndex) -> dict[str, tuple[str, str]]:
+    """Package name -> (its folder, its entry) for every package.json of the repository.
+
+    A name two manifests claim (a copied example, a fixture) binds to neither: guessing one
+    would make an EXTRACTED edge that may be false.
+    """
+    found: dict[str, list[tuple[str, str]]] = {}
+    for path in index.paths_of(NpmManifest.name):
+        extra = index.facts[path].extra
+        if "npm_name" in extra:
+            folder = posixpath.dirname(path)
+            found.setdefault(extra["npm_name"], []).append((folder, extra.get("npm_entry", "")))
+    return {name: places[0] for name, places in found.items() if len(places) == 1}
