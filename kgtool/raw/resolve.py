@@ -505,7 +505,10 @@ class FileResolver:
         self._by_method_name(caller, call)
 
     def _assigned_call(self, caller: str, call: CallFact, scope: str, receiver: str) -> bool:
-        """``x = Foo(); x.m()`` binds m to Foo.m, INFERRED: x might have been rebound since."""
+        """``x = Foo(); x.m()`` binds m to Foo.m, INFERRED: x might have been rebound since.
+
+        A receiver whose stated type is outside the repository makes an external call.
+        """
         var = receiver
         if receiver.startswith("self."):
             candidates = [
@@ -523,10 +526,18 @@ class FileResolver:
                 and (scope == a.scope or scope.startswith(f"{a.scope}.") or not a.scope)
             ]
         types = set()
+        external = False
         for assign in candidates:
             bound = self.index.bind_dotted(self.path, assign.scope, assign.callee)
-            if bound is not None and bound.kind == "symbol" and self._is_class(bound.symbol):
+            if bound is not None and bound.kind == "external":
+                external = True
+            elif bound is not None and bound.kind == "symbol" and self._is_class(bound.symbol):
                 types.add(bound.symbol)
+        if not types and external:
+            # The receiver's stated type lies outside the repository (a List, a Map): its
+            # methods are not the repository's, whatever their names.
+            self.result.external_calls[caller] += 1
+            return True
         if len(types) != 1:
             return False
         method = self.index.find_method(types.pop(), call.name)
