@@ -164,6 +164,7 @@ def test_java_calls_exact(repo: Repo) -> None:
         [
             # A constructor is an initialiser: its calls belong to the class.
             (f"{APP}::App", f"{APP}::App.init", "EXTRACTED", 12),
+            (f"{APP}::App", f"{BASE}::Base", "EXTRACTED", 12),  # super(): constructs the base
             (f"{APP}::App", f"{HELPER}::Helper", "EXTRACTED", 10),
             (f"{APP}::App.Inner.go", f"{APP}::App.Inner.make", "EXTRACTED", 15),
             (f"{APP}::App.Inner.make", f"{APP}::App.Inner", "EXTRACTED", 16),

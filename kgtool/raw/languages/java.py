@@ -45,6 +45,8 @@ class Java(Language):
     # ---- extraction -----------------------------------------------------------------------
 
     def split_callee(self, node: Node) -> tuple[str, str]:
+        if node.type == "explicit_constructor_invocation":
+            return self._constructed_class(node)
         if node.type == "method_invocation":
             name = node.child_by_field_name("name")
             obj = node.child_by_field_name("object")
@@ -54,6 +56,25 @@ class Java(Language):
                 return "", self.node_text(name)
             return (self.dotted(obj) or UNBINDABLE), self.node_text(name)
         dotted = self.type_name(node)
+        if not dotted:
+            return UNBINDABLE, UNBINDABLE
+        receiver, _, name = dotted.rpartition(".")
+        return receiver, name
+
+    def _constructed_class(self, node: Node) -> tuple[str, str]:
+        """``super(...)`` names the class in ``extends``; ``this(...)`` the enclosing class."""
+        owner = node.parent
+        while owner is not None and owner.type not in ("class_declaration", "enum_declaration"):
+            owner = owner.parent
+        constructor = node.child_by_field_name("constructor")
+        if owner is None or constructor is None:
+            return UNBINDABLE, UNBINDABLE
+        if constructor.type == "this":
+            name = owner.child_by_field_name("name")
+            return ("", self.node_text(name)) if name is not None else (UNBINDABLE, UNBINDABLE)
+        superclass = owner.child_by_field_name("superclass")
+        base = superclass.named_child(0) if superclass is not None else None
+        dotted = self.type_name(base) if base is not None else ""
         if not dotted:
             return UNBINDABLE, UNBINDABLE
         receiver, _, name = dotted.rpartition(".")

@@ -42,6 +42,9 @@
 
 (method_invocation) @call @call.function
 
+; super(...) and this(...) in a constructor construct the base class, or the class itself.
+(explicit_constructor_invocation) @new @call.function
+
 (object_creation_expression
   type: (_) @call.function) @new
 
