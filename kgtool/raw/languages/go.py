@@ -50,6 +50,8 @@ class Go(Language):
         "qualified_type": ("package", "name"),
     }
     builtins: ClassVar[frozenset[str]] = GO_BUILTINS
+    # ``refine`` rewrites a method's receiver variable to ``self``.
+    self_words: ClassVar[frozenset[str]] = frozenset({"self"})
 
     # ---- extraction -----------------------------------------------------------------------
 
@@ -64,6 +66,12 @@ class Go(Language):
 
     def split_callee(self, node: Node) -> tuple[str, str]:
         return super().split_callee(self._unwrap(node))
+
+    def assign_var(self, node: Node) -> str:
+        # A struct field is reached through the receiver, which ``refine`` names ``self``.
+        if node.type == "field_identifier":
+            return f"self.{self.node_text(node)}"
+        return self.node_text(node)
 
     def type_name(self, node: Node) -> str:
         return self.dotted(self._unwrap(node))

@@ -56,3 +56,8 @@
 (parameter_declaration
   name: (identifier) @assign.var
   type: (_) @call.function) @assign
+
+; A struct field's declared type: ``s.repo.Put()`` in a method of that struct binds through it.
+(field_declaration
+  name: (field_identifier) @assign.var
+  type: (_) @call.function) @assign
