@@ -54,6 +54,11 @@ class Java(Language):
                 return UNBINDABLE, UNBINDABLE
             if obj is None:
                 return "", self.node_text(name)
+            if obj.type == "object_creation_expression":
+                # ``new Main().run()``: the syntax states the receiver's class.
+                created = obj.child_by_field_name("type")
+                receiver = self.type_name(created) if created is not None else ""
+                return (receiver or UNBINDABLE), self.node_text(name)
             return (self.dotted(obj) or UNBINDABLE), self.node_text(name)
         dotted = self.type_name(node)
         if not dotted:
