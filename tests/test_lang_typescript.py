@@ -179,6 +179,7 @@ def test_typescript_calls_with_tiers(repo: Repo) -> None:
         # .cts importing "./esm.mjs" (esm.mts), which re-exports a default and a wildcard.
         ("src/cjs.cts::main", "src/text.ts::shout", 4, "EXTRACTED"),
         ("src/cjs.cts::main", f"{polite}::Polite", 4, "EXTRACTED"),
+        ("src/cjs.cts::main", f"{polite}::Polite.hello", 4, "EXTRACTED"),  # new Polite().hello()
     }
     confidences = {
         (e["src"], e["dst"]): e["confidence"]
@@ -188,9 +189,9 @@ def test_typescript_calls_with_tiers(repo: Repo) -> None:
     assert confidences[(f"{service}::Service.run", f"{base}::Greeter.greet")] == 0.9
     assert all(0 < c < 1 for c in confidences.values())
     nodes = built.nodes()
-    # fs.writeFileSync: an external package; new Polite().hello(): a call's result.
+    # fs.writeFileSync: an external package; new Polite().hello() is bound above.
     assert nodes[f"{service}::Service.run"]["external_calls"] == 1
-    assert nodes["src/cjs.cts::main"]["unresolved_calls"] == {"hello": 1}
+    assert "unresolved_calls" not in nodes["src/cjs.cts::main"]
     assert nodes["src/cjs.cts::pick"]["unresolved_calls"] == {"?": 1}
 
 
@@ -319,3 +320,23 @@ def test_renaming_a_workspace_package_rebinds_its_importers(repo: Repo) -> None:
     shutil.rmtree(repo.root / ".kg" / "cache")
     fresh = update_raw(repo.root, load_config(repo.root), Store(repo.root), write=False)
     assert fresh.content == incremental
+
+
+def test_a_call_on_a_new_expression_binds_to_the_created_class(repo: Repo) -> None:
+    repo.build(
+        {
+            "store.ts": "export class Store {\n  save(): void {}\n}\n",
+            "main.ts": (
+                "import { Store } from './store';\n"
+                "export function main(): void {\n"
+                "  new Store().save();\n"
+                "  new Map().get('x');\n"
+                "}\n"
+            ),
+        }
+    )
+    assert repo.edge_rows("calls") == [
+        ("main.ts::main", "store.ts::Store", "EXTRACTED", 3),
+        ("main.ts::main", "store.ts::Store.save", "EXTRACTED", 3),
+    ]
+    assert repo.nodes()["main.ts::main"]["external_calls"] == 2  # new Map(), and its get
