@@ -16,6 +16,7 @@ from kgtool.raw.model import (
     SKIP_UNDECODABLE,
     SKIP_UNREADABLE,
     FileFacts,
+    line_count,
 )
 
 # Below this many files, starting worker processes costs more than it saves.
@@ -43,8 +44,7 @@ def extract_file(root: Path, path: str, max_bytes: int) -> FileFacts:
         return FileFacts(path, "", SKIP_UNDECODABLE)
     language = language_for_path(path)
     if language is None:
-        lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
-        return FileFacts(path, "", PARSE_TEXT, line_count=lines)
+        return FileFacts(path, "", PARSE_TEXT, line_count=line_count(source))
     return language.extract(path, source)
 
 

@@ -14,10 +14,7 @@ from typing import Any, NamedTuple
 EXTRACTED = "EXTRACTED"
 INFERRED = "INFERRED"
 AMBIGUOUS = "AMBIGUOUS"
-TIERS = (EXTRACTED, INFERRED, AMBIGUOUS)
 
-EDGE_TYPES = ("contains", "imports", "calls", "inherits")
-SYMBOL_KINDS = ("class", "interface", "struct", "trait", "enum", "function", "method")
 CLASS_KINDS = frozenset({"class", "interface", "struct", "trait", "enum"})
 
 # How a file fared when it was read. Anything but "ok"/"partial" means no symbols.
@@ -28,7 +25,11 @@ SKIP_BINARY = "skipped:binary"
 SKIP_TOO_LARGE = "skipped:too-large"
 SKIP_UNDECODABLE = "skipped:undecodable"
 SKIP_UNREADABLE = "skipped:unreadable"
-SKIP_STATUSES = (SKIP_BINARY, SKIP_TOO_LARGE, SKIP_UNDECODABLE, SKIP_UNREADABLE)
+
+
+def line_count(source: bytes) -> int:
+    """Lines as an editor counts them: a last line without a newline still counts."""
+    return source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
 
 
 def symbol_id(path: str, qualname: str) -> str:
@@ -44,7 +45,7 @@ class Symbol(NamedTuple):
     """A class-like or function-like definition inside a file."""
 
     qualname: str  # "Parser", "Parser.parse", "main"
-    kind: str  # one of SYMBOL_KINDS
+    kind: str  # one of CLASS_KINDS, "function" or "method"
     start_line: int  # 1-based, inclusive
     end_line: int
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,12 +33,14 @@ from kgtool.raw.model import (
     CLASS_KINDS,
     PARSE_OK,
     PARSE_PARTIAL,
+    PARSE_TEXT,
     AssignFact,
     BaseFact,
     CallFact,
     FileFacts,
     ImportFact,
     Symbol,
+    line_count,
 )
 
 if TYPE_CHECKING:
@@ -116,7 +119,7 @@ class Language:
             path=path,
             language=self.name,
             status=PARSE_PARTIAL if root.has_error else PARSE_OK,
-            line_count=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
+            line_count=line_count(source),
         )
         if root.has_error:
             facts.error_lines = _error_lines(root)
@@ -290,6 +293,27 @@ class Language:
     def package_peers(self, path: str, index: RepoIndex) -> Iterable[str]:
         """Other files whose top-level names are in scope without an import (Go packages)."""
         return ()
+
+
+class Manifest(Language):
+    """A file read only for what other files' resolution needs (go.mod, package.json): no
+    grammar, no symbols. Other files with the same extension stay plain text."""
+
+    manifest_name: ClassVar[str]  # the file name, e.g. "go.mod"
+
+    def read(self, source: bytes) -> dict[str, str] | None:
+        """The facts it states, kept in ``FileFacts.extra``; None when it cannot be read."""
+        raise NotImplementedError
+
+    def extract(self, path: str, source: bytes) -> FileFacts:
+        lines = line_count(source)
+        extra = self.read(source) if posixpath.basename(path) == self.manifest_name else None
+        if extra is None:
+            return FileFacts(path, "", PARSE_TEXT, line_count=lines)
+        return FileFacts(path, self.name, PARSE_OK, line_count=lines, extra=extra)
+
+    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+        return ModuleTarget()
 
 
 class Decorators:

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
-from kgtool.raw.languages.base import Language, ModuleTarget
-from kgtool.raw.model import PARSE_OK, PARSE_TEXT, CallFact, FileFacts, ImportFact
+from kgtool.raw.languages.base import Language, Manifest, ModuleTarget
+from kgtool.raw.model import CallFact, FileFacts, ImportFact
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -158,26 +158,18 @@ class Go(Language):
         return [p for p in peers if not p.endswith("_test.go")]
 
 
-class GoMod(Language):
+class GoMod(Manifest):
     """go.mod files: only their ``module`` line matters, for resolving Go import paths."""
 
     name = "gomod"
     grammar = "gomod"
     extensions = (".mod",)
     ecosystem = "go"
+    manifest_name = "go.mod"
 
-    def extract(self, path: str, source: bytes) -> FileFacts:
-        lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
-        if posixpath.basename(path) != "go.mod":
-            return FileFacts(path, "", PARSE_TEXT, line_count=lines)
-        facts = FileFacts(path, self.name, PARSE_OK, line_count=lines)
+    def read(self, source: bytes) -> dict[str, str]:
         found = _MODULE_LINE.search(source)
-        if found:
-            facts.extra = {"module": found.group(1).decode("utf-8", "replace")}
-        return facts
-
-    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
-        return ModuleTarget()
+        return {"module": found.group(1).decode("utf-8", "replace")} if found else {}
 
 
 def default_alias(path: str) -> str:

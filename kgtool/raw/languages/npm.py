@@ -10,44 +10,35 @@ import json
 import posixpath
 from typing import TYPE_CHECKING
 
-from kgtool.raw.languages.base import Language, ModuleTarget
-from kgtool.raw.model import PARSE_OK, PARSE_TEXT, FileFacts
+from kgtool.raw.languages.base import Manifest
 
 if TYPE_CHECKING:
     from kgtool.raw.resolve import RepoIndex
 
-MANIFEST = "package.json"
 # Where a package's code starts, most source-like first: a "source" or "module" field often
 # names tracked TypeScript, "main" often a build output that is not in the repository.
 ENTRY_FIELDS = ("source", "module", "main", "types", "typings")
 
 
-class NpmManifest(Language):
+class NpmManifest(Manifest):
     name = "npm-manifest"
     grammar = "json"
     extensions = (".json",)
     ecosystem = "npm"
+    manifest_name = "package.json"
 
-    def extract(self, path: str, source: bytes) -> FileFacts:
-        lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
-        if posixpath.basename(path) != MANIFEST:
-            return FileFacts(path, "", PARSE_TEXT, line_count=lines)
+    def read(self, source: bytes) -> dict[str, str] | None:
         try:
             manifest = json.loads(source)
         except ValueError:
-            return FileFacts(path, "", PARSE_TEXT, line_count=lines)
-        facts = FileFacts(path, self.name, PARSE_OK, line_count=lines)
-        if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
-            facts.extra = {"npm_name": manifest["name"]}
-            entry = next(
-                (manifest[f] for f in ENTRY_FIELDS if isinstance(manifest.get(f), str)), ""
-            )
-            if entry:
-                facts.extra["npm_entry"] = entry
-        return facts
-
-    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
-        return ModuleTarget()
+            return None
+        if not isinstance(manifest, dict) or not isinstance(manifest.get("name"), str):
+            return {}
+        extra = {"npm_name": manifest["name"]}
+        entry = next((manifest[f] for f in ENTRY_FIELDS if isinstance(manifest.get(f), str)), "")
+        if entry:
+            extra["npm_entry"] = entry
+        return extra
 
 
 def workspace_packages(index: RepoIndex) -> dict[str, tuple[str, str]]:
