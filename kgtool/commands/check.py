@@ -13,6 +13,7 @@ from kgtool.commands._common import Context, context
 from kgtool.communities.build import update_communities
 from kgtool.playbook.check import check_playbooks as run_playbook_check
 from kgtool.raw.build import update_raw
+from kgtool.store import RAW_FILE
 
 
 @dataclass
@@ -34,7 +35,7 @@ def check_raw(ctx: Context) -> CheckOutcome:
 
 def check_communities(ctx: Context) -> CheckOutcome:
     # Checked against the raw.jsonl on disk: if that is stale, check_raw already says so.
-    if ctx.store.read_bytes("raw.jsonl") is None:
+    if ctx.store.read_bytes(RAW_FILE) is None:
         return CheckOutcome("communities", True, warnings=["no .kg/raw.jsonl yet"])
     result = update_communities(ctx.root, ctx.config, ctx.store, write=False)
     if result.stale:

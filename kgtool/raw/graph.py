@@ -1,13 +1,9 @@
-"""Reading ``.kg/raw.jsonl`` back: what the later layers and the commands work from."""
+"""What ``.kg/raw.jsonl`` reads back into: the shape layer 2 and ``kgtool diff`` work from."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
-
-from kgtool.errors import KgError
-from kgtool.store import KG_DIR, RAW_FILE, Store
 
 
 @dataclass
@@ -27,30 +23,3 @@ class RawGraph:
         if node_id.startswith("ext:"):
             return ""
         return node_id.split("::", 1)[0]
-
-
-def parse_raw(text: str, source: str = f"{KG_DIR}/{RAW_FILE}") -> RawGraph:
-    graph = RawGraph()
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line:
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise KgError(
-                f"not a JSON record ({exc.msg}); run `kgtool update`", source, number
-            ) from exc
-        kind = record.get("rec")
-        if kind == "node":
-            graph.nodes[record["id"]] = record
-        elif kind == "edge":
-            graph.edges.append(record)
-    return graph
-
-
-def load_raw(store: Store) -> RawGraph:
-    """The committed layer 1; an error that says what to run when there is none."""
-    data = store.read_bytes(RAW_FILE)
-    if data is None:
-        raise KgError(f"{KG_DIR}/{RAW_FILE} does not exist yet: run `kgtool update`")
-    return parse_raw(data.decode("utf-8"))
