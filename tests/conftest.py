@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import textwrap
 from collections.abc import Callable
@@ -74,6 +75,15 @@ class Repo:
             target = edge.get("dst") or tuple(edge["candidates"])
             rows.append((edge["src"], target, edge["tier"], edge["line"]))
         return sorted(rows)
+
+    def fresh_build(self) -> bytes:
+        """raw.jsonl as a build with no cache makes it: what an incremental update must equal."""
+        from kgtool.config import load_config
+        from kgtool.raw.build import update_raw
+        from kgtool.store import Store
+
+        shutil.rmtree(self.root / ".kg" / "cache", ignore_errors=True)
+        return update_raw(self.root, load_config(self.root), Store(self.root), write=False).content
 
     def build(self, files: dict[str, str]) -> Repo:
         """Write and commit ``files``, then run ``kgtool update``, which must succeed."""

@@ -3,8 +3,6 @@ default exports, re-exports through .mts, .cts, TSX components, decorators, tier
 
 from __future__ import annotations
 
-import shutil
-
 from conftest import Repo
 
 PROGRAM = {
@@ -306,10 +304,6 @@ def test_imports_of_workspace_packages_bind_to_their_files(repo: Repo) -> None:
 
 
 def test_renaming_a_workspace_package_rebinds_its_importers(repo: Repo) -> None:
-    from kgtool.config import load_config
-    from kgtool.raw.build import update_raw
-    from kgtool.store import Store
-
     repo.build(WORKSPACE)
     repo.write("packages/ui/package.json", '{"name": "@acme/widgets"}\n')
     assert repo.kg("update").code == 0
@@ -317,9 +311,7 @@ def test_renaming_a_workspace_package_rebinds_its_importers(repo: Repo) -> None:
     assert ("packages/app/src/main.ts", "ext:npm:@acme/ui", "EXTRACTED", 1) in repo.edge_rows(
         "imports"
     )
-    shutil.rmtree(repo.root / ".kg" / "cache")
-    fresh = update_raw(repo.root, load_config(repo.root), Store(repo.root), write=False)
-    assert fresh.content == incremental
+    assert repo.fresh_build() == incremental
 
 
 def test_a_call_on_a_new_expression_binds_to_the_created_class(repo: Repo) -> None:

@@ -22,13 +22,6 @@ def update(repo: Repo) -> UpdateResult:
     return update_raw(repo.root, load_config(repo.root), Store(repo.root))
 
 
-def fresh_build(repo: Repo) -> bytes:
-    """What a build with no cache writes, for comparison with the incremental result."""
-    shutil.rmtree(repo.root / ".kg" / "cache", ignore_errors=True)
-    result = update_raw(repo.root, load_config(repo.root), Store(repo.root), write=False)
-    return result.content
-
-
 def test_edit_of_one_file_parses_only_that_file(repo: Repo) -> None:
     repo.write_files(FILES)
     repo.commit()
@@ -63,7 +56,7 @@ def test_add_delete_rename_and_changed_imports_match_a_fresh_build(repo: Repo) -
         result = update(repo)
         incremental = (repo.root / ".kg" / "raw.jsonl").read_bytes()
         assert result.content == incremental
-        assert fresh_build(repo) == incremental
+        assert repo.fresh_build() == incremental
         update(repo)  # rebuild the cache for the next step
     calls = {(e["src"], e.get("dst"), e["tier"]) for e in repo.edges("calls")}
     assert ("app/main.py::main", "app/tools.py::helper", "EXTRACTED") in calls
@@ -111,7 +104,7 @@ def test_a_damaged_or_missing_cache_shard_costs_a_rebuild_not_a_wrong_graph(repo
     repo.write("m3.py", "def f3():\n    return 0\n")
     result = update(repo)
     assert len(result.parsed) > 1  # the lost entries were parsed again
-    assert fresh_build(repo) == (repo.root / ".kg" / "raw.jsonl").read_bytes()
+    assert repo.fresh_build() == (repo.root / ".kg" / "raw.jsonl").read_bytes()
 
 
 def test_an_edit_rewrites_only_the_cache_shards_it_touches(repo: Repo) -> None:
