@@ -113,6 +113,17 @@ def checkout_detached(worktree: Path, revision: str) -> None:
     git(worktree, "checkout", "--quiet", "--force", "--detach", revision)
 
 
+def git_dir(root: Path) -> Path:
+    """The repository's git directory, read from ``.git`` without running git: a folder, or
+    for a worktree or submodule a file that says where it is."""
+    dot_git = root / ".git"
+    if dot_git.is_file():
+        text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            return (root / text.removeprefix("gitdir:").strip()).resolve()
+    return dot_git
+
+
 def blob_id(content: bytes) -> str:
     """The id git gives this content as a blob (so tracked, unmodified files cost no hashing)."""
     return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()

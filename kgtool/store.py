@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from kgtool.errors import LockTimeout
+from kgtool.repo import git_dir
 
 KG_DIR = ".kg"
 RAW_FILE = "raw.jsonl"
 CACHE_DIR = "cache"  # local only, never committed: see .kg/.gitignore
-LOCK_FILE = ".lock"
-GITIGNORE = "cache/\n.lock\n"
+# In the git directory, not the working tree: a read-only run must leave the tree as it was.
+LOCK_FILE = "kgtool.lock"
+GITIGNORE = "cache/\n"
 
 
 class Store:
@@ -55,8 +57,7 @@ class Store:
     @contextlib.contextmanager
     def lock(self, timeout: float = 10.0) -> Iterator[None]:
         """One kgtool run at a time per repository; the next waits ``timeout`` seconds."""
-        self.ensure()
-        path = self.dir / LOCK_FILE
+        path = git_dir(self.root) / LOCK_FILE
         with open(path, "a+") as handle:
             deadline = time.monotonic() + timeout
             while True:
@@ -68,7 +69,7 @@ class Store:
                         handle.seek(0)
                         holder = handle.read().strip() or "another process"
                         raise LockTimeout(
-                            f"another kgtool run ({holder}) holds {KG_DIR}/{LOCK_FILE}; "
+                            f"another kgtool run ({holder}) holds {path}; "
                             f"waited {timeout:g}s. Try again when it has finished."
                         ) from None
                     time.sleep(0.05)

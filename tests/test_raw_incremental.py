@@ -117,3 +117,12 @@ def test_an_edit_rewrites_only_the_cache_shards_it_touches(repo: Repo) -> None:
     update(repo)
     after = {p.name: p.stat().st_mtime_ns for p in shards}
     assert sum(before[name] != after[name] for name in before) == 1
+
+
+def test_read_only_commands_leave_the_working_tree_untouched(repo: Repo) -> None:
+    repo.write_files(FILES)
+    repo.commit()
+    assert repo.kg("update", "--check").code == 1
+    assert repo.kg("check").code == 1
+    assert repo.git("status", "--porcelain", "--untracked-files=all") == ""
+    assert not (repo.root / ".kg").exists()
