@@ -80,6 +80,9 @@ class Language:
     name_types: ClassVar[frozenset[str]] = frozenset({"identifier"})
     # Names that resolve outside the repository without an import (print, len, ...).
     builtins: ClassVar[frozenset[str]] = frozenset()
+    # Node types that construct an object -> the field naming its class: a call on one
+    # (``new Store().save()``) is a call on that class, as the syntax states.
+    constructions: ClassVar[dict[str, str]] = {}
     # Receiver words that mean the current instance ("self", "this").
     self_words: ClassVar[frozenset[str]] = frozenset()
     # Whether a bare call inside a class may mean a method of it (Java's implicit ``this``).
@@ -277,8 +280,16 @@ class Language:
         if prop is None:
             return UNBINDABLE, UNBINDABLE
         name = self.node_text(prop)
-        receiver = self.dotted(obj) if obj is not None else ""
+        receiver = self.receiver_name(obj) if obj is not None else ""
         return (receiver or UNBINDABLE), name
+
+    def receiver_name(self, node: Node) -> str:
+        """The dotted receiver a call on ``node`` has: its name, or the class it constructs."""
+        field = self.constructions.get(node.type)
+        if field is None:
+            return self.dotted(node)
+        created = node.child_by_field_name(field)
+        return self.type_name(created) if created is not None else ""
 
     # ---- resolution hooks -----------------------------------------------------------------
 

@@ -38,6 +38,7 @@ class Java(Language):
     super_names: ClassVar[frozenset[str]] = frozenset({"super"})
     self_words: ClassVar[frozenset[str]] = frozenset({"this"})
     member_access: ClassVar[dict[str, tuple[str, str]]] = {"field_access": ("object", "field")}
+    constructions: ClassVar[dict[str, str]] = {"object_creation_expression": "type"}
     name_types: ClassVar[frozenset[str]] = frozenset({"identifier", "type_identifier"})
     builtins: ClassVar[frozenset[str]] = JAVA_LANG
     implicit_this = True
@@ -54,12 +55,7 @@ class Java(Language):
                 return UNBINDABLE, UNBINDABLE
             if obj is None:
                 return "", self.node_text(name)
-            if obj.type == "object_creation_expression":
-                # ``new Main().run()``: the syntax states the receiver's class.
-                created = obj.child_by_field_name("type")
-                receiver = self.type_name(created) if created is not None else ""
-                return (receiver or UNBINDABLE), self.node_text(name)
-            return (self.dotted(obj) or UNBINDABLE), self.node_text(name)
+            return (self.receiver_name(obj) or UNBINDABLE), self.node_text(name)
         dotted = self.type_name(node)
         if not dotted:
             return UNBINDABLE, UNBINDABLE

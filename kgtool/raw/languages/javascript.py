@@ -87,6 +87,7 @@ class JavaScript(Language):
         "member_expression": ("object", "property")
     }
     builtins: ClassVar[frozenset[str]] = GLOBALS
+    constructions: ClassVar[dict[str, str]] = {"new_expression": "constructor"}
     self_words: ClassVar[frozenset[str]] = frozenset({"this"})
     # Probe order for "./x": a JavaScript file most likely means a JavaScript file.
     probe_extensions: ClassVar[tuple[str, ...]] = JS_EXTENSIONS + TS_EXTENSIONS
@@ -204,14 +205,6 @@ class JavaScript(Language):
             return self._base_constructor(node)
         if node.type == "non_null_expression" and node.named_children:
             return self.split_callee(node.named_children[0])
-        created = node.child_by_field_name("object") if node.type == "member_expression" else None
-        if created is not None and created.type == "new_expression":
-            # ``new Store().save()``: the syntax states the receiver's class.
-            constructor = created.child_by_field_name("constructor")
-            prop = node.child_by_field_name("property")
-            receiver = self.dotted(constructor) if constructor is not None else ""
-            if receiver and prop is not None:
-                return receiver, self.node_text(prop)
         return super().split_callee(node)
 
     def _base_constructor(self, node: Node) -> tuple[str, str]:
