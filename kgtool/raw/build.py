@@ -39,7 +39,7 @@ from kgtool.raw.model import (
 )
 from kgtool.raw.resolve import FileResolution, RepoIndex, resolve_files
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
-from kgtool.store import KG_DIR, RAW_FILE, Store, canonical_json
+from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json
 
 # Bump when extraction or resolution changes what they produce; raw.jsonl says which it is.
 EXTRACTOR_VERSION = "2"
@@ -211,8 +211,8 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
     summary = _summarize(new_files)
     if write:
         store.ensure()
-        if changed:
-            store.write_if_changed(RAW_FILE, content)
+        if changed:  # compared with what is on disk above: no second read
+            atomic_write(store.path(RAW_FILE), content)
         # Only the shards of entries that changed are rewritten (every file missing from the
         # old cache was parsed, so it is among them).
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
