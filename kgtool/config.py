@@ -59,6 +59,43 @@ DEFAULTS: dict[str, Any] = {
         # ...and by at least this many edges (small counts jitter).
         "diff_min_edges": 3,
     },
+    # Layer 3: names for communities and phrases for the edges between them, and when they
+    # count as drifted (see README.md, "Layer 3").
+    "ontology": {
+        # The Claude model ``kgtool label`` asks when ANTHROPIC_API_KEY is set.
+        "model": "claude-haiku-4-5",
+        # Output tokens per request; a batch of 20 communities needs about 1,500.
+        "max_tokens": 4096,
+        # Communities (and, separately, edges) per request.
+        "batch_size": 20,
+        # Retries of a failed request (rate limits, 5xx, timeouts), with the SDK's backoff.
+        "max_retries": 2,
+        # Seconds before one request counts as timed out.
+        "timeout": 60.0,
+        # What a request may contain besides paths, symbol names and counts: the first line of
+        # each main file's docstring or header comment. Whole files are never sent.
+        "send_docstrings": True,
+        # Member paths sent (and shown to the offline labeler) per community.
+        "max_paths": 40,
+        # Edges that get a phrase: each community's strongest outgoing edges (as many as the map
+        # shows), when they hold at least ``min_edge_count`` layer-1 edges.
+        "edges_per_community": 3,
+        "min_edge_count": 3,
+        # A label's evidence keeps a community's members exactly up to this size, and a
+        # 128-value MinHash sketch above it (Jaccard estimated within about ±0.05).
+        "exact_members": 200,
+        # A community name drifts when the Jaccard distance between the members it was written
+        # for and today's exceeds this...
+        "member_drift": 0.34,
+        # ...and an edge phrase (or a name, through the community's edges in and out) when
+        # the weighted typed counts moved by more than this share...
+        "edge_drift": 0.5,
+        # ...or when an edge type that holds at least this share of the weight appeared or
+        # vanished (calls becoming inherits is a different relationship, not a small change).
+        "type_share": 0.2,
+        # Drifted labels fail ``kgtool check`` (and the hook); false: they are warnings.
+        "fail_on_drift": False,
+    },
     # Layer 4: playbooks, and how strictly ``kgtool playbooks check`` (and ``check``) reads them.
     "playbooks": {
         # Folder of playbooks, relative to the repository root; the miner's proposals go in

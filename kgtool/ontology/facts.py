@@ -1,0 +1,130 @@
+"""From layer 2 to what a labeler sees: one ``CommunityItem`` per community, one ``EdgeItem``
+per edge worth a phrase.
+
+Everything here comes from ``communities.json`` except the docstring lines, which are read
+from the main files in the working tree (the same content layer 1 mapped).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from kgtool.communities.identity import id_number
+from kgtool.ontology.docstrings import HEAD_BYTES, first_doc_line
+from kgtool.ontology.items import CommunityItem, EdgeItem, TypedCounts
+
+Document = dict[str, Any]
+DOCSTRING_FILES = 3  # main files per community whose first doc line is read
+
+
+def add_counts(total: TypedCounts, types: TypedCounts) -> None:
+    for kind, tiers in types.items():
+        into = total.setdefault(kind, {})
+        for tier, count in tiers.items():
+            into[tier] = into.get(tier, 0) + count
+
+
+def sorted_counts(counts: TypedCounts) -> TypedCounts:
+    return {kind: dict(sorted(tiers.items())) for kind, tiers in sorted(counts.items())}
+
+
+def community_edges(document: Document) -> dict[str, tuple[TypedCounts, TypedCounts]]:
+    """Community ID -> (typed counts out, typed counts in), summed over its neighbours."""
+    out: dict[str, TypedCounts] = defaultdict(dict)
+    into: dict[str, TypedCounts] = defaultdict(dict)
+    for edge in document.get("edges", []):
+        add_counts(out[edge["src"]], edge["types"])
+        add_counts(into[edge["dst"]], edge["types"])
+    return {
+        cid: (sorted_counts(out.get(cid, {})), sorted_counts(into.get(cid, {})))
+        for cid in document["communities"]
+    }
+
+
+def main_files(community: dict[str, Any]) -> list[str]:
+    files = [path for path, _ in community.get("main_files", [])]
+    return files or list(community["members"][:DOCSTRING_FILES])
+
+
+def read_docstrings(root: Path, document: Document) -> dict[str, str]:
+    """Path -> first doc line, for the main files of every community (unreadable: left out)."""
+    found: dict[str, str] = {}
+    for community in document["communities"].values():
+        for path in main_files(community)[:DOCSTRING_FILES]:
+            try:
+                with open(root / path, "rb") as handle:
+                    head = handle.read(HEAD_BYTES)
+            except OSError:
+                continue
+            line = first_doc_line(path, head.decode("utf-8", "replace"))
+            if line:
+                found[path] = line
+    return found
+
+
+def community_items(
+    document: Document,
+    docstrings: dict[str, str],
+    names: dict[str, str],
+    max_paths: int,
+    previous: dict[str, str] | None = None,
+) -> dict[str, CommunityItem]:
+    """Every community as a labeler sees it; ``names`` gives its neighbours' current names."""
+    edges = community_edges(document)
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    for edge in document.get("edges", []):
+        neighbours[edge["src"]].add(edge["dst"])
+        neighbours[edge["dst"]].add(edge["src"])
+    items = {}
+    for cid, community in sorted(document["communities"].items(), key=lambda i: id_number(i[0])):
+        members = list(community["members"])
+        mains = main_files(community)
+        out, into = edges[cid]
+        items[cid] = CommunityItem(
+            id=cid,
+            size=len(members),
+            paths=tuple(members[:max_paths]),
+            main_files=tuple(mains),
+            top_symbols=tuple(symbol for symbol, _ in community.get("top_symbols", [])),
+            docstrings={p: docstrings[p] for p in mains[:DOCSTRING_FILES] if p in docstrings},
+            edges_out=out,
+            edges_in=into,
+            neighbours={
+                other: names.get(other, other)
+                for other in sorted(neighbours[cid], key=id_number)
+            },
+            previous_name=(previous or {}).get(cid, ""),
+        )
+    return items
+
+
+def phrased_edges(document: Document, per_community: int, min_count: int) -> list[dict[str, Any]]:
+    """The edges worth a phrase: each community's strongest outgoing edges, as the map shows
+    them (same order), holding at least ``min_count`` layer-1 edges."""
+    outgoing: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for edge in document.get("edges", []):
+        if edge["total"] >= min_count:
+            outgoing[edge["src"]].append(edge)
+    chosen = []
+    for cid in sorted(outgoing, key=id_number):
+        ranked = sorted(outgoing[cid], key=lambda e: (-e["total"], id_number(e["dst"])))
+        chosen += ranked[:per_community]
+    return chosen
+
+
+def edge_items(
+    edges: list[dict[str, Any]], names: dict[str, str], previous: dict[str, str] | None = None
+) -> list[EdgeItem]:
+    return [
+        EdgeItem(
+            src=e["src"],
+            dst=e["dst"],
+            src_name=names.get(e["src"], e["src"]),
+            dst_name=names.get(e["dst"], e["dst"]),
+            types=sorted_counts(e["types"]),
+            previous_phrase=(previous or {}).get(f"{e['src']}->{e['dst']}", ""),
+        )
+        for e in edges
+    ]

@@ -1,0 +1,84 @@
+"""What a labeler is given and what it gives back: the contract between layer 3's bookkeeping
+(which labels are missing or drifted, what evidence they keep) and the two labelers (the
+offline one and the LLM one).
+
+A labeler sees structure only: paths, symbol names, first lines of docstrings, typed edge
+counts and the names of neighbouring communities. It never sees whole source files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from kgtool.errors import KgError
+
+# Typed counts as layer 2 keeps them: edge type -> tier -> number of layer-1 edges.
+TypedCounts = dict[str, dict[str, int]]
+
+
+@dataclass(frozen=True)
+class CommunityItem:
+    """One community to name, as a labeler sees it."""
+
+    id: str  # "c7"
+    size: int  # number of member files
+    paths: tuple[str, ...]  # member paths, sorted; at most ``ontology.max_paths`` of them
+    main_files: tuple[str, ...]  # busiest files first (edges in from other files)
+    top_symbols: tuple[str, ...]  # layer-1 IDs, highest in-degree first
+    docstrings: dict[str, str]  # path -> first line of its module docstring or header comment
+    edges_out: TypedCounts  # summed over every other community
+    edges_in: TypedCounts
+    neighbours: dict[str, str]  # community ID -> its current name (label or offline name)
+    previous_name: str = ""  # the drifted label being replaced, if any: continuity helps
+
+
+@dataclass(frozen=True)
+class EdgeItem:
+    """One inter-community edge to phrase: "<src name> <phrase> <dst name>"."""
+
+    src: str
+    dst: str
+    src_name: str
+    dst_name: str
+    types: TypedCounts
+    previous_phrase: str = ""
+
+
+@dataclass(frozen=True)
+class CommunityText:
+    name: str  # 2-5 words, unique on the map
+    summary: str  # one sentence
+
+
+@dataclass
+class LabelBatch:
+    """A labeler's answer; items it could not label are simply absent."""
+
+    communities: dict[str, CommunityText] = field(default_factory=dict)
+    edges: dict[tuple[str, str], str] = field(default_factory=dict)  # (src, dst) -> phrase
+    problems: list[str] = field(default_factory=list)  # one line each, for the user
+
+
+class Labeler(Protocol):
+    # What ``by`` records for its labels: "offline" or "llm:<model>".
+    by: str
+
+    def label(
+        self,
+        communities: list[CommunityItem],
+        edges: list[EdgeItem],
+        taken_names: set[str],  # casefolded names already on the map, to stay unique
+    ) -> LabelBatch: ...
+
+
+class LabelerError(KgError):
+    """The labeler could not answer (network, rate limit, server error, timeout, a reply that
+    stayed invalid): every old label is kept and the command exits non-zero."""
+
+    exit_code = 4
+
+
+def edge_key(src: str, dst: str) -> str:
+    """How ontology.yaml and the command line spell an edge: ``c7->c6``."""
+    return f"{src}->{dst}"
