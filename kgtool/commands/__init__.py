@@ -13,6 +13,7 @@ from types import ModuleType
 COMMANDS: dict[str, str] = {
     "update": "build or refresh .kg/ for this repository",
     "check": "run every check; change nothing",
+    "label": "name unlabelled or drifted communities and edges (.kg/ontology.yaml)",
     "diff": "architecture changes (communities, moved files, coupling) between revisions",
     "playbooks": "check, list, fix or start playbooks",
 }

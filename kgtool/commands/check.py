@@ -10,7 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgtool.commands._common import Context, context
-from kgtool.communities.build import update_communities
+from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_communities
+from kgtool.errors import KgError
+from kgtool.ontology.drift import drift_lines, unconfirmed_lines
+from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, load_ontology
+from kgtool.ontology.view import report_for
 from kgtool.playbook.check import check_playbooks as run_playbook_check
 from kgtool.raw.build import update_raw
 from kgtool.store import RAW_FILE
@@ -49,7 +53,40 @@ def check_playbooks(ctx: Context) -> CheckOutcome:
     return CheckOutcome("playbooks", report.ok, report.error_lines(), report.warning_lines())
 
 
-CHECKS: list[Callable[[Context], CheckOutcome]] = [check_raw, check_communities, check_playbooks]
+def check_labels(ctx: Context) -> CheckOutcome:
+    """Layer 3 against the committed layer 2: drifted labels warn (fail when configured)."""
+    if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
+        return CheckOutcome("labels", True)
+    try:
+        ontology = load_ontology(ctx.store)
+    except KgError as error:
+        return CheckOutcome("labels", False, [str(error)])
+    data = ctx.store.read_bytes(COMMUNITIES_FILE)
+    if data is None:
+        return CheckOutcome("labels", True, warnings=["no .kg/communities.json to check against"])
+    report = report_for(parse_document(data), ontology, ctx.config)
+    drifted = drift_lines(report, WHERE)
+    warnings = unconfirmed_lines(report, WHERE)
+    if ctx.config.section("ontology")["fail_on_drift"]:
+        return CheckOutcome("labels", not drifted, drifted, warnings)
+    return CheckOutcome("labels", True, warnings=drifted + warnings)
+
+
+CHECKS: list[Callable[[Context], CheckOutcome]] = [
+    check_raw,
+    check_communities,
+    check_labels,
+    check_playbooks,
+]
+
+
+def _run_one(check: Callable[[Context], CheckOutcome], ctx: Context) -> CheckOutcome:
+    """One check's verdict; bad input it trips over fails that check, not the others."""
+    try:
+        return check(ctx)
+    except KgError as error:
+        name = check.__name__.removeprefix("check_").replace("_", " ")
+        return CheckOutcome(name, False, [str(error)])
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,10 +98,13 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     failed = 0
     with ctx.store.lock():
-        outcomes = [check(ctx) for check in CHECKS]
+        outcomes = [_run_one(check, ctx) for check in CHECKS]
+    said: set[str] = set()  # a broken file fails every check that reads it: say it once
     for outcome in outcomes:
         for message in outcome.messages:
-            print(message)
+            if message not in said:
+                print(message)
+            said.add(message)
         for warning in outcome.warnings:
             print(f"warning: {warning}")
         print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.name}")

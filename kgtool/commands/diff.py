@@ -15,10 +15,12 @@ from pathlib import Path
 
 from kgtool.commands._common import context
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_communities
-from kgtool.communities.diff import compare, names_for, render_markdown, render_text
+from kgtool.communities.diff import compare, render_markdown, render_text
 from kgtool.config import load_config
 from kgtool.errors import KgError
-from kgtool.ontology.labels import load_labels
+from kgtool.ontology.changes import label_changes
+from kgtool.ontology.model import ONTOLOGY_FILE, Ontology, load_ontology, parse_ontology
+from kgtool.ontology.view import label_view
 from kgtool.raw.build import update_raw
 from kgtool.repo import (
     default_branch,
@@ -69,10 +71,16 @@ def run(args: argparse.Namespace) -> int:
         base_doc = build_at(ctx.root, ctx.store, base, head_doc)
 
     section = ctx.config.section("communities")
-    names = names_for(base_doc, head_doc, load_labels(ctx.store))
+    base_labels = _committed_labels(ctx.root, base) or Ontology()
+    head_labels = load_ontology(ctx.store) if head is None else _committed_labels(ctx.root, head)
+    head_labels = head_labels or Ontology()
+    base_view = label_view(ctx.root, ctx.config, base_doc, base_labels)
+    head_view = label_view(ctx.root, ctx.config, head_doc, head_labels)
+    names = {**base_view.names, **head_view.names}
     report = compare(
         base_doc, head_doc, float(section["diff_change"]), int(section["diff_min_edges"]), names
     )
+    report["labels"] = label_changes(base_labels, head_labels, head_view.report)
     base_name = base[:12]
     head_name = head[:12] if head else WORKING_TREE
     if args.format == "json":
@@ -95,6 +103,13 @@ def _committed(root: Path, revision: str) -> dict | None:
     if data is None:
         return None
     return parse_document(data, f"{revision[:12]}:{KG_DIR}/{COMMUNITIES_FILE}")
+
+
+def _committed_labels(root: Path, revision: str) -> Ontology | None:
+    data = show_file(root, revision, f"{KG_DIR}/{ONTOLOGY_FILE}")
+    if data is None:
+        return None
+    return parse_ontology(data, f"{revision[:12]}:{KG_DIR}/{ONTOLOGY_FILE}")
 
 
 def build_at(root: Path, store: Store, revision: str, warm: dict | None) -> dict:

@@ -33,7 +33,8 @@ from kgtool.communities.identity import Identity, assign_ids, format_id, id_numb
 from kgtool.communities.render import PAGES_DIR, render
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.ontology.labels import ONTOLOGY_FILE, load_labels
+from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
+from kgtool.ontology.view import label_view
 from kgtool.raw.model import FileEdge
 from kgtool.repo import show_file
 from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json, pretty_json
@@ -248,7 +249,7 @@ def update_communities(
             raise KgError(f"{KG_DIR}/{RAW_FILE} does not exist yet: run `kgtool update`")
     settings = clustering_settings(config)
     on_disk = store.read_bytes(COMMUNITIES_FILE)
-    key = _input_key(raw_content, settings, on_disk, store.read_bytes(ONTOLOGY_FILE))
+    key = _input_key(raw_content, settings, on_disk, _labels_key(config, store))
     if not rebaseline:
         kept = _unchanged(store, key, on_disk)
         if kept is not None:
@@ -261,7 +262,8 @@ def update_communities(
         graph = build_file_graph(read_raw(raw_content.decode("utf-8")), settings)
     document, reclustered = compute(graph, settings, previous, rebaseline)
     outputs = {COMMUNITIES_FILE: pretty_json(document).encode("utf-8")}
-    outputs.update(render(document, load_labels(store), MAP_FILE))
+    view = label_view(root, config, document, load_ontology(store))
+    outputs.update(render(document, view, MAP_FILE))
     changed = [name for name, data in sorted(outputs.items()) if store.read_bytes(name) != data]
     removed = [name for name in _pages_on_disk(store) if name not in outputs]
     if write:
@@ -273,7 +275,7 @@ def update_communities(
     if write or not (changed or removed):
         # What is on disk now is exactly what this input makes: remember it for next time.
         new_key = _input_key(
-            raw_content, settings, outputs[COMMUNITIES_FILE], store.read_bytes(ONTOLOGY_FILE)
+            raw_content, settings, outputs[COMMUNITIES_FILE], _labels_key(config, store)
         )
         _remember(store, new_key, outputs)
     return CommunitiesResult(
@@ -286,6 +288,12 @@ def _pages_on_disk(store: Store) -> list[str]:
     # Only pages layer 2 could have written: anything else in the folder is someone's own.
     names = sorted(p.name for p in pages.glob("c*.md") if PAGE_NAME.fullmatch(p.name))
     return [f"{PAGES_DIR}/{name}" for name in names]
+
+
+def _labels_key(config: Config, store: Store) -> bytes:
+    """What the map's names and drift marks depend on besides layers 1 and 2."""
+    section = canonical_json(config.section("ontology")).encode()
+    return section + b"\0" + (store.read_bytes(ONTOLOGY_FILE) or b"")
 
 
 def _input_key(

@@ -12,8 +12,9 @@ from collections import Counter
 from typing import Any
 
 from kgtool.communities.identity import id_number
-from kgtool.communities.render import community_name, describe_counts
-from kgtool.ontology.labels import CommunityLabel
+from kgtool.communities.render import describe_counts
+from kgtool.ontology.changes import change_lines
+from kgtool.ontology.changes import is_empty as no_label_change
 
 Document = dict[str, Any]
 Report = dict[str, Any]
@@ -126,15 +127,11 @@ def touched_communities(report: Report) -> set[str]:
 
 
 def is_empty(report: Report) -> bool:
-    return not touched_communities(report) and not (
-        report["files_added"] or report["files_removed"]
+    return (
+        not touched_communities(report)
+        and not (report["files_added"] or report["files_removed"])
+        and no_label_change(report.get("labels", {}))
     )
-
-
-def names_for(base: Document, head: Document, labels: dict[str, CommunityLabel]) -> dict[str, str]:
-    names = {cid: community_name(cid, c, labels) for cid, c in base["communities"].items()}
-    names.update({cid: community_name(cid, c, labels) for cid, c in head["communities"].items()})
-    return names
 
 
 def _files(paths: list[str], limit: int = 5) -> str:
@@ -175,6 +172,8 @@ def _change_lines(report: Report) -> list[str]:
             f"coupling changed: {e['src']} -> {e['dst']}: {describe_counts(e['before'])} "
             f"-> {describe_counts(e['after'])}"
         )
+    if report.get("labels"):
+        lines += change_lines(report["labels"])
     return lines
 
 
