@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from collections.abc import Callable
@@ -11,6 +12,12 @@ import pytest
 import yaml
 from communities_helpers import clique, communities, community_of, update
 from conftest import Repo
+from fake_anthropic import (
+    FakeAnthropic,
+    batch,
+    fake_anthropic_fixture,  # noqa: F401 (the fake_anthropic fixture)
+    server_error,
+)
 
 from kgtool.ontology.evidence import community_evidence, jaccard
 from kgtool.ontology.model import Ontology, dump_ontology, parse_ontology
@@ -337,3 +344,58 @@ def test_update_never_writes_the_ontology(labelled: Repo, tmp_path: Path) -> Non
     labelled.commit("change")
     update(labelled)
     assert (labelled.root / ".kg" / "ontology.yaml").read_bytes() == before
+
+
+LLM_SETTINGS = PHRASE_ALL + "  max_retries: 0\n  timeout: 3\n"
+
+
+@pytest.fixture
+def claude(fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> FakeAnthropic:
+    """``kgtool label`` talks to the fake API through the SDK's own environment variables."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    return fake_anthropic
+
+
+def test_label_asks_claude_when_a_key_is_set(
+    make_repo: Callable[..., Repo], claude: FakeAnthropic
+) -> None:
+    repo = make_repo({**packages(), SETTINGS: LLM_SETTINGS})
+    out = label(repo)
+    assert "(llm:claude-haiku-4-5)" in out
+    beta = community_of(repo, "beta/b0.py")
+    entry = ontology_of(repo)["communities"][beta]
+    assert entry["name"] == f"Group {beta} code" and entry["by"] == "llm:claude-haiku-4-5"
+    assert entry["evidence"]["members"] == [f"beta/b{i}.py" for i in range(4)]
+    # Communities first, then the edges, phrased with the names just written.
+    sent = [batch(body) for body in claude.requests]
+    assert "edges" in sent[-1] and "communities" not in sent[-1]
+    assert f"Group {beta} code" in json.dumps(sent[-1])
+    assert f"[{beta} · Group {beta} code]" in (repo.root / ".kg" / "MAP.md").read_text()
+
+
+def test_a_failing_api_changes_no_label(labelled: Repo, claude: FakeAnthropic) -> None:
+    labelled.write(SETTINGS, LLM_SETTINGS)
+    labelled.write_files(clique("beta", [f"b{i}" for i in range(8)]))
+    labelled.commit("beta doubles: its label drifts")
+    update(labelled)
+    before = kg_bytes(labelled)
+    claude.script(server_error())
+    failed = labelled.kg("label")
+    assert failed.code == 4, failed.out + failed.err
+    assert failed.err.count("\n") == 1 and "HTTP 500" in failed.err
+    assert "no label was changed" in failed.err
+    assert kg_bytes(labelled) == before
+
+
+def test_dry_run_says_what_would_be_sent_without_a_key(
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    repo = make_repo(packages())
+    update(repo)
+    before = kg_bytes(repo)
+    out = label(repo, "--dry-run")
+    assert "would label 4 communities" in out and "would phrase 2 edges" in out
+    assert "would send 2 requests to claude-haiku-4-5" in out and "input tokens" in out
+    assert kg_bytes(repo) == before
