@@ -91,6 +91,9 @@ def _run_one(check: Callable[[Context], CheckOutcome], ctx: Context) -> CheckOut
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("check", help="run every check; change nothing")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only problems and warnings"
+    )
     parser.set_defaults(run=run)
 
 
@@ -107,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
             said.add(message)
         for warning in outcome.warnings:
             print(f"warning: {warning}")
-        print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.name}")
+        if not (args.quiet and outcome.ok):
+            print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.name}")
         failed += not outcome.ok
     return 1 if failed else 0

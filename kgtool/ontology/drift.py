@@ -18,6 +18,7 @@ and CI compute the same verdicts from the same committed files.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,9 +54,11 @@ class Drift:
     detail: str  # the old and new evidence, in words
 
     def describe(self) -> str:
-        if self.threshold:
-            return f"{self.measure} {self.value:.2f} > {self.threshold:.2f} ({self.detail})"
-        return f"{self.measure} ({self.detail})"
+        if not self.threshold:
+            return f"{self.measure} ({self.detail})"
+        # Enough digits that the value visibly exceeds the threshold (0.344 > 0.34).
+        digits = 2 if f"{self.value:.2f}" != f"{self.threshold:.2f}" else 3
+        return f"{self.measure} {self.value:.{digits}f} > {self.threshold:.2f} ({self.detail})"
 
 
 @dataclass
@@ -129,7 +132,9 @@ def _counts_drift(
     weights = type_weights(settings)
     before, after = weighted(old, weights), weighted(new, weights)
     found = []
-    for kind, verb, share in type_changes(before, after, float(settings["type_share"])):
+    for kind, verb, share in type_changes(
+        before, after, float(settings["type_share"]), MIN_EDGES
+    ):
         found.append(
             Drift(
                 f"{measure}: {kind} {verb}",
@@ -164,8 +169,20 @@ def community_drifts(
     edges_out: TypedCounts,
     edges_in: TypedCounts,
     settings: dict[str, Any],
+    loose: bool = False,
 ) -> list[Drift]:
+    """``loose``: the community is a folder group, files with no edges between them."""
     found = []
+    if loose and _edgeless(evidence, edges_out, edges_in):
+        # Files with no edges are grouped, and named, by folder (changelog fragments, docs):
+        # files coming and going inside the same folders leave the name true.
+        old_folders = {posixpath.dirname(p) for p in evidence.members}
+        new_folders = {posixpath.dirname(p) for p in members}
+        distance = 1.0 - len(old_folders & new_folders) / len(old_folders | new_folders)
+        if distance > float(settings["member_drift"]):
+            detail = f"{_folders(old_folders)} -> {_folders(new_folders)}"
+            found.append(Drift("folders", distance, float(settings["member_drift"]), detail))
+        return found
     similarity = jaccard(evidence, members)
     if 1.0 - similarity > float(settings["member_drift"]):
         old_size = evidence.size or len(evidence.members)
@@ -180,6 +197,17 @@ def community_drifts(
     found += _counts_drift("edges out", evidence.edges_out, edges_out, settings)
     found += _counts_drift("edges in", evidence.edges_in, edges_in, settings)
     return found
+
+
+def _edgeless(evidence: Evidence, edges_out: TypedCounts, edges_in: TypedCounts) -> bool:
+    """No edges to other communities then or now, and the members known exactly."""
+    edgeless = not (evidence.edges_out or evidence.edges_in or edges_out or edges_in)
+    return edgeless and bool(evidence.members) and not evidence.sketch
+
+
+def _folders(folders: set[str]) -> str:
+    shown = sorted(f"{f}/" if f else "(top level)" for f in folders)
+    return ", ".join(shown[:4]) + (f" and {len(shown) - 4} more" if len(shown) > 4 else "")
 
 
 def edge_drifts(evidence: Evidence, types: TypedCounts, settings: dict[str, Any]) -> list[Drift]:
@@ -223,7 +251,9 @@ def drift_report(
             states[cid] = CommunityState(cid, UNCONFIRMED, label)
             continue
         out, into = edges[cid]
-        drifts = community_drifts(label.evidence, members, out, into, settings)
+        # Layer 2 groups files with no edges by folder: no file of such a group has edges in.
+        loose = not communities[cid].get("main_files")
+        drifts = community_drifts(label.evidence, members, out, into, settings, loose)
         for old, info in sorted(retired_doc.items(), key=lambda item: id_number(item[0])):
             absorbed = ontology.communities.get(old)
             if info.get("merged_into") == cid and absorbed is not None and not absorbed.retired:

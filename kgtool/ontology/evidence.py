@@ -4,7 +4,8 @@ facts have moved from it.
 Members are kept exactly up to ``exact_members`` files. Above that a bottom-k MinHash sketch
 (the ``SKETCH_SIZE`` smallest 48-bit hashes of the member paths) stands in for them: the
 Jaccard similarity it estimates has a standard error of sqrt(J(1-J)/k), at most 0.044 for
-k = 128, so a drift threshold of 0.34 is never crossed by the sketch's error alone.
+k = 128: small next to the default drift threshold (0.3), so a sketched label drifts within a
+few points of where an exact one would.
 """
 
 from __future__ import annotations
@@ -60,12 +61,14 @@ def jaccard(evidence: Evidence, members: list[str]) -> float:
 
 
 def weighted(counts: TypedCounts, weights: dict[str, float]) -> dict[str, float]:
-    """Edge type -> its count weighted as layer 2 weighs that type (all tiers counted)."""
-    return {
-        kind: sum(tiers.values()) * weights.get(kind, weights.get("", 1.0))
-        for kind, tiers in counts.items()
-        if sum(tiers.values())
-    }
+    """Edge type -> its count weighted as layer 2 weighs that type (all tiers counted); a type
+    layer 2 gives no weight is left out, as it is of the clustering."""
+    found = {}
+    for kind, tiers in counts.items():
+        weight = sum(tiers.values()) * weights.get(kind, weights.get("", 1.0))
+        if weight > 0:
+            found[kind] = weight
+    return found
 
 
 def relative_change(old: dict[str, float], new: dict[str, float]) -> float:
@@ -78,15 +81,16 @@ def relative_change(old: dict[str, float], new: dict[str, float]) -> float:
 
 
 def type_changes(
-    old: dict[str, float], new: dict[str, float], min_share: float
+    old: dict[str, float], new: dict[str, float], min_share: float, min_weight: float
 ) -> list[tuple[str, str, float]]:
     """Edge types that appeared or vanished, with their share of the weight where they are:
-    (type, "appeared" or "vanished", share), only those holding at least ``min_share``."""
+    (type, "appeared" or "vanished", share), only those holding more than ``min_share`` of it
+    and at least ``min_weight`` (one call vanishing is noise, not a new relationship)."""
     found = []
     for kind in sorted(set(old) ^ set(new)):
         side, verb = (new, "appeared") if kind in new else (old, "vanished")
         share = side[kind] / sum(side.values())
-        if share >= min_share:
+        if share > min_share and side[kind] >= min_weight:
             found.append((kind, verb, share))
     return found
 

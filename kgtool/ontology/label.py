@@ -235,8 +235,8 @@ def retire_gone(ontology: Ontology, document: Document, written: set[str]) -> On
         if cid in communities or label.retired:
             continue
         heir = retired_doc.get(cid, {}).get("merged_into", "")
-        survivor = ontology.communities.get(heir) if heir else None
-        if heir and survivor is not None and heir not in written:
+        survivor = ontology.communities.get(heir) if heir in communities else None
+        if survivor is not None and not survivor.retired and heir not in written:
             continue
         ontology.communities[cid] = replace(label, retired=True, merged_into=heir, line=0)
     for key, edge in list(ontology.edges.items()):
