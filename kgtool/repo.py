@@ -30,16 +30,24 @@ class TrackedFile:
     deleted: bool = False  # tracked, but missing from the working tree
 
 
-def git(root: Path, *args: str, check: bool = True) -> str:
+def _run(
+    root: Path, args: list[str], env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """``git args`` in ``root``; a missing git or folder is the user's problem, said in a line."""
     try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=root,
-            capture_output=True,
-            check=False,
-        )
-    except FileNotFoundError as exc:  # pragma: no cover - git is a requirement
-        raise KgError("git is not installed or not on PATH") from exc
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False, env=env)
+    except FileNotFoundError as exc:
+        if not os.path.isdir(root):
+            raise KgError(f"{root}: no such directory") from exc
+        raise KgError("git is not installed or not on PATH (kgtool runs git)") from exc
+    except NotADirectoryError as exc:
+        raise KgError(f"{root}: not a directory") from exc
+    except PermissionError as exc:
+        raise KgError(f"{root}: permission denied ({exc.strerror})") from exc
+
+
+def git(root: Path, *args: str, check: bool = True) -> str:
+    done = _run(root, list(args))
     if check and done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip()
         raise KgError(f"git {' '.join(args)} failed: {message}")
@@ -47,19 +55,42 @@ def git(root: Path, *args: str, check: bool = True) -> str:
 
 
 def find_root(start: Path) -> Path:
-    done = subprocess.run(
-        ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, check=False
-    )
-    if done.returncode != 0:
+    if not start.exists():
+        raise KgError(f"{start}: no such directory")
+    if not start.is_dir():
+        raise KgError(f"{start}: not a directory (-C takes the folder of a repository)")
+    done = _run(start, ["rev-parse", "--is-bare-repository", "--show-toplevel"])
+    words = done.stdout.decode("utf-8", "surrogateescape").split("\n")
+    if words[0] == "true":
+        raise KgError(f"{start} is a bare repository: kgtool maps a working tree (a clone)")
+    if done.returncode != 0 or len(words) < 2 or not words[1]:
         raise KgError(f"{start} is not inside a git repository (kgtool maps git repositories)")
-    return Path(done.stdout.decode().strip())
+    root = Path(words[1])
+    _refuse_foreign_git_dir(root)
+    return root
+
+
+def _refuse_foreign_git_dir(root: Path) -> None:
+    """With ``GIT_DIR`` set and no ``GIT_WORK_TREE``, git takes the current folder as the work
+    tree, whatever repository GIT_DIR names: kgtool would then map (and write .kg/ into) a
+    folder that is not that repository's checkout. Worktrees and hooks pass: their GIT_DIR is
+    the one the folder itself leads to."""
+    if "GIT_DIR" not in os.environ or "GIT_WORK_TREE" in os.environ:
+        return
+    named = _run(root, ["rev-parse", "--absolute-git-dir"])
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_COMMON_DIR")}
+    own = _run(root, ["rev-parse", "--absolute-git-dir"], env=env)
+    if own.returncode != 0 or own.stdout != named.stdout:
+        where = named.stdout.decode("utf-8", "replace").strip() or os.environ["GIT_DIR"]
+        raise KgError(
+            f"GIT_DIR names {where}, whose work tree is not {root}: set GIT_WORK_TREE too, "
+            "or unset GIT_DIR and run kgtool in (or -C) the checkout"
+        )
 
 
 def show_file(root: Path, revision: str, path: str) -> bytes | None:
     """A file's bytes at a revision; None when the revision has no such file."""
-    done = subprocess.run(
-        ["git", "show", f"{revision}:{path}"], cwd=root, capture_output=True, check=False
-    )
+    done = _run(root, ["show", f"{revision}:{path}"])
     return done.stdout if done.returncode == 0 else None
 
 
@@ -121,7 +152,10 @@ def git_dir(root: Path) -> Path:
         text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
         if text.startswith("gitdir:"):
             return (root / text.removeprefix("gitdir:").strip()).resolve()
-    return dot_git
+    if dot_git.is_dir():
+        return dot_git
+    # Neither: the git directory lives elsewhere (GIT_DIR with GIT_WORK_TREE); git knows.
+    return Path(git(root, "rev-parse", "--absolute-git-dir").strip())
 
 
 def blob_id(content: bytes) -> str:

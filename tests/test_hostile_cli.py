@@ -1,0 +1,96 @@
+"""The CLI driven with hostile input: each case gets its exit code and one clear line, never a
+traceback, never a write outside the repository, and the next normal run writes the bytes of a
+clean build."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import GIT_ENV, PROJECT_ROOT, Repo, assert_one_line_error, run_process
+
+SMALL = {
+    "pkg/__init__.py": "",
+    "pkg/a.py": "def f():\n    return g()\n\n\ndef g():\n    return 1\n",
+    "pkg/b.py": "from pkg.a import f\n\nf()\n",
+}
+
+
+def small(make_repo) -> Repo:
+    return make_repo(SMALL)
+
+
+def assert_recovers(repo: Repo) -> None:
+    """The next normal run succeeds with no manual step and writes what a clean build writes."""
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    assert repo.kg_bytes() == repo.clean_build()
+
+
+def test_bad_directory_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    missing = run_process(["-C", str(tmp_path / "nowhere"), "update"], cwd=tmp_path)
+    assert_one_line_error(missing, says="no such directory")
+    a_file = run_process(["-C", str(tmp_path / "file"), "update"], cwd=tmp_path)
+    assert_one_line_error(a_file, says="not a directory")
+    outside = run_process(["update"], cwd=tmp_path)
+    assert_one_line_error(outside, says="not inside a git repository")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_git_missing_from_path_is_one_line(make_repo, tmp_path: Path) -> None:
+    repo = small(make_repo)
+    empty = tmp_path / "no-git-here"
+    empty.mkdir()
+    result = repo.kg_process("update", env={"PATH": str(empty)})
+    assert_one_line_error(result, says="git is not installed")
+    assert not (repo.root / ".kg").exists()
+
+
+@pytest.mark.parametrize("argv", [["update"], ["playbooks", "list", "--json"], ["check"]])
+def test_closed_stdout_is_quiet_and_keeps_the_work(make_repo, argv: list[str]) -> None:
+    repo = small(make_repo)
+    env = {**GIT_ENV, "PYTHONPATH": str(PROJECT_ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kgtool", *argv],
+        cwd=repo.root,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader is gone before kgtool prints a word
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141, err
+    assert err == ""
+    if argv == ["update"]:
+        assert repo.kg_bytes() == repo.clean_build()
+
+
+def test_bare_repository_is_one_line(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "b.git")], check=True)
+    result = run_process(["-C", str(tmp_path / "b.git"), "update"], cwd=tmp_path)
+    assert_one_line_error(result, says="bare repository")
+    assert not (tmp_path / "b.git" / ".kg").exists()
+
+
+def test_git_dir_naming_another_repository_writes_nowhere(make_repo, tmp_path: Path) -> None:
+    repo = small(make_repo)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = run_process(["update"], cwd=elsewhere, env={"GIT_DIR": str(repo.root / ".git")})
+    assert_one_line_error(result, says="GIT_DIR")
+    assert list(elsewhere.iterdir()) == []
+    assert not (repo.root / ".kg").exists()
+    # With the work tree named too, git and kgtool agree on where the repository is.
+    named = run_process(
+        ["update"],
+        cwd=elsewhere,
+        env={"GIT_DIR": str(repo.root / ".git"), "GIT_WORK_TREE": str(repo.root)},
+    )
+    assert named.code == 0, named.err
+    assert list(elsewhere.iterdir()) == []
+    assert_recovers(repo)
