@@ -5,6 +5,7 @@ clean build."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -93,4 +94,49 @@ def test_git_dir_naming_another_repository_writes_nowhere(make_repo, tmp_path: P
     )
     assert named.code == 0, named.err
     assert list(elsewhere.iterdir()) == []
+    assert_recovers(repo)
+
+
+def test_stray_temp_files_of_a_killed_run_are_removed_and_ignored(make_repo) -> None:
+    repo = small(make_repo)
+    assert repo.kg("update").code == 0
+    (repo.root / ".kg" / ".gitignore").write_text("cache/\n")  # as an older kgtool wrote it
+    for name in (".raw.jsonl.k1ll3d.tmp", "communities/.c1.md.x.tmp", "cache/.raw.manifest.y.tmp"):
+        (repo.root / ".kg" / name).write_bytes(b"half a file")
+    assert repo.kg("update").code == 0
+    assert sorted(p.name for p in (repo.root / ".kg").rglob("*.tmp")) == []
+    assert (repo.root / ".kg" / ".gitignore").read_text() == "cache/\n.*.tmp\n"
+    (repo.root / ".kg" / ".raw.jsonl.again.tmp").write_bytes(b"x")
+    assert repo.git("status", "--porcelain", "--untracked-files=all", ".kg").count(".tmp") == 0
+    (repo.root / ".kg" / ".raw.jsonl.again.tmp").unlink()
+    assert_recovers(repo)
+
+
+@pytest.mark.parametrize("link", [".kg", ".kg/communities", ".kg/cache", ".kg/raw.jsonl"])
+def test_symlinks_under_kg_are_refused(make_repo, tmp_path: Path, link: str) -> None:
+    repo = small(make_repo)
+    assert repo.kg("update").code == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret").write_text("not kgtool's\n")
+    full = repo.root / link
+    shutil.rmtree(full) if full.is_dir() else full.unlink()
+    full.symlink_to(outside if link != ".kg/raw.jsonl" else outside / "secret")
+    for argv in (["update"], ["check"], ["update", "--check"]):
+        assert_one_line_error(repo.kg(*argv), says="is a symlink")
+    assert sorted(p.name for p in outside.iterdir()) == ["secret"]
+    assert (outside / "secret").read_text() == "not kgtool's\n"
+    full.unlink()
+    assert_recovers(repo)
+
+
+def test_kg_or_its_cache_as_a_regular_file_is_one_line(make_repo) -> None:
+    repo = small(make_repo)
+    (repo.root / ".kg").write_text("oops")
+    assert_one_line_error(repo.kg("update"), says=".kg is not a folder")
+    (repo.root / ".kg").unlink()
+    (repo.root / ".kg").mkdir()
+    (repo.root / ".kg" / "cache").write_text("oops")
+    assert_one_line_error(repo.kg("update"), says=".kg/cache is not a folder")
+    (repo.root / ".kg" / "cache").unlink()
     assert_recovers(repo)

@@ -37,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     write = not args.check
     with ctx.store.lock():
+        if write:
+            ctx.store.ensure()  # also brings an older kgtool's .kg/.gitignore up to date
+            ctx.store.remove_stray_temps()
         result = update_raw(ctx.root, ctx.config, ctx.store, write=write)
         layer2 = update_communities(
             ctx.root,

@@ -30,13 +30,21 @@ from kgtool.communities.graph import (
     read_raw,
 )
 from kgtool.communities.identity import Identity, assign_ids, format_id, id_number
-from kgtool.communities.render import PAGES_DIR, render
+from kgtool.communities.render import render
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.ontology.labels import ONTOLOGY_FILE, load_labels
 from kgtool.raw.model import FileEdge
 from kgtool.repo import show_file
-from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json, pretty_json
+from kgtool.store import (
+    KG_DIR,
+    PAGES_DIR,
+    RAW_FILE,
+    Store,
+    atomic_write,
+    canonical_json,
+    pretty_json,
+)
 
 FORMAT_VERSION = 2  # 2: per-file ``adjacency`` digests, for the locality rule
 COMMUNITIES_FILE = "communities.json"

@@ -15,8 +15,8 @@ from typing import Any
 
 from kgtool.communities.identity import id_number
 from kgtool.ontology.labels import CommunityLabel
+from kgtool.store import PAGES_DIR
 
-PAGES_DIR = "communities"
 MAP_EDGES = 3  # outgoing edges per row in the map; the page lists them all
 MAP_FILES = 3
 

@@ -12,13 +12,11 @@ import functools
 import hashlib
 import json
 import marshal
-import multiprocessing
 import os
 import posixpath
 import re
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +35,7 @@ from kgtool.raw.model import (
     file_edges,
     symbol_id,
 )
+from kgtool.raw.pool import worker_pool
 from kgtool.raw.resolve import FileResolution, RepoIndex, resolve_files
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
 from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json
@@ -243,8 +242,7 @@ def _resolve_and_render(
     _SHARED = (index, files, config["max_candidates"])
     try:
         chunks = [paths[i :: workers * 4] for i in range(workers * 4)]
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with worker_pool(workers, "fork") as pool:
             for data in pool.map(_resolve_chunk, chunks):
                 for path, lines, counts, unresolved, externals, edges in marshal.loads(data):
                     entry = files[path]

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import marshal
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from kgtool.raw.languages import language_for_path
@@ -18,6 +16,7 @@ from kgtool.raw.model import (
     FileFacts,
     line_count,
 )
+from kgtool.raw.pool import worker_pool
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 64
@@ -63,9 +62,8 @@ def extract_files(root: Path, paths: list[str], max_bytes: int, jobs: int) -> di
     # Interleave so that each chunk gets a fair share of large and small files.
     chunk_count = workers * 4
     chunks = [ordered[i::chunk_count] for i in range(chunk_count)]
-    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     results: dict[str, FileFacts] = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with worker_pool(workers) as pool:
         for data in pool.map(_extract_chunk, [(str(root), c, max_bytes) for c in chunks]):
             for record in marshal.loads(data):
                 results[record["path"]] = FileFacts.from_json(record)
