@@ -1,9 +1,10 @@
 """Building and refreshing ``.kg/raw.jsonl``, incrementally.
 
 The committed file is the source of truth for readers; a local cache beside it (never
-committed) keeps each file's facts, keyed by git blob id and a fingerprint of this code, and
-where its records stand in raw.jsonl. Unchanged files are never re-parsed; resolution is
-redone for the changed files and for the files whose names the change touched.
+committed) keeps each file's facts, keyed by git blob id, a fingerprint of this code and the
+settings that change the output, and where its records stand in raw.jsonl. Unchanged files are
+never re-parsed; resolution is redone for the changed files and for the files whose names the
+change touched.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class UpdateResult:
     content: bytes = b""
     # Where ``file_edges`` comes from: this run's entries, or the cache a no-change run trusted.
     _entries: dict[str, CachedFile] | None = field(default=None, repr=False)
-    _cached: tuple[Store, dict[str, str]] | None = field(default=None, repr=False)
+    _cached: tuple[Store, dict[str, str], str] | None = field(default=None, repr=False)
 
     def file_edges(self) -> dict[str, tuple[FileEdge, ...]] | None:
         """Every file's edges to other files, as layer 2 folds them; None when unknown.
@@ -74,8 +75,8 @@ class UpdateResult:
             return {path: entry.file_edges for path, entry in self._entries.items()}
         if self._cached is None:
             return None
-        store, blobs = self._cached
-        edges = cache.load_file_edges(store, cache_version())
+        store, blobs, key = self._cached
+        edges = cache.load_file_edges(store, key)
         return edges if edges is not None and edges.keys() == blobs.keys() else None
 
     @classmethod
@@ -108,6 +109,17 @@ def cache_version() -> str:
             hasher.update(path.relative_to(package).as_posix().encode() + b"\0")
             hasher.update(path.read_bytes())
     return f"{EXTRACTOR_VERSION}-{hasher.hexdigest()[:16]}"
+
+
+# The settings that change what layer 1 writes for the same files: each is part of the cache
+# key, so that changing one redoes every file (``exclude`` needs no entry: it changes the file
+# set, which every run compares; ``jobs`` changes nothing written).
+LAYER1_SETTINGS = ("max_file_bytes", "max_candidates")
+
+
+def cache_key(config: Config) -> str:
+    settings = canonical_json({name: config[name] for name in LAYER1_SETTINGS})
+    return f"{cache_version()}-{digest(settings.encode())[:12]}"
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
@@ -155,14 +167,15 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         for f in tracked_files(root)
         if not f.path.startswith(f"{KG_DIR}/") and not excluded(f.path, config["exclude"])
     }
-    manifest = cache.load_manifest(store, cache_version())
+    key = cache_key(config)
+    manifest = cache.load_manifest(store, key)
     trusted = manifest is not None and _raw_matches(store, manifest)
     if manifest is not None and trusted and _same_blobs(manifest.blobs, current):
         result = UpdateResult.from_summary(manifest.summary, started)
-        result._cached = (store, manifest.blobs)
+        result._cached = (store, manifest.blobs, key)
         return result
 
-    old_files = cache.load_files(store, cache_version())
+    old_files = cache.load_files(store, key)
     stale_paths = sorted(
         path
         for path, tracked in current.items()
@@ -215,7 +228,7 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         # Only the shards of entries that changed are rewritten (every file missing from the
         # old cache was parsed, so it is among them).
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
-        cache.save(store, cache_version(), new_files, digest(content), summary, spans, dirty)
+        cache.save(store, key, new_files, digest(content), summary, spans, dirty)
     result = UpdateResult.from_summary(summary, started)
     result.changed = changed
     result.parsed = sorted(parsed)
