@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from kgtool.commands._common import Context, context
 from kgtool.communities.build import update_communities
 from kgtool.playbook.check import check_playbooks as run_playbook_check
-from kgtool.raw.build import update_raw
-from kgtool.store import RAW_FILE
+from kgtool.raw.build import UpdateResult, update_raw
 
 
 @dataclass
@@ -24,8 +23,7 @@ class CheckOutcome:
     warnings: list[str] = field(default_factory=list)
 
 
-def check_raw(ctx: Context) -> CheckOutcome:
-    raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+def check_raw(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     if raw.changed:
         return CheckOutcome(
             "raw graph", False, [".kg/raw.jsonl is out of date: run `kgtool update`"]
@@ -33,23 +31,29 @@ def check_raw(ctx: Context) -> CheckOutcome:
     return CheckOutcome("raw graph", True)
 
 
-def check_communities(ctx: Context) -> CheckOutcome:
-    # Checked against the raw.jsonl on disk: if that is stale, check_raw already says so.
-    if ctx.store.read_bytes(RAW_FILE) is None:
-        return CheckOutcome("communities", True, warnings=["no .kg/raw.jsonl yet"])
-    result = update_communities(ctx.root, ctx.config, ctx.store, write=False)
+def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:
+    # Layer 2 as `kgtool update` would make it now, from the raw graph it would write, not the
+    # one on disk: a stale raw.jsonl must not make stale communities look up to date.
+    result = update_communities(
+        ctx.root, ctx.config, ctx.store, raw.content, write=False, edges=raw.file_edges
+    )
     if result.stale:
         names = ", ".join(f".kg/{n}" for n in [*result.changed, *result.removed])
         return CheckOutcome("communities", False, [f"{names} out of date: run `kgtool update`"])
     return CheckOutcome("communities", True)
 
 
-def check_playbooks(ctx: Context) -> CheckOutcome:
+def check_playbooks(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     report = run_playbook_check(ctx.root, ctx.config, ctx.store)
     return CheckOutcome("playbooks", report.ok, report.error_lines(), report.warning_lines())
 
 
-CHECKS: list[Callable[[Context], CheckOutcome]] = [check_raw, check_communities, check_playbooks]
+# Each check is given the raw graph as `kgtool update` would write it now (computed once).
+CHECKS: list[Callable[[Context, UpdateResult], CheckOutcome]] = [
+    check_raw,
+    check_communities,
+    check_playbooks,
+]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     failed = 0
     with ctx.store.lock():
-        outcomes = [check(ctx) for check in CHECKS]
+        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+        outcomes = [check(ctx, raw) for check in CHECKS]
     for outcome in outcomes:
         for message in outcome.messages:
             print(message)
