@@ -109,4 +109,5 @@ def describe(result: UpdateResult) -> str:
         lines.append(f"  partially parsed (syntax errors at line {where}): {path}")
     for path, reason in result.skipped:
         lines.append(f"  skipped ({reason}): {path}")
+    lines += [f"  left out (file name is not UTF-8): {name}" for name in result.bad_names]
     return "\n".join(lines)

@@ -34,8 +34,12 @@ def load_labels(store: Store) -> dict[str, CommunityLabel]:
     except UnicodeDecodeError as exc:
         raise KgError("is not valid UTF-8", where) from exc
     except yaml.YAMLError as exc:
+        # The problem alone: str(exc) spans several lines, with a drawing of the spot.
         mark = getattr(exc, "problem_mark", None)
-        raise KgError(f"invalid YAML: {exc}", where, mark.line + 1 if mark else None) from exc
+        problem = getattr(exc, "problem", None) or "cannot be parsed"
+        raise KgError(f"invalid YAML: {problem}", where, mark.line + 1 if mark else None) from exc
+    if document is not None and not isinstance(document, dict):
+        raise KgError("must be a mapping with a 'communities' key", where)
     communities = (document or {}).get("communities") or {}
     if not isinstance(communities, dict):
         raise KgError("'communities' must be a mapping of community IDs to labels", where)

@@ -60,6 +60,8 @@ class UpdateResult:
     unresolved_calls: int
     seconds: float
     content: bytes = b""
+    # Tracked files left out because their names are not UTF-8, as printable text.
+    bad_names: list[str] = field(default_factory=list)
     # Where ``file_edges`` comes from: this run's entries, or the cache a no-change run trusted.
     _entries: dict[str, CachedFile] | None = field(default=None, repr=False)
     _cached: tuple[Store, dict[str, str], str] | None = field(default=None, repr=False)
@@ -156,23 +158,43 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return glob_regex(pattern)
 
 
+def valid_name(path: str) -> bool:
+    """Whether a path (decoded from git with surrogateescape) is UTF-8, as every ID must be:
+    .kg/ is UTF-8 JSON and a name that is not cannot be written there."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable_name(path: str) -> str:
+    """A path whose bytes are not UTF-8, with those bytes shown as \\xNN."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> UpdateResult:
     started = time.perf_counter()
-    current = {
-        f.path: f
-        for f in tracked_files(root)
-        if not f.path.startswith(f"{KG_DIR}/") and not excluded(f.path, config["exclude"])
-    }
+    current: dict[str, TrackedFile] = {}
+    bad_names: list[str] = []
+    for tracked in tracked_files(root):
+        if tracked.path.startswith(f"{KG_DIR}/") or excluded(tracked.path, config["exclude"]):
+            continue
+        if not valid_name(tracked.path):
+            bad_names.append(printable_name(tracked.path))
+            continue
+        current[tracked.path] = tracked
     key = cache_key(config)
     manifest = cache.load_manifest(store, key)
     trusted = manifest is not None and _raw_matches(store, manifest)
     if manifest is not None and trusted and _same_blobs(manifest.blobs, current):
         result = UpdateResult.from_summary(manifest.summary, started)
         result._cached = (store, manifest.blobs, key)
+        result.bad_names = bad_names
         return result
 
     old_files = cache.load_files(store, key)
@@ -230,6 +252,7 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
         cache.save(store, key, new_files, digest(content), summary, spans, dirty)
     result = UpdateResult.from_summary(summary, started)
+    result.bad_names = bad_names
     result.changed = changed
     result.parsed = sorted(parsed)
     result.resolved = len(to_resolve)
