@@ -7,6 +7,8 @@ import argparse
 from kgtool.commands._common import context
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
 from kgtool.raw.build import UpdateResult, update_raw
+from kgtool.raw.languages.base import MAX_DEPTH
+from kgtool.raw.model import PARTIAL_TOO_DEEP
 from kgtool.store import KG_DIR
 
 EXIT_STALE = 1
@@ -104,10 +106,16 @@ def describe(result: UpdateResult) -> str:
         lines.append(f"  {kind}: {total} ({', '.join(tiers)})")
     if result.unresolved_calls:
         lines.append(f"  unresolved call sites: {result.unresolved_calls}")
-    for path, error_lines in result.partial:
-        where = ", ".join(str(n) for n in error_lines[:5])
-        lines.append(f"  partially parsed (syntax errors at line {where}): {path}")
+    for path, error_lines, reason in result.partial:
+        lines.append(f"  partially parsed ({_partial_cause(error_lines, reason)}): {path}")
     for path, reason in result.skipped:
         lines.append(f"  skipped ({reason}): {path}")
     lines += [f"  left out (file name is not UTF-8): {name}" for name in result.bad_names]
     return "\n".join(lines)
+
+
+def _partial_cause(error_lines: list[int], reason: str) -> str:
+    if reason == PARTIAL_TOO_DEEP:
+        return f"nested more than {MAX_DEPTH:,} levels deep; the deeper part is not read"
+    where = ", ".join(str(n) for n in error_lines[:5])
+    return f"syntax errors at line {where}"

@@ -56,7 +56,7 @@ class UpdateResult:
     symbols: int
     edges: Counter[tuple[str, str]]  # (type, tier) -> count
     skipped: list[tuple[str, str]]  # (path, reason)
-    partial: list[tuple[str, list[int]]]
+    partial: list[tuple[str, list[int], str]]  # (path, error lines, PARTIAL_* reason or "")
     unresolved_calls: int
     seconds: float
     content: bytes = b""
@@ -91,7 +91,7 @@ class UpdateResult:
             symbols=summary["symbols"],
             edges=Counter({(kind, tier): n for kind, tier, n in summary["edges"]}),
             skipped=[tuple(item) for item in summary["skipped"]],
-            partial=[(path, list(lines)) for path, lines in summary["partial"]],
+            partial=[(path, list(lines), why) for path, lines, why in summary["partial"]],
             unresolved_calls=summary["unresolved_calls"],
             seconds=time.perf_counter() - started,
         )
@@ -409,6 +409,8 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
         file_record["lang"] = facts.language
     if facts.error_lines:
         file_record["error_lines"] = facts.error_lines
+    if facts.partial:
+        file_record["partial"] = facts.partial
     records.append(file_record)
     for symbol in facts.symbols:
         records.append(
@@ -490,7 +492,7 @@ def _summarize(files: dict[str, CachedFile]) -> dict[str, Any]:
         if status.startswith("skipped:"):
             skipped.append((path, status.removeprefix("skipped:")))
         elif status == PARSE_PARTIAL:
-            partial.append((path, tuple(entry.facts.error_lines)))
+            partial.append((path, tuple(entry.facts.error_lines), entry.facts.partial))
     return {
         "files": len(files),
         "symbols": sum(len(entry.facts.symbols) for entry in files.values()),

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from kgtool.raw.languages import language_for_path
 from kgtool.raw.model import (
+    PARSE_PARTIAL,
     PARSE_TEXT,
+    PARTIAL_TOO_DEEP,
     SKIP_BINARY,
     SKIP_TOO_LARGE,
     SKIP_UNDECODABLE,
@@ -44,7 +46,15 @@ def extract_file(root: Path, path: str, max_bytes: int) -> FileFacts:
     language = language_for_path(path)
     if language is None:
         return FileFacts(path, "", PARSE_TEXT, line_count=line_count(source))
-    return language.extract(path, source)
+    try:
+        return language.extract(path, source)
+    except RecursionError:
+        # A construct nested past Python's stack in a language's own rules (a type of types of
+        # types...): the file keeps its node, marked partial for the same reason as the depth
+        # guard in ``Language.extract``.
+        facts = FileFacts(path, language.name, PARSE_PARTIAL, line_count=line_count(source))
+        facts.partial = PARTIAL_TOO_DEEP
+        return facts
 
 
 def _extract_chunk(args: tuple[str, list[str], int]) -> bytes:
