@@ -221,7 +221,7 @@ class PathChange:
     new_path: str = ""
 
 
-def path_changes(root: Path, max_commits: int = 0) -> list[PathChange]:
+def path_changes(root: Path, max_commits: int = 0, since: str = "") -> list[PathChange]:
     """Every rename and deletion in the history of HEAD, oldest first, then uncommitted ones.
 
     One pass over history instead of ``git log --follow`` per path: ``--follow`` walks
@@ -236,7 +236,9 @@ def path_changes(root: Path, max_commits: int = 0) -> list[PathChange]:
     if max_commits > 0:
         args.append(f"-n{max_commits}")
     changes: list[PathChange] = []
-    for chunk in git(root, *args, "HEAD", "--").split("\x01"):
+    # ``since``: only what happened after that commit (a commit id, never an option).
+    revisions = f"{since}..HEAD" if since else "HEAD"
+    for chunk in git(root, *args, revisions, "--").split("\x01"):
         commit, _, body = chunk.partition("\0")
         if commit:
             changes.extend(_name_status(commit, body))
@@ -270,6 +272,33 @@ def is_shallow(root: Path) -> bool:
     return git(root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
 
 
+def range_spec(rev_range: str) -> str:
+    """What ``git log`` takes for ``A..B``, ``A...B`` or one commit (that commit alone)."""
+    if rev_range.startswith("-"):  # never let a range be read as an option
+        raise KgError(f"'{rev_range}' is not a revision range")
+    return rev_range if ".." in rev_range else f"{rev_range}^!"
+
+
+def check_range(root: Path, rev_range: str) -> str:
+    """The commit a range ends at; a clear error when the range names no commits at all."""
+    spec = range_spec(rev_range)
+    done = _run(root, ["rev-list", "--count", spec, "--"])
+    if done.returncode != 0:
+        raise KgError(f"'{rev_range}' is not a revision range of this repository")
+    if int(done.stdout.decode().strip() or 0) == 0:
+        first, dots, second = rev_range.partition("..")
+        if dots and first and second and not second.startswith("."):  # A..B, not A...B
+            raise KgError(
+                f"'{rev_range}' selects no commits: {second} is an ancestor of {first}; "
+                f"did you mean {second}..{first}?"
+            )
+        raise KgError(f"'{rev_range}' selects no commits")
+    if ".." not in rev_range:
+        return resolve_commit(root, rev_range)
+    end = rev_range.rpartition("..")[2].lstrip(".")
+    return resolve_commit(root, end or "HEAD")
+
+
 def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
     """Paths touched by ``rev_range`` (``A..B``, ``A...B`` or one commit), or by the current
     uncommitted change (staged and unstaged) when it is None; sorted, renames as the new path.
@@ -280,9 +309,6 @@ def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
             return sorted(filter(None, out.split("\0")))
         out = git(root, "diff", "-M", "--name-only", "-z", "HEAD", "--")
         return sorted(filter(None, out.split("\0")))
-    if rev_range.startswith("-"):  # never let a range be read as an option
-        raise KgError(f"'{rev_range}' is not a revision range")
     # A single revision means that commit alone, not all its ancestors.
-    spec = rev_range if ".." in rev_range else f"{rev_range}^!"
-    out = git(root, "log", "-M", "--name-only", "-z", "--format=", spec, "--")
+    out = git(root, "log", "-M", "--name-only", "-z", "--format=", range_spec(rev_range), "--")
     return sorted({p.strip("\n") for p in out.split("\0") if p.strip("\n")})
