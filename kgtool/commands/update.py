@@ -106,6 +106,12 @@ def describe(result: UpdateResult) -> str:
         lines.append(f"  {kind}: {total} ({', '.join(tiers)})")
     if result.unresolved_calls:
         lines.append(f"  unresolved call sites: {result.unresolved_calls}")
+    if result.broken_imports:
+        lines.append(
+            f"  broken imports: {len(result.broken_imports)} (they name this repository's own "
+            "code, which has no such module)"
+        )
+        lines += [f"    {path}:{line}: {module}" for path, line, module in result.broken_imports]
     for path, error_lines, reason in result.partial:
         lines.append(f"  partially parsed ({_partial_cause(error_lines, reason)}): {path}")
     for path, reason in result.skipped:

@@ -42,7 +42,7 @@ from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
 from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json
 
 # Bump when extraction or resolution changes what they produce; raw.jsonl says which it is.
-EXTRACTOR_VERSION = "2"
+EXTRACTOR_VERSION = "3"  # 3: broken imports, too-deep files
 MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
 FORMAT_VERSION = 1
 
@@ -58,6 +58,8 @@ class UpdateResult:
     skipped: list[tuple[str, str]]  # (path, reason)
     partial: list[tuple[str, list[int], str]]  # (path, error lines, PARTIAL_* reason or "")
     unresolved_calls: int
+    # (path, line, module): imports of this repository's own code that resolve to no file.
+    broken_imports: list[tuple[str, int, str]]
     seconds: float
     content: bytes = b""
     # Tracked files left out because their names are not UTF-8, as printable text.
@@ -93,6 +95,7 @@ class UpdateResult:
             skipped=[tuple(item) for item in summary["skipped"]],
             partial=[(path, list(lines), why) for path, lines, why in summary["partial"]],
             unresolved_calls=summary["unresolved_calls"],
+            broken_imports=[tuple(item) for item in summary["broken_imports"]],
             seconds=time.perf_counter() - started,
         )
 
@@ -280,8 +283,11 @@ def _resolve_and_render(
         chunks = [paths[i :: workers * 4] for i in range(workers * 4)]
         with worker_pool(workers, "fork") as pool:
             for data in pool.map(_resolve_chunk, chunks):
-                for path, lines, counts, unresolved, externals, edges in marshal.loads(data):
+                for path, lines, counts, unresolved, externals, edges, broken in marshal.loads(
+                    data
+                ):
                     entry = files[path]
+                    entry.broken_imports = broken
                     entry.lines = lines
                     entry.edge_counts = Counter({(k, t): n for k, t, n in counts})
                     entry.unresolved_calls = unresolved
@@ -300,7 +306,17 @@ def _resolve_chunk(paths: list[str]) -> bytes:
         _render_file(entry, resolution)
         counts = tuple((k, t, n) for (k, t), n in sorted(entry.edge_counts.items()))
         externals = tuple(entry.externals)
-        out.append((path, entry.lines, counts, entry.unresolved_calls, externals, entry.file_edges))
+        out.append(
+            (
+                path,
+                entry.lines,
+                counts,
+                entry.unresolved_calls,
+                externals,
+                entry.file_edges,
+                entry.broken_imports,
+            )
+        )
     return marshal.dumps(out)
 
 
@@ -411,6 +427,9 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
         file_record["error_lines"] = facts.error_lines
     if facts.partial:
         file_record["partial"] = facts.partial
+    broken = tuple(sorted(set(resolution.broken_imports)))
+    if broken:
+        file_record["broken_imports"] = [{"line": line, "module": m} for line, m in broken]
     records.append(file_record)
     for symbol in facts.symbols:
         records.append(
@@ -439,6 +458,7 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     entry.unresolved_calls = sum(sum(names.values()) for names in resolution.unresolved.values())
     entry.externals = frozenset(e.target for e in resolution.edges if e.target.startswith("ext:"))
     entry.file_edges = file_edges(facts.path, resolution.edges)
+    entry.broken_imports = broken
 
 
 def edge_line(edge: Edge) -> str:
@@ -500,4 +520,9 @@ def _summarize(files: dict[str, CachedFile]) -> dict[str, Any]:
         "skipped": tuple(skipped),
         "partial": tuple(partial),
         "unresolved_calls": sum(entry.unresolved_calls for entry in files.values()),
+        "broken_imports": tuple(
+            (path, line, module)
+            for path in sorted(files)
+            for line, module in files[path].broken_imports
+        ),
     }

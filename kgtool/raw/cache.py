@@ -55,6 +55,7 @@ class CachedFile:
     externals: frozenset[str] = frozenset()  # external package IDs its edges point to
     mentions: frozenset[str] = frozenset()  # every name its resolution depends on
     file_edges: tuple[FileEdge, ...] = ()  # its edges to other files, as layer 2 reads them
+    broken_imports: tuple[tuple[int, str], ...] = ()  # (line, module) of imports that broke
     # Calls and assignments as stored, until ``hydrate``: only the files being resolved need
     # them, and decoding every file's would cost more than the rest of an update.
     body: bytes | None = None  # marshal of (calls, assigns): decoded only by ``hydrate``
@@ -82,11 +83,12 @@ class CachedFile:
             tuple(sorted(self.externals)),
             tuple(sorted(self.mentions)),
             self.file_edges,
+            self.broken_imports,
         )
 
     @classmethod
     def load(cls, data: tuple[Any, ...]) -> CachedFile:
-        blob, facts, counts, unresolved, externals, mentions, edges = data
+        blob, facts, counts, unresolved, externals, mentions, edges, broken = data
         body = facts["calls"]
         facts["calls"] = facts["assigns"] = ()
         return cls(
@@ -98,6 +100,7 @@ class CachedFile:
             frozenset(externals),
             frozenset(mentions),
             edges,
+            tuple(map(tuple, broken)),
             body,
         )
 

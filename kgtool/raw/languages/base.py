@@ -61,6 +61,9 @@ class ModuleTarget:
 
     files: tuple[str, ...] = ()
     external: str = ""  # external package name, e.g. "requests"
+    # It names this repository's own code (a relative import, a module of its own package),
+    # yet no file: a broken import, never a fact about an external package.
+    broken: bool = False
 
     @property
     def found(self) -> bool:
