@@ -8,7 +8,7 @@ from kgtool.commands._common import context
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
 from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.raw.languages.base import MAX_DEPTH
-from kgtool.raw.model import PARTIAL_TOO_DEEP
+from kgtool.raw.model import PARTIAL_GRAMMAR, PARTIAL_TOO_DEEP
 from kgtool.store import KG_DIR
 
 EXIT_STALE = 1
@@ -124,4 +124,9 @@ def _partial_cause(error_lines: list[int], reason: str) -> str:
     if reason == PARTIAL_TOO_DEEP:
         return f"nested more than {MAX_DEPTH:,} levels deep; the deeper part is not read"
     where = ", ".join(str(n) for n in error_lines[:5])
+    if reason == PARTIAL_GRAMMAR:
+        return (
+            f"parser limitation at line {where}, not a syntax error: the bundled grammar "
+            'cannot read import("…").T<…> types'
+        )
     return f"syntax errors at line {where}"
