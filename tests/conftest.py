@@ -77,17 +77,20 @@ class Repo:
         }
 
     def clean_build(self) -> dict[str, bytes]:
-        """What ``kgtool update`` writes in a copy of this checkout with no .kg/ at all."""
-        copy = self.root.parent / f"{self.root.name}-clean"
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(self.root, copy, symlinks=True, ignore=shutil.ignore_patterns(".kg"))
-        clean = Repo(copy)
-        result = clean.kg("update")
-        assert result.code == 0, result.err
+        """What ``kgtool update`` writes here with no .kg/ at all (set aside, then put back)."""
+        kg = self.root / ".kg"
+        aside = self.root.parent / f".{self.root.name}-kg-aside"
+        shutil.rmtree(aside, ignore_errors=True)
+        if os.path.lexists(kg):
+            kg.rename(aside)
         try:
-            return clean.kg_bytes()
+            result = self.kg("update")
+            assert result.code == 0, result.err
+            return self.kg_bytes()
         finally:
-            shutil.rmtree(copy, ignore_errors=True)
+            shutil.rmtree(kg, ignore_errors=True)
+            if os.path.lexists(aside):
+                aside.rename(kg)
 
     def raw(self) -> list[dict]:
         text = (self.root / ".kg" / "raw.jsonl").read_text()

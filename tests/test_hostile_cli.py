@@ -211,3 +211,127 @@ def test_non_utf8_file_name_is_left_out_with_a_line(make_repo) -> None:
     for argv in (["check"], ["update", "--check"], ["playbooks", "check"], ["diff", "HEAD"]):
         no_traceback(repo.kg(*argv), (0,))
     assert_recovers(repo)
+
+
+EVERY_COMMAND = [
+    ["update", "--check"],
+    ["check"],
+    ["playbooks", "check"],
+    ["playbooks", "list", "--json"],
+    ["diff", "HEAD"],
+    ["update"],
+]
+
+
+def playbook(key_files: str) -> str:
+    return (
+        "---\nintent: x\nconcepts: []\n"
+        f"key_files: {key_files}\n"
+        "validation: [x]\npitfalls: [x]\nrollback: x\n---\n"
+    )
+
+
+HOSTILE_FILES: dict[str, dict[str, str | bytes]] = {
+    "config-yaml-bomb": {".kgtool.yaml": YAML_BOMB},
+    "config-binary": {".kgtool.yaml": b"\xff\xfe\0"},
+    "config-tab": {".kgtool.yaml": "jobs:\t- 1\n\t"},
+    "config-conflict": {".kgtool.yaml": "<<<<<<< HEAD\njobs: 1\n=======\njobs: 2\n>>>>>>> b\n"},
+    "pyproject-broken": {"pyproject.toml": "[tool.kgtool\n"},
+    "pyproject-not-a-table": {"pyproject.toml": "[tool]\nkgtool = 5\n"},
+    "playbook-yaml-bomb": {"playbooks/p.md": "---\n" + YAML_BOMB + "intent: x\n---\n"},
+    "playbook-bomb-in-fields": {
+        "playbooks/p.md": playbook("[*e]").replace(
+            "---\n", "---\n" + YAML_BOMB.split("f:")[0], 1
+        )
+    },
+    "playbook-binary": {"playbooks/p.md": b"---\n\xff\0\n---\n"},
+    "playbook-bad-yaml": {"playbooks/p.md": "---\nintent: [\n---\n"},
+    "playbook-wrong-types": {
+        "playbooks/p.md": "---\nintent: 5\nconcepts: {a: 1}\nkey_files: [[1]]\n"
+        "validation: null\npitfalls: 3\nrollback: [1]\n---\n"
+    },
+    "playbook-hostile-pointers": {
+        "playbooks/p.md": playbook(
+            "['.git/config', '.git/', '/etc/passwd', '../x', '.kg/raw.jsonl', 'a.py::', "
+            "'::x', 'a.py::x::y', ' ', '-rf', '--help', 'ünï.py', \"a\\0b\"]"
+        )
+    },
+    "unusual-names": {
+        "with space.py": "def f():\n    pass\n",
+        "ünï/cödé.py": "def g():\n    pass\n",
+        "-rf.py": "x = 1\n",
+        "--help.py": "x = 1\n",
+        "new\nline.py": "x = 1\n",
+        'quo"te.py': "x = 1\n",
+        "back\\slash.py": "x = 1\n",
+        "tab\tname.py": "x = 1\n",
+    },
+    "nul-binary-odd-encodings": {
+        "nul.py": b"x = 1\0\n",
+        "blob.dat": bytes(range(256)) * 10,
+        "late-nul.py": b"x = 1\n" * 5000 + b"\0",
+        "bom.py": b"\xef\xbb\xbfdef f():\n    pass\n",
+        "latin1.py": b"# \xe9\nx = 1\n",
+        "crlf.py": b"def f():\r\n    pass\r\n",
+        "empty.py": b"",
+    },
+    "huge-file": {"huge.py": "x = 1\n" * 200_000},
+    "conflict-markers-in-source": {
+        "c.py": "<<<<<<< HEAD\ndef f():\n    pass\n=======\ndef g():\n    pass\n>>>>>>> b\n"
+    },
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_FILES))
+def test_hostile_files_get_one_line_at_most_and_recover(make_repo, tmp_path: Path, case: str):
+    repo = make_repo({**SMALL, **HOSTILE_FILES[case]})
+    outside_before = sorted(p.name for p in tmp_path.iterdir())
+    for argv in EVERY_COMMAND:
+        no_traceback(repo.kg(*argv), (0, 1, 2))
+    assert sorted(p.name for p in tmp_path.iterdir()) == outside_before
+    if case.startswith(("config", "pyproject")):
+        assert_one_line_error(repo.kg("update"))
+        for name in (".kgtool.yaml", "pyproject.toml"):
+            (repo.root / name).unlink(missing_ok=True)
+    assert_recovers(repo)
+
+
+def test_repository_shapes(make_repo, tmp_path: Path) -> None:
+    update_first = [["update"], *EVERY_COMMAND]
+    empty = make_repo()
+    for argv in update_first:
+        result = empty.kg(*argv)
+        if argv[0] == "diff":
+            assert_one_line_error(result, says="no commits yet")
+        else:
+            no_traceback(result, (0,))
+    staged = make_repo({"a.py": "x = 1\n"}, commit=False)
+    staged.git("add", "-A")
+    assert staged.kg("update").code == 0 and "a.py" in staged.nodes()
+    assert_recovers(staged)
+
+    base = make_repo(SMALL)
+    base.write("pkg/c.py", "from pkg.b import f\n")
+    base.commit("second")
+    shallow = Repo(tmp_path / "shallow")
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{base.root}", str(shallow.root)],
+        check=True,
+    )
+    detached = Repo(tmp_path / "detached")
+    subprocess.run(["git", "clone", "-q", str(base.root), str(detached.root)], check=True)
+    detached.git("checkout", "-q", "--detach", "HEAD~1")
+    worktree = Repo(tmp_path / "worktree")
+    base.git("worktree", "add", "-q", "--detach", str(worktree.root), "HEAD~1")
+    superproject = make_repo({"m.py": "x = 1\n"})
+    add = ["-c", "protocol.file.allow=always", "submodule", "add", "-q", str(base.root), "sub"]
+    superproject.git(*add)
+    superproject.commit("submodule")
+    submodule = Repo(superproject.root / "sub")
+    for repo in (shallow, detached, worktree, superproject, submodule):
+        for argv in update_first:
+            no_traceback(repo.kg(*argv), (0,))
+        assert_recovers(repo)
+    assert superproject.nodes()["sub"]["status"] == "skipped:submodule"
+    # A worktree's lock and files are its own: the main checkout gained nothing.
+    assert not (base.root / ".kg").exists()
