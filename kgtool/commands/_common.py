@@ -26,4 +26,6 @@ class Context:
 
 def context(args: argparse.Namespace) -> Context:
     root = find_root(Path(args.directory))
-    return Context(root, load_config(root), Store(root))
+    store = Store(root)
+    store.refuse_unsafe()  # before anything is read from .kg/, not only before a write
+    return Context(root, load_config(root), store)

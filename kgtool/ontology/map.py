@@ -22,10 +22,9 @@ from kgtool.communities.identity import id_number
 from kgtool.config import Config
 from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
 from kgtool.ontology.view import DRIFTED, UNLABELLED, LabelView, label_view
-from kgtool.store import Store, canonical_json
+from kgtool.store import PAGES_DIR, Store, canonical_json
 
 MAP_FILE = "MAP.md"
-PAGES_DIR = "communities"
 PAGE_NAME = re.compile(r"c[0-9]+\.md")
 MAP_EDGES = 3  # outgoing edges per row in the map; the page lists them all
 MAP_FILES = 3
