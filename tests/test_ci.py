@@ -25,9 +25,11 @@ from fake_github import (
 )
 from playbook_helpers import add_playbook, line_of
 
+from kgtool.commands.check import CheckOutcome
 from kgtool.integrations import github
 from kgtool.integrations.github import MARKER, SUMMARY_LIMIT, escape_data, escape_property, fit
-from kgtool.integrations.pr_check import md_text
+from kgtool.integrations.pr_check import Base, Finding, PullRequestReport, md_text
+from kgtool.playbook.model import ERROR
 
 APP = {
     "app/cli.py": "from app.store import Store\n\ndef main():\n    Store().save()\n",
@@ -584,3 +586,60 @@ def test_drifted_labels_are_warnings_at_their_line(
     assert drifted.startswith(f"\n- .kg/ontology.yaml:{line}: label ")
     assert "| labels | ok | 0 | 1 |" in actions.summary
     assert actions.outputs()["drifted"] == "1"
+
+
+def test_a_long_report_is_cut_to_a_comment_github_accepts() -> None:
+    lines = [
+        f"playbooks/p.md:{n}: key file 'x{n}.py' does not resolve " + "y" * 200 for n in range(400)
+    ]
+    report = PullRequestReport(
+        [CheckOutcome("playbooks", False, lines)],
+        [
+            Finding(ERROR, "playbooks", text, "playbooks/p.md", n, text)
+            for n, text in enumerate(lines)
+        ],
+        Base("a" * 40, "--base"),
+        "b" * 40,
+    )
+    body = github.comment_body(report)
+    assert len(body) <= github.COMMENT_LIMIT < len("".join(lines))
+    assert body.startswith(f"{MARKER}\n## kgtool ci: failed\n")
+    assert "| playbooks | **failed** | 400 | 0 |" in body
+    assert re.search(r"## Refused playbooks\n\nCut: this section \([\d,]+ bytes\) would take", body)
+    assert "GitHub's limit of 65,536 characters for a comment" in body
+
+
+def test_an_unreadable_event_is_bad_usage(make_repo: Callable[..., Repo], actions: Actions) -> None:
+    repo, _ = pull_request(make_repo)
+    (actions.folder / "event.json").write_text("{not json")
+    actions.monkeypatch.setenv("GITHUB_EVENT_PATH", str(actions.folder / "event.json"))
+    result = repo.kg("ci")
+    assert result.code == 2
+    assert result.err.startswith("kgtool: error: cannot read the event file GITHUB_EVENT_PATH=")
+
+
+def test_a_shallow_clone_still_fails_what_needs_no_base(
+    make_repo: Callable[..., Repo], actions: Actions, tmp_path: Path
+) -> None:
+    origin, base = pull_request(make_repo)
+    add_playbook(origin, "broken", ["app/gone.py"])
+    origin.commit("a broken playbook, .kg/ not updated")
+    clone = shallow_clone(origin, "feature", 1, tmp_path / "depth1")
+    actions.event(base)
+
+    result = clone.kg("ci")
+
+    assert result.code == 1
+    lines = annotations(result)
+    assert [line.split("::")[1] for line in lines] == [
+        "error title=kgtool%3A raw graph",
+        f"error file=playbooks/broken.md,line={line_of(clone, 'playbooks/broken.md', 'gone')},"
+        "title=kgtool%3A playbooks",
+        "warning title=kgtool ci",
+    ]
+    # One commit on top of the base: the base is its parent, so two commits of history do.
+    assert lines[2].endswith(
+        "set fetch-depth: 0 in actions/checkout (fetch-depth: 2 is enough: it is a parent of HEAD)"
+    )
+    outputs = actions.outputs()
+    assert (outputs["verdict"], outputs["stale"], outputs["refused"]) == ("fail", "true", "1")
