@@ -585,6 +585,9 @@ def test_drifted_labels_are_warnings_at_their_line(
     drifted = section(actions.summary, "Drifted labels")
     assert drifted.startswith(f"\n- .kg/ontology.yaml:{line}: label ")
     assert "| labels | ok | 0 | 1 |" in actions.summary
+    # The changelog names the label change too, in words.
+    changes = section(actions.summary, "Architecture changes")
+    assert f"\n- label drifted: {beta} '{name}': members 0.50 > 0.30" in changes
     assert actions.outputs()["drifted"] == "1"
 
 

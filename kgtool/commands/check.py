@@ -41,7 +41,7 @@ def check_communities(ctx: Context) -> CheckOutcome:
     # Checked against the raw.jsonl on disk: if that is stale, check_raw already says so.
     if ctx.store.read_bytes(RAW_FILE) is None:
         return CheckOutcome("communities", True, warnings=["no .kg/raw.jsonl yet"])
-    result = update_communities(ctx.root, ctx.config, ctx.store, write=False)
+    result = update_communities(ctx.root, ctx.config, ctx.store, write=False, drawn=ctx.map)
     if result.stale:
         names = ", ".join(f".kg/{n}" for n in [*result.changed, *result.removed])
         return CheckOutcome("communities", False, [f"{names} out of date: run `kgtool update`"])

@@ -18,7 +18,7 @@ from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_co
 from kgtool.communities.diff import compare, render_markdown, render_text
 from kgtool.config import load_config
 from kgtool.errors import KgError
-from kgtool.ontology.changes import label_changes
+from kgtool.ontology.changes import change_lines, label_changes
 from kgtool.ontology.model import ONTOLOGY_FILE, Ontology, load_ontology, parse_ontology
 from kgtool.ontology.view import label_view
 from kgtool.raw.build import update_raw
@@ -56,14 +56,15 @@ def run(args: argparse.Namespace) -> int:
     base = resolve_commit(ctx.root, args.base or default_base(ctx.root))
     head = resolve_commit(ctx.root, args.head) if args.head else None
     report = changelog(ctx, base, head)
+    labels = change_lines(report["labels"])
     base_name = base[:12]
     head_name = head[:12] if head else WORKING_TREE
     if args.format == "json":
         print(pretty_json({"base_rev": base, "head_rev": head or WORKING_TREE, **report}), end="")
     elif args.format == "markdown":
-        print(render_markdown(report, base_name, head_name), end="")
+        print(render_markdown(report, base_name, head_name, labels), end="")
     else:
-        print(render_text(report, base_name, head_name), end="")
+        print(render_text(report, base_name, head_name, labels), end="")
     return 0
 
 

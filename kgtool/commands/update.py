@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
             write,
             args.rebaseline,
             edges=result.file_edges,
+            drawn=ctx.map,
         )
     drifted = _drifted_labels(ctx, layer2.document)
     if args.check:

@@ -25,6 +25,7 @@ from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.communities.diff import render_markdown, render_text, touched_communities
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
+from kgtool.ontology.changes import change_lines
 from kgtool.playbook.check import CheckReport
 from kgtool.playbook.check import check_playbooks as run_playbook_check
 from kgtool.playbook.model import ERROR, RETIRED, WARNING
@@ -117,6 +118,11 @@ class PullRequestReport:
         if self.diff is None:
             return []
         return sorted(touched_communities(self.diff), key=id_number)
+
+    @property
+    def label_lines(self) -> list[str]:
+        """The changelog's label changes, in words (renamed, drifted, phrased, ...)."""
+        return change_lines(self.diff["labels"]) if self.diff and self.diff.get("labels") else []
 
     @property
     def base_name(self) -> str:
@@ -325,7 +331,8 @@ def render_plain(report: PullRequestReport) -> str:
     if report.not_checked:
         lines.append(f"not checked: {report.not_checked}")
     if report.diff is not None:
-        lines.append(render_text(report.diff, report.base_name, WORKING_TREE).rstrip("\n"))
+        changes = render_text(report.diff, report.base_name, WORKING_TREE, report.label_lines)
+        lines.append(changes.rstrip("\n"))
         if report.relevant:
             lines.append("Playbooks this change touches:")
             lines += [f"  {relevant_sentence(r)}" for r in report.relevant]
@@ -425,7 +432,10 @@ def markdown_sections(report: PullRequestReport) -> list[tuple[str, str]]:
         else:
             sections.append((title, f"## {title}\n\nNone of the files it changes is a key file.\n"))
         sections.append(
-            ("Architecture changes", render_markdown(report.diff, report.base_name, WORKING_TREE))
+            (
+                "Architecture changes",
+                render_markdown(report.diff, report.base_name, WORKING_TREE, report.label_lines),
+            )
         )
     add(
         "Playbook warnings",
