@@ -29,7 +29,7 @@ from kgtool.commands.check import CheckOutcome
 from kgtool.integrations import github
 from kgtool.integrations.github import MARKER, SUMMARY_LIMIT, escape_data, escape_property, fit
 from kgtool.integrations.pr_check import Base, Finding, PullRequestReport, md_text
-from kgtool.playbook.model import ERROR
+from kgtool.playbook.model import ERROR, WARNING
 
 APP = {
     "app/cli.py": "from app.store import Store\n\ndef main():\n    Store().save()\n",
@@ -646,3 +646,19 @@ def test_a_shallow_clone_still_fails_what_needs_no_base(
     )
     outputs = actions.outputs()
     assert (outputs["verdict"], outputs["stale"], outputs["refused"]) == ("fail", "true", "1")
+
+
+def test_the_cap_holds_for_each_kind_and_notes_come_first_among_warnings() -> None:
+    def finding(severity: str, n: int) -> Finding:
+        return Finding(severity, "playbooks", f"p.md:{n}: m{n}", "p.md", n, f"m{n}")
+
+    found = [finding(ERROR, n) for n in range(12)] + [finding(WARNING, n) for n in range(12)]
+    lines = github.annotations(found, ["fetch the base"])
+    assert [line.split(" ", 1)[0] for line in lines] == (
+        ["::error"] * 10 + ["::warning"] * 10 + ["::notice"]
+    )
+    assert lines[10] == "::warning title=kgtool ci::fetch the base"
+    # Line 0 means the file as a whole: no line property.
+    assert lines[11] == "::warning file=p.md,title=kgtool%3A playbooks::m0"
+    assert lines[12] == "::warning file=p.md,line=1,title=kgtool%3A playbooks::m1"
+    assert lines[-1].startswith("::notice title=kgtool ci::2 more errors and 3 more warnings ")
