@@ -312,3 +312,20 @@ def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
     # A single revision means that commit alone, not all its ancestors.
     out = git(root, "log", "-M", "--name-only", "-z", "--format=", range_spec(rev_range), "--")
     return sorted({p.strip("\n") for p in out.split("\0") if p.strip("\n")})
+
+
+def paths_differing(root: Path, base: str) -> list[str]:
+    """Paths whose content differs between commit ``base`` and the working tree, sorted,
+    renames as the new path. A tree diff, not a log: in a shallow clone the commit at the
+    boundary has no parent, and a log would show every file as added by it."""
+    if base.startswith("-"):
+        raise KgError(f"'{base}' is not a revision")
+    out = git(root, "diff", "-M", "--name-only", "-z", base, "--")
+    return sorted(filter(None, out.split("\0")))
+
+
+def recorded_parents(root: Path, revision: str = "HEAD") -> list[str]:
+    """The parent ids a commit records, even those a shallow clone did not fetch."""
+    text = git(root, "cat-file", "commit", revision, check=False)
+    header = text.split("\n\n", 1)[0]
+    return [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]

@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "label": "name unlabelled or drifted communities and edges (.kg/ontology.yaml)",
     "diff": "architecture changes (communities, moved files, coupling) between revisions",
     "playbooks": "check, list, fix or start playbooks",
+    "ci": "check a pull request: every check, its architecture changes, its playbooks",
 }
 
 

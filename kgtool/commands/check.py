@@ -97,6 +97,14 @@ def _run_one(
         return CheckOutcome(name, False, [str(error)])
 
 
+def run_checks(ctx: Context) -> list[CheckOutcome]:
+    """Every check's outcome, in the order of ``CHECKS``, under the lock (nothing may rewrite
+    ``.kg/`` while it is read)."""
+    with ctx.store.lock():
+        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+        return [_run_one(check, ctx, raw) for check in CHECKS]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("check", help="run every check; change nothing")
     parser.add_argument(
@@ -108,9 +116,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     failed = 0
-    with ctx.store.lock():
-        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
-        outcomes = [_run_one(check, ctx, raw) for check in CHECKS]
+    outcomes = run_checks(ctx)
     said: set[str] = set()  # a broken file fails every check that reads it: say it once
     for outcome in outcomes:
         for message in outcome.messages:
