@@ -150,11 +150,12 @@ def build_proposal(
     new_items = [i for i, _ in pattern.items if is_abstract(i) and _added_in(pattern, i)]
     if verb == "change" and pattern.additive:
         verb = "add"
-    head = f"{verb.capitalize()} {_article(noun)}" if noun else verb.capitalize()
-    if new_items:
-        head += f" with a new {new_items[0]}"
+    new = " and ".join(new_items[:2])
+    if noun:
+        head = f"{verb.capitalize()} {_article(noun)}"
+        head += f" with a new {new}" if new else f" in {pattern.anchor}"
     else:
-        head += f" in {pattern.anchor}"
+        head = f"{verb.capitalize()} " + (f"a new {new}" if new else pattern.anchor)
     titles = [t.change.title for t in reversed(pattern.tasks)][:3]
     quoted = ", ".join(f"“{t}”" for t in titles)
     intent = (
