@@ -44,7 +44,7 @@ MAX_KEY_FILES = 12
 MAX_EVIDENCE = 40
 MAX_PITFALLS = 6
 MARK = "# proposed by kgtool mine-playbooks"  # how the miner knows its own earlier proposals
-OVERLAP = 0.5  # share of a proposal's key files an existing playbook already has
+OVERLAP = 0.5  # Jaccard share of key files at which an existing playbook is the same task
 
 
 @dataclass
@@ -389,7 +389,9 @@ def place(
         match = None
         for playbook, _ in existing:
             theirs = {s.value.partition("::")[0] for s in playbook.key_files}
-            if theirs and len(keys & theirs) >= OVERLAP * len(keys):
+            # Jaccard, not containment: two small file sets sharing one busy file (core.py)
+            # are two tasks, not one.
+            if theirs and len(keys & theirs) >= OVERLAP * len(keys | theirs):
                 match = playbook
                 break
         if match is not None and match.path not in taken:
