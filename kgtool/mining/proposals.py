@@ -386,14 +386,19 @@ def place(
     mined = {playbook.path: is_mined for playbook, is_mined in existing}
     for proposal in proposals:
         keys = {k.pointer for k in proposal.key_files}
-        match = None
+        own = f"{out_dir}/{proposal.slug}.md"
+        # Its own earlier self first (same slug), then the existing playbook closest to it.
+        match, best = None, 0.0
         for playbook, _ in existing:
             theirs = {s.value.partition("::")[0] for s in playbook.key_files}
             # Jaccard, not containment: two small file sets sharing one busy file (core.py)
             # are two tasks, not one.
-            if theirs and len(keys & theirs) >= OVERLAP * len(keys | theirs):
+            share = len(keys & theirs) / len(keys | theirs) if theirs else 0.0
+            if playbook.path == own and mined.get(own) and playbook.path not in taken:
                 match = playbook
                 break
+            if share >= OVERLAP and share > best:
+                match, best = playbook, share
         if match is not None and match.path not in taken:
             if not mined[match.path]:
                 placed.append((proposal, match.path, f"overlaps {match.path}"))
