@@ -99,9 +99,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ctx = context(args)
-    failed = 0
     with ctx.store.lock():
-        outcomes = [_run_one(check, ctx) for check in CHECKS]
+        outcomes = run_checks(ctx)
+    return 1 if report(outcomes, args.quiet) else 0
+
+
+def run_checks(
+    ctx: Context, checks: list[Callable[[Context], CheckOutcome]] | None = None
+) -> list[CheckOutcome]:
+    """Every check's outcome (or those of ``checks``); the caller holds the lock."""
+    return [_run_one(check, ctx) for check in (CHECKS if checks is None else checks)]
+
+
+def report(outcomes: list[CheckOutcome], quiet: bool) -> int:
+    """Prints the outcomes; the number of checks that failed."""
+    failed = 0
     said: set[str] = set()  # a broken file fails every check that reads it: say it once
     for outcome in outcomes:
         for message in outcome.messages:
@@ -110,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             said.add(message)
         for warning in outcome.warnings:
             print(f"warning: {warning}")
-        if not (args.quiet and outcome.ok):
+        if not (quiet and outcome.ok):
             print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.name}")
         failed += not outcome.ok
-    return 1 if failed else 0
+    return failed

@@ -39,17 +39,8 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     write = not args.check
     with ctx.store.lock():
-        result = update_raw(ctx.root, ctx.config, ctx.store, write=write)
-        layer2 = update_communities(
-            ctx.root,
-            ctx.config,
-            ctx.store,
-            result.content,
-            write,
-            args.rebaseline,
-            edges=result.file_edges,
-        )
-    drifted = _drifted_labels(ctx, layer2.document)
+        result, layer2 = refresh(ctx, write, args.rebaseline)
+    drifted = drifted_labels(ctx, layer2.document)
     if args.check:
         stale = []
         if result.changed:
@@ -64,9 +55,11 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(".kg/ is up to date")
         return 0
-    if not args.quiet or result.changed:
+    if args.quiet:  # what was written is the hook's business; only problems are the user's
+        for line in problems(result):
+            print(line)
+    else:
         print(describe(result))
-    if not args.quiet or layer2.stale:
         print(describe_communities(layer2))
     if drifted:
         print(f"{drifted} label(s) drifted; run `kgtool label` (see `kgtool check`)")
@@ -76,7 +69,24 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _drifted_labels(ctx: Context, document: dict) -> int:
+def refresh(
+    ctx: Context, write: bool = True, rebaseline: bool = False
+) -> tuple[UpdateResult, CommunitiesResult]:
+    """Layers 1 and 2 brought up to date with the files; the caller holds the lock."""
+    result = update_raw(ctx.root, ctx.config, ctx.store, write=write)
+    layer2 = update_communities(
+        ctx.root,
+        ctx.config,
+        ctx.store,
+        result.content,
+        write,
+        rebaseline,
+        edges=result.file_edges,
+    )
+    return result, layer2
+
+
+def drifted_labels(ctx: Context, document: dict) -> int:
     if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
         return 0
     return len(report_for(document, load_ontology(ctx.store), ctx.config).drifted)
@@ -112,9 +122,20 @@ def describe(result: UpdateResult) -> str:
         lines.append(f"  {kind}: {total} ({', '.join(tiers)})")
     if result.unresolved_calls:
         lines.append(f"  unresolved call sites: {result.unresolved_calls}")
-    for path, error_lines in result.partial:
-        where = ", ".join(str(n) for n in error_lines[:5])
-        lines.append(f"  partially parsed (syntax errors at line {where}): {path}")
+    lines.extend(f"  {line}" for line in problems(result))
     for path, reason in result.skipped:
         lines.append(f"  skipped ({reason}): {path}")
     return "\n".join(lines)
+
+
+def problems(result: UpdateResult) -> list[str]:
+    """What the user should fix: files whose syntax errors cost part of their graph.
+
+    Skipped files (binary, too large, ...) are not problems: they are expected and would
+    fill every commit's output.
+    """
+    lines = []
+    for path, error_lines in result.partial:
+        where = ", ".join(str(n) for n in error_lines[:5])
+        lines.append(f"partially parsed (syntax errors at line {where}): {path}")
+    return lines
