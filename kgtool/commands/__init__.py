@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "label": "name unlabelled or drifted communities and edges (.kg/ontology.yaml)",
     "diff": "architecture changes (communities, moved files, coupling) between revisions",
     "playbooks": "check, list, fix or start playbooks",
+    "hooks": "install or remove plain git hooks, or run what they run",
 }
 
 

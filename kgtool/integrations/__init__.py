@@ -1,0 +1,1 @@
+"""What connects kgtool to the places it runs: git hooks (and, later, GitHub)."""
