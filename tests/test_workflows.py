@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -137,3 +138,59 @@ def test_the_action_installs_itself_and_caches_pip() -> None:
     setup = next(s for s in action["runs"]["steps"] if "setup-python" in s.get("uses", ""))
     assert setup["with"]["cache"] == "pip"
     assert action["runs"]["steps"][-1]["run"].rstrip().endswith('kgtool" ci "${extra[@]}"')
+
+
+def _action_step(name: str) -> dict:
+    return next(s for s in _load(ACTION)["runs"]["steps"] if s.get("name") == name)
+
+
+def _run_step(name: str, env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
+    """One of the action's bash steps, run as the runner runs it (bash -e, env from inputs)."""
+    script = tmp_path / "step.sh"
+    script.write_text(_action_step(name)["run"])
+    base = {
+        "PATH": "/usr/bin:/bin",
+        "RUNNER_TEMP": str(tmp_path),
+        "GITHUB_WORKSPACE": str(tmp_path),
+    }
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+
+
+def test_the_action_passes_args_as_words_never_as_shell(tmp_path: Path) -> None:
+    fake = tmp_path / "kgtool-venv" / "bin" / "kgtool"
+    fake.parent.mkdir(parents=True)
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do printf "[%s]\\n" "$a"; done\n')
+    fake.chmod(0o755)
+    args = '--base origin/main;touch${IFS}pwned $(touch pwned) "quoted"'
+    done = _run_step(
+        "kgtool ci", {"KGTOOL_ARGS": args, "KGTOOL_COMMENT": "true", "GITHUB_TOKEN": "t"}, tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[ci]",
+        "[--base]",
+        "[origin/main;touch${IFS}pwned]",
+        "[$(touch]",
+        "[pwned)]",
+        '["quoted"]',
+        "[--comment]",
+    ]
+    assert not (tmp_path / "pwned").exists()
+    quiet = _run_step("kgtool ci", {"KGTOOL_ARGS": "", "KGTOOL_COMMENT": "false"}, tmp_path)
+    assert quiet.stdout.splitlines() == ["[ci]"]
+
+
+def test_the_action_refuses_a_kgtool_version_that_is_an_option(tmp_path: Path) -> None:
+    done = _run_step(
+        "Install kgtool",
+        {"KGTOOL_VERSION": "--index-url=https://example.invalid", "PYTHON": sys.executable},
+        tmp_path,
+    )
+    assert done.returncode == 2
+    assert "::error::kgtool-version must be a version or a requirement" in done.stdout
