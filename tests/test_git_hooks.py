@@ -10,13 +10,23 @@ from pathlib import Path
 
 import pytest
 from conftest import GIT_ENV, Repo
+from playbook_helpers import add_playbook
 
 from kgtool.integrations.git_hooks import HOOK_NAMES, hook_script
 from kgtool.store import Store
 
 KGTOOL_CHECKOUT = Path(__file__).resolve().parent.parent
 APP = "def main():\n    helper()\n\n\ndef helper():\n    pass\n"
-FOREIGN = "#!/bin/sh\necho foreign >> \"$(git rev-parse --git-dir)/foreign.log\"\n"
+FOREIGN = '#!/bin/sh\necho foreign >> "$(git rev-parse --git-dir)/foreign.log"\n'
+
+
+def hook_env(repo: Repo) -> dict[str, str]:
+    return {
+        **os.environ,
+        **GIT_ENV,
+        "HOME": str(repo.root.parent),
+        "PYTHONPATH": str(KGTOOL_CHECKOUT),
+    }
 
 
 def commit(
@@ -24,16 +34,10 @@ def commit(
 ) -> subprocess.CompletedProcess[str]:
     """``git commit`` as a user runs it: hooks run, with this checkout's kgtool importable.
     git sends hooks' output to stderr; ``stdout`` holds both."""
-    env = {
-        **os.environ,
-        **GIT_ENV,
-        "HOME": str(repo.root.parent),
-        "PYTHONPATH": str(KGTOOL_CHECKOUT),
-    }
     return subprocess.run(
         ["git", "commit", "-m", message],
         cwd=cwd or repo.root,
-        env=env,
+        env=hook_env(repo),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -186,9 +190,7 @@ def test_install_from_a_worktree_serves_every_worktree(repo: Repo, tmp_path: Pat
     assert repo.git("status", "--porcelain") == ""  # the main worktree's .kg/ was not touched
 
 
-def test_plain_hook_formatter_mode_describes_the_staged_content(
-    repo: Repo, tmp_path: Path
-) -> None:
+def test_plain_hook_formatter_mode_describes_the_staged_content(repo: Repo, tmp_path: Path) -> None:
     mapped_repo(repo)
     assert repo.kg("hooks", "install").code == 0
     partially_stage(repo)
@@ -248,9 +250,7 @@ def test_plain_hook_fails_on_a_broken_playbook(repo: Repo) -> None:
 
 
 @pytest.mark.parametrize("hook_args", [["update", "--quiet"], ["hooks", "run", "--stage"]])
-def test_concurrent_runs_never_corrupt_kg(
-    make_repo, tmp_path: Path, hook_args: list[str]
-) -> None:
+def test_concurrent_runs_never_corrupt_kg(make_repo, tmp_path: Path, hook_args: list[str]) -> None:
     files = {f"pkg/m{i}.py": f"from pkg.m0 import f0\n\ndef f{i}():\n    f0()\n" for i in range(40)}
     repo = make_repo(files)
     assert repo.kg("update").code == 0
@@ -284,3 +284,41 @@ def test_concurrent_runs_never_corrupt_kg(
         assert checked.code == 0, checked.out  # the last edit is in: no lost update
         assert not [p for p in (root / ".kg").rglob("*.tmp")]
         assert Repo(root).fresh_build() == (root / ".kg" / "raw.jsonl").read_bytes()
+
+
+def test_pre_merge_commit_stops_a_clean_merge_that_breaks_a_playbook(repo: Repo) -> None:
+    repo.build(
+        {
+            "a.py": "def old():\n    pass\n",
+            **{f"m{i}.py": f"def m{i}():\n    pass\n" for i in range(3)},
+            "z.py": "def z():\n    pass\n",
+        }
+    )
+    repo.commit("graph")
+    assert repo.kg("hooks", "install", "--stage").code == 0
+    repo.git("switch", "-q", "-c", "side")
+    add_playbook(repo, "x", ["a.py::old"])
+    repo.git("add", "-A")
+    assert commit(repo, "playbook").returncode == 0
+    repo.git("switch", "-q", "main")
+    repo.write("a.py", "def new():\n    pass\n")
+    repo.git("add", "a.py")
+    assert commit(repo, "rename old").returncode == 0
+    env = {
+        **os.environ,
+        **GIT_ENV,
+        "HOME": str(repo.root.parent),
+        "PYTHONPATH": str(KGTOOL_CHECKOUT),
+    }
+    merged = subprocess.run(
+        ["git", "merge", "--no-edit", "side"],
+        cwd=repo.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert "CONFLICT" not in merged.stdout, merged.stdout  # git alone would have merged it
+    assert merged.returncode != 0
+    assert "playbooks/x.md:" in merged.stdout and "'a.py::old' does not resolve" in merged.stdout
+    assert "Not committing merge" in merged.stdout
