@@ -155,7 +155,7 @@ def test_reinstall_keeps_the_chained_hook_and_uninstall_leaves_a_stranger_alone(
     hook_file(repo).chmod(0o755)
     assert repo.kg("hooks", "install", "--chain").code == 0
     assert repo.kg("hooks", "install", "--stage").code == 0  # ours already there: no flag needed
-    assert "--stage" in hook_file(repo).read_text()
+    assert "\nstage=--stage\n" in hook_file(repo).read_text()
     assert Path(f"{hook_file(repo)}.kgtool-chained").read_text() == FOREIGN
     hook_file(repo).write_text("#!/bin/sh\nexit 0\n")  # someone replaced kgtool's hook
     left = repo.kg("hooks", "uninstall")

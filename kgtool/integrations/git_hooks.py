@@ -52,15 +52,15 @@ fi
 # --stage: stage what kgtool rewrote under .kg/, so that the commit goes through in one
 # step. Empty: the commit stops when .kg/ changed, as with a formatter (git add .kg, commit
 # again).
-args={args}
+stage={stage}
 # The interpreter kgtool was installed with: GUI git clients do not see a virtualenv's PATH.
 python={python}
 
 if [ -n "$python" ] && [ -x "$python" ]; then
-    exec "$python" -m kgtool hooks run $args
+    exec "$python" -m kgtool hooks run ${{stage:+"$stage"}}
 fi
 if command -v kgtool >/dev/null 2>&1; then
-    exec kgtool hooks run $args
+    exec kgtool hooks run ${{stage:+"$stage"}}
 fi
 echo "kgtool hook: kgtool is not installed (pip install kgtool); .kg/ was not refreshed" >&2
 exit 1
@@ -73,7 +73,7 @@ def hook_script(name: str, stage: bool = False, python: str = "") -> str:
         marker=MARKER,
         name=name,
         chained=CHAINED,
-        args=shlex.quote("--stage" if stage else ""),
+        stage=shlex.quote("--stage" if stage else ""),
         python=shlex.quote(python),
     )
 
