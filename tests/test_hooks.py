@@ -13,7 +13,9 @@ from conftest import GIT_ENV, Repo
 KGTOOL_CHECKOUT = Path(__file__).resolve().parent.parent
 
 
-def try_repo(repo: Repo, hook: str) -> subprocess.CompletedProcess[str]:
+def try_repo(repo: Repo, hook: str, all_files: bool = True) -> subprocess.CompletedProcess[str]:
+    """pre-commit runs ``hook`` from this checkout; without ``all_files`` it runs as on a
+    commit, stashing unstaged changes first."""
     env = {
         **os.environ,
         **GIT_ENV,
@@ -21,7 +23,10 @@ def try_repo(repo: Repo, hook: str) -> subprocess.CompletedProcess[str]:
         "PRE_COMMIT_HOME": str(Path(os.environ.get("KGTOOL_PRE_COMMIT_HOME", repo.root.parent))),
     }
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(KGTOOL_CHECKOUT), hook, "--all-files"],
+        [
+            *(sys.executable, "-m", "pre_commit", "try-repo", str(KGTOOL_CHECKOUT), hook),
+            *(["--all-files"] if all_files else []),
+        ],
         cwd=repo.root,
         env=env,
         capture_output=True,
@@ -66,3 +71,79 @@ def test_check_hook_shows_drifted_labels_without_blocking(repo: Repo) -> None:
     drifted = try_repo(repo, "kgtool-check")
     assert drifted.returncode == 0, drifted.stdout
     assert "warning: .kg/ontology.yaml:" in drifted.stdout and "drifted: members" in drifted.stdout
+
+
+NEEDS_CHECKOUT = pytest.mark.skipif(
+    not (KGTOOL_CHECKOUT / ".git").exists(), reason="needs kgtool's git checkout"
+)
+APP = "def main():\n    helper()\n\n\ndef helper():\n    pass\n"
+
+
+def _partially_staged(repo: Repo) -> None:
+    """A mapped repository where app.py gains f() in the index and g() only on disk."""
+    repo.build({"app.py": APP})
+    repo.commit("graph")
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    repo.git("add", "app.py")
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n\n\ndef g():\n    pass\n")
+
+
+def _committed_symbols(repo: Repo) -> set[str]:
+    raw = repo.git("show", "HEAD:.kg/raw.jsonl")
+    return {part.split('"')[0] for part in raw.split('"id":"app.py::')[1:]}
+
+
+def _head_is_fresh(repo: Repo) -> bool:
+    checkout = repo.root.parent / f"head-{repo.root.name}"
+    repo.git("worktree", "add", "--detach", "-q", str(checkout), "HEAD")
+    try:
+        return Repo(checkout).kg("update", "--check").code == 0
+    finally:
+        repo.git("worktree", "remove", "--force", str(checkout))
+
+
+@NEEDS_CHECKOUT
+def test_one_process_hook_fails_when_it_rewrites_then_passes_quietly(repo: Repo) -> None:
+    repo.write_files({"app.py": APP})
+    repo.commit()
+    first = try_repo(repo, "kgtool-update-check")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "kgtool rewrote .kg/ (.kg/.gitignore, .kg/MAP.md, .kg/communities.json and" in (
+        first.stdout
+    )
+    repo.commit("graph")
+    second = try_repo(repo, "kgtool-update-check")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "kgtool" not in second.stdout.split("Passed", 1)[1].replace("- hook id: kgtool", "")
+
+
+@NEEDS_CHECKOUT
+def test_stage_hook_commits_in_one_step(repo: Repo) -> None:
+    repo.write_files({"app.py": APP})
+    repo.commit()
+    staged = try_repo(repo, "kgtool-update-stage")
+    assert staged.returncode == 0, staged.stdout + staged.stderr
+    assert ".kg/raw.jsonl" in repo.git("diff", "--cached", "--name-only")
+    assert repo.git("status", "--porcelain", "--", ".kg").startswith("A  .kg/")
+    repo.git("commit", "-q", "-m", "graph")
+    assert _head_is_fresh(repo)
+
+
+@NEEDS_CHECKOUT
+@pytest.mark.parametrize("hook", ["kgtool-update-check", "kgtool-update-stage"])
+def test_framework_maps_the_staged_content_of_a_partially_staged_file(
+    repo: Repo, hook: str
+) -> None:
+    _partially_staged(repo)
+    run = try_repo(repo, hook, all_files=False)
+    if hook == "kgtool-update-check":  # review mode: rewritten, not staged
+        assert run.returncode == 1, run.stdout + run.stderr
+        assert "kgtool rewrote .kg/ (.kg/raw.jsonl)" in run.stdout
+        repo.git("add", ".kg")
+        assert try_repo(repo, hook, all_files=False).returncode == 0
+    else:
+        assert run.returncode == 0, run.stdout + run.stderr
+    repo.git("commit", "-q", "-m", "add f")
+    assert _committed_symbols(repo) == {"main", "helper", "f"}
+    assert _head_is_fresh(repo)
+    assert "def g()" in (repo.root / "app.py").read_text()  # pre-commit gave it back

@@ -221,3 +221,29 @@ def test_list_json_carries_evidence_as_text(repo: Repo) -> None:
     add_playbook(repo, "p", ["a.py"], extra="evidence:\n  - pr: 12\n    merged: 2026-01-02")
     document = json.loads(repo.kg("playbooks", "list", "--json").out)
     assert document["playbooks"][0]["evidence"] == [{"pr": 12, "merged": "2026-01-02"}]
+
+
+def test_history_that_cannot_be_read_still_gives_the_verdict(repo: Repo, tmp_path) -> None:
+    """A partial clone whose remote is gone: renames need blobs it does not have."""
+    body = "".join(f"def f{i}():\n    return {i}\n" for i in range(20))
+    repo.write_files({"old_name.py": body, "main.py": "def main():\n    pass\n"})
+    repo.commit("initial")
+    repo.git("mv", "old_name.py", "new_name.py")
+    repo.write("new_name.py", body + "def extra():\n    pass\n")  # not an exact rename
+    repo.commit("rename and edit")
+    remote = tmp_path / "remote.git"
+    repo.git("clone", "-q", "--bare", str(repo.root), str(remote))
+    Repo(remote).git("config", "uploadpack.allowFilter", "true")
+    clone = Repo(tmp_path / "partial")
+    repo.git(
+        "-c", "protocol.file.allow=always", "clone", "-q", "--filter=blob:none",
+        f"file://{remote}", str(clone.root),
+    )  # fmt: skip
+    remote.rename(tmp_path / "gone.git")
+    add_playbook(clone, "x", ["old_name.py"])
+    result = clone.kg("playbooks", "check")
+    assert result.code == 1, result.err  # refused, as anywhere: not an error of kgtool's
+    assert "key file 'old_name.py' does not resolve (missing); git history could not be read" in (
+        result.out
+    )
+    assert "from promisor remote" in result.out

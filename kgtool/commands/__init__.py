@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "playbooks": "check, list, fix or start playbooks",
     "ci": "check a pull request: every check, its architecture changes, its playbooks",
     "mine-playbooks": "propose playbooks from recurring changes in the history",
+    "hooks": "install or remove plain git hooks, or run what they run",
 }
 
 

@@ -97,14 +97,6 @@ def _run_one(
         return CheckOutcome(name, False, [str(error)])
 
 
-def run_checks(ctx: Context) -> list[CheckOutcome]:
-    """Every check's outcome, in the order of ``CHECKS``, under the lock (nothing may rewrite
-    ``.kg/`` while it is read)."""
-    with ctx.store.lock():
-        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
-        return [_run_one(check, ctx, raw) for check in CHECKS]
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("check", help="run every check; change nothing")
     parser.add_argument(
@@ -115,8 +107,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ctx = context(args)
+    with ctx.store.lock():
+        outcomes = run_checks(ctx)
+    return 1 if report(outcomes, args.quiet) else 0
+
+
+Check = Callable[[Context, UpdateResult], CheckOutcome]
+
+
+def run_checks(
+    ctx: Context, raw: UpdateResult | None = None, checks: list[Check] | None = None
+) -> list[CheckOutcome]:
+    """Every check's outcome (or those of ``checks``), in order. The caller holds the lock
+    (nothing may rewrite ``.kg/`` while it is read). ``raw`` is layer 1 as ``kgtool update``
+    would write it now; computed here when not given."""
+    if raw is None:
+        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+    return [_run_one(check, ctx, raw) for check in (CHECKS if checks is None else checks)]
+
+
+def report(outcomes: list[CheckOutcome], quiet: bool) -> int:
+    """Prints the outcomes; the number of checks that failed."""
     failed = 0
-    outcomes = run_checks(ctx)
     said: set[str] = set()  # a broken file fails every check that reads it: say it once
     for outcome in outcomes:
         for message in outcome.messages:
@@ -125,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
             said.add(message)
         for warning in outcome.warnings:
             print(f"warning: {warning}")
-        if not (args.quiet and outcome.ok):
+        if not (quiet and outcome.ok):
             print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.name}")
         failed += not outcome.ok
-    return 1 if failed else 0
+    return failed

@@ -41,21 +41,8 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     write = not args.check
     with ctx.store.lock():
-        if write:
-            ctx.store.ensure()  # also brings an older kgtool's .kg/.gitignore up to date
-            ctx.store.remove_stray_temps()
-        result = update_raw(ctx.root, ctx.config, ctx.store, write=write)
-        layer2 = update_communities(
-            ctx.root,
-            ctx.config,
-            ctx.store,
-            result.content,
-            write,
-            args.rebaseline,
-            edges=result.file_edges,
-            drawn=ctx.map,
-        )
-    drifted = _drifted_labels(ctx, layer2.document)
+        result, layer2 = refresh(ctx, write, args.rebaseline)
+    drifted = drifted_labels(ctx, layer2.document)
     if args.check:
         stale = []
         if result.changed:
@@ -70,9 +57,11 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(".kg/ is up to date")
         return 0
-    if not args.quiet or result.changed:
+    if args.quiet:  # what was written is the hook's business; only problems are the user's
+        for line in problems(result):
+            print(line)
+    else:
         print(describe(result))
-    if not args.quiet or layer2.stale:
         print(describe_communities(layer2))
     if drifted:
         print(f"{drifted} label(s) drifted; run `kgtool label` (see `kgtool check`)")
@@ -82,7 +71,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _drifted_labels(ctx: Context, document: dict) -> int:
+def refresh(
+    ctx: Context, write: bool = True, rebaseline: bool = False
+) -> tuple[UpdateResult, CommunitiesResult]:
+    """Layers 1 and 2 (and the map) brought up to date with the files; the caller holds the
+    lock."""
+    if write:
+        ctx.store.ensure()  # also brings an older kgtool's .kg/.gitignore up to date
+        ctx.store.remove_stray_temps()
+    result = update_raw(ctx.root, ctx.config, ctx.store, write=write)
+    layer2 = update_communities(
+        ctx.root,
+        ctx.config,
+        ctx.store,
+        result.content,
+        write,
+        rebaseline,
+        edges=result.file_edges,
+        drawn=ctx.map,
+    )
+    return result, layer2
+
+
+def drifted_labels(ctx: Context, document: dict) -> int:
     if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
         return 0
     return len(report_for(document, load_ontology(ctx.store), ctx.config).drifted)
@@ -118,18 +129,30 @@ def describe(result: UpdateResult) -> str:
         lines.append(f"  {kind}: {total} ({', '.join(tiers)})")
     if result.unresolved_calls:
         lines.append(f"  unresolved call sites: {result.unresolved_calls}")
-    if result.broken_imports:
-        lines.append(
-            f"  broken imports: {len(result.broken_imports)} (they name this repository's own "
-            "code, which has no such module)"
-        )
-        lines += [f"    {path}:{line}: {module}" for path, line, module in result.broken_imports]
-    for path, error_lines, reason in result.partial:
-        lines.append(f"  partially parsed ({_partial_cause(error_lines, reason)}): {path}")
+    lines.extend(f"  {line}" for line in problems(result))
     for path, reason in result.skipped:
         lines.append(f"  skipped ({reason}): {path}")
     lines += [f"  left out (file name is not UTF-8): {name}" for name in result.bad_names]
     return "\n".join(lines)
+
+
+def problems(result: UpdateResult) -> list[str]:
+    """What the user should fix: broken imports of the repository's own code, and files
+    whose syntax errors (or the parser's limits) cost part of their graph.
+
+    Skipped files (binary, too large, ...) are not problems: they are expected and would
+    fill every commit's output.
+    """
+    lines = []
+    if result.broken_imports:
+        lines.append(
+            f"broken imports: {len(result.broken_imports)} (they name this repository's own "
+            "code, which has no such module)"
+        )
+        lines += [f"  {path}:{line}: {module}" for path, line, module in result.broken_imports]
+    for path, error_lines, reason in result.partial:
+        lines.append(f"partially parsed ({_partial_cause(error_lines, reason)}): {path}")
+    return lines
 
 
 def _partial_cause(error_lines: list[int], reason: str) -> str:

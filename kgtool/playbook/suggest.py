@@ -13,6 +13,7 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgtool.errors import KgError
 from kgtool.playbook.layer1 import Layer1
 from kgtool.playbook.resolve import Resolution
 from kgtool.repo import PathChange, is_shallow, path_changes
@@ -43,13 +44,22 @@ class Suggester:
         self.root = root
         self.max_commits = max_commits
         self._by_source: dict[str, list[_Step]] | None = None
+        self._history_error = ""  # why history could not be read, when it could not
         self._symbols: dict[str, list[str]] | None = None
 
     @property
     def by_source(self) -> dict[str, list[_Step]]:
         if self._by_source is None:
             self._by_source = {}
-            for order, change in enumerate(path_changes(self.root, self.max_commits)):
+            try:
+                changes = path_changes(self.root, self.max_commits)
+            except KgError as error:
+                # A missing object (a partial clone whose remote is gone, a damaged
+                # repository): renames are an extra, the verdict does not depend on them.
+                lines = [line for line in str(error).splitlines() if line.strip()]
+                self._history_error = lines[-1] if lines else str(error)
+                changes = []
+            for order, change in enumerate(changes):
                 self._by_source.setdefault(change.old_path, []).append(_Step(change, order))
         return self._by_source
 
@@ -83,7 +93,12 @@ class Suggester:
         near = self._near_path(path)
         if near:
             hints.append(near)
-        if renamed is None:
+        if renamed is None and self._history_error:
+            hints.insert(
+                0,
+                f"git history could not be read, so no rename is suggested ({self._history_error})",
+            )
+        elif renamed is None:
             hint = "no file by that name in git history"
             if is_shallow(self.root):
                 hint += " (a shallow clone: older history is not here)"

