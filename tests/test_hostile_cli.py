@@ -172,6 +172,8 @@ CORRUPTIONS = {
         "communities.json",
         lambda old: old.replace(b'"next_id": ', b'"next_id": "x", "y": '),
     ),
+    "cache-manifest-truncated": ("cache/raw.manifest", lambda old: old[: len(old) // 2]),
+    "cache-shard-random": ("cache/raw.cache.00", lambda old: random.Random(3).randbytes(500)),
     "ontology-bad-yaml": ("ontology.yaml", lambda old: b"communities: [\n"),
     "ontology-list": ("ontology.yaml", lambda old: b"- 1\n"),
     "ontology-bomb": ("ontology.yaml", lambda old: YAML_BOMB.encode()),
