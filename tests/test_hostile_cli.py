@@ -337,3 +337,16 @@ def test_repository_shapes(make_repo, tmp_path: Path) -> None:
     assert superproject.nodes()["sub"]["status"] == "skipped:submodule"
     # A worktree's lock and files are its own: the main checkout gained nothing.
     assert not (base.root / ".kg").exists()
+
+
+@pytest.mark.parametrize("name", [".kg/raw.jsonl", ".kg/communities.json", ".git/kgtool.lock"])
+def test_a_folder_where_kgtool_expects_a_file_is_one_line(make_repo, name: str) -> None:
+    repo = small(make_repo)
+    assert repo.kg("update").code == 0
+    full = repo.root / name
+    full.unlink(missing_ok=True)
+    full.mkdir()
+    result = repo.kg("update")
+    assert_one_line_error(result, says=f"{full}: is a directory")
+    full.rmdir()
+    assert_recovers(repo)
