@@ -350,3 +350,25 @@ def test_a_folder_where_kgtool_expects_a_file_is_one_line(make_repo, name: str) 
     assert_one_line_error(result, says=f"{full}: is a directory")
     full.rmdir()
     assert_recovers(repo)
+
+
+def test_playbooks_through_symlinks_out_of_the_repository_are_not_read(
+    make_repo, tmp_path: Path
+) -> None:
+    repo = small(make_repo)
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\nintent: the runner's secret\n---\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo.root / "playbooks").mkdir()
+    (repo.root / "playbooks" / "leak.md").symlink_to(secret)
+    repo.commit("a playbook that is a symlink")
+    assert repo.kg("update").code == 0
+    check = repo.kg("playbooks", "check")
+    assert check.code == 1
+    assert "playbooks/leak.md: leads outside the repository (a symlink); not read" in check.out
+    assert "secret" not in check.out + check.err
+    shutil.rmtree(repo.root / "playbooks")
+    (repo.root / "playbooks").symlink_to(elsewhere)
+    assert_one_line_error(repo.kg("playbooks", "new", "x"), says="leads outside the repository")
+    assert list(elsewhere.iterdir()) == []
