@@ -87,7 +87,7 @@ DEFAULTS: dict[str, Any] = {
         "exact_members": 200,
         # A community name drifts when the Jaccard distance between the members it was written
         # for and today's exceeds this...
-        "member_drift": 0.34,
+        "member_drift": 0.3,
         # ...and an edge phrase (or a name, through the community's edges in and out) when
         # the weighted typed counts moved by more than this share...
         "edge_drift": 0.5,

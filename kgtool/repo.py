@@ -312,3 +312,145 @@ def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
     # A single revision means that commit alone, not all its ancestors.
     out = git(root, "log", "-M", "--name-only", "-z", "--format=", range_spec(rev_range), "--")
     return sorted({p.strip("\n") for p in out.split("\0") if p.strip("\n")})
+
+
+def paths_differing(root: Path, base: str) -> list[str]:
+    """Paths whose content differs between commit ``base`` and the working tree, sorted,
+    renames as the new path. A tree diff, not a log: in a shallow clone the commit at the
+    boundary has no parent, and a log would show every file as added by it."""
+    if base.startswith("-"):
+        raise KgError(f"'{base}' is not a revision")
+    out = git(root, "diff", "-M", "--name-only", "-z", base, "--")
+    return sorted(filter(None, out.split("\0")))
+
+
+def recorded_parents(root: Path, revision: str = "HEAD") -> list[str]:
+    """The parent ids a commit records, even those a shallow clone did not fetch."""
+    text = git(root, "cat-file", "commit", revision, check=False)
+    header = text.split("\n\n", 1)[0]
+    return [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
+
+
+@dataclass(frozen=True)
+class LogFile:
+    """One file of a commit's diff against its first parent: status A, M, D, T, R or C."""
+
+    status: str
+    path: str  # the path after the commit
+    old_path: str = ""  # for R and C: the path before
+
+
+@dataclass(frozen=True)
+class LogCommit:
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    email: str
+    time: int  # author time, seconds since the epoch
+    message: str  # subject and body as written
+    files: tuple[LogFile, ...]
+
+
+# Field and record marks that never occur in commit metadata git prints for us.
+_FIELD = "\x1f"
+_RECORD = "\x01"
+_HEADER_END = "\x02"
+
+
+def first_parent_log(
+    root: Path, revision: str = "HEAD", since: str | None = None, max_commits: int = 0
+) -> list[LogCommit]:
+    """The first-parent history of ``revision``, oldest first, with each commit's files.
+
+    One ``git log`` for the whole history: a merge is diffed against its first parent (the
+    pull request as the branch received it), renames are detected, and nothing runs per
+    commit, which is what keeps thousands of commits to a second or two.
+    """
+    if revision.startswith("-"):  # never let a revision be read as an option
+        raise KgError(f"'{revision}' is not a revision")
+    fields = _FIELD.join(("%H", "%P", "%an", "%ae", "%at", "%B"))
+    args = [
+        "log",
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "-M",
+        "--name-status",
+        "-z",
+        "--no-color",
+        f"--format={_RECORD}{fields}{_HEADER_END}",
+    ]
+    if since:
+        args.append(f"--since={since}")
+    if max_commits > 0:
+        args.append(f"-n{max_commits}")
+    out = git(root, *args, revision, "--")
+    commits = []
+    for record in out.split(_RECORD):
+        if not record:
+            continue
+        header, _, diff = record.partition(_HEADER_END)
+        parts = header.split(_FIELD, 5)
+        if len(parts) != 6:
+            continue
+        sha, parents, author, email, when, message = parts
+        commits.append(
+            LogCommit(
+                sha,
+                tuple(parents.split()),
+                author,
+                email,
+                int(when or 0),
+                message.strip("\n"),
+                tuple(_log_files(diff)),
+            )
+        )
+    commits.reverse()
+    return commits
+
+
+def _log_files(diff: str) -> list[LogFile]:
+    tokens = [t for t in diff.lstrip("\n\0").split("\0")]
+    files = []
+    i = 0
+    while i < len(tokens):
+        status = tokens[i].strip("\n")
+        if not status:
+            i += 1
+            continue
+        letter = status[0]
+        if letter in "RC" and i + 2 < len(tokens):
+            files.append(LogFile(letter, tokens[i + 2], tokens[i + 1]))
+            i += 3
+        elif i + 1 < len(tokens):
+            files.append(LogFile(letter, tokens[i + 1]))
+            i += 2
+        else:
+            break
+    return files
+
+
+def commit_count(root: Path, revision: str = "HEAD", first_parent: bool = True) -> int:
+    args = ["rev-list", "--count", *(["--first-parent"] if first_parent else []), revision, "--"]
+    out = git(root, *args, check=False).strip()
+    return int(out) if out.isdigit() else 0
+
+
+def renamed_pairs(
+    root: Path, revision: str = "HEAD", since: str | None = None, max_commits: int = 0
+) -> set[tuple[str, str]]:
+    """(old, new) of every rename in the commits of ``revision``, side branches included.
+
+    A merge diffed against its first parent often shows a branch's rename as a deletion and
+    an addition (the file changed too much on the way); the branch's own commit says what
+    happened, in the same single pass over history.
+    """
+    args = ["log", "-M", "--no-merges", "--name-status", "-z", "--diff-filter=R", "--format="]
+    if since:
+        args.append(f"--since={since}")
+    if max_commits > 0:
+        args.append(f"-n{max_commits}")
+    return {
+        (f.old_path, f.path)
+        for f in _log_files(git(root, *args, revision, "--"))
+        if f.status == "R"
+    }

@@ -48,3 +48,21 @@ def test_update_hook_fails_when_it_rewrites_then_passes(repo: Repo) -> None:
     stale = try_repo(repo, "kgtool-check")
     assert stale.returncode == 1
     assert "out of date" in stale.stdout
+
+
+@pytest.mark.skipif(not (KGTOOL_CHECKOUT / ".git").exists(), reason="needs kgtool's git checkout")
+def test_check_hook_shows_drifted_labels_without_blocking(repo: Repo) -> None:
+    package = {f"pkg/m{i}.py": f"from pkg.m0 import f0\ndef f{i}():\n    f0()\n" for i in range(4)}
+    repo.write_files({**package, "other/x.py": "def x():\n    pass\n"})
+    repo.commit()
+    assert repo.kg("label", "--offline").code == 0
+    repo.commit("labels")
+    clean = try_repo(repo, "kgtool-check")
+    assert clean.returncode == 0 and "drifted" not in clean.stdout, clean.stdout
+    repo.write_files({f"pkg/n{i}.py": "from pkg.m0 import f0\nf0()\n" for i in range(6)})
+    repo.commit("pkg grows")
+    assert repo.kg("update").code == 0
+    repo.commit("map")
+    drifted = try_repo(repo, "kgtool-check")
+    assert drifted.returncode == 0, drifted.stdout
+    assert "warning: .kg/ontology.yaml:" in drifted.stdout and "drifted: members" in drifted.stdout

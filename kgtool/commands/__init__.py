@@ -13,10 +13,14 @@ from types import ModuleType
 COMMANDS: dict[str, str] = {
     "update": "build or refresh .kg/ for this repository",
     "check": "run every check; change nothing",
+    "label": "name unlabelled or drifted communities and edges (.kg/ontology.yaml)",
     "diff": "architecture changes (communities, moved files, coupling) between revisions",
     "playbooks": "check, list, fix or start playbooks",
+    "ci": "check a pull request: every check, its architecture changes, its playbooks",
+    "mine-playbooks": "propose playbooks from recurring changes in the history",
 }
 
 
 def load(name: str) -> ModuleType:
-    return importlib.import_module(f"kgtool.commands.{name}")
+    # "mine-playbooks" lives in mine_playbooks.py: a module name cannot hold a hyphen.
+    return importlib.import_module(f"kgtool.commands.{name.replace('-', '_')}")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgtool.config import Config, load_config
+from kgtool.ontology.map import LabelledMap
 from kgtool.repo import find_root
 from kgtool.store import Store
 
@@ -16,6 +17,11 @@ class Context:
     root: Path
     config: Config
     store: Store
+
+    @property
+    def map(self) -> LabelledMap:
+        """The readable map (MAP.md and its pages) that goes with layer 2."""
+        return LabelledMap(self.root, self.config, self.store)
 
 
 def context(args: argparse.Namespace) -> Context:

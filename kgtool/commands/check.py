@@ -10,7 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgtool.commands._common import Context, context
-from kgtool.communities.build import update_communities
+from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_communities
+from kgtool.errors import KgError
+from kgtool.ontology.drift import drift_lines, unconfirmed_lines
+from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, load_ontology
+from kgtool.ontology.view import report_for
 from kgtool.playbook.check import check_playbooks as run_playbook_check
 from kgtool.raw.build import UpdateResult, update_raw
 
@@ -35,7 +39,13 @@ def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     # Layer 2 as `kgtool update` would make it now, from the raw graph it would write, not the
     # one on disk: a stale raw.jsonl must not make stale communities look up to date.
     result = update_communities(
-        ctx.root, ctx.config, ctx.store, raw.content, write=False, edges=raw.file_edges
+        ctx.root,
+        ctx.config,
+        ctx.store,
+        raw.content,
+        write=False,
+        edges=raw.file_edges,
+        drawn=ctx.map,
     )
     if result.stale:
         names = ", ".join(f".kg/{n}" for n in [*result.changed, *result.removed])
@@ -48,30 +58,74 @@ def check_playbooks(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     return CheckOutcome("playbooks", report.ok, report.error_lines(), report.warning_lines())
 
 
+def check_labels(ctx: Context, raw: UpdateResult) -> CheckOutcome:
+    """Layer 3 against the committed layer 2: drifted labels warn (fail when configured)."""
+    if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
+        return CheckOutcome("labels", True)
+    try:
+        ontology = load_ontology(ctx.store)
+    except KgError as error:
+        return CheckOutcome("labels", False, [str(error)])
+    data = ctx.store.read_bytes(COMMUNITIES_FILE)
+    if data is None:
+        return CheckOutcome("labels", True, warnings=["no .kg/communities.json to check against"])
+    report = report_for(parse_document(data), ontology, ctx.config)
+    drifted = drift_lines(report, WHERE)
+    warnings = unconfirmed_lines(report, WHERE)
+    if ctx.config.section("ontology")["fail_on_drift"]:
+        return CheckOutcome("labels", not drifted, drifted, warnings)
+    return CheckOutcome("labels", True, warnings=drifted + warnings)
+
+
 # Each check is given the raw graph as `kgtool update` would write it now (computed once).
 CHECKS: list[Callable[[Context, UpdateResult], CheckOutcome]] = [
     check_raw,
     check_communities,
+    check_labels,
     check_playbooks,
 ]
 
 
+def _run_one(
+    check: Callable[[Context, UpdateResult], CheckOutcome], ctx: Context, raw: UpdateResult
+) -> CheckOutcome:
+    """One check's verdict; bad input it trips over fails that check, not the others."""
+    try:
+        return check(ctx, raw)
+    except KgError as error:
+        name = check.__name__.removeprefix("check_").replace("_", " ")
+        return CheckOutcome(name, False, [str(error)])
+
+
+def run_checks(ctx: Context) -> list[CheckOutcome]:
+    """Every check's outcome, in the order of ``CHECKS``, under the lock (nothing may rewrite
+    ``.kg/`` while it is read)."""
+    with ctx.store.lock():
+        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+        return [_run_one(check, ctx, raw) for check in CHECKS]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("check", help="run every check; change nothing")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only problems and warnings"
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     failed = 0
-    with ctx.store.lock():
-        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
-        outcomes = [check(ctx, raw) for check in CHECKS]
+    outcomes = run_checks(ctx)
+    said: set[str] = set()  # a broken file fails every check that reads it: say it once
     for outcome in outcomes:
         for message in outcome.messages:
-            print(message)
+            if message not in said:
+                print(message)
+            said.add(message)
         for warning in outcome.warnings:
             print(f"warning: {warning}")
-        print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.name}")
+        if not (args.quiet and outcome.ok):
+            print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.name}")
         failed += not outcome.ok
     return 1 if failed else 0

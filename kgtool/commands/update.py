@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from kgtool.commands._common import context
+from kgtool.commands._common import Context, context
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
+from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
+from kgtool.ontology.view import report_for
 from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.raw.languages.base import MAX_DEPTH
 from kgtool.raw.model import PARTIAL_GRAMMAR, PARTIAL_TOO_DEEP
@@ -51,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
             write,
             args.rebaseline,
             edges=result.file_edges,
+            drawn=ctx.map,
         )
+    drifted = _drifted_labels(ctx, layer2.document)
     if args.check:
         stale = []
         if result.changed:
@@ -70,10 +74,18 @@ def run(args: argparse.Namespace) -> int:
         print(describe(result))
     if not args.quiet or layer2.stale:
         print(describe_communities(layer2))
+    if drifted:
+        print(f"{drifted} label(s) drifted; run `kgtool label` (see `kgtool check`)")
     if args.exit_code and (result.changed or layer2.stale):
         print("kgtool rewrote .kg/: review it and add it to your commit (git add .kg)")
         return EXIT_STALE
     return 0
+
+
+def _drifted_labels(ctx: Context, document: dict) -> int:
+    if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
+        return 0
+    return len(report_for(document, load_ontology(ctx.store), ctx.config).drifted)
 
 
 def describe_communities(result: CommunitiesResult) -> str:

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
-from kgtool.communities.render import community_name, describe_counts
-from kgtool.ontology.labels import CommunityLabel
 
 Document = dict[str, Any]
 Report = dict[str, Any]
@@ -131,12 +130,6 @@ def is_empty(report: Report) -> bool:
     )
 
 
-def names_for(base: Document, head: Document, labels: dict[str, CommunityLabel]) -> dict[str, str]:
-    names = {cid: community_name(cid, c, labels) for cid, c in base["communities"].items()}
-    names.update({cid: community_name(cid, c, labels) for cid, c in head["communities"].items()})
-    return names
-
-
 def _files(paths: list[str], limit: int = 5) -> str:
     shown = ", ".join(paths[:limit])
     return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
@@ -187,16 +180,21 @@ def _headline(report: Report, base_name: str, head_name: str) -> str:
     )
 
 
-def render_text(report: Report, base_name: str, head_name: str) -> str:
+def render_text(
+    report: Report, base_name: str, head_name: str, extra: list[str] | None = None
+) -> str:
+    """``extra``: lines the layers above add to the changelog (label changes)."""
     lines = [_headline(report, base_name, head_name)]
-    changes = _change_lines(report)
+    changes = _change_lines(report) + (extra or [])
     lines += [f"  {line}" for line in changes] or ["  no architectural change"]
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(report: Report, base_name: str, head_name: str) -> str:
+def render_markdown(
+    report: Report, base_name: str, head_name: str, extra: list[str] | None = None
+) -> str:
     lines = ["## Architecture changes", "", _headline(report, base_name, head_name), ""]
-    changes = _change_lines(report)
+    changes = _change_lines(report) + (extra or [])
     if not changes:
         return "\n".join([*lines, "No architectural change."]) + "\n"
     lines += [f"- {line}" for line in changes]

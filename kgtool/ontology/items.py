@@ -82,3 +82,9 @@ class LabelerError(KgError):
 def edge_key(src: str, dst: str) -> str:
     """How ontology.yaml and the command line spell an edge: ``c7->c6``."""
     return f"{src}->{dst}"
+
+
+def edge_order(key: str) -> tuple[int, int]:
+    """Sort key of ``c7->c6``: by source ID number, then destination, as layer 2 orders edges."""
+    src, _, dst = key.partition("->")
+    return int(src[1:]), int(dst[1:])

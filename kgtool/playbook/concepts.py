@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from kgtool.config import load_config
 from kgtool.errors import KgError
-from kgtool.ontology.labels import ONTOLOGY_FILE, load_labels
+from kgtool.ontology.model import ONTOLOGY_FILE, Ontology, load_ontology
+from kgtool.ontology.view import report_for
 from kgtool.store import KG_DIR, Store
 
 COMMUNITIES_FILE = "communities.json"
@@ -51,13 +53,15 @@ def load_concepts(store: Store) -> ConceptIndex:
             index.ids.update(str(c) for c in communities)
             index.files = {str(p): str(c) for p, c in files.items()}
     try:
-        labels = load_labels(store)
+        ontology = load_ontology(store)
     except KgError as exc:
         index.notes.append(f"concepts were checked without layer-3 names: {exc}")
-        labels = {}
-    if labels or store.read_bytes(ONTOLOGY_FILE) is not None:
+        ontology = Ontology()
+    if ontology.communities or store.read_bytes(ONTOLOGY_FILE) is not None:
         index.available = True
-    for community, label in sorted(labels.items()):
+    for community, label in sorted(ontology.communities.items()):
+        if label.retired:
+            continue
         index.ids.add(community)
         index.names[community] = label.name
         index.by_name.setdefault(label.name.casefold(), community)
@@ -71,10 +75,17 @@ def load_concepts(store: Store) -> ConceptIndex:
 
 
 def stale_communities(store: Store) -> dict[str, str]:
-    """Community ID -> why its layer-3 label is stale (DESIGN.md, "Drift").
+    """Community ID -> why its layer-3 label is stale: drifted, or inherited through a split.
 
-    The seam for layer-3 drift, which is not built yet: until it is, no label is stale. When
-    kgtool.ontology can say which labels drifted, return its verdict here; the warnings, the
-    'playbooks.fail_on_stale_concepts' setting and their tests already go through this function.
+    Read from the committed files alone (communities.json and ontology.yaml); when either
+    cannot be read, no label is called stale here: ``kgtool check`` reports those files itself.
     """
-    return {}
+    data = store.read_bytes(COMMUNITIES_FILE)
+    if data is None or store.read_bytes(ONTOLOGY_FILE) is None:
+        return {}
+    try:
+        document = json.loads(data.decode("utf-8"))
+        ontology = load_ontology(store)
+        return report_for(document, ontology, load_config(store.root)).stale_communities()
+    except (KgError, ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
+        return {}

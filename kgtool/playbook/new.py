@@ -35,7 +35,7 @@ class NewPlaybook:
     notes: list[str] = field(default_factory=list)  # files followed or left out, and why
 
 
-def _q(text: str) -> str:
+def yaml_string(text: str) -> str:
     """A YAML double-quoted scalar (JSON strings are valid YAML)."""
     return json.dumps(text, ensure_ascii=False)
 
@@ -91,18 +91,18 @@ def new_playbook(
     source = f"the commits {rev_range}" if rev_range else "the uncommitted change"
     lines = [
         "---",
-        f"title: {_q(intent[:1].upper() + intent[1:])}",
-        f"intent: {_q(intent)}",
+        f"title: {yaml_string(intent[:1].upper() + intent[1:])}",
+        f"intent: {yaml_string(intent)}",
         "# proposed until a person has replaced every TODO below; then make it active.",
         "status: proposed",
     ]
     lines.append("concepts:" if concepts else "concepts: []")
-    lines += [f"  - {_q(c)}" for c in concepts]
+    lines += [f"  - {yaml_string(c)}" for c in concepts]
     lines += [f"# {line}" for line in left_out]
     if key_files:
         lines.append(f"# from {source}; keep the files a person must touch, drop the rest.")
         lines.append("key_files:")
-        lines += [f"  - {_q(p)}" for p in key_files]
+        lines += [f"  - {yaml_string(p)}" for p in key_files]
         if len(changed) > MAX_KEY_FILES:
             lines.append(f"  # and {len(changed) - MAX_KEY_FILES} more changed files")
     else:
@@ -110,13 +110,13 @@ def new_playbook(
         lines.append("key_files: []")
     lines += [
         "validation:",
-        f"  - {_q(TODO + ': the exact command or test that proves the change works')}",
+        f"  - {yaml_string(TODO + ': the exact command or test that proves the change works')}",
         "pitfalls:",
-        f"  - {_q(TODO + ': what an earlier attempt got wrong')}",
-        f"rollback: {_q(TODO + ': what breaks if the change is reverted halfway')}",
+        f"  - {yaml_string(TODO + ': what an earlier attempt got wrong')}",
+        f"rollback: {yaml_string(TODO + ': what breaks if the change is reverted halfway')}",
     ]
     if rev_range:
-        lines += ["evidence:", f"  - {_q(rev_range)}"]
+        lines += ["evidence:", f"  - {yaml_string(rev_range)}"]
     lines += [
         "---",
         "",

@@ -1,0 +1,1041 @@
+"""The offline labeler: names, summaries and edge phrases from structure alone.
+
+It is what every command falls back on with no API key, and what ``kgtool update`` shows for
+communities nobody has labelled, so it is pure and fast (no I/O, no network) and gives the
+same bytes for the same input. It reads only what a ``CommunityItem`` holds: member paths, the
+main files, the top symbols, the first lines of the main files' docstrings and typed edge counts.
+
+A name is "<area>: <items>": the area is the folder the community lives in ("Raw languages"),
+or what kind of files it holds when that says more ("Tests", "Docs", "Project setup"); the
+items are the (at most two) files, subfolders or recurring words that carry most of its
+weight, the main files weighing most. MAP.md already lists the main files beside the name, so
+the name stays short and moves as little as possible: a lone file never makes it in, a tie is
+never broken alphabetically, and the items are listed in alphabetical order. A community's
+name depends on that community alone, except when two names collide: then each of them gains
+what tells it apart (its folder, its main file, at last its ID).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from kgtool.communities.identity import id_number
+from kgtool.ontology.items import CommunityItem, CommunityText, EdgeItem, LabelBatch, TypedCounts
+
+# What a label may be (kgtool/ontology/validate.py checks every label, whoever wrote it).
+MAX_WORDS = 5
+MAX_NAME_CHARS = 48
+MAX_SUMMARY_CHARS = 200
+MAX_SUMMARY_WORDS = 40
+MAX_ITEMS = 2
+MAX_AREA_WORDS = 3
+MIN_ITEM_SCORE = 2.0  # two files, or one file that others depend on
+HOME_SHARE = 0.6  # the home folder holds at least this share of a community's weight
+THEME_TERMS = 3  # a word shared by this many files or subfolders becomes one item
+MAIN_BONUS = (4.0, 3.0, 2.0, 1.5, 1.0)  # extra weight of the main files, busiest first
+SYMBOL_BONUS = 0.5  # extra weight of a file per top symbol it defines
+SUMMARY_SYMBOLS = 3
+
+_CODE_EXTENSIONS = """.py .pyi .pyx .js .mjs .cjs .jsx .ts .mts .cts .tsx .go .java .rs .kt .kts
+.scala .swift .c .h .cc .cpp .cxx .hpp .hh .cs .rb .php .m .mm .ex .exs .erl .lua .dart .vue .svelte
+.clj .hs .ml .r .jl .zig .nim"""
+CODE_EXTENSIONS = frozenset(_CODE_EXTENSIONS.split())
+_DOC_EXTENSIONS = ".md .mdx .rst .txt .adoc .asciidoc .org .tex .ipynb"
+DOC_EXTENSIONS = frozenset(_DOC_EXTENSIONS.split())
+_IMAGE_EXTENSIONS = ".png .jpg .jpeg .gif .svg .ico .webp .bmp .ai .psd .eps"
+IMAGE_EXTENSIONS = frozenset(_IMAGE_EXTENSIONS.split())
+# What a file is called in a summary, by extension, when it is not the community's main kind.
+FILE_NOUNS = {
+    ".scm": "query files",
+    ".json": "JSON files",
+    ".yaml": "YAML files",
+    ".yml": "YAML files",
+    ".toml": "TOML files",
+    ".html": "templates",
+    ".jinja": "templates",
+    ".j2": "templates",
+    ".tmpl": "templates",
+    ".hbs": "templates",
+    ".css": "stylesheets",
+    ".scss": "stylesheets",
+    ".less": "stylesheets",
+    ".sql": "SQL files",
+    ".sh": "shell scripts",
+    ".bash": "shell scripts",
+    ".proto": "protobuf files",
+    ".graphql": "GraphQL files",
+    ".gql": "GraphQL files",
+    ".csv": "data files",
+    ".tsv": "data files",
+    ".xml": "XML files",
+    ".lock": "lock files",
+}
+
+_TEST_DIRS = "test tests __tests__ spec specs e2e testing integration_tests"
+TEST_DIRS = frozenset(_TEST_DIRS.split())
+_FIXTURE_DIRS = "fixtures fixture testdata test_data __fixtures__ __snapshots__"
+FIXTURE_DIRS = frozenset(_FIXTURE_DIRS.split())
+_EXAMPLE_DIRS = "examples example samples sample demo demos _examples"
+EXAMPLE_DIRS = frozenset(_EXAMPLE_DIRS.split())
+_DOC_DIRS = "docs doc documentation site website book guide guides manual"
+DOC_DIRS = frozenset(_DOC_DIRS.split())
+_DOC_FOLDERS = "content pages src source"
+DOC_FOLDERS = DOC_DIRS | frozenset(_DOC_FOLDERS.split())  # also left out of doc names
+_ASSET_DIRS = "img images image static _static assets media icons"
+ASSET_DIRS = frozenset(_ASSET_DIRS.split())
+# Folders that say nothing about what is inside: left out of names (``src/click`` is "Click").
+_GENERIC_DIRS = """src source sources lib libs pkg internal main java kotlin scala python go app
+apps packages crates modules cmd"""
+GENERIC_DIRS = frozenset(_GENERIC_DIRS.split())
+_REVERSE_DOMAIN = "com org net io dev co edu gov"
+REVERSE_DOMAIN = frozenset(_REVERSE_DOMAIN.split())
+TEST_NAME = re.compile(
+    r"^(test_.*|.*_test|.*_tests|.*\.test|.*\.spec|.*_spec|conftest|test.+\.java|.+tests?\.java)$",
+    re.I,
+)
+PROJECT_DOCS = re.compile(
+    r"^(readme|(un)?licen[cs]e|copying|notice|changelog|changes|history|news|contributing|"
+    r"code_of_conduct|conduct|security|maintainers|authors|contributors|citation|support)"
+    r"([-_.][a-z0-9]+)*$",
+    re.I,
+)
+MANIFESTS = re.compile(
+    r"^(pyproject\.toml|setup\.py|setup\.cfg|manifest\.in|requirements.*\.txt|.*\.lock|"
+    r"package(-lock)?\.json|pnpm-.*\.yaml|tsconfig.*\.json|go\.(mod|sum|work)|cargo\.toml|"
+    r"makefile|justfile|build\.gradle(\.kts)?|settings\.gradle(\.kts)?|gradlew(\.bat)?|pom\.xml|"
+    r"tox\.ini|noxfile\.py|.*\.config\.[cm]?[jt]s|rollup\.config\..*|vite\.config\..*|"
+    r"webpack\.config\..*|jest\.config\..*|babel\.config\..*|mkdocs\.ya?ml|gemfile)$",
+    re.I,
+)
+LINTERS = re.compile(
+    r"^\.?(editorconfig|prettier.*|eslint.*|golangci.*|ruff\.toml|flake8|pylintrc|mypy\.ini|"
+    r"stylelint.*|rustfmt\.toml|clippy\.toml|markdownlint.*|yamllint.*|codespell.*)$",
+    re.I,
+)
+# Words that say nothing about what a community is for.
+_STOP_WORDS = """a an the and or of to in on for with by from at as is are be it its this that
+these those into over under not no via per vs init main index mod lib libs src source util utils
+helper helpers common misc impl internal pkg test tests testing spec specs conftest setup get set
+new make do run self cls args kwargs fn func function method class obj object value values item
+items thing stuff file files py js ts go rs java tsx jsx mjs cjs md txt json yaml yml toml d"""
+STOP_WORDS = frozenset(_STOP_WORDS.split())
+# Names a file can have without saying anything about its contents.
+_EMPTY_STEMS = "__init__ __main__ index main mod lib init conftest package readme _index"
+EMPTY_STEMS = frozenset(_EMPTY_STEMS.split())
+
+_ACRONYMS = """api cli http https url urls uri json yaml toml xml html css sql io ui id ci ssl tls
+jwt asgi wsgi rpc aws gcp sdk llm mcp ast csv pdf os tcp udp dns ip ssh gui orm npm js ts sse mime
+utf jvm vm cdn dom svg ldap saml smtp imap oidc ffi abi cpu gpu"""
+ACRONYMS = {word: word.upper() for word in _ACRONYMS.split()}
+ACRONYMS.update(
+    {
+        "github": "GitHub",
+        "gitlab": "GitLab",
+        "graphql": "GraphQL",
+        "oauth": "OAuth",
+        "grpc": "gRPC",
+        "websocket": "WebSocket",
+        "websockets": "WebSockets",
+        "paypal": "PayPal",
+        "javascript": "JavaScript",
+        "typescript": "TypeScript",
+        "postgresql": "PostgreSQL",
+        "mysql": "MySQL",
+        "mongodb": "MongoDB",
+        "sqlite": "SQLite",
+        "urls": "URLs",
+        "apis": "APIs",
+        "img": "images",
+    }
+)
+# Spelled in one piece though camelCase splits them.
+COMPOUNDS = {
+    ("git", "hub"): "github",
+    ("git", "lab"): "gitlab",
+    ("pay", "pal"): "paypal",
+    ("java", "script"): "javascript",
+    ("type", "script"): "typescript",
+    ("graph", "ql"): "graphql",
+    ("web", "socket"): "websocket",
+    ("o", "auth"): "oauth",
+    ("my", "sql"): "mysql",
+    ("mongo", "db"): "mongodb",
+}
+# Digits stay with the word they follow: "pcre2", "http2", "utf8".
+CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
+# What a renderer could take for markup or a link: left out of summaries.
+UNSAFE = re.compile(r"[`*#\[\]<>|]|~~|&#?\w+;")
+URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*|\bwww\.\S*|\bmailto:\S*", re.I)
+EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+|_+(?!\w)")  # "_private", "__init__": read as emphasis
+
+
+# --- paths and words -------------------------------------------------------------------------
+
+
+def split_ext(name: str) -> tuple[str, str]:
+    """``"python.scm"`` -> ``("python", ".scm")``; a dotfile is all stem."""
+    stem, ext = posixpath.splitext(name)
+    return (name, "") if not stem else (stem, ext.lower())
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words of an identifier or file stem: camelCase, snake_case, kebab-case."""
+    found: list[str] = []
+    for chunk in re.split(r"[^A-Za-z0-9]+", text):
+        found += [w.lower() for w in CAMEL.findall(chunk)]
+    merged: list[str] = []
+    for word in found:
+        if merged and (merged[-1], word) in COMPOUNDS:
+            merged[-1] = COMPOUNDS[(merged[-1], word)]
+        else:
+            merged.append(word)
+    return merged
+
+
+def tokens(text: str) -> list[str]:
+    """The meaningful words of ``text``: stop words, numbers and single letters dropped."""
+    return [w for w in words(text) if w not in STOP_WORDS and len(w) > 1 and not w.isdigit()]
+
+
+def root_word(word: str) -> str:
+    """What ``commands`` and ``command`` have in common, to count them as one word."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def humanize(text: str) -> str:
+    """``"shell_completion"`` -> ``"shell completion"``, ``"_urls"`` -> ``"URLs"``."""
+    said = words(text)
+    return " ".join(ACRONYMS.get(w, w) for w in said if not w.isdigit() or len(said) > 1)
+
+
+def capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:] if text and text[:1].islower() else text
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def stem_of(path: str) -> str:
+    name = posixpath.basename(path)
+    stem, _ = split_ext(name)
+    while True:  # "users.test.ts" -> "users", "button.stories.tsx" -> "button"
+        inner, ext = split_ext(stem)
+        if not ext or ext in (".py", ".ts", ".js", ".go"):
+            break
+        if ext[1:] not in ("test", "spec", "stories", "d", "module", "min", "config"):
+            break
+        stem = inner
+    return stem
+
+
+def test_subject(stem: str) -> str:
+    """What a test file tests: ``test_raw_python`` -> ``raw_python``, ``FooTest`` -> ``Foo``."""
+    subject = re.sub(r"^(test_|test(?=[A-Z]))|(_test|_tests|_spec|Tests?|IT)$", "", stem)
+    # Helpers for the tests of X are about X too.
+    subject = re.sub(
+        r"(?i)^(helpers?|utils?|fixtures?)[_-]|[_-](helpers?|utils?|fixtures?)$", "", subject
+    )
+    return subject or stem
+
+
+# --- what each file is -----------------------------------------------------------------------
+
+
+def file_role(path: str) -> str:
+    """code, test, fixture, example, doc, setup, asset or data."""
+    parts = path.split("/")
+    folders = [p.lower() for p in parts[:-1]]
+    name = parts[-1]
+    _, ext = split_ext(name)
+    if any(f in FIXTURE_DIRS for f in folders):
+        return "fixture"
+    if any(f in TEST_DIRS for f in folders) or TEST_NAME.match(split_ext(name)[0]):
+        return "test"
+    if any(f in EXAMPLE_DIRS for f in folders):
+        return "example"
+    top_level = not folders
+    if (folders and folders[0].startswith(".")) or name.startswith("."):
+        return "setup"
+    if MANIFESTS.match(name) or (top_level and PROJECT_DOCS.match(name)):
+        return "setup"
+    if PROJECT_DOCS.match(name) and not any(f in DOC_DIRS for f in folders):
+        return "setup"  # a package's own README and licence, in a monorepo
+    if folders and folders[0] in ("scripts", "bin", "ci") and ext not in CODE_EXTENSIONS:
+        return "setup"
+    if ext in CODE_EXTENSIONS:
+        return "code"
+    if ext in DOC_EXTENSIONS or any(f in DOC_DIRS for f in folders):
+        return "doc"
+    if ext in IMAGE_EXTENSIONS:
+        return "asset"
+    return "data"
+
+
+def setup_facet(path: str) -> str:
+    """Which part of a project's setup a file is: CI, packaging, linters, ..."""
+    parts = path.split("/")
+    folders = [p.lower() for p in parts[:-1]]
+    name = parts[-1].lower()
+    if (
+        folders[:2] == [".github", "workflows"]
+        or (
+            folders
+            and folders[0] in (".ci", ".circleci", ".buildkite", ".gitlab", ".azure-pipelines")
+        )
+        or name
+        in (
+            ".gitlab-ci.yml",
+            ".travis.yml",
+            "azure-pipelines.yml",
+            "jenkinsfile",
+            "appveyor.yml",
+            ".drone.yml",
+        )
+    ):
+        return "CI"
+    if name.startswith(".pre-commit"):
+        return "pre-commit"
+    if folders[:1] == [".devcontainer"] or name.startswith(
+        ("dockerfile", "docker-compose", ".dockerignore")
+    ):
+        return "dev container"
+    if folders[:1] == [".github"]:
+        return "GitHub"
+    if name in (
+        ".gitignore",
+        ".gitattributes",
+        ".mailmap",
+        ".gitmodules",
+        ".git-blame-ignore-revs",
+    ):
+        return "git"
+    if MANIFESTS.match(name) or name in (".npmrc", ".nvmrc", ".python-version", ".npmignore"):
+        return "packaging"
+    if LINTERS.match(name):
+        return "linters"
+    if PROJECT_DOCS.match(name) or name in (".readthedocs.yaml", ".readthedocs.yml"):
+        return "docs"
+    if folders[:1] in (["scripts"], ["bin"], ["ci"]):
+        return "scripts"
+    if folders[:1] in ([".vscode"], [".idea"]):
+        return "editor"
+    return "config"
+
+
+# --- one community ---------------------------------------------------------------------------
+
+
+@dataclass
+class Term:
+    """One candidate item of a name: a file stem, a subfolder or a recurring word."""
+
+    key: str
+    display: str
+    score: float = 0.0
+    paths: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Profile:
+    """What the labeler makes of one community before writing anything."""
+
+    item: CommunityItem
+    members: list[str]  # the paths shown, and the main files and top symbols' files beyond them
+    kind: str  # code, test, fixture, example, doc, setup, asset, data
+    core: list[str]  # the member paths of that kind: what the name is about
+    home: str  # the folder that holds most of the core ("" for the top level)
+    area: str  # the first part of the name
+    fixed: list[str]  # items always named first: a folder, the kinds of a mixed community
+    ranked: list[Term]  # items by weight, heaviest first: files, subfolders, recurring words
+    fallback: list[str]  # items when nothing else can be said: symbols, "pages", "tooling"
+    roles: dict[str, str]  # path -> what the file is
+
+
+KIND_AREA = {
+    "test": "Tests",
+    "fixture": "Fixtures",
+    "example": "Examples",
+    "doc": "Docs",
+    "setup": "Project setup",
+    "asset": "Assets",
+    "data": "Data",
+}
+KIND_NOUN = {
+    "code": "files",
+    "test": "test files",
+    "fixture": "fixture files",
+    "example": "example files",
+    "doc": "documentation files",
+    "setup": "project files",
+    "asset": "asset files",
+    "data": "data files",
+}
+ROLE_NOUN = {
+    "code": ("source file", "source files"),
+    "test": ("test file", "test files"),
+    "fixture": ("fixture", "fixtures"),
+    "example": ("example", "examples"),
+    "doc": ("doc page", "doc pages"),
+    "setup": ("project file", "project files"),
+    "asset": ("image", "images"),
+}
+
+
+def has_main_files(item: CommunityItem) -> bool:
+    """False when the main files are only the first members: a community nothing points into
+    has no busiest file, and alphabetical order must not weigh on its name."""
+    return bool(item.edges_in or item.top_symbols) or (
+        bool(item.main_files)
+        and tuple(item.main_files) != tuple(item.paths[: len(item.main_files)])
+    )
+
+
+def visible_members(item: CommunityItem) -> list[str]:
+    """The members the labeler can see: ``paths`` stops at ``max_paths`` in path order, so the
+    busiest files of a large community may only appear among its main files and symbols."""
+    seen = set(item.paths) | set(item.main_files)
+    seen |= {symbol.split("::", 1)[0] for symbol in item.top_symbols}
+    return sorted(seen)
+
+
+def weights(item: CommunityItem, members: list[str]) -> dict[str, float]:
+    """Each visible member's weight: 1, plus a bonus for main files and top symbols."""
+    weight = dict.fromkeys(members, 1.0)
+    for rank, path in enumerate(item.main_files if has_main_files(item) else ()):
+        bonus = MAIN_BONUS[rank] if rank < len(MAIN_BONUS) else 0.5
+        weight[path] = weight.get(path, 1.0) + bonus
+    for symbol in item.top_symbols:
+        path = symbol.split("::", 1)[0]
+        if path in weight:
+            weight[path] += SYMBOL_BONUS
+    return weight
+
+
+def community_kind(item: CommunityItem, roles: dict[str, str], weight: dict[str, float]) -> str:
+    """The kind of file a community is about: its main files decide, then the majority."""
+    code = [p for p, role in roles.items() if role == "code"]
+    main_role = roles[item.main_files[0]] if has_main_files(item) and item.main_files else ""
+    if main_role == "code" or (code and len(code) >= 0.3 * len(roles)):
+        return "code"
+    totals: Counter[str] = Counter()
+    for path, role in roles.items():
+        totals[role] += weight[path]
+    order = ("test", "fixture", "example", "doc", "setup", "code", "asset", "data")
+    return min(totals, key=lambda role: (-totals[role], order.index(role)))
+
+
+def home_folder(paths: list[str], weight: dict[str, float]) -> str:
+    """The deepest folder holding at least ``HOME_SHARE`` of the weight ("" = top level)."""
+    total = sum(weight.get(p, 1.0) for p in paths)
+    held: Counter[str] = Counter()
+    for path in paths:
+        folder = posixpath.dirname(path)
+        while folder:
+            held[folder] += weight.get(path, 1.0)
+            folder = posixpath.dirname(folder)
+    candidates = [f for f in held if held[f] >= HOME_SHARE * total - 1e-9]
+    if not candidates:
+        return ""
+    return max(candidates, key=lambda f: (f.count("/"), held[f], f))
+
+
+def meaningful_segments(folder: str, drop: frozenset[str] = frozenset()) -> list[tuple[int, str]]:
+    """(position, segment) of the segments of ``folder`` that say something."""
+    segments = folder.split("/") if folder else []
+    kept = []
+    skip_next = False
+    for index, segment in enumerate(segments):
+        lower = segment.lower().lstrip("_")
+        if skip_next:  # the company part of a reverse domain: com/acme/...
+            skip_next = False
+            continue
+        if (
+            lower in REVERSE_DOMAIN
+            and index > 0
+            and segments[index - 1].lower() in ("java", "kotlin", "scala")
+        ):
+            skip_next = True
+            continue
+        if lower in GENERIC_DIRS or lower in drop or not lower:
+            continue
+        kept.append((index, segment))
+    return kept
+
+
+def folder_words(segment: str) -> str:
+    """A folder as it reads: ``_transports`` -> "transports", but ``pypi.org`` stays whole."""
+    if "." in segment.strip("."):
+        return segment.strip("._").lower()
+    return humanize(segment)
+
+
+def folder_label(folder: str, drop: frozenset[str] = frozenset()) -> str:
+    """How a folder reads in a name: its last meaningful segment, with its parent unless the
+    parent is the top of the tree (``kgtool/raw/languages`` -> "raw languages")."""
+    kept = meaningful_segments(folder, drop)
+    if not kept:
+        return ""
+    leaf = folder_words(kept[-1][1])
+    if len(kept) > 1 and kept[-2][0] > 0:
+        both = f"{folder_words(kept[-2][1])} {leaf}"
+        if word_count(both) <= 3:
+            return both
+    return leaf
+
+
+def term_for(path: str, home: str, kind: str, roles: dict[str, str]) -> tuple[str, str]:
+    """(key, display) of the item a core path adds weight to: its subfolder under the home,
+    else its stem (for tests, what it tests; for project files, which part of the setup)."""
+    inside = bool(home) and path.startswith(home + "/")
+    if home and not inside and kind != "code":
+        return "", ""  # a stray page or image beside a folder of tests is not what it is about
+    relative = path[len(home) + 1 :] if inside else path
+    if "/" in relative and (inside or not home) and not (kind == "setup" and not home):
+        sub = relative.split("/", 1)[0]
+        if kind != "code" and sub.lower() in ASSET_DIRS:
+            return "", ""  # a folder of logos says nothing about the pages beside it
+        return "dir:" + sub.lower().lstrip("_."), folder_words(sub)
+    if kind == "setup" and not home:
+        role = roles.get(path)
+        top = path.split("/", 1)[0] if "/" in path else ""
+        if role == "setup" or (role == "doc" and (not top or top.lower() in DOC_DIRS)):
+            facet = setup_facet(path) if role == "setup" else "docs"
+            return "facet:" + facet, facet
+        if not top or top.lower() in GENERIC_DIRS:
+            return "", ""  # a stray source file says nothing about the setup around it
+        return "dir:" + top.lower().lstrip("_."), folder_words(top)
+    stem = stem_of(path)
+    if kind in ("test", "fixture"):
+        stem = test_subject(stem)
+    if stem.lower() in EMPTY_STEMS or stem.lower().startswith("__") or not words(stem):
+        return "", ""
+    return "stem:" + stem.lower().lstrip("_"), humanize(stem)
+
+
+def weighted_terms(
+    core: list[str],
+    home: str,
+    kind: str,
+    roles: dict[str, str],
+    weight: dict[str, float],
+    hidden: set[str],
+) -> list[Term]:
+    """The items a name can list, heaviest first; ``hidden`` holds words already said."""
+    terms: dict[str, Term] = {}
+    for path in core:
+        key, display = term_for(path, home, kind, roles)
+        if not key:
+            continue
+        term = terms.setdefault(key, Term(key, display))
+        term.score += weight.get(path, 1.0)
+        term.paths.add(path)
+    # A word most items share is the theme: six "*_completions" files are "completions".
+    by_word: dict[str, list[Term]] = {}
+    for term in terms.values():
+        if term.key.startswith("facet:"):
+            continue
+        for word in {root_word(w) for w in tokens(term.display)}:
+            by_word.setdefault(word, []).append(term)
+    themes = sorted(
+        ((w, ts) for w, ts in by_word.items() if len(ts) >= THEME_TERMS and w not in hidden),
+        key=lambda pair: (-sum(t.score for t in pair[1]), pair[0]),
+    )
+    for word, sharing in themes:
+        members = [t for t in sharing if t.key in terms]
+        if len(members) < THEME_TERMS:
+            continue
+        spelled = Counter(w for t in members for w in words(t.display) if root_word(w) == word)
+        spelling = min(spelled, key=lambda s: (-spelled[s], s))
+        merged = Term("word:" + word, ACRONYMS.get(spelling, spelling))
+        for term in members:
+            merged.score += term.score
+            merged.paths |= term.paths
+            del terms[term.key]
+        terms[merged.key] = merged
+    ranked = sorted(terms.values(), key=lambda t: (-t.score, t.key))
+    shown = []
+    for term in ranked:
+        said = {root_word(w) for w in words(term.display)}
+        if said and said <= hidden:
+            continue
+        shown.append(term)
+    return shown
+
+
+def fallback_noun(kind: str, core: list[str]) -> str:
+    """What a community's files are, when no file or word stands out."""
+    extensions = Counter(split_ext(posixpath.basename(p))[1] for p in core)
+    images = sum(n for ext, n in extensions.items() if ext in IMAGE_EXTENSIONS)
+    if images > len(core) / 2:
+        return "images"
+    return {
+        "doc": "pages",
+        "setup": "tooling",
+        "example": "programs",
+        "fixture": "data",
+        "asset": "images",
+        "data": "files",
+    }.get(kind, "files")
+
+
+def profile(item: CommunityItem) -> Profile:
+    """What kind of files a community holds, where, and what its name can say about them."""
+    paths = visible_members(item)
+    roles = {p: file_role(p) for p in paths}
+    weight = weights(item, paths)
+    kind = community_kind(item, roles, weight)
+    # Project setup is the catch-all: the READMEs and playbooks beside the CI files are its own.
+    core = list(paths) if kind == "setup" else [p for p in paths if roles[p] == kind]
+    if kind == "code":
+        # Query files, templates and data beside the code belong to it.
+        near = {posixpath.dirname(p) for p in core}
+        core += [p for p in paths if roles[p] == "data" and posixpath.dirname(p) in near]
+        core.sort()
+    home = home_folder(core, weight)
+    if kind == "setup":
+        home = home.split("/")[0]  # .github/, not .github/workflows/: its parts are the items
+    drop = {
+        "test": TEST_DIRS,
+        "fixture": FIXTURE_DIRS | TEST_DIRS,
+        "example": EXAMPLE_DIRS,
+        "doc": DOC_FOLDERS,
+    }.get(kind, frozenset())
+    label = folder_label(home, drop)
+    if kind == "doc" and home and home.split("/")[-1].lower() in ASSET_DIRS:
+        label = "images"
+    hidden = {root_word(w) for w in words(label)}
+    terms = weighted_terms(core, home, kind, roles, weight, hidden)
+    fixed: list[str] = []
+    if kind == "code":
+        area = label
+        if not area:
+            # Top level or a generic folder (src/): the busiest file leads, else the heaviest
+            # item.
+            lead = next(
+                (
+                    humanize(stem_of(p))
+                    for p in (item.main_files if has_main_files(item) else ())
+                    if roles.get(p) == "code" and term_for(p, "", kind, roles)[0]
+                ),
+                terms[0].display if terms else "",
+            )
+            area = " ".join(lead.split()[:MAX_AREA_WORDS])
+            said = {root_word(w) for w in words(area)}
+            terms = [t for t in terms if not {root_word(w) for w in words(t.display)} <= said]
+    else:
+        area = KIND_AREA[kind]
+        if kind == "setup" and label:
+            area = {".github": "GitHub"}.get(home.split("/")[0].lower(), capitalized(label))
+            label = ""
+        elif kind == "setup" and home:
+            area = "Package setup"  # manifests and licences across crates/ or packages/
+        hidden_area = {root_word(w) for w in words(area)}
+        terms = [t for t in terms if not {root_word(w) for w in words(t.display)} <= hidden_area]
+        fixed = [label] if label else []
+        mixture = mixed_kinds(roles)
+        if mixture:
+            area, fixed, terms = "Mixed", mixture, []
+    if not area:
+        area = KIND_NOUN[kind].split()[0]
+    if kind == "code":
+        fallback = symbol_names(item, core)[:2] or ["code"]
+    else:
+        fallback = [fallback_noun(kind, core)]
+    return Profile(item, paths, kind, core, home, capitalized(area), fixed, terms, fallback, roles)
+
+
+MIXED_SHARE = 0.2  # a kind of file with this share of a mixed community is named in it
+MIXED_WORDS = {
+    "code": "code",
+    "test": "tests",
+    "fixture": "fixtures",
+    "example": "examples",
+    "doc": "docs",
+    "setup": "project setup",
+    "asset": "images",
+    "data": "data",
+}
+
+
+def mixed_kinds(roles: dict[str, str]) -> list[str]:
+    """The kinds of file a community of leftovers holds, when none of them is half of it."""
+    counts = Counter(roles.values())
+    total = sum(counts.values())
+    if not total or max(counts.values()) >= total / 2:
+        return []
+    shown = sorted(MIXED_WORDS[r] for r in counts if counts[r] >= MIXED_SHARE * total)
+    return shown if len(shown) >= 2 else []
+
+
+def symbol_names(item: CommunityItem, core: list[str]) -> list[str]:
+    """Top symbols as a reader knows them (the class, not the method), those defined in the
+    core files first: a test helper called everywhere is not what the code is about."""
+    inside = set(core)
+    ranked = sorted(item.top_symbols, key=lambda s: s.split("::", 1)[0] not in inside)
+    names: list[str] = []
+    for symbol in ranked:
+        name = symbol.split("::", 1)[-1].split(".")[0]
+        # "_private" would read as emphasis, and is rarely what a community is about.
+        if name and name not in names and not EDGE_UNDERSCORE.search(name):
+            names.append(name)
+    return names
+
+
+def compose(found: Profile, suffix: str = "") -> str:
+    """ "<area>: <items>" within ``MAX_WORDS`` words (the suffix always fits).
+
+    Ranked items are taken by weight in whole groups of equal weight: when a tie falls at the
+    cut, the whole tie is left out, so no name rests on alphabetical order (a new file named
+    "aardvark.py" must not push a word out). The chosen items are then listed alphabetically,
+    so a change of weights that keeps the same items keeps the same name."""
+    budget = MAX_WORDS - word_count(found.area) - word_count(suffix)
+    chars = MAX_NAME_CHARS - len(found.area) - (len(suffix) + 1 if suffix else 0)
+    chosen: list[str] = []
+    said: set[str] = set()
+
+    def fits(group: list[str], most: int = MAX_ITEMS) -> bool:
+        fresh = [g for g in group if g.casefold() not in said]
+        words_needed = sum(word_count(g) for g in fresh)
+        chars_needed = sum(len(g) + 2 for g in fresh)  # ": " or ", " before each
+        return (
+            len(chosen) + len(fresh) <= most
+            and words_needed <= budget
+            and chars_needed <= chars - sum(len(c) + 2 for c in chosen)
+        )
+
+    def take(group: list[str]) -> None:
+        nonlocal budget
+        for g in group:
+            if g.casefold() not in said:
+                said.add(g.casefold())
+                chosen.append(g)
+                budget -= word_count(g)
+
+    for item in found.fixed:
+        if fits([item], MAX_WORDS):  # a folder or the kinds of a mixed bag: words permitting
+            take([item])
+    fixed = list(chosen)
+    # A lone file with no edges in and no top symbol is not worth a word of the name: it
+    # would come and go with every file added or removed.
+    ranked = [t for t in found.ranked if t.score >= MIN_ITEM_SCORE]
+    start = 0
+    while start < len(ranked):
+        end = start
+        while end < len(ranked) and ranked[end].score == ranked[start].score:
+            end += 1
+        group = [t.display for t in ranked[start:end]]
+        if not fits(group):
+            break
+        take(group)
+        start = end
+    if not chosen and word_count(found.area) < 2 and found.kind != "test":
+        for item in found.fallback:
+            if fits([item]):
+                take([item])
+    shown = fixed + sorted(chosen[len(fixed) :], key=str.casefold)
+    if not shown and found.area == KIND_AREA["test"]:
+        return f"Test suite {suffix}".strip()  # tests of many things, none of them twice
+    name = f"{found.area}: {', '.join(shown)}" if shown else found.area
+    return f"{name} {suffix}".strip()
+
+
+def base_name(item: CommunityItem) -> str:
+    """The name a community gets when no other community claims the same one."""
+    return compose(profile(item))
+
+
+def name_candidates(found: Profile) -> list[str]:
+    """The base name, then ways to tell it apart from a namesake, most readable first."""
+    item = found.item
+    names = [compose(found)]
+    if found.home:
+        names.append(compose(found, f"({spoken_path(found.home, MAX_NAME_CHARS // 2)})"))
+    if item.main_files:
+        main = posixpath.basename(item.main_files[0])
+        names.append(compose(found, f"({spoken_path(main, MAX_NAME_CHARS // 2)})"))
+    names.append(compose(found, f"({item.id})"))
+    return [name for name in names if len(name) <= MAX_NAME_CHARS] or [f"{found.area} {item.id}"]
+
+
+def numbered(found: Profile, taken: set[str]) -> str:
+    """The last resort, when even the name with the ID is taken (a person wrote it)."""
+    number = 2
+    while compose(found, f"({found.item.id}-{number})").casefold() in taken:
+        number += 1
+    return compose(found, f"({found.item.id}-{number})")
+
+
+def spoken_path(path: str, limit: int) -> str:
+    """A path as a name can say it, to tell two namesakes apart: its last segments within
+    ``limit`` characters; with words instead of slashes when a segment starts or ends with an
+    underscore, which a renderer would take for emphasis ("httpx/_models.py": "httpx models.py")."""
+    segments = path.strip("/").split("/")
+    while len("/".join(segments)) > limit and len(segments) > 1:
+        segments = segments[1:]
+    if any(EDGE_UNDERSCORE.search(s) for s in segments):
+        return " ".join(EDGE_UNDERSCORE.sub("", s) or s for s in segments)[:limit].strip()
+    return "/".join(segments)[-limit:]
+
+
+# --- summaries -------------------------------------------------------------------------------
+
+
+def listed(values: list[str]) -> str:
+    if len(values) <= 1:
+        return "".join(values)
+    return f"{', '.join(values[:-1])} and {values[-1]}"
+
+
+def counted(count: int, nouns: tuple[str, str]) -> str:
+    return f"{count} {nouns[0] if count == 1 else nouns[1]}"
+
+
+def folder_said(folder: str) -> str:
+    """ "in a/b/", said safely: a folder whose name starts or ends with an underscore would
+    read as emphasis, so its nearest plain ancestor is named instead (still true)."""
+    while folder and EDGE_UNDERSCORE.search(folder):
+        parent = posixpath.dirname(folder)
+        if not parent:
+            return f"in the {humanize(folder)} folder"
+        folder = parent
+    return f"in {folder}/" if folder else "at the top level"
+
+
+def where(paths: list[str], home: str) -> str:
+    """Where ``paths`` live: "in a/", "mostly in a/", "in a/ and b/", "at the top level"."""
+    if home and all(p.startswith(home + "/") for p in paths):
+        return folder_said(home)
+    folders: Counter[str] = Counter()
+    for path in paths:
+        if home and path.startswith(home + "/"):
+            folders[home] += 1
+        else:
+            folders[path.split("/", 1)[0] if "/" in path else ""] += 1
+    ranked = sorted(folders, key=lambda f: (-folders[f], f))
+    spoken = [folder_said(f) for f in ranked]
+    if len(ranked) == 1:
+        return spoken[0]
+    if folders[ranked[0]] >= HOME_SHARE * len(paths):
+        return f"mostly {spoken[0]}"
+    rest = " and elsewhere" if len(ranked) > 2 else ""
+    second = spoken[1].removeprefix("in ")
+    return f"{spoken[0]} and {second}{rest}"
+
+
+TOPIC_VERBS = {"test": "testing", "setup": "for", "doc": "on", "example": "including"}
+MIN_QUOTE_CHARS = 30  # a docstring cut shorter than this says too little to quote
+
+
+def summary(found: Profile) -> str:
+    """One sentence: how many files, where, around what, what else, and what the main file
+    says about itself, within what a label may hold (the quote is cut to fit)."""
+    item = found.item
+    files = "file" if item.size == 1 else "files"
+    parts: list[str] = []  # what follows the head, most telling first
+    if found.kind == "code":
+        code = [p for p in found.core if found.roles[p] == "code"] or found.core
+        if len(found.core) == len(found.members):
+            head = f"{item.size} {files} {where(found.core, found.home)}"
+        else:
+            head = f"{item.size} {files}: source {where(code, found.home)}"
+        symbols = symbol_names(item, found.core)
+        if symbols:
+            parts.append(f", around {listed(symbols[:SUMMARY_SYMBOLS])}")
+    else:
+        noun = KIND_NOUN[found.kind]
+        head = f"{item.size} {noun[:-1] if item.size == 1 else noun} "
+        head += where(found.core, found.home)
+        # What a test file tests is worth saying even once; a lone page or script is not.
+        least = 0.0 if found.kind == "test" else MIN_ITEM_SCORE
+        topics = [t.display for t in found.ranked if t.score >= least]
+        topics = found.fixed if found.area == "Mixed" else topics
+        if topics:
+            verb = TOPIC_VERBS.get(found.kind, "with")
+            parts.append(f", {verb} {listed(topics[:MAX_ITEMS])}")
+    extras = extra_files(found)
+    if extras:
+        parts.append(f", with {listed(extras)}")
+    text = plain(head + "".join(parts))
+    while parts and (len(text) > MAX_SUMMARY_CHARS - 1 or word_count(text) > MAX_SUMMARY_WORDS):
+        parts.pop()  # the least telling goes first; the head is short
+        text = plain(head + "".join(parts))
+    doc = first_docstring(item, found.core)
+    if doc:
+        path, line = doc
+        name = posixpath.basename(path)
+        if EDGE_UNDERSCORE.search(name):
+            name = "its main file" if path == item.main_files[0] else "one of its main files"
+        lead = f"; {name} says '"
+        room_chars = MAX_SUMMARY_CHARS - len(text) - len(lead) - 2
+        room_words = MAX_SUMMARY_WORDS - word_count(text) - word_count(lead)
+        quote = shortened(plain(line), room_chars, room_words)
+        if quote:
+            text += f"{lead}{quote}'"
+    return text.rstrip(".") + "."
+
+
+def plain(text: str) -> str:
+    """One line with nothing a renderer could take for markup or a link."""
+    text = URL.sub("", text)
+    text = EDGE_UNDERSCORE.sub("", UNSAFE.sub("", text))
+    return " ".join(text.split()).strip(" ,;:")
+
+
+def shortened(text: str, chars: int, most_words: int) -> str:
+    """``text`` cut at a word to fit, marked with "..." when cut; "" when too little fits."""
+    text = text.rstrip(".:")
+    if len(text) <= chars and word_count(text) <= most_words:
+        return text
+    kept: list[str] = []
+    for word in text.split():
+        if len(" ".join([*kept, word])) + 3 > chars or len(kept) + 1 > most_words:
+            break
+        kept.append(word)
+    cut = " ".join(kept).rstrip(",;:")
+    return f"{cut}..." if len(cut) >= MIN_QUOTE_CHARS else ""
+
+
+def extra_files(found: Profile) -> list[str]:
+    """The members that are not the community's main kind, counted by what they are (named
+    without a count when only some of the members were shown)."""
+    item = found.item
+    core = set(found.core)
+    counts: Counter[str] = Counter()
+    for path in found.members:
+        role = found.roles[path]
+        if path in core and role == found.kind:
+            continue
+        if path in core or role == "data":
+            noun = FILE_NOUNS.get(split_ext(path)[1], "")
+        else:
+            noun = ROLE_NOUN.get(role, ("", ""))[1]
+        if noun:  # "3 other files" would tell nothing
+            counts[noun] += 1
+    shown = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))[:3]
+    if len(found.members) < item.size:
+        return [noun for noun, _ in shown]
+    return [counted(n, (noun[:-1] if noun.endswith("s") else noun, noun)) for noun, n in shown]
+
+
+def first_docstring(item: CommunityItem, core: list[str]) -> tuple[str, str] | None:
+    """The first line the busiest file of the community's own kind says about itself (a test
+    community is not described by the source file it happens to hold)."""
+    inside = set(core)
+    candidates = [p for p in item.main_files if p in inside]
+    if not has_main_files(item):
+        # The first members in path order: only an index or a README speaks for the rest.
+        candidates = [p for p in candidates if stem_of(p).lower() in ("readme", "index", "_index")]
+    for path in candidates:
+        line = item.docstrings.get(path, "").strip()
+        if line:
+            return path, line.rstrip(".:")
+    return None
+
+
+# --- edges -----------------------------------------------------------------------------------
+
+# (third person, after "may") for each edge type a phrase can name.
+VERBS = {
+    "calls": ("calls into", "call into"),
+    "imports": ("imports from", "import from"),
+    "inherits": ("extends classes of", "extend classes of"),
+}
+SHARE = 0.2  # a type with less than this share of the weight goes unmentioned
+
+
+def edge_phrase(types: TypedCounts) -> str:
+    """How one community relates to another, from the typed counts: "calls into",
+    "imports from and calls into", "probably calls into" (mostly INFERRED), "may call into"
+    (only AMBIGUOUS candidates), "extends classes of"."""
+    weight = {k: t.get("EXTRACTED", 0) + t.get("INFERRED", 0) for k, t in types.items()}
+    weight = {k: w for k, w in weight.items() if k in VERBS and w}
+    hedge = ""
+    if not weight:  # nothing bound for sure: only candidates
+        weight = {k: sum(t.values()) for k, t in types.items() if k in VERBS and sum(t.values())}
+        hedge = "may"
+    if not weight:
+        return "depends on"
+    total = sum(weight.values())
+    calls, imports, inherits = (weight.get(k, 0) for k in ("calls", "imports", "inherits"))
+    if inherits and inherits >= 0.5 * total:
+        order = ["inherits", "calls"]
+    elif calls and calls >= imports:
+        order = ["calls", "inherits"]
+    elif calls:
+        order = ["imports", "calls", "inherits"]
+    else:
+        order = ["imports", "inherits"]
+    kinds = [k for k in order if weight.get(k, 0) and (k == order[0] or weight[k] >= SHARE * total)]
+    kinds = kinds[:2]  # a third type would make the phrase a list, and too long to read
+    lead = types.get(kinds[0], {})
+    if not hedge:
+        extracted = lead.get("EXTRACTED", 0)
+        bound = extracted + lead.get("INFERRED", 0)
+        if extracted < 0.5 * bound:
+            hedge = "probably"
+    if hedge == "may":
+        return "may " + " and ".join(VERBS[k][1] for k in kinds)
+    phrase = " and ".join(VERBS[k][0] for k in kinds)
+    return f"{hedge} {phrase}".strip()
+
+
+# --- the labeler -----------------------------------------------------------------------------
+
+
+def unique_names(profiles: list[Profile], taken: set[str]) -> dict[str, str]:
+    """Community ID -> a name no other community in the batch and nothing in ``taken`` has.
+
+    Every community starts at its base name; all the communities that share a name move on
+    together to their next candidate, so who keeps a name never depends on the order."""
+    candidates = {p.item.id: name_candidates(p) for p in profiles}
+    step = dict.fromkeys(candidates, 0)
+    while True:
+        current = {cid: candidates[cid][min(step[cid], len(candidates[cid]) - 1)] for cid in step}
+        claims: Counter[str] = Counter(name.casefold() for name in current.values())
+        clashing = [
+            cid
+            for cid, name in current.items()
+            if claims[name.casefold()] > 1 or name.casefold() in taken
+        ]
+        movable = [cid for cid in clashing if step[cid] < len(candidates[cid]) - 1]
+        if not movable:
+            break
+        for cid in movable:
+            step[cid] += 1
+    by_id = {p.item.id: p for p in profiles}
+    for cid in clashing:  # IDs are unique, so these can only clash with ``taken``
+        current[cid] = numbered(by_id[cid], taken)
+    return current
+
+
+class OfflineLabeler:
+    """Names every community and phrases every edge from structure, with no network."""
+
+    by = "offline"
+
+    def label(
+        self,
+        communities: list[CommunityItem],
+        edges: list[EdgeItem],
+        taken_names: set[str],
+    ) -> LabelBatch:
+        ordered = sorted(communities, key=lambda item: id_number(item.id))
+        profiles = [profile(item) for item in ordered]
+        taken = {name.casefold() for name in taken_names}
+        names = unique_names(profiles, taken)
+        batch = LabelBatch()
+        for found in profiles:
+            batch.communities[found.item.id] = CommunityText(
+                name=names[found.item.id], summary=summary(found)
+            )
+        for edge in edges:
+            batch.edges[(edge.src, edge.dst)] = edge_phrase(edge.types)
+        return batch

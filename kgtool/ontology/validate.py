@@ -1,0 +1,119 @@
+"""What a layer-3 label may say, whoever wrote it: the LLM labeler's replies and people's edits
+go through the same checks.
+
+Labels end up in ``ontology.yaml``, in MAP.md tables and in prompts that agents read, so they
+are plain one-line text: no markdown that would break a table or smuggle a link, no control
+characters that could hide text, and names unique on the map so that a name (in a playbook's
+``concepts``, say) points at exactly one community.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection, Iterable
+
+MIN_NAME_WORDS, MAX_NAME_WORDS, MAX_NAME_CHARS = 2, 5, 48
+MIN_SUMMARY_WORDS, MAX_SUMMARY_WORDS, MAX_SUMMARY_CHARS = 2, 40, 200
+MIN_PHRASE_WORDS, MAX_PHRASE_WORDS, MAX_PHRASE_CHARS = 1, 8, 64
+
+# Characters that are markup in MAP.md (a table cell) or in the markdown agents read.
+_MARKDOWN = "*`#[]<>|"
+_LINE_BREAKS = "\n\r\v\f\x85\u2028\u2029"
+# An underscore that starts or ends a word is emphasis; inside one (snake_case) it is a name.
+_EMPHASIS = re.compile(r"(?<!\w)_|_(?!\w)|~~")
+_LINK = re.compile(r"\b[a-z][a-z0-9+.-]*://|\bwww\.|\bmailto:|\]\(", re.I)
+_ENTITY = re.compile(r"&#?\w+;")
+
+
+def validate_name(text: str) -> str:
+    """A community name: 2-5 plain words, at most 48 characters. Returns it normalised."""
+    name = _plain(text, "the name", end_ok=")+")
+    _count(name, "the name", MIN_NAME_WORDS, MAX_NAME_WORDS, MAX_NAME_CHARS)
+    return name
+
+
+def validate_summary(text: str) -> str:
+    """A community summary: one plain sentence of at most 200 characters."""
+    summary = _plain(text, "the summary", end_ok=").!?")
+    _count(summary, "the summary", MIN_SUMMARY_WORDS, MAX_SUMMARY_WORDS, MAX_SUMMARY_CHARS)
+    return summary
+
+
+def validate_phrase(text: str) -> str:
+    """An edge phrase: a short verb phrase (1-8 words) read as "<src> <phrase> <dst>"."""
+    phrase = _plain(text, "the phrase", end_ok=")")
+    _count(phrase, "the phrase", MIN_PHRASE_WORDS, MAX_PHRASE_WORDS, MAX_PHRASE_CHARS)
+    return phrase
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: case and spacing do not make a name different."""
+    return " ".join(name.split()).casefold()
+
+
+def check_unique(name: str, taken: Collection[str]) -> None:
+    """Refuse ``name`` when ``taken`` (names or their keys) already holds it."""
+    if name_key(name) in {name_key(other) for other in taken}:
+        raise ValueError(f"the name {quote(name)} is already taken on the map")
+
+
+def unrequested(ids: Iterable[str], requested: Collection[str]) -> list[str]:
+    """The IDs of a reply that nobody asked for, in reply order, each once."""
+    extra: list[str] = []
+    for item in ids:
+        if item not in requested and item not in extra:
+            extra.append(item)
+    return extra
+
+
+def quote(value: object, limit: int = 60) -> str:
+    """A value shown in a message: one line, with invisible characters spelled ``\\uXXXX``."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    shown = "".join(char if char.isprintable() else f"\\u{ord(char):04x}" for char in text)
+    return '"' + shown.replace('"', '\\"') + '"'
+
+
+def _plain(text: object, what: str, end_ok: str) -> str:
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be text, not {type(text).__name__}")
+    if any(char in _LINE_BREAKS for char in text):
+        raise ValueError(f"{what} {quote(text)} has a line break; it must be one line")
+    for char in text:
+        if char != "\t" and unicodedata.category(char) in ("Cc", "Cf", "Co", "Cs"):
+            raise ValueError(
+                f"{what} {quote(text)} has a control or invisible character (U+{ord(char):04X})"
+            )
+    clean = " ".join(text.split())
+    if not clean:
+        raise ValueError(f"{what} is empty")
+    if _LINK.search(clean):
+        raise ValueError(f"{what} {quote(clean)} has a link or URL; labels are plain text")
+    for char in _MARKDOWN:
+        if char in clean:
+            raise ValueError(f"{what} {quote(clean)} has markdown ({char!r}); use plain text")
+    emphasis = _EMPHASIS.search(clean)
+    if emphasis:
+        raise ValueError(
+            f"{what} {quote(clean)} has markdown emphasis ({emphasis.group()!r}); use plain text"
+        )
+    if _ENTITY.search(clean):
+        raise ValueError(f"{what} {quote(clean)} has an HTML entity; use plain text")
+    if not clean[0].isalnum():
+        raise ValueError(f"{what} {quote(clean)} starts with {clean[0]!r}; start with a word")
+    if not (clean[-1].isalnum() or clean[-1] in end_ok):
+        raise ValueError(f"{what} {quote(clean)} ends with {clean[-1]!r}; end with a word")
+    return clean
+
+
+def _count(text: str, what: str, least: int, most: int, chars: int) -> None:
+    words = len(text.split())
+    if not least <= words <= most:
+        plural = "word" if words == 1 else "words"
+        raise ValueError(
+            f"{what} {quote(text)} has {words} {plural}; it must have {least} to {most}"
+        )
+    if len(text) > chars:
+        raise ValueError(f"{what} {quote(text)} has {len(text)} characters; at most {chars}")

@@ -1,0 +1,396 @@
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+
+import pytest
+from conftest import Repo
+from offline_fixtures import FIXTURES, Fixture, label_repository, score
+
+from kgtool.ontology.docstrings import first_doc_line
+from kgtool.ontology.items import CommunityItem, EdgeItem, LabelBatch
+from kgtool.ontology.offline import (
+    OfflineLabeler,
+    base_name,
+    edge_phrase,
+    file_role,
+    humanize,
+    words,
+)
+from kgtool.ontology.validate import validate_name, validate_phrase, validate_summary
+
+
+def item(
+    cid: str,
+    paths: list[str],
+    main: list[str] | None = None,
+    symbols: list[str] | None = None,
+    docstrings: dict[str, str] | None = None,
+    size: int | None = None,
+) -> CommunityItem:
+    return CommunityItem(
+        id=cid,
+        size=size or len(paths),
+        paths=tuple(sorted(paths)),
+        main_files=tuple(main if main is not None else sorted(paths)[:3]),
+        top_symbols=tuple(symbols or ()),
+        docstrings=docstrings or {},
+        edges_out={},
+        edges_in={"calls": {"EXTRACTED": 5}} if main else {},
+        neighbours={},
+    )
+
+
+def label(*items: CommunityItem, taken: set[str] | None = None) -> dict[str, tuple[str, str]]:
+    batch = OfflineLabeler().label(list(items), [], taken or set())
+    return {cid: (text.name, text.summary) for cid, text in batch.communities.items()}
+
+
+LANGUAGES = item(
+    "c2",
+    [
+        *(f"kgtool/raw/languages/{n}.py" for n in ("__init__", "base", "python", "go", "java")),
+        *(f"kgtool/raw/languages/{n}.scm" for n in ("python", "go", "java")),
+        "kgtool/raw/model.py",
+    ],
+    main=["kgtool/raw/languages/base.py", "kgtool/raw/model.py", "kgtool/raw/languages/go.py"],
+    symbols=["kgtool/raw/languages/base.py::Language.node_text", "kgtool/raw/model.py::ImportFact"],
+    docstrings={
+        "kgtool/raw/languages/base.py": "What a language module provides, and the extraction "
+        "every language shares."
+    },
+)
+
+
+# --- names -------------------------------------------------------------------------------------
+
+
+def test_a_code_community_is_named_for_its_folder_and_busiest_files() -> None:
+    name, summary = label(LANGUAGES)["c2"]
+    assert name == "Raw languages: base, model"
+    assert summary == (
+        "9 files mostly in kgtool/raw/languages/, around Language and ImportFact, with 3 query "
+        "files; base.py says 'What a language module provides, and the extraction every "
+        "language shares'."
+    )
+
+
+def test_tests_docs_fixtures_and_setup_are_named_for_what_they_are() -> None:
+    tests = item(
+        "c1",
+        ["tests/communities_helpers.py", "tests/test_communities.py", "tests/test_diff.py"],
+        main=["tests/communities_helpers.py"],
+        symbols=["tests/communities_helpers.py::clique"],
+    )
+    docs = item("c2", [f"docs/{n}.md" for n in ("index", "install", "usage", "faq")])
+    fixtures = item("c3", [f"tests/fixtures/accuracy/{n}.json" for n in ("a", "b", "c")])
+    setup = item(
+        "c4",
+        [
+            ".github/workflows/ci.yml",
+            ".github/workflows/release.yml",
+            ".gitignore",
+            "README.md",
+            "pyproject.toml",
+            ".pre-commit-config.yaml",
+        ],
+    )
+    names = {cid: name for cid, (name, _) in label(tests, docs, fixtures, setup).items()}
+    assert names == {
+        "c1": "Tests: communities",
+        "c2": "Docs: pages",
+        "c3": "Fixtures: accuracy",
+        "c4": "Project setup: CI",
+    }
+
+
+def test_code_and_its_tests_are_named_for_the_code() -> None:
+    mixed = item(
+        "c8",
+        ["src/click/decorators.py", *(f"tests/test_{n}.py" for n in ("basic", "options", "args"))],
+        main=["src/click/decorators.py"],
+        symbols=["src/click/decorators.py::command", "tests/test_basic.py::helper"],
+    )
+    name, summary = label(mixed)["c8"]
+    assert name == "Click: decorators"
+    assert summary.startswith("4 files: source in src/click/, around command and helper, with 3")
+
+
+def test_top_level_files_are_named_after_the_busiest_one() -> None:
+    go = item(
+        "c6",
+        ["command.go", "command_test.go", "completions.go", "completions_test.go"],
+        main=["command.go", "completions.go"],
+        symbols=["command.go::Command"],
+    )
+    assert label(go)["c6"][0] == "Command: completions"
+
+
+def test_a_word_most_files_share_becomes_one_item() -> None:
+    shells = ["bash", "fish", "zsh", "powershell"]
+    community = item(
+        "c2",
+        ["cobra.go", "doc/md_docs.go", *(f"{s}_completions.go" for s in shells)],
+        main=["cobra.go", "bash_completions.go"],
+    )
+    assert label(community)["c2"][0] == "Cobra: completions"
+
+
+def test_a_mixed_bag_of_leftovers_says_so() -> None:
+    leftovers = item(
+        "c1",
+        [
+            "README.md",
+            "pyproject.toml",
+            "docs/a.md",
+            "docs/b.md",
+            "tests/fixtures/x.json",
+            "tests/fixtures/y.json",
+        ],
+    )
+    assert label(leftovers)["c1"][0] == "Mixed: docs, fixtures, project setup"
+
+
+def test_names_have_two_to_five_words() -> None:
+    items = [
+        LANGUAGES,
+        item("c3", ["a.py"]),
+        item("c4", ["args.go", "args_test.go"], main=["args.go"], symbols=["args.go::ExactArgs"]),
+        item(
+            "c5",
+            ["pkg/very_long_module_name_with_many_words.py", "pkg/x.py"],
+            main=["pkg/very_long_module_name_with_many_words.py"],
+        ),
+        item("c6", ["tests/repositories/fixtures/installed/lib/python3.7/site-packages/a.json"]),
+        item("c7", ["LICENSE"]),
+    ]
+    for name, _ in label(*items).values():
+        assert 2 <= len(name.split()) <= 5, name
+
+
+def test_names_are_unique_and_deterministic() -> None:
+    first = item("c1", ["docs/a/one.md", "docs/a/two.md"])
+    second = item("c2", ["docs/b/one.md", "docs/b/two.md"])
+    twin = item("c3", ["docs/a/one.md", "docs/a/two.md"])
+    taken = {"docs: pages"}
+    labels = label(first, second, twin, taken=taken)
+    names = [name.casefold() for name, _ in labels.values()]
+    assert len(set(names)) == 3 and not set(names) & taken
+    # Who keeps a name does not depend on the order the communities come in.
+    assert label(twin, second, first, taken=taken) == labels
+    batch = OfflineLabeler().label([first, second, twin], [], taken)
+    assert OfflineLabeler().label([first, second, twin], [], taken) == batch
+
+
+def test_taken_names_are_compared_casefolded() -> None:
+    name = label(LANGUAGES, taken={"raw languages: base, model"})["c2"][0]
+    assert name.casefold() != "raw languages: base, model"
+    assert "Raw languages" in name
+
+
+def test_a_small_change_of_members_keeps_the_name() -> None:
+    before = base_name(LANGUAGES)
+    fewer = dataclasses.replace(
+        LANGUAGES,
+        paths=tuple(p for p in LANGUAGES.paths if p != "kgtool/raw/languages/java.scm"),
+        size=LANGUAGES.size - 1,
+    )
+    more = dataclasses.replace(
+        LANGUAGES,
+        paths=tuple(sorted((*LANGUAGES.paths, "kgtool/raw/languages/aardvark.py"))),
+        size=LANGUAGES.size + 1,
+    )
+    assert base_name(fewer) == before
+    assert base_name(more) == before
+
+
+def test_ties_are_never_broken_alphabetically() -> None:
+    tests = item("c1", [f"tests/test_{n}.py" for n in ("alpha", "beta", "gamma")])
+    renamed = item("c1", [f"tests/test_{n}.py" for n in ("aardvark", "beta", "gamma")])
+    assert base_name(tests) == base_name(renamed) == "Test suite"
+
+
+def assert_valid(batch: LabelBatch) -> None:
+    """Every label passes the checks any label must pass, whoever wrote it."""
+    for text in batch.communities.values():
+        assert validate_name(text.name) == text.name
+        assert validate_summary(text.summary) == text.summary
+    for phrase in batch.edges.values():
+        assert validate_phrase(phrase) == phrase
+
+
+def test_summaries_are_plain_one_line_and_short_enough() -> None:
+    community = item(
+        "c1",
+        ["app/_core.py", "app/io.py", "app/__init__.py"],
+        main=["app/_core.py"],
+        symbols=["app/_core.py::_private", "app/_core.py::Engine"],
+        docstrings={
+            "app/_core.py": "The `Core` of **everything** | see <docs> #1 [here] at "
+            "https://example.com and __init__, then " + "many more words " * 20
+        },
+    )
+    batch = OfflineLabeler().label([community], [], set())
+    assert_valid(batch)
+    summary = batch.communities["c1"].summary
+    assert summary.startswith("3 files in app/, around Engine; its main file says 'The Core of")
+    assert summary.endswith("...'.") and len(summary) <= 200
+
+
+def test_labels_pass_the_label_checks_where_paths_have_underscores() -> None:
+    twins = [item(f"c{n}", [f"pkg/_private/{m}.md" for m in ("a", "b")]) for n in (1, 2)] + [
+        item("c3", ["__tests__/a.test.ts", "__tests__/b.test.ts"])
+    ]
+    batch = OfflineLabeler().label(twins, [], set())
+    assert_valid(batch)
+    assert batch.communities["c3"].summary == "2 test files in the tests folder, testing a and b."
+
+
+def test_labelling_two_hundred_communities_is_fast() -> None:
+    items = [dataclasses.replace(LANGUAGES, id=f"c{n}") for n in range(1, 201)]
+    start = time.perf_counter()
+    batch = OfflineLabeler().label(items, [], set())
+    assert time.perf_counter() - start < 1.0
+    assert len({text.name for text in batch.communities.values()}) == 200
+
+
+# --- words and files ---------------------------------------------------------------------------
+
+
+def test_words_split_identifiers_and_stems() -> None:
+    assert words("HTTPServerError") == ["http", "server", "error"]
+    assert words("bash_completionsV2") == ["bash", "completions", "v2"]
+    assert words("pcre2") == ["pcre2"]
+    assert words("PayPalProvider") == ["paypal", "provider"]
+    assert humanize("_urls") == "URLs"
+    assert humanize("shell_completion") == "shell completion"
+
+
+@pytest.mark.parametrize(
+    ("path", "role"),
+    [
+        ("kgtool/store.py", "code"),
+        ("tests/test_store.py", "test"),
+        ("src/users.test.ts", "test"),
+        ("pkg/store_test.go", "test"),
+        ("src/test/java/com/acme/StoreTest.java", "test"),
+        ("tests/fixtures/accuracy/a.json", "fixture"),
+        ("examples/demo/main.py", "example"),
+        ("docs/index.md", "doc"),
+        ("docs/img/logo.png", "doc"),
+        (".github/workflows/ci.yml", "setup"),
+        ("pyproject.toml", "setup"),
+        ("crates/grep/LICENSE-MIT", "setup"),
+        ("kgtool/raw/languages/go.scm", "data"),
+        ("media/logo.svg", "asset"),
+    ],
+)
+def test_file_roles(path: str, role: str) -> None:
+    assert file_role(path) == role
+
+
+# --- edge phrases ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("types", "phrase"),
+    [
+        ({"calls": {"EXTRACTED": 20}, "imports": {"EXTRACTED": 6}}, "calls into"),
+        ({"imports": {"EXTRACTED": 5}, "inherits": {"EXTRACTED": 5}}, "extends classes of"),
+        (
+            {"calls": {"EXTRACTED": 10}, "imports": {"EXTRACTED": 4}, "inherits": {"EXTRACTED": 4}},
+            "calls into and extends classes of",
+        ),
+        ({"calls": {"EXTRACTED": 3}, "imports": {"EXTRACTED": 9}}, "imports from and calls into"),
+        ({"imports": {"EXTRACTED": 4}}, "imports from"),
+        ({"calls": {"EXTRACTED": 2, "INFERRED": 30}}, "probably calls into"),
+        ({"calls": {"AMBIGUOUS": 7}}, "may call into"),
+        ({"imports": {"EXTRACTED": 5}, "inherits": {"EXTRACTED": 1}}, "imports from"),
+    ],
+)
+def test_edge_phrases_follow_the_types_and_tiers(types: dict, phrase: str) -> None:
+    assert edge_phrase(types) == phrase
+
+
+def test_every_edge_gets_a_phrase() -> None:
+    edge = EdgeItem("c1", "c2", "A", "B", {"inherits": {"EXTRACTED": 2}})
+    batch = OfflineLabeler().label([LANGUAGES], [edge], set())
+    assert batch.edges == {("c1", "c2"): "extends classes of"}
+    assert batch.problems == []
+
+
+# --- first doc lines ---------------------------------------------------------------------------
+
+LICENCE_C = "/*\n * Copyright 2026 Acme. Licensed under the Apache License.\n */\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "line"),
+    [
+        ("a.py", '#!/usr/bin/env python\n"""Reads the store.\n\nMore."""\n', "Reads the store."),
+        (
+            "a.py",
+            "# Copyright 2026 Acme\n\n# Caches parsed facts.\nimport os\n",
+            "Caches parsed facts.",
+        ),
+        ("a.py", "import os\n", ""),
+        (
+            "a.ts",
+            LICENCE_C
+            + "\n/**\n * HTTP client for the API.\n * @module client\n */\nimport x from 'y';\n",
+            "HTTP client for the API.",
+        ),
+        (
+            "a.js",
+            "'use strict';\n// Retries failed requests, e.g. timeouts.\n",
+            "Retries failed requests, e.g. timeouts.",
+        ),
+        (
+            "a.ts",
+            "import { a } from './a';\n\n/** Renders a button. */\nexport function b() {}\n",
+            "Renders a button.",
+        ),
+        (
+            "s.go",
+            "// Copyright 2026 Acme.\n\n//go:build linux\n\n"
+            "// Package storage keeps orders.\npackage storage\n",
+            "Package storage keeps orders.",
+        ),
+        ("s.go", "package storage\n\n// Get returns one.\nfunc Get() {}\n", ""),
+        (
+            "A.java",
+            LICENCE_C + "package com.acme;\n\nimport java.util.List;\n\n"
+            "/**\n * An invoice: lines and a total.\n *\n * @author x\n */\n"
+            "@Deprecated\npublic class A {}\n",
+            "An invoice: lines and a total.",
+        ),
+        ("lib.rs", "//! Fast line search.\n//!\n//! More.\nuse std::io;\n", "Fast line search."),
+        (
+            "README.md",
+            "---\ntitle: x\n---\n<!-- badge -->\n[![ci](x)](y)\n\n# The *shop* guide\n",
+            "The shop guide",
+        ),
+        ("index.rst", "=====\nTitle\n=====\n", "Title"),
+        (".gitignore", "*.egg-info/\n", ""),
+        ("ci.yml", "# Runs the tests on every push.\nname: CI\n", "Runs the tests on every push."),
+    ],
+)
+def test_first_doc_line(path: str, text: str, line: str) -> None:
+    assert first_doc_line(path, text) == line
+
+
+# --- known answers -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f.name for f in FIXTURES])
+def test_known_answers(make_repo: Callable[..., Repo], fixture: Fixture) -> None:
+    repo = make_repo(fixture.files)
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    labelled = label_repository(repo.root)
+    found = score(fixture, labelled)
+    assert found.failed == [], found.failed
+    assert_valid(labelled.batch)
+    # The same input twice gives the same labels, byte for byte.
+    assert label_repository(repo.root).batch == labelled.batch
