@@ -43,6 +43,7 @@ class Options:
     max_proposals: int = MAX_PROPOSALS
     revision: str | None = None
     dry_run: bool = False
+    llm: bool | None = None  # reword intent and pitfalls with Claude; None: mining.llm_prose
 
 
 @dataclass
@@ -64,6 +65,7 @@ class MineResult:
     unchanged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     without_files: int = 0  # patterns none of whose files exist any more
+    prose: list[str] = field(default_factory=list)  # what the prose pass did, when it ran
 
     def summary(self) -> list[str]:
         history = self.mined.history
@@ -92,7 +94,7 @@ class MineResult:
             f"{len(self.unchanged)} unchanged, {len(self.skipped)} skipped"
         )
         lines += [f"  skipped: {s}" for s in self.skipped]
-        return lines
+        return lines + self.prose
 
 
 def mine_history(
@@ -141,6 +143,11 @@ def mine(
         proposals.append(proposal)
     existing = _existing(root, directory, out_dir, config.section("playbooks")["max_bytes"])
     result.proposals = place(proposals, existing, out_dir)
+    llm = options.llm if options.llm is not None else config.section("mining")["llm_prose"]
+    if llm:
+        result.prose = _reword(
+            [p for p, _, skip in result.proposals if not skip], config, options.dry_run
+        )
     for proposal, path, skip in result.proposals:
         if skip:
             result.skipped.append(f"“{proposal.title}”: {skip}")
@@ -156,6 +163,15 @@ def mine(
         if not options.dry_run:
             atomic_write(full, text.encode("utf-8"))
     return result
+
+
+def _reword(proposals: list[Proposal], config: Config, dry_run: bool) -> list[str]:
+    """The optional prose pass, in place; its summary lines. It never fails the run."""
+    from kgtool.mining.prose import ProseWriter  # the SDK loads only when it is used
+
+    writer = ProseWriter(config.section("ontology"))
+    report = writer.plan(proposals) if dry_run else writer.rewrite(proposals)
+    return report.lines()
 
 
 def _existing(root: Path, directory: str, out_dir: str, max_bytes: int) -> list:
