@@ -54,6 +54,7 @@ class Mined:
     filtered: Filtered
     patterns: list[Pattern]
     prs_matched: int = 0
+    sweeps: int = 0  # candidate patterns set aside as sweeps (the same edit across siblings)
 
 
 @dataclass
@@ -87,7 +88,8 @@ class MineResult:
         )
         lines.append(
             f"{len(filtered.kept)} tasks ({filtered.follow_ups} follow-ups grouped with the "
-            f"change they complete); {len(self.mined.patterns)} patterns found"
+            f"change they complete); {len(self.mined.patterns)} patterns found, "
+            f"{self.mined.sweeps} candidates set aside as sweeps"
         )
         lines.append(
             f"proposals: {len(self.written)} written, {len(self.updated)} updated, "
@@ -108,16 +110,19 @@ def mine_history(
     if options.prs is not None:
         matched = enrich(history.change_sets, load_prs(options.prs))
     filtered = filter_change_sets(history.change_sets, history.branch, options.max_files)
-    patterns = mine_patterns(history, filtered, options.min_support)
+    sweeps: list[Pattern] = []
+    patterns = mine_patterns(history, filtered, options.min_support, sweeps)
     say(f"found {len(patterns)} patterns")
-    return Mined(history, filtered, patterns, matched)
+    return Mined(history, filtered, patterns, matched, len(sweeps))
 
 
-def mine_patterns(history: History, filtered: Filtered, min_support: int) -> list[Pattern]:
+def mine_patterns(
+    history: History, filtered: Filtered, min_support: int, sweeps: list[Pattern] | None = None
+) -> list[Pattern]:
     # Which words are rare is a property of the repository's paths, so every path the
     # history read counts, filtered change sets included.
     abstractor = Abstractor(sorted({p for c in history.change_sets for p in c.paths}))
-    return find_patterns(make_tasks(filtered.kept, abstractor), min_support)
+    return find_patterns(make_tasks(filtered.kept, abstractor), min_support, sweeps=sweeps)
 
 
 def mine(
