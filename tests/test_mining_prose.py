@@ -177,3 +177,20 @@ def test_what_counts_as_named_in_the_evidence() -> None:
     assert evidence.unknown(fine) == []
     invented = evidence.unknown("See PR 7, 1234abc and lib/other.c.")
     assert invented == ["1234abc", "#7", "lib/other.c"]
+
+
+def test_no_api_key_keeps_the_text_with_one_line(
+    ready: Repo, fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    for variable in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.delenv("ANTHROPIC_CONFIG_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no credentials profile on disk either
+    result = ready.kg("mine-playbooks", "--llm")
+    assert result.code == 0, result.err
+    assert fake_anthropic.requests == []
+    assert (
+        "prose: no Claude API key: set ANTHROPIC_API_KEY; the proposals keep the miner's own text"
+        in result.out.splitlines()
+    )
+    assert "reworded" not in (ready.root / PROPOSAL).read_text()
