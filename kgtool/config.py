@@ -97,6 +97,13 @@ DEFAULTS: dict[str, Any] = {
         # Drifted labels fail ``kgtool check`` (and the hook); false: they are warnings.
         "fail_on_drift": False,
     },
+    # The miner (``kgtool mine-playbooks``).
+    "mining": {
+        # Ask Claude (the ``ontology`` section's model and limits) to reword each proposal's
+        # intent and pitfalls; replies naming a commit, pull request or path not in the
+        # evidence are refused. Off: the proposals are the miner's deterministic text.
+        "llm_prose": False,
+    },
     # Layer 4: playbooks, and how strictly ``kgtool playbooks check`` (and ``check``) reads them.
     "playbooks": {
         # Folder of playbooks, relative to the repository root; the miner's proposals go in

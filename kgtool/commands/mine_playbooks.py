@@ -59,6 +59,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--rev", metavar="REV", help="mine REV's history, not the default branch")
     parser.add_argument("--dry-run", action="store_true", help="write nothing; print the summary")
     parser.add_argument(
+        "--llm",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="reword intent and pitfalls with Claude, checked against the evidence"
+        " (default: the mining.llm_prose setting, off)",
+    )
+    parser.add_argument(
         "--evaluate",
         action="store_true",
         help="mine the history before a cut and score the predictions on what came after",
@@ -97,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         max_proposals=max(0, args.max_proposals),
         revision=args.rev,
         dry_run=args.dry_run,
+        llm=args.llm,
     )
     if args.evaluate:
         from kgtool.mining.evaluate import evaluate

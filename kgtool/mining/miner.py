@@ -43,6 +43,7 @@ class Options:
     max_proposals: int = MAX_PROPOSALS
     revision: str | None = None
     dry_run: bool = False
+    llm: bool | None = None  # reword intent and pitfalls with Claude; None: mining.llm_prose
 
 
 @dataclass
@@ -53,6 +54,7 @@ class Mined:
     filtered: Filtered
     patterns: list[Pattern]
     prs_matched: int = 0
+    sweeps: int = 0  # candidate patterns set aside as sweeps (the same edit across siblings)
 
 
 @dataclass
@@ -64,6 +66,7 @@ class MineResult:
     unchanged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     without_files: int = 0  # patterns none of whose files exist any more
+    prose: list[str] = field(default_factory=list)  # what the prose pass did, when it ran
 
     def summary(self) -> list[str]:
         history = self.mined.history
@@ -85,14 +88,15 @@ class MineResult:
         )
         lines.append(
             f"{len(filtered.kept)} tasks ({filtered.follow_ups} follow-ups grouped with the "
-            f"change they complete); {len(self.mined.patterns)} patterns found"
+            f"change they complete); {len(self.mined.patterns)} patterns found, "
+            f"{self.mined.sweeps} candidates set aside as sweeps"
         )
         lines.append(
             f"proposals: {len(self.written)} written, {len(self.updated)} updated, "
             f"{len(self.unchanged)} unchanged, {len(self.skipped)} skipped"
         )
         lines += [f"  skipped: {s}" for s in self.skipped]
-        return lines
+        return lines + self.prose
 
 
 def mine_history(
@@ -106,16 +110,19 @@ def mine_history(
     if options.prs is not None:
         matched = enrich(history.change_sets, load_prs(options.prs))
     filtered = filter_change_sets(history.change_sets, history.branch, options.max_files)
-    patterns = mine_patterns(history, filtered, options.min_support)
+    sweeps: list[Pattern] = []
+    patterns = mine_patterns(history, filtered, options.min_support, sweeps)
     say(f"found {len(patterns)} patterns")
-    return Mined(history, filtered, patterns, matched)
+    return Mined(history, filtered, patterns, matched, len(sweeps))
 
 
-def mine_patterns(history: History, filtered: Filtered, min_support: int) -> list[Pattern]:
+def mine_patterns(
+    history: History, filtered: Filtered, min_support: int, sweeps: list[Pattern] | None = None
+) -> list[Pattern]:
     # Which words are rare is a property of the repository's paths, so every path the
     # history read counts, filtered change sets included.
     abstractor = Abstractor(sorted({p for c in history.change_sets for p in c.paths}))
-    return find_patterns(make_tasks(filtered.kept, abstractor), min_support)
+    return find_patterns(make_tasks(filtered.kept, abstractor), min_support, sweeps=sweeps)
 
 
 def mine(
@@ -141,6 +148,11 @@ def mine(
         proposals.append(proposal)
     existing = _existing(root, directory, out_dir, config.section("playbooks")["max_bytes"])
     result.proposals = place(proposals, existing, out_dir)
+    llm = options.llm if options.llm is not None else config.section("mining")["llm_prose"]
+    if llm:
+        result.prose = _reword(
+            [p for p, _, skip in result.proposals if not skip], config, options.dry_run
+        )
     for proposal, path, skip in result.proposals:
         if skip:
             result.skipped.append(f"“{proposal.title}”: {skip}")
@@ -156,6 +168,15 @@ def mine(
         if not options.dry_run:
             atomic_write(full, text.encode("utf-8"))
     return result
+
+
+def _reword(proposals: list[Proposal], config: Config, dry_run: bool) -> list[str]:
+    """The optional prose pass, in place; its summary lines. It never fails the run."""
+    from kgtool.mining.prose import ProseWriter  # the SDK loads only when it is used
+
+    writer = ProseWriter(config.section("ontology"))
+    report = writer.plan(proposals) if dry_run else writer.rewrite(proposals)
+    return report.lines()
 
 
 def _existing(root: Path, directory: str, out_dir: str, max_bytes: int) -> list:

@@ -13,10 +13,18 @@ for one task. An item's share of the group is its confidence, reported with the 
 support (the group's size) and its confidence as a rule (the group's share of the anchor's
 tasks). Candidates that share most of their tasks are one task: the better-supported,
 larger and additive one is kept.
+
+A sweep is not a task: the same edit made across sibling files (``lib/pop3.c``, ``imap.c``,
+``smtp.c``, ``ftp.c``) by refactors, renames and clean-ups recurs as a file set, but nobody
+sets out to "change lib/pop3.c with lib/imap.c". A candidate whose files all sit in one
+folder, that does not add files, and most of whose change sets touch many files of that
+folder (``SWEEP_SIBLINGS``) with a title that names no task (the verb "change"), or several
+with a title that says sweep (refactor, rename, tidy, bump...), is set aside as a sweep.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -28,6 +36,21 @@ from kgtool.mining.paths import Abstractor, is_abstract, is_bookkeeping
 MIN_SUPPORT = 3
 MIN_SHARE = 0.5
 OVERLAP = 0.5  # candidates sharing this Jaccard share of their tasks are one task
+# A change set touching this many files of one folder is a sweep unless its title says what
+# it does (add, fix, remove...: a feature may well touch most modules of a small package)...
+SWEEP_SIBLINGS = 4
+# ...and one touching two or more whose title has one of these words (scope included:
+# "tidy-up: ...", "clang-tidy: ..."). Words that name things in some domain (style,
+# format, sync) are left out: "Add style helpers" is a feature.
+SWEEP_WORDS = frozenset(
+    {
+        "refactor", "refactors", "refactoring", "refactored", "rename", "renames", "renamed",
+        "renaming", "cleanup", "cleanups", "tidy", "tidy-up", "tidy-ups", "clang-tidy", "bump",
+        "bumps", "reformat", "reformatted", "typo", "typos", "spelling", "codespell",
+        "whitespace", "constify", "dedupe", "de-duplicate", "deduplicate", "simplify",
+        "simplified", "modernize",
+    }
+)  # fmt: skip
 
 VERBS = {
     "add": "add",
@@ -204,8 +227,10 @@ def find_patterns(
     tasks: list[Task],
     min_support: int = MIN_SUPPORT,
     min_share: float = MIN_SHARE,
+    sweeps: list[Pattern] | None = None,
 ) -> list[Pattern]:
-    """Every distinct recurring task, best first (see the module's docstring)."""
+    """Every distinct recurring task, best first (see the module's docstring); the
+    candidates set aside as sweeps are added to ``sweeps`` when it is given."""
     by_item: dict[str, list[int]] = defaultdict(list)
     for index, task in enumerate(tasks):
         for item in task.items:
@@ -233,10 +258,38 @@ def find_patterns(
             items.sort(key=lambda pair: (-pair[1], pair[0]))
             bookkeeping = [(p, c) for p, c in kept.items() if c >= min_share * len(group)]
             bookkeeping.sort(key=lambda pair: (-pair[1], pair[0]))
-            candidates.append(
-                Pattern(anchor, verb, [tasks[i] for i in group], items, len(members), bookkeeping)
+            candidate = Pattern(
+                anchor, verb, [tasks[i] for i in group], items, len(members), bookkeeping
             )
+            # Set aside before ``distinct``: a sweep must not hide a real task it overlaps.
+            if is_sweep(candidate):
+                if sweeps is not None:
+                    sweeps.append(candidate)
+                continue
+            candidates.append(candidate)
     return distinct(candidates)
+
+
+def is_sweep(pattern: Pattern) -> bool:
+    """The same edit across sibling files, not a task (see the module's docstring)."""
+    if pattern.additive:
+        return False  # adding a file of a kind is the task playbooks are best at
+    folders = {posixpath.dirname(item) for item, _ in pattern.items}
+    if len(folders) != 1:
+        return False  # a file set across folders (code and its test) is a task's shape
+    folder = folders.pop()
+    swept = sum(1 for task in pattern.tasks if _sweeps(task, folder))
+    return 2 * swept > pattern.support
+
+
+def _sweeps(task: Task, folder: str) -> bool:
+    siblings = sum(
+        1 for item in task.items if not is_abstract(item) and posixpath.dirname(item) == folder
+    )
+    if siblings >= SWEEP_SIBLINGS and task.verb == "change":
+        return True
+    words = {word.lower() for word in re.findall(r"[A-Za-z][A-Za-z-]*", task.change.title)}
+    return siblings >= 2 and bool(words & SWEEP_WORDS)
 
 
 def distinct(candidates: list[Pattern]) -> list[Pattern]:

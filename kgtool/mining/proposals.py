@@ -68,13 +68,17 @@ class Proposal:
     evidence: list[str]
     steps: list[str] = field(default_factory=list)
     gone: int = 0  # pattern files that no longer exist
+    prose_by: str = ""  # the model that reworded intent and pitfalls (kgtool.mining.prose)
 
     def render(self) -> str:
         p = self.pattern
+        # A reader must know which text a model wrote: it was checked, not proven.
+        worded = f"; intent and pitfalls reworded by {self.prose_by}" if self.prose_by else ""
         lines = [
             "---",
             f"{MARK} from {p.support} change sets (support {p.support}, confidence "
-            f"{p.confidence:.2f}); review it, then move it to the playbooks folder as active.",
+            f"{p.confidence:.2f}){worded}; review it, then move it to the playbooks folder as "
+            "active.",
             f"title: {yaml_string(self.title)}",
             f"intent: {yaml_string(self.intent)}",
             f"status: {PROPOSED}",
@@ -97,13 +101,13 @@ class Proposal:
         return "\n".join(lines) + "\n"
 
 
-def _day(change: ChangeSet) -> str:
+def day_of(change: ChangeSet) -> str:
     return datetime.datetime.fromtimestamp(change.time, datetime.timezone.utc).strftime("%Y-%m-%d")
 
 
 def _describe(change: ChangeSet) -> str:
     ref = f"{change.ref} {change.short}" if change.pr is not None else change.short
-    return f"{ref} {_day(change)} {change.title}"
+    return f"{ref} {day_of(change)} {change.title}"
 
 
 def object_of(pattern: Pattern) -> str:

@@ -23,17 +23,24 @@ SDK's own retries, and no label changes.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-import anthropic
-
 from kgtool.config import DEFAULTS
 from kgtool.errors import KgError
+from kgtool.ontology.claude import (
+    CHARS_PER_TOKEN,
+    EPHEMERAL,
+    Claude,
+    ClaudeError,
+    compact,
+    follow_up,
+    prompt_chars,
+    tool_calls,
+)
 from kgtool.ontology.docstrings import MAX_CHARS as MAX_DOC_CHARS
 from kgtool.ontology.items import (
     CommunityItem,
@@ -52,10 +59,6 @@ from kgtool.ontology.validate import (
 )
 
 TOOL_NAME = "record_labels"
-# The estimator ``dry_run`` states: English prose and JSON average 3.5-4 characters per token
-# for Claude's tokenizer; 3.5 errs on the side of a higher estimate.
-CHARS_PER_TOKEN = 3.5
-EPHEMERAL = {"type": "ephemeral"}
 NOT_CHANGED = "no label was changed"
 
 SYSTEM_PROMPT = """\
@@ -190,42 +193,6 @@ class DryRun:
         )
 
 
-@dataclass
-class Usage:
-    """Tokens the API reported, summed over the requests of this labeler."""
-
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-
-
-def prompt_chars(request: Mapping[str, Any]) -> int:
-    """Prompt characters of a request (its ``params``, or the JSON body as received): the
-    system prompt, the tool definitions as compact JSON, and the text of every message."""
-    system = request.get("system") or []
-    if isinstance(system, str):
-        chars = len(system)
-    else:
-        chars = sum(len(block.get("text", "")) for block in system)
-    chars += len(_compact(request.get("tools") or []))
-    for message in request.get("messages") or []:
-        content = message.get("content")
-        if isinstance(content, str):
-            chars += len(content)
-            continue
-        for block in content or []:
-            if block.get("type") == "text":
-                chars += len(block["text"])
-            elif block.get("type") == "tool_result":
-                result = block.get("content", "")
-                chars += len(result) if isinstance(result, str) else len(_compact(result))
-            elif block.get("type") == "tool_use":
-                chars += len(_compact(block.get("input", {})))
-    return chars
-
-
 class ClaudeLabeler:
     """Labels with Claude through the ``anthropic`` SDK; see the module docstring."""
 
@@ -236,29 +203,18 @@ class ClaudeLabeler:
         api_key: str | None = None,
         base_url: str | None = None,
     ) -> None:
-        # Missing keys take their defaults, so callers (and tests) may pass a partial section.
         merged = {**DEFAULTS["ontology"], **settings}
-        self.model = str(merged["model"])
-        self.max_tokens = int(merged["max_tokens"])
+        self.claude = Claude(
+            settings, api_key=api_key, base_url=base_url, no_key_hint=", or label offline"
+        )
+        self.model = self.claude.model
+        self.max_tokens = self.claude.max_tokens
         self.batch_size = int(merged["batch_size"])
-        self.max_retries = int(merged["max_retries"])
-        self.timeout = float(merged["timeout"])
         self.send_docstrings = bool(merged["send_docstrings"])
-        for key, value, least in (
-            ("max_tokens", self.max_tokens, 1),
-            ("batch_size", self.batch_size, 1),
-            ("max_retries", self.max_retries, 0),
-        ):
-            if value < least:
-                raise KgError(f"'ontology.{key}' must be at least {least}, not {value}")
-        if self.timeout <= 0:
-            raise KgError(f"'ontology.timeout' must be more than 0 seconds, not {self.timeout:g}")
-        # None: the SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL itself.
-        self.api_key = api_key
-        self.base_url = base_url
+        if self.batch_size < 1:
+            raise KgError(f"'ontology.batch_size' must be at least 1, not {self.batch_size}")
         self.by = f"llm:{self.model}"
-        self.usage = Usage()
-        self._client: anthropic.Anthropic | None = None
+        self.usage = self.claude.usage
 
     # -- planning: what is sent -------------------------------------------------------------
 
@@ -292,7 +248,7 @@ class ClaudeLabeler:
         if not items:
             return []
         taken = {"taken_names": sorted({name_key(name) for name in taken_names})}
-        taken_block: dict[str, Any] = {"type": "text", "text": _compact(taken)}
+        taken_block: dict[str, Any] = {"type": "text", "text": compact(taken)}
         batches = _chunks(items, self.batch_size)
         if len(batches) > 1:
             # The taken names open every community request: a second cache breakpoint lets
@@ -304,7 +260,7 @@ class ClaudeLabeler:
                 "task": "name_communities",
                 "communities": [self._community_json(item) for item in batch],
             }
-            content = [taken_block, {"type": "text", "text": _compact(data)}]
+            content = [taken_block, {"type": "text", "text": compact(data)}]
             requests.append(
                 Request("communities", tuple(item.id for item in batch), self._params(content))
             )
@@ -314,20 +270,13 @@ class ClaudeLabeler:
         requests = []
         for batch in _chunks(_unique_edges(edges), self.batch_size):
             data = {"task": "phrase_edges", "edges": [_edge_json(item) for item in batch]}
-            content = [{"type": "text", "text": _compact(data)}]
+            content = [{"type": "text", "text": compact(data)}]
             keys = tuple(edge_key(item.src, item.dst) for item in batch)
             requests.append(Request("edges", keys, self._params(content)))
         return requests
 
     def _params(self, content: list[dict[str, Any]]) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "system": [{"type": "text", "text": SYSTEM_PROMPT, "cache_control": EPHEMERAL}],
-            "tools": [TOOL],
-            "tool_choice": {"type": "tool", "name": TOOL_NAME, "disable_parallel_tool_use": True},
-            "messages": [{"role": "user", "content": content}],
-        }
+        return self.claude.params(SYSTEM_PROMPT, TOOL, content)
 
     def _community_json(self, item: CommunityItem) -> dict[str, Any]:
         data: dict[str, Any] = {"id": item.id, "size": item.size, "paths": list(item.paths)}
@@ -417,13 +366,7 @@ class ClaudeLabeler:
                     f" persists, lower ontology.batch_size or raise ontology.max_tokens",
                 )
             )
-        content = getattr(reply, "content", None)
-        calls = [
-            block
-            for block in (content if isinstance(content, list) else [])
-            if getattr(block, "type", None) == "tool_use"
-            and getattr(block, "name", None) == TOOL_NAME
-        ]
+        calls = tool_calls(reply, TOOL_NAME)
         if not calls:
             errors.append((None, f"the reply had no {TOOL_NAME} call"))
             return errors
@@ -499,77 +442,10 @@ class ClaudeLabeler:
         return key, ""
 
     def _send(self, params: dict[str, Any]) -> Any:
-        client = self._connect()
-        retries = f"{self.max_retries} retr{'y' if self.max_retries == 1 else 'ies'}"
         try:
-            reply = client.messages.create(**params)
-        except anthropic.APITimeoutError:
-            message = f"the Claude API timed out after {self.timeout:g}s ({retries})"
-        except anthropic.APIConnectionError as exc:
-            reason = _one_line(str(exc.__cause__ or exc))
-            message = f"could not reach the Claude API at {client.base_url} ({reason}; {retries})"
-        except anthropic.RateLimitError as exc:
-            message = (
-                f"the Claude API is rate-limiting requests (HTTP 429{_detail(exc)}), still after"
-                f" {retries}; try again later"
-            )
-        except anthropic.AuthenticationError as exc:
-            message = (
-                f"the Claude API refused the credentials (HTTP 401{_detail(exc)});"
-                f" check ANTHROPIC_API_KEY"
-            )
-        except anthropic.PermissionDeniedError as exc:
-            message = f"the Claude API denied access (HTTP 403{_detail(exc)})"
-        except anthropic.NotFoundError as exc:
-            message = (
-                f"the Claude API answered HTTP 404{_detail(exc)}; check ontology.model"
-                f" ({self.model}) and ANTHROPIC_BASE_URL"
-            )
-        except anthropic.InternalServerError as exc:
-            message = (
-                f"the Claude API failed with HTTP {exc.status_code}{_detail(exc)}"
-                f" ({retries}); try again later"
-            )
-        except anthropic.APIStatusError as exc:
-            message = f"the Claude API refused the request (HTTP {exc.status_code}{_detail(exc)})"
-        except anthropic.AnthropicError as exc:  # e.g. credentials that could not be refreshed
-            message = f"the Claude API call failed: {_one_line(str(exc))}"
-        else:
-            self._count(reply)
-            return reply
-        raise LabelerError(f"{message}; {NOT_CHANGED}") from None
-
-    def _connect(self) -> anthropic.Anthropic:
-        if self._client is None:
-            try:
-                client = anthropic.Anthropic(
-                    api_key=self.api_key,
-                    base_url=self.base_url,
-                    max_retries=self.max_retries,
-                    timeout=self.timeout,
-                )
-            except anthropic.AnthropicError as exc:  # e.g. a credentials profile it cannot read
-                raise LabelerError(
-                    f"the Claude API client could not start: {_one_line(str(exc))}; {NOT_CHANGED}"
-                ) from None
-            # Checked here because the SDK only notices at the first request, with a TypeError.
-            if not any(
-                getattr(client, attribute, None)
-                for attribute in ("api_key", "auth_token", "credentials")
-            ):
-                raise LabelerError(
-                    f"no Claude API key: set ANTHROPIC_API_KEY, or label offline; {NOT_CHANGED}"
-                )
-            self._client = client
-        return self._client
-
-    def _count(self, reply: Any) -> None:
-        self.usage.requests += 1
-        usage = getattr(reply, "usage", None)
-        self.usage.input_tokens += getattr(usage, "input_tokens", 0) or 0
-        self.usage.output_tokens += getattr(usage, "output_tokens", 0) or 0
-        self.usage.cache_read_tokens += getattr(usage, "cache_read_input_tokens", 0) or 0
-        self.usage.cache_write_tokens += getattr(usage, "cache_creation_input_tokens", 0) or 0
+            return self.claude.send(params)
+        except ClaudeError as error:
+            raise LabelerError(f"{error.message}; {NOT_CHANGED}") from None
 
 
 @dataclass
@@ -610,30 +486,7 @@ def _follow_up(
         + f"\nCall {TOOL_NAME} again with corrected entries for these {kind} only: {wanted}."
         " The other entries were recorded; do not send them again."
     )
-    content = getattr(reply, "content", None)
-    blocks = content if isinstance(content, list) else []
-    turn: list[dict[str, Any]] = []
-    for block in blocks:
-        kind_of = getattr(block, "type", None)
-        if kind_of == "text" and getattr(block, "text", ""):
-            turn.append({"type": "text", "text": block.text})
-        elif kind_of == "tool_use":
-            given = block.input if isinstance(block.input, dict) else {}
-            turn.append({"type": "tool_use", "id": block.id, "name": block.name, "input": given})
-    uses = [block["id"] for block in turn if block["type"] == "tool_use"]
-    if not turn:
-        # Nothing to answer to: the user turn alone says what is missing.
-        return [{"role": "user", "content": [{"type": "text", "text": text}]}]
-    # Every tool call must be answered by a tool result; the errors go in the first one.
-    results: list[dict[str, Any]] = [
-        {"type": "tool_result", "tool_use_id": use, "is_error": True, "content": text}
-        if index == 0
-        else {"type": "tool_result", "tool_use_id": use, "is_error": True, "content": "See above."}
-        for index, use in enumerate(uses)
-    ]
-    if not results:
-        results = [{"type": "text", "text": text}]
-    return [{"role": "assistant", "content": turn}, {"role": "user", "content": results}]
+    return follow_up(reply, text)
 
 
 def _edge_json(item: EdgeItem) -> dict[str, Any]:
@@ -681,26 +534,7 @@ def _chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
-def _compact(data: Any) -> str:
-    # Compact and with non-ASCII kept as is: every character sent is paid for.
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
 def _preview(keys: list[str], shown: int = 5) -> str:
     if len(keys) <= shown:
         return ", ".join(keys)
     return ", ".join(keys[:shown]) + f" and {len(keys) - shown} more"
-
-
-def _detail(exc: anthropic.APIStatusError) -> str:
-    text = getattr(exc, "api_message", None)
-    if not isinstance(text, str):
-        body = exc.body if isinstance(exc.body, dict) else {}
-        error = body.get("error") if isinstance(body.get("error"), dict) else {}
-        text = error.get("message") if isinstance(error.get("message"), str) else ""
-    return f": {_one_line(text)}" if text else ""
-
-
-def _one_line(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -47,6 +47,16 @@ def validate_phrase(text: str) -> str:
     return phrase
 
 
+def validate_line(text: object, what: str, max_chars: int, allow: str = "") -> str:
+    """One plain line of prose of at most ``max_chars`` characters, ending as a sentence
+    does; ``allow`` lists markup characters it may hold all the same (the miner's text names
+    placeholder paths such as ``app/<name>.py`` and pull requests as ``#12``)."""
+    line = _plain(text, what, end_ok=").!?”\"'", allow=allow)
+    if len(line) > max_chars:
+        raise ValueError(f"{what} {quote(line)} has {len(line)} characters; at most {max_chars}")
+    return line
+
+
 def name_key(name: str) -> str:
     """What two names are compared by: case and spacing do not make a name different."""
     return " ".join(name.split()).casefold()
@@ -76,7 +86,7 @@ def quote(value: object, limit: int = 60) -> str:
     return '"' + shown.replace('"', '\\"') + '"'
 
 
-def _plain(text: object, what: str, end_ok: str) -> str:
+def _plain(text: object, what: str, end_ok: str, allow: str = "") -> str:
     if not isinstance(text, str):
         raise ValueError(f"{what} must be text, not {type(text).__name__}")
     if any(char in _LINE_BREAKS for char in text):
@@ -92,9 +102,10 @@ def _plain(text: object, what: str, end_ok: str) -> str:
     if _LINK.search(clean):
         raise ValueError(f"{what} {quote(clean)} has a link or URL; labels are plain text")
     for char in _MARKDOWN:
-        if char in clean:
+        if char in clean and char not in allow:
             raise ValueError(f"{what} {quote(clean)} has markdown ({char!r}); use plain text")
-    emphasis = _EMPHASIS.search(clean)
+    # Allowing "_" lets paths such as pkg/__init__.py through, emphasis markers with them.
+    emphasis = _EMPHASIS.search(clean) if "_" not in allow else None
     if emphasis:
         raise ValueError(
             f"{what} {quote(clean)} has markdown emphasis ({emphasis.group()!r}); use plain text"
