@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,3 +61,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("kgtool: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader left (``kgtool ... | head -1``): what it wanted it has; the work is done
+        # and written. Quiet, as a tool killed by SIGPIPE is, and with the same status.
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe ended
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's last flush fails no more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):  # not a real file (tests)
+        pass

@@ -7,6 +7,7 @@ the wrong type, is an error naming the file and line: a typo must never be silen
 from __future__ import annotations
 
 import copy
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -114,6 +115,38 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+INT_MAX = 2**31 - 1  # the clustering library takes its seed as a C int
+# Allowed ranges, (lowest, highest) with None for no bound; a value outside is an error naming
+# the line, as a wrong type is. Every number must also be finite (YAML has .nan and .inf).
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "max_file_bytes": (1, None),
+    "jobs": (0, 1024),
+    "max_candidates": (1, None),
+    "communities.weights.*": (0, None),
+    "communities.default_weight": (0, None),
+    "communities.ambiguous_weight": (0, 1),
+    "communities.resolution": (1e-9, None),
+    "communities.seed": (0, INT_MAX),
+    "communities.loose_group_share": (1e-9, 1),
+    "communities.min_overlap": (0, 1),
+    "communities.diff_change": (0, None),
+    "communities.diff_min_edges": (0, None),
+    "ontology.max_tokens": (1, None),
+    "ontology.batch_size": (1, None),
+    "ontology.max_retries": (0, None),
+    "ontology.timeout": (1e-9, None),
+    "ontology.max_paths": (1, None),
+    "ontology.edges_per_community": (0, None),
+    "ontology.min_edge_count": (0, None),
+    "ontology.exact_members": (1, None),
+    "ontology.member_drift": (0, 1),
+    "ontology.edge_drift": (0, None),
+    "ontology.type_share": (0, 1),
+    "playbooks.max_bytes": (1, None),
+    "playbooks.history_commits": (0, None),
+}
+
+
 @dataclass(frozen=True)
 class Config:
     values: dict[str, Any]
@@ -194,8 +227,33 @@ def _merge(
             )
         if isinstance(default, list) and not all(isinstance(item, str) for item in value):
             raise KgError(f"'{dotted}' must be a list of strings", source, line_of(dotted))
+        problem = _out_of_range(dotted, value)
+        if problem:
+            raise KgError(f"'{dotted}' {problem}, not {value!r}", source, line_of(dotted))
         result[key] = value
     return result
+
+
+def _out_of_range(dotted: str, value: Any) -> str:
+    """Why a number is not allowed for this setting; "" when it is (or is not a number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return ""
+    if not math.isfinite(value):
+        return "must be a finite number"
+    low, high = RANGES.get(dotted) or RANGES.get(dotted.rpartition(".")[0] + ".*") or (None, None)
+    if low is not None and value < low:
+        if high is not None:
+            return f"must be between {_bound(low)} and {_bound(high)}"
+        return "must be positive" if 0 < low < 1 else f"must be at least {_bound(low)}"
+    if high is not None and value > high:
+        return f"must be between {_bound(low)} and {_bound(high)}"
+    return ""
+
+
+def _bound(value: float | None) -> str:
+    if value is not None and 0 < value < 1e-6:
+        return "just above 0"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _same_type(default: Any, value: Any) -> bool:

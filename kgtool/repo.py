@@ -30,16 +30,24 @@ class TrackedFile:
     deleted: bool = False  # tracked, but missing from the working tree
 
 
-def git(root: Path, *args: str, check: bool = True) -> str:
+def _run(
+    root: Path, args: list[str], env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """``git args`` in ``root``; a missing git or folder is the user's problem, said in a line."""
     try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=root,
-            capture_output=True,
-            check=False,
-        )
-    except FileNotFoundError as exc:  # pragma: no cover - git is a requirement
-        raise KgError("git is not installed or not on PATH") from exc
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False, env=env)
+    except FileNotFoundError as exc:
+        if not os.path.isdir(root):
+            raise KgError(f"{root}: no such directory") from exc
+        raise KgError("git is not installed or not on PATH (kgtool runs git)") from exc
+    except NotADirectoryError as exc:
+        raise KgError(f"{root}: not a directory") from exc
+    except PermissionError as exc:
+        raise KgError(f"{root}: permission denied ({exc.strerror})") from exc
+
+
+def git(root: Path, *args: str, check: bool = True) -> str:
+    done = _run(root, list(args))
     if check and done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip()
         raise KgError(f"git {' '.join(args)} failed: {message}")
@@ -47,19 +55,42 @@ def git(root: Path, *args: str, check: bool = True) -> str:
 
 
 def find_root(start: Path) -> Path:
-    done = subprocess.run(
-        ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, check=False
-    )
-    if done.returncode != 0:
+    if not start.exists():
+        raise KgError(f"{start}: no such directory")
+    if not start.is_dir():
+        raise KgError(f"{start}: not a directory (-C takes the folder of a repository)")
+    done = _run(start, ["rev-parse", "--is-bare-repository", "--show-toplevel"])
+    words = done.stdout.decode("utf-8", "surrogateescape").split("\n")
+    if words[0] == "true":
+        raise KgError(f"{start} is a bare repository: kgtool maps a working tree (a clone)")
+    if done.returncode != 0 or len(words) < 2 or not words[1]:
         raise KgError(f"{start} is not inside a git repository (kgtool maps git repositories)")
-    return Path(done.stdout.decode().strip())
+    root = Path(words[1])
+    _refuse_foreign_git_dir(root)
+    return root
+
+
+def _refuse_foreign_git_dir(root: Path) -> None:
+    """With ``GIT_DIR`` set and no ``GIT_WORK_TREE``, git takes the current folder as the work
+    tree, whatever repository GIT_DIR names: kgtool would then map (and write .kg/ into) a
+    folder that is not that repository's checkout. Worktrees and hooks pass: their GIT_DIR is
+    the one the folder itself leads to."""
+    if "GIT_DIR" not in os.environ or "GIT_WORK_TREE" in os.environ:
+        return
+    named = _run(root, ["rev-parse", "--absolute-git-dir"])
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_COMMON_DIR")}
+    own = _run(root, ["rev-parse", "--absolute-git-dir"], env=env)
+    if own.returncode != 0 or own.stdout != named.stdout:
+        where = named.stdout.decode("utf-8", "replace").strip() or os.environ["GIT_DIR"]
+        raise KgError(
+            f"GIT_DIR names {where}, whose work tree is not {root}: set GIT_WORK_TREE too, "
+            "or unset GIT_DIR and run kgtool in (or -C) the checkout"
+        )
 
 
 def show_file(root: Path, revision: str, path: str) -> bytes | None:
     """A file's bytes at a revision; None when the revision has no such file."""
-    done = subprocess.run(
-        ["git", "show", f"{revision}:{path}"], cwd=root, capture_output=True, check=False
-    )
+    done = _run(root, ["show", f"{revision}:{path}"])
     return done.stdout if done.returncode == 0 else None
 
 
@@ -121,7 +152,10 @@ def git_dir(root: Path) -> Path:
         text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
         if text.startswith("gitdir:"):
             return (root / text.removeprefix("gitdir:").strip()).resolve()
-    return dot_git
+    if dot_git.is_dir():
+        return dot_git
+    # Neither: the git directory lives elsewhere (GIT_DIR with GIT_WORK_TREE); git knows.
+    return Path(git(root, "rev-parse", "--absolute-git-dir").strip())
 
 
 def blob_id(content: bytes) -> str:
@@ -187,7 +221,7 @@ class PathChange:
     new_path: str = ""
 
 
-def path_changes(root: Path, max_commits: int = 0) -> list[PathChange]:
+def path_changes(root: Path, max_commits: int = 0, since: str = "") -> list[PathChange]:
     """Every rename and deletion in the history of HEAD, oldest first, then uncommitted ones.
 
     One pass over history instead of ``git log --follow`` per path: ``--follow`` walks
@@ -202,7 +236,9 @@ def path_changes(root: Path, max_commits: int = 0) -> list[PathChange]:
     if max_commits > 0:
         args.append(f"-n{max_commits}")
     changes: list[PathChange] = []
-    for chunk in git(root, *args, "HEAD", "--").split("\x01"):
+    # ``since``: only what happened after that commit (a commit id, never an option).
+    revisions = f"{since}..HEAD" if since else "HEAD"
+    for chunk in git(root, *args, revisions, "--").split("\x01"):
         commit, _, body = chunk.partition("\0")
         if commit:
             changes.extend(_name_status(commit, body))
@@ -236,6 +272,33 @@ def is_shallow(root: Path) -> bool:
     return git(root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
 
 
+def range_spec(rev_range: str) -> str:
+    """What ``git log`` takes for ``A..B``, ``A...B`` or one commit (that commit alone)."""
+    if rev_range.startswith("-"):  # never let a range be read as an option
+        raise KgError(f"'{rev_range}' is not a revision range")
+    return rev_range if ".." in rev_range else f"{rev_range}^!"
+
+
+def check_range(root: Path, rev_range: str) -> str:
+    """The commit a range ends at; a clear error when the range names no commits at all."""
+    spec = range_spec(rev_range)
+    done = _run(root, ["rev-list", "--count", spec, "--"])
+    if done.returncode != 0:
+        raise KgError(f"'{rev_range}' is not a revision range of this repository")
+    if int(done.stdout.decode().strip() or 0) == 0:
+        first, dots, second = rev_range.partition("..")
+        if dots and first and second and not second.startswith("."):  # A..B, not A...B
+            raise KgError(
+                f"'{rev_range}' selects no commits: {second} is an ancestor of {first}; "
+                f"did you mean {second}..{first}?"
+            )
+        raise KgError(f"'{rev_range}' selects no commits")
+    if ".." not in rev_range:
+        return resolve_commit(root, rev_range)
+    end = rev_range.rpartition("..")[2].lstrip(".")
+    return resolve_commit(root, end or "HEAD")
+
+
 def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
     """Paths touched by ``rev_range`` (``A..B``, ``A...B`` or one commit), or by the current
     uncommitted change (staged and unstaged) when it is None; sorted, renames as the new path.
@@ -246,11 +309,8 @@ def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
             return sorted(filter(None, out.split("\0")))
         out = git(root, "diff", "-M", "--name-only", "-z", "HEAD", "--")
         return sorted(filter(None, out.split("\0")))
-    if rev_range.startswith("-"):  # never let a range be read as an option
-        raise KgError(f"'{rev_range}' is not a revision range")
     # A single revision means that commit alone, not all its ancestors.
-    spec = rev_range if ".." in rev_range else f"{rev_range}^!"
-    out = git(root, "log", "-M", "--name-only", "-z", "--format=", spec, "--")
+    out = git(root, "log", "-M", "--name-only", "-z", "--format=", range_spec(rev_range), "--")
     return sorted({p.strip("\n") for p in out.split("\0") if p.strip("\n")})
 
 
@@ -311,3 +371,145 @@ def index_checkout(root: Path) -> Iterator[Path]:
             else:
                 os.environ[name] = value
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def paths_differing(root: Path, base: str) -> list[str]:
+    """Paths whose content differs between commit ``base`` and the working tree, sorted,
+    renames as the new path. A tree diff, not a log: in a shallow clone the commit at the
+    boundary has no parent, and a log would show every file as added by it."""
+    if base.startswith("-"):
+        raise KgError(f"'{base}' is not a revision")
+    out = git(root, "diff", "-M", "--name-only", "-z", base, "--")
+    return sorted(filter(None, out.split("\0")))
+
+
+def recorded_parents(root: Path, revision: str = "HEAD") -> list[str]:
+    """The parent ids a commit records, even those a shallow clone did not fetch."""
+    text = git(root, "cat-file", "commit", revision, check=False)
+    header = text.split("\n\n", 1)[0]
+    return [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
+
+
+@dataclass(frozen=True)
+class LogFile:
+    """One file of a commit's diff against its first parent: status A, M, D, T, R or C."""
+
+    status: str
+    path: str  # the path after the commit
+    old_path: str = ""  # for R and C: the path before
+
+
+@dataclass(frozen=True)
+class LogCommit:
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    email: str
+    time: int  # author time, seconds since the epoch
+    message: str  # subject and body as written
+    files: tuple[LogFile, ...]
+
+
+# Field and record marks that never occur in commit metadata git prints for us.
+_FIELD = "\x1f"
+_RECORD = "\x01"
+_HEADER_END = "\x02"
+
+
+def first_parent_log(
+    root: Path, revision: str = "HEAD", since: str | None = None, max_commits: int = 0
+) -> list[LogCommit]:
+    """The first-parent history of ``revision``, oldest first, with each commit's files.
+
+    One ``git log`` for the whole history: a merge is diffed against its first parent (the
+    pull request as the branch received it), renames are detected, and nothing runs per
+    commit, which is what keeps thousands of commits to a second or two.
+    """
+    if revision.startswith("-"):  # never let a revision be read as an option
+        raise KgError(f"'{revision}' is not a revision")
+    fields = _FIELD.join(("%H", "%P", "%an", "%ae", "%at", "%B"))
+    args = [
+        "log",
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "-M",
+        "--name-status",
+        "-z",
+        "--no-color",
+        f"--format={_RECORD}{fields}{_HEADER_END}",
+    ]
+    if since:
+        args.append(f"--since={since}")
+    if max_commits > 0:
+        args.append(f"-n{max_commits}")
+    out = git(root, *args, revision, "--")
+    commits = []
+    for record in out.split(_RECORD):
+        if not record:
+            continue
+        header, _, diff = record.partition(_HEADER_END)
+        parts = header.split(_FIELD, 5)
+        if len(parts) != 6:
+            continue
+        sha, parents, author, email, when, message = parts
+        commits.append(
+            LogCommit(
+                sha,
+                tuple(parents.split()),
+                author,
+                email,
+                int(when or 0),
+                message.strip("\n"),
+                tuple(_log_files(diff)),
+            )
+        )
+    commits.reverse()
+    return commits
+
+
+def _log_files(diff: str) -> list[LogFile]:
+    tokens = [t for t in diff.lstrip("\n\0").split("\0")]
+    files = []
+    i = 0
+    while i < len(tokens):
+        status = tokens[i].strip("\n")
+        if not status:
+            i += 1
+            continue
+        letter = status[0]
+        if letter in "RC" and i + 2 < len(tokens):
+            files.append(LogFile(letter, tokens[i + 2], tokens[i + 1]))
+            i += 3
+        elif i + 1 < len(tokens):
+            files.append(LogFile(letter, tokens[i + 1]))
+            i += 2
+        else:
+            break
+    return files
+
+
+def commit_count(root: Path, revision: str = "HEAD", first_parent: bool = True) -> int:
+    args = ["rev-list", "--count", *(["--first-parent"] if first_parent else []), revision, "--"]
+    out = git(root, *args, check=False).strip()
+    return int(out) if out.isdigit() else 0
+
+
+def renamed_pairs(
+    root: Path, revision: str = "HEAD", since: str | None = None, max_commits: int = 0
+) -> set[tuple[str, str]]:
+    """(old, new) of every rename in the commits of ``revision``, side branches included.
+
+    A merge diffed against its first parent often shows a branch's rename as a deletion and
+    an addition (the file changed too much on the way); the branch's own commit says what
+    happened, in the same single pass over history.
+    """
+    args = ["log", "-M", "--no-merges", "--name-status", "-z", "--diff-filter=R", "--format="]
+    if since:
+        args.append(f"--since={since}")
+    if max_commits > 0:
+        args.append(f"-n{max_commits}")
+    return {
+        (f.old_path, f.path)
+        for f in _log_files(git(root, *args, revision, "--"))
+        if f.status == "R"
+    }

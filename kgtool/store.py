@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from kgtool.errors import LockTimeout
+from kgtool.errors import KgError, LockTimeout
 from kgtool.repo import git_dir
 
 KG_DIR = ".kg"
 RAW_FILE = "raw.jsonl"
 CACHE_DIR = "cache"  # local only, never committed: see .kg/.gitignore
+PAGES_DIR = "communities"  # layer 2's one page per community
+REFUSED_LINK = (
+    "kgtool refuses to read or write through symlinks under .kg/ (they could lead outside "
+    "the repository); replace it with a real folder or file"
+)
 # In the git directory, not the working tree: a read-only run must leave the tree as it was.
 LOCK_FILE = "kgtool.lock"
-GITIGNORE = "cache/\n"
+# The cache, and the temp files of a write that a kill interrupted (the next run removes them).
+GITIGNORE_LINES = ("cache/", ".*.tmp")
+TEMP_PREFIX, TEMP_SUFFIX = ".", ".tmp"  # atomic_write's temp files: ".<name>.<random>.tmp"
 
 
 class Store:
@@ -49,30 +55,74 @@ class Store:
         return True
 
     def ensure(self) -> None:
+        """.kg/ ready to be written: a real folder, with a .gitignore that keeps local files out.
+
+        An existing .gitignore keeps its lines; any of kgtool's that it lacks are added (an
+        older kgtool wrote only "cache/").
+        """
+        self.refuse_unsafe()
         self.dir.mkdir(exist_ok=True)
         ignore = self.dir / ".gitignore"
-        if not ignore.exists():
-            atomic_write(ignore, GITIGNORE.encode())
+        text = self.read_bytes(".gitignore")
+        old = text.decode("utf-8", "replace") if text is not None else ""
+        missing = [line for line in GITIGNORE_LINES if line not in old.splitlines()]
+        if missing:
+            lead = "\n" if old and not old.endswith("\n") else ""
+            atomic_write(ignore, (old + lead + "".join(f"{m}\n" for m in missing)).encode())
+
+    def refuse_unsafe(self) -> None:
+        """Refuse a .kg/ that leads elsewhere: a symlink (the folder, or anything in it) would
+        let a checkout, such as a pull request in CI, choose what kgtool reads and where it
+        writes. Also refuse a .kg/ or a folder of it that is a regular file, in one line."""
+        if os.path.islink(self.dir):
+            raise KgError(f"{KG_DIR} is a symlink: {REFUSED_LINK}")
+        if not os.path.lexists(self.dir):
+            return
+        if not self.dir.is_dir():
+            raise KgError(f"{KG_DIR} is not a folder: move it away, then run `kgtool update`")
+        for folder, dirs, files in os.walk(self.dir):
+            for name in sorted([*dirs, *files]):
+                full = os.path.join(folder, name)
+                if os.path.islink(full):
+                    where = Path(full).relative_to(self.root).as_posix()
+                    raise KgError(f"{where} is a symlink: {REFUSED_LINK}")
+        for name in (CACHE_DIR, PAGES_DIR):
+            if os.path.lexists(self.path(name)) and not self.path(name).is_dir():
+                raise KgError(
+                    f"{KG_DIR}/{name} is not a folder: delete it, then run `kgtool update`"
+                )
+
+    def remove_stray_temps(self) -> list[str]:
+        """Remove the temp files of writes that a killed run left half done; under the lock,
+        no other run can be writing one. Returns their .kg-relative names."""
+        removed = []
+        for folder, _, files in os.walk(self.dir):
+            for name in files:
+                if name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
+                    full = Path(folder) / name
+                    with contextlib.suppress(FileNotFoundError):
+                        full.unlink()
+                        removed.append(full.relative_to(self.dir).as_posix())
+        return sorted(removed)
 
     @contextlib.contextmanager
     def lock(self, timeout: float = 10.0) -> Iterator[None]:
-        """One kgtool run at a time per repository; the next waits ``timeout`` seconds."""
+        """One kgtool run at a time per repository; the next waits ``timeout`` seconds.
+
+        The lock is the operating system's, on a file: it ends with the process that holds
+        it, however that process ends (kill -9 included), so a dead holder's lock is simply
+        free for the next run; nothing to clean up by hand.
+        """
         path = git_dir(self.root) / LOCK_FILE
         with open(path, "a+") as handle:
             deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        handle.seek(0)
-                        holder = handle.read().strip() or "another process"
-                        raise LockTimeout(
-                            f"another kgtool run ({holder}) holds {path}; "
-                            f"waited {timeout:g}s. Try again when it has finished."
-                        ) from None
-                    time.sleep(0.05)
+            while not _try_lock(handle):
+                if time.monotonic() >= deadline:
+                    raise LockTimeout(
+                        f"another kgtool run ({_holder(handle)}) holds {path}; "
+                        f"waited {timeout:g}s. Try again when it has finished."
+                    ) from None
+                time.sleep(0.05)
             handle.seek(0)
             handle.truncate()
             handle.write(f"pid {os.getpid()}")
@@ -82,7 +132,54 @@ class Store:
             finally:
                 handle.seek(0)
                 handle.truncate()
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                handle.flush()
+                _unlock(handle)
+
+
+# The lock: POSIX record locks (``lockf``), not ``flock``: a record lock belongs to the process
+# alone, never to the children it forks, so parsing workers that outlive a killed run cannot
+# keep it. ``fcntl`` exists only on POSIX and ``msvcrt`` only on Windows, hence the imports
+# inside. The Windows branch cannot be tested here: it is kept to the documented calls.
+
+
+def _try_lock(handle: IO[str]) -> bool:
+    if os.name == "nt":  # pragma: no cover - Windows
+        import msvcrt
+
+        handle.seek(0)
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # EAGAIN or EACCES, as systems differ
+        return False
+    return True
+
+
+def _unlock(handle: IO[str]) -> None:
+    if os.name == "nt":  # pragma: no cover - Windows
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
+    fcntl.lockf(handle, fcntl.LOCK_UN)
+
+
+def _holder(handle: IO[str]) -> str:
+    """Who holds the lock, as its holder wrote it ("pid 123")."""
+    try:
+        handle.seek(0)
+        return handle.read().strip() or "another process"
+    except OSError:  # Windows: the holder's locked byte cannot be read
+        return "another process"
 
 
 def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
@@ -92,7 +189,9 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
     and a lost cache only costs a rebuild.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, temp = tempfile.mkstemp(
+        dir=path.parent, prefix=f"{TEMP_PREFIX}{path.name}.", suffix=TEMP_SUFFIX
+    )
     try:
         os.fchmod(fd, _file_mode(path))
         with os.fdopen(fd, "wb") as handle:

@@ -6,14 +6,19 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kgtool.cli import main
+
+# Subprocess runs import this checkout's kgtool, whatever the current folder or installs say.
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -58,6 +63,35 @@ class Repo:
     def kg(self, *args: str) -> Result:
         return run_kgtool(["-C", str(self.root), *args])
 
+    def kg_process(self, *args: str, **kwargs: Any) -> Result:
+        """kgtool as its own process, in the repository: for what only a process can show."""
+        return run_process(list(args), cwd=self.root, **kwargs)
+
+    def kg_bytes(self) -> dict[str, bytes]:
+        """Every committed-kind file under .kg/ (not the local cache), path -> bytes."""
+        kg = self.root / ".kg"
+        return {
+            p.relative_to(kg).as_posix(): p.read_bytes()
+            for p in sorted(kg.rglob("*"))
+            if p.is_file() and not p.relative_to(kg).as_posix().startswith("cache/")
+        }
+
+    def clean_build(self) -> dict[str, bytes]:
+        """What ``kgtool update`` writes here with no .kg/ at all (set aside, then put back)."""
+        kg = self.root / ".kg"
+        aside = self.root.parent / f".{self.root.name}-kg-aside"
+        shutil.rmtree(aside, ignore_errors=True)
+        if os.path.lexists(kg):
+            kg.rename(aside)
+        try:
+            result = self.kg("update")
+            assert result.code == 0, result.err
+            return self.kg_bytes()
+        finally:
+            shutil.rmtree(kg, ignore_errors=True)
+            if os.path.lexists(aside):
+                aside.rename(kg)
+
     def raw(self) -> list[dict]:
         text = (self.root / ".kg" / "raw.jsonl").read_text()
         return [json.loads(line) for line in text.splitlines()]
@@ -99,6 +133,34 @@ class Result:
     code: int
     out: str
     err: str
+
+
+def run_process(
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+    **popen: Any,
+) -> Result:
+    full_env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(PROJECT_ROOT), **(env or {})}
+    done = subprocess.run(
+        [sys.executable, "-m", "kgtool", *argv],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **popen,
+    )
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+def assert_one_line_error(result: Result, code: int = 2, says: str = "") -> None:
+    """A refusal as users must see it: the exit code, one line on stderr, no traceback."""
+    assert result.code == code, (result.code, result.out, result.err)
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kgtool: error: "), result.err
+    assert says.lower() in lines[0].lower(), lines[0]
 
 
 def run_kgtool(argv: list[str]) -> Result:

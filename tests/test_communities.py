@@ -377,3 +377,19 @@ def test_a_merge_conflict_in_kg_is_resolved_by_update(make_repo) -> None:
         assert after["files"][path] == community  # IDs kept from our side
     repo.git("add", "-A")
     assert repo.kg("update", "--check").code == 0
+
+
+def test_check_judges_communities_as_the_next_update_would_write_them(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = make_repo(three_packages())
+    update(repo)
+    repo.write("gamma/g4.py", "from beta.b1 import beta_b1\n\ndef gamma_g4():\n    beta_b1()\n")
+    repo.git("add", "-A")  # the raw graph on disk is stale now, and so is layer 2
+    stale = repo.kg("update", "--check")
+    assert stale.code == 1 and ".kg/communities.json" in stale.out
+    check = repo.kg("check")
+    assert check.code == 1
+    assert "FAILED: raw graph" in check.out and "FAILED: communities" in check.out
+    update(repo)
+    assert repo.kg("check").code == 0

@@ -37,6 +37,14 @@ def test_yaml_and_pyproject_forms(repo: Repo) -> None:
         ("exclude: [1]\n", "'exclude' must be a list of strings", 1),
         ("exclude: [\n", "invalid YAML", 2),
         ("- a\n", "the settings must be a mapping", 1),
+        ("jobs: -5\n", "'jobs' must be between 0 and 1024, not -5", 1),
+        ("max_file_bytes: -1\n", "'max_file_bytes' must be at least 1, not -1", 1),
+        ("max_candidates: 0\n", "'max_candidates' must be at least 1, not 0", 1),
+        ("communities:\n  resolution: .nan\n", "'communities.resolution' must be a finite", 2),
+        ("communities:\n  resolution: 0\n", "'communities.resolution' must be positive", 2),
+        ("communities:\n  seed: 99999999999\n", "'communities.seed' must be between 0 and", 2),
+        ("communities:\n  weights: {calls: -1}\n", "'communities.weights.calls' must be at", 2),
+        ("ontology:\n  timeout: .inf\n", "'ontology.timeout' must be a finite number", 2),
     ],
 )
 def test_mistakes_name_the_file_and_line(repo: Repo, text: str, message: str, line: int) -> None:

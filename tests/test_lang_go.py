@@ -266,3 +266,23 @@ def test_go_import_without_go_mod_module_is_external(make_repo) -> None:
     ]
     assert repo.edge_rows("calls") == []
     assert repo.nodes()["main.go::main"]["external_calls"] == 1
+
+
+def test_an_import_under_the_module_path_with_no_package_is_broken(repo: Repo) -> None:
+    repo.write_files(
+        {
+            "go.mod": "module example.com/app\n\ngo 1.22\n",
+            "main.go": (
+                'package main\n\nimport (\n\t"example.com/app/gone"\n\t"github.com/x/y"\n)\n\n'
+                "func main() {\n\tgone.Run()\n\ty.Z()\n}\n"
+            ),
+        }
+    )
+    repo.commit()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    assert repo.nodes()["main.go"]["broken_imports"] == [
+        {"line": 4, "module": "example.com/app/gone"}
+    ]
+    assert "ext:go:github.com/x/y" in repo.nodes()
+    assert not any(i.startswith("ext:go:example.com/app") for i in repo.nodes())

@@ -212,3 +212,16 @@ def test_javascript_imports_and_inheritance(repo: Repo) -> None:
     }
     inherits = {(e["src"], e["dst"], e["tier"]) for e in built.edges("inherits")}
     assert inherits == {("lib/shapes.mjs::Square", "lib/shapes.mjs::Shape", "EXTRACTED")}
+
+
+def test_a_relative_import_of_no_file_is_broken(repo: Repo) -> None:
+    repo.write_files(
+        {
+            "src/main.js": "import { a } from './gone';\nimport b from 'lodash';\na(); b();\n",
+        }
+    )
+    repo.commit()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    assert repo.nodes()["src/main.js"]["broken_imports"] == [{"line": 1, "module": "./gone"}]
+    assert "    src/main.js:1: ./gone" in result.out

@@ -332,3 +332,42 @@ def test_a_call_on_a_new_expression_binds_to_the_created_class(repo: Repo) -> No
         ("main.ts::main", "store.ts::Store.save", "EXTRACTED", 3),
     ]
     assert repo.nodes()["main.ts::main"]["external_calls"] == 2  # new Map(), and its get
+
+
+def test_valid_import_types_the_grammar_cannot_parse_are_a_parser_limitation(
+    repo: Repo,
+) -> None:
+    repo.write_files(
+        {
+            "src/x.ts": "export interface B<T> { v: T }\nexport const x = 1;\n",
+            # Valid TypeScript: these parse, and stay ok.
+            "src/fine.ts": (
+                'type Q = typeof import("./x");\n'
+                'let y: typeof import("./x").x;\n'
+                'type K = keyof typeof import("./x");\n'
+            ),
+            # Valid TypeScript the bundled grammar fails on: type arguments after import(...).
+            "src/limited.ts": (
+                'let a: import("./x").B<string>;\n'
+                "export function run(): number {\n"
+                "  return 1;\n"
+                "}\n"
+                'function f(m: import("./x").B<number>) {}\n'
+            ),
+            # A real syntax error stays one, even next to the limitation.
+            "src/both.ts": 'let a: import("./x").B<string>;\nlet = ;\n',
+        }
+    )
+    repo.commit()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    nodes = repo.nodes()
+    assert nodes["src/fine.ts"]["status"] == "ok"
+    limited = nodes["src/limited.ts"]
+    assert limited["status"] == "partial" and limited["partial"] == "parser-limitation"
+    assert "src/limited.ts::run" in nodes  # what follows is still read
+    assert "parser limitation at line 1, 5, not a syntax error" in result.out
+    assert "syntax error" not in result.out.split("src/limited.ts")[0].splitlines()[-1][:40]
+    both = nodes["src/both.ts"]
+    assert both["status"] == "partial" and "partial" not in both
+    assert "partially parsed (syntax errors at line" in result.out

@@ -155,3 +155,38 @@ def test_this_repository_s_own_playbooks_are_well_formed() -> None:
         playbook = parse_playbook(f"playbooks/{path.name}", path.read_bytes())
         assert playbook.problems == [], playbook.problems
         assert playbook.status == "active"
+
+
+def test_new_from_a_commit_follows_later_renames_and_says_what_it_left_out(app: Repo) -> None:
+    app.write("app/plugin.py", "def hook():\n    return 1\n")
+    app.write("app/gone.py", "x = 1\n")
+    added = app.commit("add plugin and gone")
+    app.git("mv", "app/plugin.py", "app/plugins.py")
+    app.commit("rename plugin")
+    app.git("rm", "-q", "app/gone.py")
+    app.commit("drop gone")
+    assert app.kg("update").code == 0
+    created = app.kg("playbooks", "new", "Add a plugin", "--from", added, "--dry-run")
+    assert created.code == 0, created.err
+    playbook = parse_playbook("playbooks/x.md", created.out.encode())
+    assert [s.value for s in playbook.key_files] == ["app/plugins.py"]
+    assert "# app/plugin.py (renamed since: app/plugins.py is listed instead)" in created.out
+    assert "# app/gone.py (deleted since, in " in created.out
+    written = app.kg("playbooks", "new", "Add a plugin", "--from", added)
+    assert "  app/gone.py (deleted since, in " in written.out
+
+
+def test_new_refuses_a_range_with_no_commits(app: Repo) -> None:
+    app.write("app/one.py", "x = 1\n")
+    app.commit("one")
+    reversed_range = app.kg("playbooks", "new", "x", "--from", "HEAD..HEAD~1", "--dry-run")
+    assert reversed_range.code == 2
+    assert reversed_range.err.strip() == (
+        "kgtool: error: 'HEAD..HEAD~1' selects no commits: HEAD~1 is an ancestor of HEAD; "
+        "did you mean HEAD~1..HEAD?"
+    )
+    empty = app.kg("playbooks", "new", "x", "--from", "HEAD..HEAD", "--dry-run")
+    assert empty.code == 2 and "selects no commits" in empty.err
+    unknown = app.kg("playbooks", "new", "x", "--from", "nope..HEAD", "--dry-run")
+    assert unknown.code == 2 and "is not a revision range" in unknown.err
+    assert not (app.root / "playbooks").exists()

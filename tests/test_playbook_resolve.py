@@ -116,7 +116,9 @@ def test_missing_file_and_missing_symbol(built: Repo) -> None:
         ("src/*/args.py", "a pattern"),
         ("providers/<X>.py", "a pattern"),
         ("src/cli", "a folder"),
+        ("src/cli/", "a folder"),  # not 'write src/cli', which is a folder too
         ("src/cli/args.py::", "no symbol"),
+        (".git/config", "not tracked by git"),
     ],
 )
 def test_invalid_pointers_are_refused_with_the_reason(
@@ -220,4 +222,21 @@ def test_stale_concepts_go_through_the_drift_seam(
     assert check.code == 0
     assert "warning: concept 'CLI' (c1) is stale: members moved by 0.6" in check.out
     built.write(".kgtool.yaml", "playbooks:\n  fail_on_stale_concepts: true\n")
+    assert built.kg("playbooks", "check").code == 1
+
+
+def test_tracked_symlinks_out_of_the_repository_are_invalid(built: Repo, tmp_path) -> None:
+    outside = tmp_path / "outside.py"
+    outside.write_text("x = 1\n")
+    (built.root / "src" / "link.py").symlink_to(outside)
+    (built.root / "src" / "passwd").symlink_to("/etc/passwd")
+    (built.root / "src" / "inside.py").symlink_to("cli/args.py")
+    built.commit("tracked symlinks")
+    assert built.kg("update").code == 0
+    add_playbook(built, "p", ["src/link.py", "src/passwd", "passwd", "src/inside.py"])
+    found = outcomes(built)
+    for pointer in ("src/link.py", "src/passwd", "passwd"):
+        assert found[pointer]["outcome"] == "invalid", pointer
+        assert "outside the repository" in found[pointer]["reason"]
+    assert found["src/inside.py"]["outcome"] == "exact"
     assert built.kg("playbooks", "check").code == 1

@@ -124,3 +124,37 @@ def test_import_of_a_file_without_symbols_binds_nothing(repo: Repo) -> None:
     repo.commit()
     assert repo.kg("update").code == 0
     assert {(e["src"], e["dst"]) for e in repo.edges("imports")} == {("main.ts", "data.json")}
+
+
+def test_deeply_nested_source_is_bounded_and_marked_partial(repo: Repo) -> None:
+    import time
+
+    deep = 50_000
+    repo.write_files(
+        {
+            "deep.ts": "function g(x: any) { return x; }\nconst v = "
+            + "g(\n" * deep
+            + "1"
+            + ")" * deep
+            + ";\n",
+            "deep.py": "def g(x):\n    return x\n\n\nv = " + "g(" * deep + "1" + ")" * deep + "\n",
+            # A call on a chain thousands of members long, after a call: no recursion limit.
+            "chain.py": "v = g()" + ".b" * 3000 + ".f()\n",
+            "chain.ts": "const v = g()" + ".b" * 3000 + ".f();\n",
+            "ok.ts": "export function h() { return 1; }\n",
+        }
+    )
+    repo.commit()
+    started = time.monotonic()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    assert time.monotonic() - started < 20  # it took over a minute
+    nodes = repo.nodes()
+    assert nodes["deep.ts"]["status"] == "partial" and nodes["deep.ts"]["partial"] == "too-deep"
+    assert "deep.ts::g" in nodes  # the shallow part is kept
+    assert "nested more than 10,000 levels deep; the deeper part is not read): deep.ts" in (
+        result.out
+    )
+    assert nodes["chain.py"]["status"] == "ok" and nodes["chain.ts"]["status"] == "ok"
+    assert nodes["ok.ts"]["status"] == "ok" and "partial" not in nodes["ok.ts"]
+    assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build()

@@ -126,3 +126,46 @@ def test_read_only_commands_leave_the_working_tree_untouched(repo: Repo) -> None
     assert repo.kg("check").code == 1
     assert repo.git("status", "--porcelain", "--untracked-files=all") == ""
     assert not (repo.root / ".kg").exists()
+
+
+def test_a_setting_that_changes_layer_1_output_invalidates_the_cache(repo: Repo) -> None:
+    repo.write_files(
+        {
+            **FILES,
+            "a.py": "def load():\n    pass\n",
+            "b.py": "def load():\n    pass\n",
+            "c.py": "def go():\n    load()\n",
+        }
+    )
+    repo.commit()
+    assert repo.kg("update").code == 0
+    assert "app/main.py::main" in repo.nodes()
+    for setting in ("max_file_bytes: 50", "max_candidates: 1"):
+        repo.write(".kgtool.yaml", setting + "\n")
+        assert repo.kg("update", "--check").code == 1, setting
+        assert repo.kg("check").code == 1, setting
+        assert repo.kg("update").code == 0
+        assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build(), setting
+    repo.write(".kgtool.yaml", "max_file_bytes: 50\n")
+    assert repo.kg("update").code == 0
+    assert repo.nodes()["app/main.py"]["status"] == "skipped:too-large"  # 57 bytes
+    assert "app/main.py::main" not in repo.nodes()
+
+
+def test_a_cache_edited_into_valid_but_wrong_data_is_not_trusted(repo: Repo) -> None:
+    import marshal
+
+    from kgtool.raw.cache import CHECKSUM_BYTES, shard_of
+
+    repo.write_files(FILES)
+    repo.commit()
+    update(repo)
+    shard = repo.root / ".kg" / "cache" / f"raw.cache.{shard_of('app/util.py'):02d}"
+    data = marshal.loads(shard.read_bytes()[CHECKSUM_BYTES:])
+    facts = data["files"]["app/util.py"][1]
+    facts["symbols"] = [("planted", *facts["symbols"][0][1:])]
+    shard.write_bytes(marshal.dumps(data))  # well-formed, but not what kgtool wrote
+    (repo.root / ".kg" / "raw.jsonl").unlink()
+    update(repo)
+    assert "app/util.py::planted" not in repo.nodes()
+    assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build()

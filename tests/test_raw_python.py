@@ -148,3 +148,49 @@ def test_every_record_is_in_canonical_json(repo: Repo) -> None:
         tiers.add(record.get("tier"))
         assert canonical_json(record) == line
     assert {"EXTRACTED", "INFERRED", "AMBIGUOUS"} <= tiers
+
+
+def test_an_import_of_the_repository_s_own_package_that_does_not_resolve_is_broken(
+    repo: Repo,
+) -> None:
+    repo.write_files(
+        {
+            "mypkg/__init__.py": "",
+            "mypkg/plugins/__init__.py": "",
+            "mypkg/plugins/new.py": "class X:\n    pass\n",
+            "mypkg/app.py": (
+                "from mypkg.plugins.old import X\n"  # renamed to new.py: broken
+                "from .gone import helper\n"  # a relative import of nothing: broken
+                "from mypkg.plugins.new import X as Y\n"
+                "import requests\n"  # a real external package
+                "\n"
+                "def run():\n"
+                "    X()\n"
+                "    helper()\n"
+            ),
+        }
+    )
+    repo.commit()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    assert "broken imports: 2" in result.out
+    assert "    mypkg/app.py:1: mypkg.plugins.old" in result.out
+    assert "    mypkg/app.py:2: .gone" in result.out
+    node = repo.nodes()["mypkg/app.py"]
+    assert node["broken_imports"] == [
+        {"line": 1, "module": "mypkg.plugins.old"},
+        {"line": 2, "module": ".gone"},
+    ]
+    assert "ext:py:mypkg" not in repo.nodes()  # never an external fact
+    assert "ext:py:requests" in repo.nodes()
+    # A call through a broken name is never external: unresolved, or a guess by name alone.
+    run = repo.nodes()["mypkg/app.py::run"]
+    assert run["unresolved_calls"] == {"helper": 1} and "external_calls" not in run
+    assert [e["tier"] for e in repo.edges("calls") if e["src"] == run["id"]] == ["INFERRED"]
+    # Fixing the import clears it on the next (incremental) update.
+    repo.write("mypkg/plugins/old.py", "class X:\n    pass\n")
+    repo.write("mypkg/gone.py", "def helper():\n    pass\n")
+    repo.commit()
+    assert repo.kg("update").code == 0
+    assert "broken_imports" not in repo.nodes()["mypkg/app.py"]
+    assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build()

@@ -17,8 +17,11 @@ COMMANDS: dict[str, str] = {
     "diff": "architecture changes (communities, moved files, coupling) between revisions",
     "playbooks": "check, list, fix or start playbooks",
     "hooks": "install or remove plain git hooks, or run what they run",
+    "ci": "check a pull request: every check, its architecture changes, its playbooks",
+    "mine-playbooks": "propose playbooks from recurring changes in the history",
 }
 
 
 def load(name: str) -> ModuleType:
-    return importlib.import_module(f"kgtool.commands.{name}")
+    # "mine-playbooks" lives in mine_playbooks.py: a module name cannot hold a hyphen.
+    return importlib.import_module(f"kgtool.commands.{name.replace('-', '_')}")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgtool.config import Config, load_config
+from kgtool.ontology.map import LabelledMap
 from kgtool.repo import find_root
 from kgtool.store import Store
 
@@ -17,7 +18,14 @@ class Context:
     config: Config
     store: Store
 
+    @property
+    def map(self) -> LabelledMap:
+        """The readable map (MAP.md and its pages) that goes with layer 2."""
+        return LabelledMap(self.root, self.config, self.store)
+
 
 def context(args: argparse.Namespace) -> Context:
     root = find_root(Path(args.directory))
-    return Context(root, load_config(root), Store(root))
+    store = Store(root)
+    store.refuse_unsafe()  # before anything is read from .kg/, not only before a write
+    return Context(root, load_config(root), store)

@@ -16,8 +16,7 @@ from kgtool.ontology.drift import drift_lines, unconfirmed_lines
 from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, load_ontology
 from kgtool.ontology.view import report_for
 from kgtool.playbook.check import check_playbooks as run_playbook_check
-from kgtool.raw.build import update_raw
-from kgtool.store import RAW_FILE
+from kgtool.raw.build import UpdateResult, update_raw
 
 
 @dataclass
@@ -28,8 +27,7 @@ class CheckOutcome:
     warnings: list[str] = field(default_factory=list)
 
 
-def check_raw(ctx: Context) -> CheckOutcome:
-    raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+def check_raw(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     if raw.changed:
         return CheckOutcome(
             "raw graph", False, [".kg/raw.jsonl is out of date: run `kgtool update`"]
@@ -37,23 +35,30 @@ def check_raw(ctx: Context) -> CheckOutcome:
     return CheckOutcome("raw graph", True)
 
 
-def check_communities(ctx: Context) -> CheckOutcome:
-    # Checked against the raw.jsonl on disk: if that is stale, check_raw already says so.
-    if ctx.store.read_bytes(RAW_FILE) is None:
-        return CheckOutcome("communities", True, warnings=["no .kg/raw.jsonl yet"])
-    result = update_communities(ctx.root, ctx.config, ctx.store, write=False)
+def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:
+    # Layer 2 as `kgtool update` would make it now, from the raw graph it would write, not the
+    # one on disk: a stale raw.jsonl must not make stale communities look up to date.
+    result = update_communities(
+        ctx.root,
+        ctx.config,
+        ctx.store,
+        raw.content,
+        write=False,
+        edges=raw.file_edges,
+        drawn=ctx.map,
+    )
     if result.stale:
         names = ", ".join(f".kg/{n}" for n in [*result.changed, *result.removed])
         return CheckOutcome("communities", False, [f"{names} out of date: run `kgtool update`"])
     return CheckOutcome("communities", True)
 
 
-def check_playbooks(ctx: Context) -> CheckOutcome:
+def check_playbooks(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     report = run_playbook_check(ctx.root, ctx.config, ctx.store)
     return CheckOutcome("playbooks", report.ok, report.error_lines(), report.warning_lines())
 
 
-def check_labels(ctx: Context) -> CheckOutcome:
+def check_labels(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     """Layer 3 against the committed layer 2: drifted labels warn (fail when configured)."""
     if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
         return CheckOutcome("labels", True)
@@ -72,7 +77,9 @@ def check_labels(ctx: Context) -> CheckOutcome:
     return CheckOutcome("labels", True, warnings=drifted + warnings)
 
 
-CHECKS: list[Callable[[Context], CheckOutcome]] = [
+Check = Callable[[Context, UpdateResult], CheckOutcome]
+# Each check is given the raw graph as `kgtool update` would write it now (computed once).
+CHECKS: list[Check] = [
     check_raw,
     check_communities,
     check_labels,
@@ -80,13 +87,29 @@ CHECKS: list[Callable[[Context], CheckOutcome]] = [
 ]
 
 
-def _run_one(check: Callable[[Context], CheckOutcome], ctx: Context) -> CheckOutcome:
+def _run_one(check: Check, ctx: Context, raw: UpdateResult) -> CheckOutcome:
     """One check's verdict; bad input it trips over fails that check, not the others."""
     try:
-        return check(ctx)
+        return check(ctx, raw)
     except KgError as error:
         name = check.__name__.removeprefix("check_").replace("_", " ")
         return CheckOutcome(name, False, [str(error)])
+
+
+def run_checks(ctx: Context) -> list[CheckOutcome]:
+    """Every check's outcome, in the order of ``CHECKS``, under the lock (nothing may rewrite
+    ``.kg/`` while it is read)."""
+    with ctx.store.lock():
+        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+        return checks_with(ctx, raw)
+
+
+def checks_with(
+    ctx: Context, raw: UpdateResult, checks: list[Check] | None = None
+) -> list[CheckOutcome]:
+    """The outcomes of ``checks`` (default: all) given the raw graph ``raw``, as a hook has
+    it after writing it; the caller holds the lock."""
+    return [_run_one(check, ctx, raw) for check in (CHECKS if checks is None else checks)]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -99,16 +122,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ctx = context(args)
-    with ctx.store.lock():
-        outcomes = run_checks(ctx)
-    return 1 if report(outcomes, args.quiet) else 0
-
-
-def run_checks(
-    ctx: Context, checks: list[Callable[[Context], CheckOutcome]] | None = None
-) -> list[CheckOutcome]:
-    """Every check's outcome (or those of ``checks``); the caller holds the lock."""
-    return [_run_one(check, ctx) for check in (CHECKS if checks is None else checks)]
+    return 1 if report(run_checks(ctx), args.quiet) else 0
 
 
 def report(outcomes: list[CheckOutcome], quiet: bool) -> int:

@@ -13,12 +13,12 @@ import argparse
 import shutil
 from pathlib import Path
 
-from kgtool.commands._common import context
+from kgtool.commands._common import Context, context
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_communities
 from kgtool.communities.diff import compare, render_markdown, render_text
 from kgtool.config import load_config
 from kgtool.errors import KgError
-from kgtool.ontology.changes import label_changes
+from kgtool.ontology.changes import change_lines, label_changes
 from kgtool.ontology.model import ONTOLOGY_FILE, Ontology, load_ontology, parse_ontology
 from kgtool.ontology.view import label_view
 from kgtool.raw.build import update_raw
@@ -53,16 +53,32 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     if not head_commit(ctx.root):
         raise KgError("the repository has no commits yet: there is nothing to compare against")
-    base = resolve_commit(ctx.root, args.base or _default_base(ctx.root))
+    base = resolve_commit(ctx.root, args.base or default_base(ctx.root))
     head = resolve_commit(ctx.root, args.head) if args.head else None
+    report = changelog(ctx, base, head)
+    labels = change_lines(report["labels"])
+    base_name = base[:12]
+    head_name = head[:12] if head else WORKING_TREE
+    if args.format == "json":
+        print(pretty_json({"base_rev": base, "head_rev": head or WORKING_TREE, **report}), end="")
+    elif args.format == "markdown":
+        print(render_markdown(report, base_name, head_name, labels), end="")
+    else:
+        print(render_text(report, base_name, head_name, labels), end="")
+    return 0
 
+
+def changelog(ctx: Context, base: str, head: str | None, head_doc: dict | None = None) -> dict:
+    """The changelog report from commit ``base`` to commit ``head`` (None: the working tree,
+    whose layer 2 is ``head_doc`` when the caller already knows it), label changes included."""
     base_doc = _committed(ctx.root, base)
     if head is None:
-        with ctx.store.lock():
-            raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
-            head_doc = update_communities(
-                ctx.root, ctx.config, ctx.store, raw.content, write=False, edges=raw.file_edges
-            ).document
+        if head_doc is None:
+            with ctx.store.lock():
+                raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+                head_doc = update_communities(
+                    ctx.root, ctx.config, ctx.store, raw.content, write=False, edges=raw.file_edges
+                ).document
     else:
         head_doc = _committed(ctx.root, head)
         if head_doc is None:
@@ -81,18 +97,11 @@ def run(args: argparse.Namespace) -> int:
         base_doc, head_doc, float(section["diff_change"]), int(section["diff_min_edges"]), names
     )
     report["labels"] = label_changes(base_labels, head_labels, head_view.report)
-    base_name = base[:12]
-    head_name = head[:12] if head else WORKING_TREE
-    if args.format == "json":
-        print(pretty_json({"base_rev": base, "head_rev": head or WORKING_TREE, **report}), end="")
-    elif args.format == "markdown":
-        print(render_markdown(report, base_name, head_name), end="")
-    else:
-        print(render_text(report, base_name, head_name), end="")
-    return 0
+    return report
 
 
-def _default_base(root: Path) -> str:
+def default_base(root: Path) -> str:
+    """The merge base of HEAD with the default branch; HEAD itself when there is none."""
     branch = default_branch(root)
     found = merge_base(root, "HEAD", branch) if branch else None
     return found or "HEAD"

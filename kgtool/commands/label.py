@@ -133,7 +133,13 @@ def run(args: argparse.Namespace) -> int:
 def _refresh(ctx: Context) -> dict:
     raw = update_raw(ctx.root, ctx.config, ctx.store, write=True)
     return update_communities(
-        ctx.root, ctx.config, ctx.store, raw.content, write=True, edges=raw.file_edges
+        ctx.root,
+        ctx.config,
+        ctx.store,
+        raw.content,
+        write=True,
+        edges=raw.file_edges,
+        drawn=ctx.map,
     ).document
 
 
@@ -145,7 +151,7 @@ def _write(ctx: Context, ontology: Ontology) -> None:
     ctx.store.ensure()
     ctx.store.write_if_changed(ONTOLOGY_FILE, dump_ontology(ontology))
     # The map shows the new names at once; update_communities re-renders on a label change.
-    update_communities(ctx.root, ctx.config, ctx.store, write=True)
+    update_communities(ctx.root, ctx.config, ctx.store, write=True, drawn=ctx.map)
 
 
 def _by_hand(

@@ -171,4 +171,6 @@ def run_new(args: argparse.Namespace) -> int:
         f"wrote {created.path}: {len(created.key_files)} key files, "
         f"{len(created.concepts)} concepts; fill in the TODOs, then set status: active"
     )
+    for note in created.notes:
+        print(f"  {note}")
     return 0

@@ -9,6 +9,8 @@ from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update
 from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
 from kgtool.ontology.view import report_for
 from kgtool.raw.build import UpdateResult, update_raw
+from kgtool.raw.languages.base import MAX_DEPTH
+from kgtool.raw.model import PARTIAL_GRAMMAR, PARTIAL_TOO_DEEP
 from kgtool.store import KG_DIR
 
 EXIT_STALE = 1
@@ -73,6 +75,9 @@ def refresh(
     ctx: Context, write: bool = True, rebaseline: bool = False
 ) -> tuple[UpdateResult, CommunitiesResult]:
     """Layers 1 and 2 brought up to date with the files; the caller holds the lock."""
+    if write:
+        ctx.store.ensure()  # also brings an older kgtool's .kg/.gitignore up to date
+        ctx.store.remove_stray_temps()
     result = update_raw(ctx.root, ctx.config, ctx.store, write=write)
     layer2 = update_communities(
         ctx.root,
@@ -82,6 +87,7 @@ def refresh(
         write,
         rebaseline,
         edges=result.file_edges,
+        drawn=ctx.map,
     )
     return result, layer2
 
@@ -122,20 +128,44 @@ def describe(result: UpdateResult) -> str:
         lines.append(f"  {kind}: {total} ({', '.join(tiers)})")
     if result.unresolved_calls:
         lines.append(f"  unresolved call sites: {result.unresolved_calls}")
-    lines.extend(f"  {line}" for line in problems(result))
+    if result.broken_imports:
+        lines.append(
+            f"  broken imports: {len(result.broken_imports)} (they name this repository's own "
+            "code, which has no such module)"
+        )
+        lines += [f"    {path}:{line}: {module}" for path, line, module in result.broken_imports]
+    for path, error_lines, reason in result.partial:
+        lines.append(f"  partially parsed ({_partial_cause(error_lines, reason)}): {path}")
     for path, reason in result.skipped:
         lines.append(f"  skipped ({reason}): {path}")
+    lines += [f"  left out (file name is not UTF-8): {name}" for name in result.bad_names]
     return "\n".join(lines)
 
 
 def problems(result: UpdateResult) -> list[str]:
-    """What the user should fix: files whose syntax errors cost part of their graph.
+    """What the user should fix: syntax errors that cost files part of their graph, and imports
+    of this repository's own code that name no module.
 
-    Skipped files (binary, too large, ...) are not problems: they are expected and would
-    fill every commit's output.
+    Skipped files (binary, too large, ...) and the parser's own limits are not the user's to
+    fix: they are expected, and would fill every commit's output.
     """
-    lines = []
-    for path, error_lines in result.partial:
-        where = ", ".join(str(n) for n in error_lines[:5])
-        lines.append(f"partially parsed (syntax errors at line {where}): {path}")
+    lines = [
+        f"broken import (this repository has no such module): {path}:{line}: {module}"
+        for path, line, module in result.broken_imports
+    ]
+    for path, error_lines, reason in result.partial:
+        if not reason:
+            lines.append(f"partially parsed ({_partial_cause(error_lines, reason)}): {path}")
     return lines
+
+
+def _partial_cause(error_lines: list[int], reason: str) -> str:
+    if reason == PARTIAL_TOO_DEEP:
+        return f"nested more than {MAX_DEPTH:,} levels deep; the deeper part is not read"
+    where = ", ".join(str(n) for n in error_lines[:5])
+    if reason == PARTIAL_GRAMMAR:
+        return (
+            f"parser limitation at line {where}, not a syntax error: the bundled grammar "
+            'cannot read import("…").T<…> types'
+        )
+    return f"syntax errors at line {where}"

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kgtool.communities.cluster import changed_files, cluster
 from kgtool.communities.graph import (
@@ -30,19 +30,21 @@ from kgtool.communities.graph import (
     read_raw,
 )
 from kgtool.communities.identity import Identity, assign_ids, format_id, id_number
-from kgtool.communities.render import PAGES_DIR, render
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
-from kgtool.ontology.view import label_view
 from kgtool.raw.model import FileEdge
 from kgtool.repo import show_file
-from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json, pretty_json
+from kgtool.store import (
+    KG_DIR,
+    RAW_FILE,
+    Store,
+    atomic_write,
+    canonical_json,
+    pretty_json,
+)
 
 FORMAT_VERSION = 2  # 2: per-file ``adjacency`` digests, for the locality rule
 COMMUNITIES_FILE = "communities.json"
-MAP_FILE = "MAP.md"
-PAGE_NAME = re.compile(r"c[0-9]+\.md")
 TOP = 5  # main files and top symbols kept per community
 CACHE_KEY_FILE = "communities.key"  # in .kg/cache: what the files on disk were made from
 # Keys of the ``communities`` config section that only ``kgtool diff`` reads.
@@ -51,6 +53,23 @@ DIFF_KEYS = ("diff_change", "diff_min_edges")
 Document = dict[str, Any]
 # Layer 1's edges folded per file, for every file; None when it cannot vouch for them.
 EdgeSource = Callable[[], dict[str, tuple[FileEdge, ...]] | None]
+
+
+class MapRenderer(Protocol):
+    """The readable map drawn over layer 2 (MAP.md and its pages). It names communities with
+    layer-3 labels, so it lives above layer 2 and is handed in by the commands."""
+
+    def key(self) -> bytes:
+        """What the map depends on besides layers 1 and 2 (labels, their settings)."""
+        ...
+
+    def render(self, document: Document) -> dict[str, bytes]:
+        """.kg-relative name -> content, for every file of the map."""
+        ...
+
+    def on_disk(self) -> list[str]:
+        """The map's files on disk now, so those the new map lacks can be removed."""
+        ...
 
 
 @dataclass
@@ -110,7 +129,59 @@ def parse_document(data: bytes | None, where: str = f"{KG_DIR}/{COMMUNITIES_FILE
         ) from exc
     if not isinstance(document, dict) or not isinstance(document.get("communities"), dict):
         raise KgError("has no 'communities' mapping; delete it and run `kgtool update`", where)
+    problem = _shape_problem(document)
+    if problem:
+        raise KgError(
+            f"{problem}: restore it from git (`git checkout HEAD -- {KG_DIR}/{COMMUNITIES_FILE}`)"
+            ", or delete it, then run `kgtool update`",
+            where,
+        )
     return document
+
+
+COMMUNITY_ID = re.compile(r"c[0-9]+")
+
+
+def _shape_problem(document: Document) -> str:
+    """What in a parsed document is not as kgtool writes it, in the fields kgtool reads back
+    (a hand edit or a bad merge must be one clear error, not a crash deep in layer 2)."""
+
+    def strings(value: Any) -> bool:
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+    def mapping(value: Any, check: Callable[[Any], bool]) -> bool:
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and check(v) for k, v in value.items()
+        )
+
+    for cid, community in document["communities"].items():
+        if not COMMUNITY_ID.fullmatch(cid) or not isinstance(community, dict):
+            return f"'communities' holds {cid!r}, which is not a community (c<N>: {{members}})"
+        if not strings(community.get("members")):
+            return f"'communities.{cid}.members' must be a list of paths"
+        if not isinstance(community.get("split_from", ""), str):
+            return f"'communities.{cid}.split_from' must be a community ID"
+    if not mapping(document.get("retired", {}), lambda v: mapping(v, lambda h: isinstance(h, str))):
+        return "'retired' must map community IDs to {merged_into}"
+    if not all(COMMUNITY_ID.fullmatch(cid) for cid in document.get("retired", {})):
+        return "'retired' holds a key that is not a community ID"
+    next_id = document.get("next_id", 1)
+    if not isinstance(next_id, int) or isinstance(next_id, bool) or next_id < 1:
+        return "'next_id' must be a positive whole number"
+    if not mapping(document.get("files", {}), lambda v: isinstance(v, str)):
+        return "'files' must map paths to community IDs"
+    if not mapping(document.get("adjacency", {}), lambda v: isinstance(v, str)):
+        return "'adjacency' must map paths to digests"
+    edges = document.get("edges", [])
+    if not isinstance(edges, list) or not all(
+        isinstance(e, dict)
+        and isinstance(e.get("src"), str)
+        and isinstance(e.get("dst"), str)
+        and mapping(e.get("types"), lambda t: mapping(t, lambda n: isinstance(n, int)))
+        for e in edges
+    ):
+        return "'edges' must be a list of {src, dst, types}"
+    return ""
 
 
 def compute(
@@ -235,12 +306,14 @@ def update_communities(
     write: bool = True,
     rebaseline: bool = False,
     edges: EdgeSource | None = None,
+    drawn: MapRenderer | None = None,
 ) -> CommunitiesResult:
     """Recompute layer 2 from ``raw_content`` (default: raw.jsonl on disk); write if asked.
 
     ``edges`` is layer 1's per-file folded edges for that same content (``UpdateResult.
     file_edges``): the file graph is built from them instead of parsing raw.jsonl, which
-    on a 700-file repository costs more than the rest of layer 2 together.
+    on a 700-file repository costs more than the rest of layer 2 together. ``drawn`` draws
+    the map that goes with the document; without it only communities.json is written.
     """
     started = time.perf_counter()
     if not raw_content:  # layer 1's no-change path may not hand its bytes on
@@ -249,9 +322,10 @@ def update_communities(
             raise KgError(f"{KG_DIR}/{RAW_FILE} does not exist yet: run `kgtool update`")
     settings = clustering_settings(config)
     on_disk = store.read_bytes(COMMUNITIES_FILE)
-    key = _input_key(raw_content, settings, on_disk, _labels_key(config, store))
+    map_key = drawn.key() if drawn is not None else None
+    key = _input_key(raw_content, settings, on_disk, map_key)
     if not rebaseline:
-        kept = _unchanged(store, key, on_disk)
+        kept = _unchanged(store, key, on_disk, drawn)
         if kept is not None:
             return CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
     previous = _previous_document(root, on_disk)
@@ -262,45 +336,30 @@ def update_communities(
         graph = build_file_graph(read_raw(raw_content.decode("utf-8")), settings)
     document, reclustered = compute(graph, settings, previous, rebaseline)
     outputs = {COMMUNITIES_FILE: pretty_json(document).encode("utf-8")}
-    view = label_view(root, config, document, load_ontology(store))
-    outputs.update(render(document, view, MAP_FILE))
+    if drawn is not None:
+        outputs.update(drawn.render(document))
     changed = [name for name, data in sorted(outputs.items()) if store.read_bytes(name) != data]
-    removed = [name for name in _pages_on_disk(store) if name not in outputs]
+    removed = [n for n in drawn.on_disk() if n not in outputs] if drawn is not None else []
     if write:
         store.ensure()
         for name in changed:
             store.write_if_changed(name, outputs[name])
         for name in removed:
             store.path(name).unlink(missing_ok=True)
-    if write or not (changed or removed):
+    if drawn is not None and (write or not (changed or removed)):
         # What is on disk now is exactly what this input makes: remember it for next time.
-        new_key = _input_key(
-            raw_content, settings, outputs[COMMUNITIES_FILE], _labels_key(config, store)
-        )
+        new_key = _input_key(raw_content, settings, outputs[COMMUNITIES_FILE], map_key)
         _remember(store, new_key, outputs)
     return CommunitiesResult(
         document, outputs, changed, removed, reclustered, time.perf_counter() - started
     )
 
 
-def _pages_on_disk(store: Store) -> list[str]:
-    pages = store.path(PAGES_DIR)
-    # Only pages layer 2 could have written: anything else in the folder is someone's own.
-    names = sorted(p.name for p in pages.glob("c*.md") if PAGE_NAME.fullmatch(p.name))
-    return [f"{PAGES_DIR}/{name}" for name in names]
-
-
-def _labels_key(config: Config, store: Store) -> bytes:
-    """What the map's names and drift marks depend on besides layers 1 and 2."""
-    section = canonical_json(config.section("ontology")).encode()
-    return section + b"\0" + (store.read_bytes(ONTOLOGY_FILE) or b"")
-
-
 def _input_key(
-    raw: bytes, settings: dict[str, Any], document: bytes | None, labels: bytes | None
+    raw: bytes, settings: dict[str, Any], document: bytes | None, drawn: bytes | None
 ) -> str:
     hasher = hashlib.sha256()
-    for part in (raw, canonical_json(settings).encode(), document or b"", labels or b""):
+    for part in (raw, canonical_json(settings).encode(), document or b"", drawn or b""):
         hasher.update(hashlib.sha256(part).digest())
     return hasher.hexdigest()
 
@@ -319,9 +378,11 @@ def _remember(store: Store, key: str, outputs: dict[str, bytes]) -> None:
         atomic_write(path, record, durable=False)
 
 
-def _unchanged(store: Store, key: str, on_disk: bytes | None) -> Document | None:
+def _unchanged(
+    store: Store, key: str, on_disk: bytes | None, drawn: MapRenderer | None
+) -> Document | None:
     """The document on disk when the last run saw this exact input and left these outputs."""
-    if on_disk is None:
+    if on_disk is None or drawn is None:
         return None
     try:
         record = json.loads((store.cache_dir / CACHE_KEY_FILE).read_bytes())
@@ -330,7 +391,7 @@ def _unchanged(store: Store, key: str, on_disk: bytes | None) -> Document | None
     if not isinstance(record, dict) or record.get("key") != key:
         return None
     expected: dict[str, str] = record.get("outputs", {})
-    if sorted(n for n in expected if n.startswith(f"{PAGES_DIR}/")) != _pages_on_disk(store):
+    if sorted(n for n in expected if n != COMMUNITIES_FILE) != sorted(drawn.on_disk()):
         return None
     for name, digest in expected.items():
         data = store.read_bytes(name)
@@ -341,8 +402,8 @@ def _unchanged(store: Store, key: str, on_disk: bytes | None) -> Document | None
 
 __all__ = [
     "COMMUNITIES_FILE",
-    "MAP_FILE",
     "CommunitiesResult",
+    "MapRenderer",
     "compute",
     "format_id",
     "parse_document",

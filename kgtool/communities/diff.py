@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
-from kgtool.communities.render import describe_counts
-from kgtool.ontology.changes import change_lines
-from kgtool.ontology.changes import is_empty as no_label_change
 
 Document = dict[str, Any]
 Report = dict[str, Any]
@@ -127,10 +125,8 @@ def touched_communities(report: Report) -> set[str]:
 
 
 def is_empty(report: Report) -> bool:
-    return (
-        not touched_communities(report)
-        and not (report["files_added"] or report["files_removed"])
-        and no_label_change(report.get("labels", {}))
+    return not touched_communities(report) and not (
+        report["files_added"] or report["files_removed"]
     )
 
 
@@ -172,8 +168,6 @@ def _change_lines(report: Report) -> list[str]:
             f"coupling changed: {e['src']} -> {e['dst']}: {describe_counts(e['before'])} "
             f"-> {describe_counts(e['after'])}"
         )
-    if report.get("labels"):
-        lines += change_lines(report["labels"])
     return lines
 
 
@@ -186,16 +180,21 @@ def _headline(report: Report, base_name: str, head_name: str) -> str:
     )
 
 
-def render_text(report: Report, base_name: str, head_name: str) -> str:
+def render_text(
+    report: Report, base_name: str, head_name: str, extra: list[str] | None = None
+) -> str:
+    """``extra``: lines the layers above add to the changelog (label changes)."""
     lines = [_headline(report, base_name, head_name)]
-    changes = _change_lines(report)
+    changes = _change_lines(report) + (extra or [])
     lines += [f"  {line}" for line in changes] or ["  no architectural change"]
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(report: Report, base_name: str, head_name: str) -> str:
+def render_markdown(
+    report: Report, base_name: str, head_name: str, extra: list[str] | None = None
+) -> str:
     lines = ["## Architecture changes", "", _headline(report, base_name, head_name), ""]
-    changes = _change_lines(report)
+    changes = _change_lines(report) + (extra or [])
     if not changes:
         return "\n".join([*lines, "No architectural change."]) + "\n"
     lines += [f"- {line}" for line in changes]

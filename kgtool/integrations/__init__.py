@@ -1,1 +1,3 @@
-"""What connects kgtool to the places it runs: git hooks (and, later, GitHub)."""
+"""Where kgtool meets the tools around it: git hooks (the plain hooks and the run every hook
+makes), GitHub pull requests (annotations, the job summary, one comment); built on the
+commands' checks and layers, never below them."""

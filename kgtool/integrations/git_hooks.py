@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import stat
 from pathlib import Path
 
@@ -18,8 +19,8 @@ from kgtool.commands.check import (
     CheckOutcome,
     check_communities,
     check_raw,
+    checks_with,
     report,
-    run_checks,
 )
 from kgtool.commands.update import problems, refresh
 from kgtool.config import load_config
@@ -157,6 +158,7 @@ def run(root: Path, stage_changes: bool = False) -> int:
     staged too with ``stage_changes``, else a difference from the index fails the run.
     """
     store = Store(root)
+    store.refuse_unsafe()  # as every command does, before anything is read from .kg/
     with store.lock():
         if any(not _generated(p) for p in unstaged_paths(root)):
             with index_checkout(root) as tree:
@@ -196,7 +198,7 @@ def _refresh_and_check(root: Path, store: Store) -> tuple[list[str], list[CheckO
     # Layers 1 and 2 were just written from these very files: checking them again would
     # only repeat the work.
     rest = [check for check in CHECKS if check not in (check_raw, check_communities)]
-    return problems(result), run_checks(ctx, rest)
+    return problems(result), checks_with(ctx, result, rest)
 
 
 def _generated(path: str) -> bool:
@@ -205,11 +207,11 @@ def _generated(path: str) -> bool:
 
 
 def _share_cache(store: Store, tree: Path) -> None:
-    """The checkout uses the working tree's cache: entries are keyed by content, so
-    unchanged files are not parsed again (we hold the lock, nobody else writes it)."""
-    store.cache_dir.mkdir(parents=True, exist_ok=True)
-    (tree / KG_DIR).mkdir(exist_ok=True)
-    (tree / KG_DIR / CACHE_DIR).symlink_to(store.cache_dir.resolve(), target_is_directory=True)
+    """The checkout starts with a copy of the working tree's cache: entries are keyed by
+    content, so unchanged files are not parsed again. A copy, not a symlink: kgtool refuses
+    symlinks under .kg/ (a few MB for a 700-file repository)."""
+    if store.cache_dir.is_dir():
+        shutil.copytree(store.cache_dir, tree / KG_DIR / CACHE_DIR)
 
 
 def _generated_files(root: Path) -> dict[str, bytes]:

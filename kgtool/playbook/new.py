@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.config import Config
@@ -20,7 +20,7 @@ from kgtool.playbook.check import TODO, playbooks_dir
 from kgtool.playbook.concepts import load_concepts
 from kgtool.playbook.layer1 import load_layer1
 from kgtool.playbook.parse import parse_playbook, slugify
-from kgtool.repo import changed_paths
+from kgtool.repo import PathChange, changed_paths, check_range, path_changes
 from kgtool.store import Store, atomic_write
 
 MAX_KEY_FILES = 30
@@ -32,9 +32,10 @@ class NewPlaybook:
     key_files: list[str]
     concepts: list[str]
     left_out: int  # changed files beyond MAX_KEY_FILES
+    notes: list[str] = field(default_factory=list)  # files followed or left out, and why
 
 
-def _q(text: str) -> str:
+def yaml_string(text: str) -> str:
     """A YAML double-quoted scalar (JSON strings are valid YAML)."""
     return json.dumps(text, ensure_ascii=False)
 
@@ -59,11 +60,25 @@ def new_playbook(
 
     view = load_layer1(root, config, store)
     playbook_files = f"{directory}/"
-    changed = [
-        p
-        for p in changed_paths(root, rev_range)
-        if p in view.files and not p.startswith(playbook_files)
-    ]
+    end = check_range(root, rev_range) if rev_range else ""
+    renames = _renames_since(root, end) if rev_range else {}
+    changed: list[str] = []
+    left_out: list[str] = []  # "path (why)", said in the skeleton and by the command
+    for file in changed_paths(root, rev_range):
+        if file.startswith(playbook_files):
+            continue
+        now, why = _follow(file, renames)
+        if now in view.files:
+            changed.append(now)
+            if now != file:
+                left_out.append(f"{file} (renamed since: {now} is listed instead)")
+        elif why:
+            left_out.append(f"{file} ({why})")
+        elif not rev_range:
+            continue  # the current change: an untracked or excluded file says nothing
+        else:
+            left_out.append(f"{file} (not in the graph now: deleted, excluded or untracked)")
+    changed = sorted(set(changed))
     key_files = changed[:MAX_KEY_FILES]
     concepts_index = load_concepts(store)
     counts = Counter(concepts_index.files[p] for p in changed if p in concepts_index.files)
@@ -74,17 +89,18 @@ def new_playbook(
     source = f"the commits {rev_range}" if rev_range else "the uncommitted change"
     lines = [
         "---",
-        f"title: {_q(intent[:1].upper() + intent[1:])}",
-        f"intent: {_q(intent)}",
+        f"title: {yaml_string(intent[:1].upper() + intent[1:])}",
+        f"intent: {yaml_string(intent)}",
         "# proposed until a person has replaced every TODO below; then make it active.",
         "status: proposed",
     ]
     lines.append("concepts:" if concepts else "concepts: []")
-    lines += [f"  - {_q(c)}" for c in concepts]
+    lines += [f"  - {yaml_string(c)}" for c in concepts]
+    lines += [f"# {line}" for line in left_out]
     if key_files:
         lines.append(f"# from {source}; keep the files a person must touch, drop the rest.")
         lines.append("key_files:")
-        lines += [f"  - {_q(p)}" for p in key_files]
+        lines += [f"  - {yaml_string(p)}" for p in key_files]
         if len(changed) > MAX_KEY_FILES:
             lines.append(f"  # and {len(changed) - MAX_KEY_FILES} more changed files")
     else:
@@ -92,13 +108,13 @@ def new_playbook(
         lines.append("key_files: []")
     lines += [
         "validation:",
-        f"  - {_q(TODO + ': the exact command or test that proves the change works')}",
+        f"  - {yaml_string(TODO + ': the exact command or test that proves the change works')}",
         "pitfalls:",
-        f"  - {_q(TODO + ': what an earlier attempt got wrong')}",
-        f"rollback: {_q(TODO + ': what breaks if the change is reverted halfway')}",
+        f"  - {yaml_string(TODO + ': what an earlier attempt got wrong')}",
+        f"rollback: {yaml_string(TODO + ': what breaks if the change is reverted halfway')}",
     ]
     if rev_range:
-        lines += ["evidence:", f"  - {_q(rev_range)}"]
+        lines += ["evidence:", f"  - {yaml_string(rev_range)}"]
     lines += [
         "---",
         "",
@@ -115,4 +131,29 @@ def new_playbook(
         raise KgError(f"the skeleton does not read back: {broken[0]}")
     if not dry_run:
         atomic_write(root / path, text.encode("utf-8"))
-    return NewPlaybook(path, key_files, concepts, max(0, len(changed) - MAX_KEY_FILES)), text
+    created = NewPlaybook(path, key_files, concepts, max(0, len(changed) - MAX_KEY_FILES))
+    created.notes = left_out
+    return created, text
+
+
+def _renames_since(root: Path, commit: str) -> dict[str, PathChange]:
+    """Old path -> what first happened to it after ``commit`` (renamed or deleted)."""
+    first: dict[str, PathChange] = {}
+    for change in path_changes(root, since=commit):
+        first.setdefault(change.old_path, change)
+    return first
+
+
+def _follow(path: str, renames: dict[str, PathChange]) -> tuple[str, str]:
+    """Where ``path`` is now along a chain of renames, and why it is gone if it is."""
+    seen = {path}
+    while path in renames:
+        change = renames[path]
+        when = f"in {change.commit[:7]}" if change.commit else "in the working tree"
+        if change.status == "D":
+            return path, f"deleted since, {when}"
+        path = change.new_path
+        if path in seen:  # a rename back and forth: stop where it stands
+            break
+        seen.add(path)
+    return path, ""

@@ -25,6 +25,7 @@ INVALID = "invalid"
 RESOLVED = (EXACT, UNIQUE_SUFFIX)
 
 MAX_CANDIDATES_SHOWN = 8
+OUTSIDE_BY_SYMLINK = "it leads outside the repository (a symlink)"
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _PATTERN_CHARS = set("*?[]<>{}")
 
@@ -68,6 +69,8 @@ def invalid_reason(path: str) -> str:
                 return "it points outside the repository ('..')"
         normal = posixpath.normpath(path)
         return f"it contains '..'; write it as {normal!r}"
+    if path.endswith("/"):  # said before the spelling: 'write pkg/x' would lead to 'a folder'
+        return "it names a folder (it ends with '/'); a pointer names one file"
     if any(part in ("", ".") for part in parts):
         normal = posixpath.normpath(path)
         return f"it is not written as git lists it; write {normal!r}"
@@ -130,6 +133,8 @@ class Resolver:
         return self._absent(pointer, path, symbol)
 
     def _with_symbol(self, pointer: str, outcome: str, path: str, symbol: str) -> Resolution:
+        if self._leads_outside(self.root / path):
+            return Resolution(pointer, INVALID, reason=OUTSIDE_BY_SYMLINK)
         if not symbol:
             return Resolution(pointer, outcome, target=path, path=path)
         if symbol in self.view.symbols(path):
@@ -138,17 +143,21 @@ class Resolver:
             pointer, MISSING, reason=f"{path} defines no '{symbol}'", path=path, symbol=symbol
         )
 
+    def _leads_outside(self, full: Path) -> bool:
+        """Whether a path, through a symlink on the way (tracked files can be symlinks),
+        ends outside the repository: such a pointer must never read as a repository file."""
+        real = Path(os.path.realpath(full))
+        root = Path(os.path.realpath(self.root))
+        return real != root and root not in real.parents
+
     def _absent(self, pointer: str, path: str, symbol: str) -> Resolution:
         """No tracked file matches: is it a folder, untracked, outside, or simply gone?"""
         if self._is_folder(path):
             return Resolution(pointer, INVALID, reason="it is a folder; a pointer names one file")
         full = self.root / path
         if os.path.lexists(full):
-            real = Path(os.path.realpath(full))
-            if real != self.root and self.root not in real.parents:
-                return Resolution(
-                    pointer, INVALID, reason="it leads outside the repository (a symlink)"
-                )
+            if self._leads_outside(full):
+                return Resolution(pointer, INVALID, reason=OUTSIDE_BY_SYMLINK)
             if full.is_dir():
                 return Resolution(
                     pointer, INVALID, reason="it is a folder; a pointer names one file"

@@ -1,9 +1,10 @@
 """Building and refreshing ``.kg/raw.jsonl``, incrementally.
 
 The committed file is the source of truth for readers; a local cache beside it (never
-committed) keeps each file's facts, keyed by git blob id and a fingerprint of this code, and
-where its records stand in raw.jsonl. Unchanged files are never re-parsed; resolution is
-redone for the changed files and for the files whose names the change touched.
+committed) keeps each file's facts, keyed by git blob id, a fingerprint of this code and the
+settings that change the output, and where its records stand in raw.jsonl. Unchanged files are
+never re-parsed; resolution is redone for the changed files and for the files whose names the
+change touched.
 """
 
 from __future__ import annotations
@@ -12,13 +13,11 @@ import functools
 import hashlib
 import json
 import marshal
-import multiprocessing
 import os
 import posixpath
 import re
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,12 +36,13 @@ from kgtool.raw.model import (
     file_edges,
     symbol_id,
 )
+from kgtool.raw.pool import worker_pool
 from kgtool.raw.resolve import FileResolution, RepoIndex, resolve_files
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
 from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json
 
 # Bump when extraction or resolution changes what they produce; raw.jsonl says which it is.
-EXTRACTOR_VERSION = "2"
+EXTRACTOR_VERSION = "3"  # 3: broken imports, too-deep files
 MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
 FORMAT_VERSION = 1
 
@@ -56,13 +56,17 @@ class UpdateResult:
     symbols: int
     edges: Counter[tuple[str, str]]  # (type, tier) -> count
     skipped: list[tuple[str, str]]  # (path, reason)
-    partial: list[tuple[str, list[int]]]
+    partial: list[tuple[str, list[int], str]]  # (path, error lines, PARTIAL_* reason or "")
     unresolved_calls: int
+    # (path, line, module): imports of this repository's own code that resolve to no file.
+    broken_imports: list[tuple[str, int, str]]
     seconds: float
     content: bytes = b""
+    # Tracked files left out because their names are not UTF-8, as printable text.
+    bad_names: list[str] = field(default_factory=list)
     # Where ``file_edges`` comes from: this run's entries, or the cache a no-change run trusted.
     _entries: dict[str, CachedFile] | None = field(default=None, repr=False)
-    _cached: tuple[Store, dict[str, str]] | None = field(default=None, repr=False)
+    _cached: tuple[Store, dict[str, str], str] | None = field(default=None, repr=False)
 
     def file_edges(self) -> dict[str, tuple[FileEdge, ...]] | None:
         """Every file's edges to other files, as layer 2 folds them; None when unknown.
@@ -75,8 +79,8 @@ class UpdateResult:
             return {path: entry.file_edges for path, entry in self._entries.items()}
         if self._cached is None:
             return None
-        store, blobs = self._cached
-        edges = cache.load_file_edges(store, cache_version())
+        store, blobs, key = self._cached
+        edges = cache.load_file_edges(store, key)
         return edges if edges is not None and edges.keys() == blobs.keys() else None
 
     @classmethod
@@ -89,8 +93,9 @@ class UpdateResult:
             symbols=summary["symbols"],
             edges=Counter({(kind, tier): n for kind, tier, n in summary["edges"]}),
             skipped=[tuple(item) for item in summary["skipped"]],
-            partial=[(path, list(lines)) for path, lines in summary["partial"]],
+            partial=[(path, list(lines), why) for path, lines, why in summary["partial"]],
             unresolved_calls=summary["unresolved_calls"],
+            broken_imports=[tuple(item) for item in summary["broken_imports"]],
             seconds=time.perf_counter() - started,
         )
 
@@ -109,6 +114,17 @@ def cache_version() -> str:
             hasher.update(path.relative_to(package).as_posix().encode() + b"\0")
             hasher.update(path.read_bytes())
     return f"{EXTRACTOR_VERSION}-{hasher.hexdigest()[:16]}"
+
+
+# The settings that change what layer 1 writes for the same files: each is part of the cache
+# key, so that changing one redoes every file (``exclude`` needs no entry: it changes the file
+# set, which every run compares; ``jobs`` changes nothing written).
+LAYER1_SETTINGS = ("max_file_bytes", "max_candidates")
+
+
+def cache_key(config: Config) -> str:
+    settings = canonical_json({name: config[name] for name in LAYER1_SETTINGS})
+    return f"{cache_version()}-{digest(settings.encode())[:12]}"
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
@@ -145,25 +161,46 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return glob_regex(pattern)
 
 
+def valid_name(path: str) -> bool:
+    """Whether a path (decoded from git with surrogateescape) is UTF-8, as every ID must be:
+    .kg/ is UTF-8 JSON and a name that is not cannot be written there."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable_name(path: str) -> str:
+    """A path whose bytes are not UTF-8, with those bytes shown as \\xNN."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> UpdateResult:
     started = time.perf_counter()
-    current = {
-        f.path: f
-        for f in tracked_files(root)
-        if not f.path.startswith(f"{KG_DIR}/") and not excluded(f.path, config["exclude"])
-    }
-    manifest = cache.load_manifest(store, cache_version())
+    current: dict[str, TrackedFile] = {}
+    bad_names: list[str] = []
+    for tracked in tracked_files(root):
+        if tracked.path.startswith(f"{KG_DIR}/") or excluded(tracked.path, config["exclude"]):
+            continue
+        if not valid_name(tracked.path):
+            bad_names.append(printable_name(tracked.path))
+            continue
+        current[tracked.path] = tracked
+    key = cache_key(config)
+    manifest = cache.load_manifest(store, key)
     trusted = manifest is not None and _raw_matches(store, manifest)
     if manifest is not None and trusted and _same_blobs(manifest.blobs, current):
         result = UpdateResult.from_summary(manifest.summary, started)
-        result._cached = (store, manifest.blobs)
+        result._cached = (store, manifest.blobs, key)
+        result.bad_names = bad_names
         return result
 
-    old_files = cache.load_files(store, cache_version())
+    old_files = cache.load_files(store, key)
     stale_paths = sorted(
         path
         for path, tracked in current.items()
@@ -216,8 +253,9 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         # Only the shards of entries that changed are rewritten (every file missing from the
         # old cache was parsed, so it is among them).
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
-        cache.save(store, cache_version(), new_files, digest(content), summary, spans, dirty)
+        cache.save(store, key, new_files, digest(content), summary, spans, dirty)
     result = UpdateResult.from_summary(summary, started)
+    result.bad_names = bad_names
     result.changed = changed
     result.parsed = sorted(parsed)
     result.resolved = len(to_resolve)
@@ -243,11 +281,13 @@ def _resolve_and_render(
     _SHARED = (index, files, config["max_candidates"])
     try:
         chunks = [paths[i :: workers * 4] for i in range(workers * 4)]
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with worker_pool(workers, "fork") as pool:
             for data in pool.map(_resolve_chunk, chunks):
-                for path, lines, counts, unresolved, externals, edges in marshal.loads(data):
+                for path, lines, counts, unresolved, externals, edges, broken in marshal.loads(
+                    data
+                ):
                     entry = files[path]
+                    entry.broken_imports = broken
                     entry.lines = lines
                     entry.edge_counts = Counter({(k, t): n for k, t, n in counts})
                     entry.unresolved_calls = unresolved
@@ -266,7 +306,17 @@ def _resolve_chunk(paths: list[str]) -> bytes:
         _render_file(entry, resolution)
         counts = tuple((k, t, n) for (k, t), n in sorted(entry.edge_counts.items()))
         externals = tuple(entry.externals)
-        out.append((path, entry.lines, counts, entry.unresolved_calls, externals, entry.file_edges))
+        out.append(
+            (
+                path,
+                entry.lines,
+                counts,
+                entry.unresolved_calls,
+                externals,
+                entry.file_edges,
+                entry.broken_imports,
+            )
+        )
     return marshal.dumps(out)
 
 
@@ -375,6 +425,11 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
         file_record["lang"] = facts.language
     if facts.error_lines:
         file_record["error_lines"] = facts.error_lines
+    if facts.partial:
+        file_record["partial"] = facts.partial
+    broken = tuple(sorted(set(resolution.broken_imports)))
+    if broken:
+        file_record["broken_imports"] = [{"line": line, "module": m} for line, m in broken]
     records.append(file_record)
     for symbol in facts.symbols:
         records.append(
@@ -403,6 +458,7 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     entry.unresolved_calls = sum(sum(names.values()) for names in resolution.unresolved.values())
     entry.externals = frozenset(e.target for e in resolution.edges if e.target.startswith("ext:"))
     entry.file_edges = file_edges(facts.path, resolution.edges)
+    entry.broken_imports = broken
 
 
 def edge_line(edge: Edge) -> str:
@@ -456,7 +512,7 @@ def _summarize(files: dict[str, CachedFile]) -> dict[str, Any]:
         if status.startswith("skipped:"):
             skipped.append((path, status.removeprefix("skipped:")))
         elif status == PARSE_PARTIAL:
-            partial.append((path, tuple(entry.facts.error_lines)))
+            partial.append((path, tuple(entry.facts.error_lines), entry.facts.partial))
     return {
         "files": len(files),
         "symbols": sum(len(entry.facts.symbols) for entry in files.values()),
@@ -464,4 +520,9 @@ def _summarize(files: dict[str, CachedFile]) -> dict[str, Any]:
         "skipped": tuple(skipped),
         "partial": tuple(partial),
         "unresolved_calls": sum(entry.unresolved_calls for entry in files.values()),
+        "broken_imports": tuple(
+            (path, line, module)
+            for path in sorted(files)
+            for line, module in files[path].broken_imports
+        ),
     }

@@ -12,11 +12,13 @@ A file's rendered records are not cached: while raw.jsonl is the one the manifes
 an unchanged file's records are cut from it by their span.
 
 Both are ``marshal`` data of builtin types: loading tens of megabytes of it takes milliseconds,
-where pickled objects took a second. A cache of another extractor version is ignored.
+where pickled objects took a second. A cache of another key (extractor version, layer-1
+settings) is ignored, and so is a file whose checksum does not match.
 """
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 import os
 import zlib
@@ -28,6 +30,9 @@ from kgtool.raw.model import AssignFact, CallFact, FileEdge, FileFacts
 from kgtool.store import RAW_FILE, Store, atomic_write
 
 MANIFEST_FILE = "raw.manifest"
+# Each file starts with a checksum of the rest: a cache edited or damaged into valid but wrong
+# data must cost a rebuild, never a wrong graph (blake2b: about 1 ms per megabyte).
+CHECKSUM_BYTES = 16
 CACHE_FILE = "raw.cache"
 SHARDS = 16
 
@@ -50,6 +55,7 @@ class CachedFile:
     externals: frozenset[str] = frozenset()  # external package IDs its edges point to
     mentions: frozenset[str] = frozenset()  # every name its resolution depends on
     file_edges: tuple[FileEdge, ...] = ()  # its edges to other files, as layer 2 reads them
+    broken_imports: tuple[tuple[int, str], ...] = ()  # (line, module) of imports that broke
     # Calls and assignments as stored, until ``hydrate``: only the files being resolved need
     # them, and decoding every file's would cost more than the rest of an update.
     body: bytes | None = None  # marshal of (calls, assigns): decoded only by ``hydrate``
@@ -77,11 +83,12 @@ class CachedFile:
             tuple(sorted(self.externals)),
             tuple(sorted(self.mentions)),
             self.file_edges,
+            self.broken_imports,
         )
 
     @classmethod
     def load(cls, data: tuple[Any, ...]) -> CachedFile:
-        blob, facts, counts, unresolved, externals, mentions, edges = data
+        blob, facts, counts, unresolved, externals, mentions, edges, broken = data
         body = facts["calls"]
         facts["calls"] = facts["assigns"] = ()
         return cls(
@@ -93,6 +100,7 @@ class CachedFile:
             frozenset(externals),
             frozenset(mentions),
             edges,
+            tuple(map(tuple, broken)),
             body,
         )
 
@@ -180,11 +188,7 @@ def save(
         if shard in grouped:
             grouped[shard][path] = entry.dump()
     for shard, entries in sorted(grouped.items()):
-        atomic_write(
-            store.cache_dir / _shard_name(shard),
-            marshal.dumps({"version": version, "files": entries}),
-            durable=False,
-        )
+        _write(store, _shard_name(shard), {"version": version, "files": entries})
     manifest = {
         "version": version,
         "raw_digest": raw_digest,
@@ -193,11 +197,28 @@ def save(
         "summary": summary,
         "spans": spans,
     }
-    atomic_write(store.cache_dir / MANIFEST_FILE, marshal.dumps(manifest), durable=False)
+    _write(store, MANIFEST_FILE, manifest)
+
+
+def _checksum(payload: bytes) -> bytes:
+    return hashlib.blake2b(payload, digest_size=CHECKSUM_BYTES).digest()
+
+
+def _write(store: Store, name: str, value: Any) -> None:
+    payload = marshal.dumps(value)
+    atomic_write(store.cache_dir / name, _checksum(payload) + payload, durable=False)
 
 
 def _load(store: Store, name: str) -> Any:
+    """A cache file's value; None when it is missing, unreadable, or not what kgtool wrote."""
     try:
-        return marshal.loads((store.cache_dir / name).read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
+        data = (store.cache_dir / name).read_bytes()
+    except OSError:
+        return None
+    checksum, payload = data[:CHECKSUM_BYTES], data[CHECKSUM_BYTES:]
+    if len(checksum) < CHECKSUM_BYTES or checksum != _checksum(payload):
+        return None
+    try:
+        return marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
         return None

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import marshal
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from kgtool.raw.languages import language_for_path
 from kgtool.raw.model import (
+    PARSE_PARTIAL,
     PARSE_TEXT,
+    PARTIAL_TOO_DEEP,
     SKIP_BINARY,
     SKIP_TOO_LARGE,
     SKIP_UNDECODABLE,
@@ -18,6 +18,7 @@ from kgtool.raw.model import (
     FileFacts,
     line_count,
 )
+from kgtool.raw.pool import worker_pool
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 64
@@ -45,7 +46,15 @@ def extract_file(root: Path, path: str, max_bytes: int) -> FileFacts:
     language = language_for_path(path)
     if language is None:
         return FileFacts(path, "", PARSE_TEXT, line_count=line_count(source))
-    return language.extract(path, source)
+    try:
+        return language.extract(path, source)
+    except RecursionError:
+        # A construct nested past Python's stack in a language's own rules (a type of types of
+        # types...): the file keeps its node, marked partial for the same reason as the depth
+        # guard in ``Language.extract``.
+        facts = FileFacts(path, language.name, PARSE_PARTIAL, line_count=line_count(source))
+        facts.partial = PARTIAL_TOO_DEEP
+        return facts
 
 
 def _extract_chunk(args: tuple[str, list[str], int]) -> bytes:
@@ -63,9 +72,8 @@ def extract_files(root: Path, paths: list[str], max_bytes: int, jobs: int) -> di
     # Interleave so that each chunk gets a fair share of large and small files.
     chunk_count = workers * 4
     chunks = [ordered[i::chunk_count] for i in range(chunk_count)]
-    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     results: dict[str, FileFacts] = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with worker_pool(workers) as pool:
         for data in pool.map(_extract_chunk, [(str(root), c, max_bytes) for c in chunks]):
             for record in marshal.loads(data):
                 results[record["path"]] = FileFacts.from_json(record)

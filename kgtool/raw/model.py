@@ -20,6 +20,10 @@ CLASS_KINDS = frozenset({"class", "interface", "struct", "trait", "enum"})
 # How a file fared when it was read. Anything but "ok"/"partial" means no symbols.
 PARSE_OK = "ok"
 PARSE_PARTIAL = "partial"  # syntax errors: what tree-sitter recovered is kept
+# Why a file is partial when it is not for syntax errors (``FileFacts.partial``):
+PARTIAL_TOO_DEEP = "too-deep"  # nested past what is read; the shallower part is kept
+# Valid source the bundled grammar cannot parse (its errors are the parser's, not the file's).
+PARTIAL_GRAMMAR = "parser-limitation"
 PARSE_TEXT = "text"  # no grammar for it: a file node only
 SKIP_BINARY = "skipped:binary"
 SKIP_TOO_LARGE = "skipped:too-large"
@@ -125,6 +129,7 @@ class FileFacts:
     # Language-specific facts a resolver needs (a Go file's package name, a Java package).
     extra: dict[str, str] = field(default_factory=dict)
     error_lines: list[int] = field(default_factory=list)  # first lines of syntax errors
+    partial: str = ""  # a PARTIAL_* reason when partial for another cause than syntax errors
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -139,6 +144,7 @@ class FileFacts:
             "assigns": [tuple(a) for a in self.assigns],
             "extra": self.extra,
             "error_lines": self.error_lines,
+            "partial": self.partial,
         }
 
     @classmethod
@@ -155,6 +161,7 @@ class FileFacts:
             assigns=list(map(AssignFact._make, data["assigns"])),
             extra=dict(data["extra"]),
             error_lines=list(data["error_lines"]),
+            partial=data["partial"],
         )
 
 

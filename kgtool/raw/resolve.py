@@ -56,6 +56,7 @@ class FileResolution:
     edges: list[Edge] = field(default_factory=list)
     unresolved: dict[str, Counter[str]] = field(default_factory=dict)  # caller id -> names
     external_calls: Counter[str] = field(default_factory=Counter)  # caller id -> count
+    broken_imports: list[tuple[int, str]] = field(default_factory=list)  # (line, module)
 
 
 class RepoIndex:
@@ -375,6 +376,8 @@ class FileResolver:
                     targets = found.module.files  # a module the package itself imports
                 elif sub.files and found is None:
                     targets = sub.files
+            if target.broken:
+                self.result.broken_imports.append((imp.line, imp.module))
             if target.external:
                 self._edge(
                     self.path,

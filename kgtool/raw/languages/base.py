@@ -34,6 +34,7 @@ from kgtool.raw.model import (
     PARSE_OK,
     PARSE_PARTIAL,
     PARSE_TEXT,
+    PARTIAL_TOO_DEEP,
     AssignFact,
     BaseFact,
     CallFact,
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from kgtool.raw.resolve import RepoIndex
 
 UNBINDABLE = "?"
+# Syntax tree levels read; deeper constructs are left out and the file is marked partial.
+MAX_DEPTH = 10_000
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
 
 
@@ -58,6 +61,9 @@ class ModuleTarget:
 
     files: tuple[str, ...] = ()
     external: str = ""  # external package name, e.g. "requests"
+    # It names this repository's own code (a relative import, a module of its own package),
+    # yet no file: a broken import, never a fact about an external package.
+    broken: bool = False
 
     @property
     def found(self) -> bool:
@@ -126,7 +132,14 @@ class Language:
         )
         if root.has_error:
             facts.error_lines = _error_lines(root)
-        matches = QueryCursor(self.query).matches(root)
+        cursor = QueryCursor(self.query)
+        # Past a few tens of thousands of levels (g(g(g(...))) in a generated file) the query
+        # cursor slows to minutes; no hand-written code nests anywhere near MAX_DEPTH. Only a
+        # tree with that many nodes can be that deep, so normal files never pay for the walk.
+        if root.descendant_count > MAX_DEPTH and _deeper_than(root, MAX_DEPTH):
+            cursor.set_max_start_depth(MAX_DEPTH)
+            facts.status, facts.partial = PARSE_PARTIAL, PARTIAL_TOO_DEEP
+        matches = cursor.matches(root)
 
         # Sort matches by what their pattern captures, once per pattern: looking at every
         # capture name of every match cost more than the query itself.
@@ -247,18 +260,23 @@ class Language:
 
     def dotted(self, node: Node) -> str:
         """``a.b.c`` for a chain of names, "" for anything a name cannot bind."""
-        if node.type in self.name_types:
-            return self.node_text(node)
-        if node.type in self.self_names or node.type in self.super_names:
-            return self.node_text(node)
-        fields = self.member_access.get(node.type)
-        if fields is None:
-            return ""
-        obj, prop = node.child_by_field_name(fields[0]), node.child_by_field_name(fields[1])
-        if obj is None or prop is None:
-            return ""
-        left = self.dotted(obj)
-        return f"{left}.{self.node_text(prop)}" if left else ""
+        # A loop, not recursion: a generated chain can be thousands of members long.
+        parts: list[str] = []
+        while True:
+            if node.type in self.name_types:
+                break
+            if node.type in self.self_names or node.type in self.super_names:
+                break
+            fields = self.member_access.get(node.type)
+            if fields is None:
+                return ""
+            obj, prop = node.child_by_field_name(fields[0]), node.child_by_field_name(fields[1])
+            if obj is None or prop is None:
+                return ""
+            parts.append(self.node_text(prop))
+            node = obj
+        parts.append(self.node_text(node))
+        return ".".join(reversed(parts))
 
     def type_name(self, node: Node) -> str:
         """The dotted name of a type as written in a base list or receiver."""
@@ -416,6 +434,22 @@ def _role_of(captures: dict[str, list[Node]]) -> str:
         if role in captures:
             return role
     return ""
+
+
+def _deeper_than(root: Node, limit: int) -> bool:
+    """Whether any node lies more than ``limit`` levels below ``root`` (a walk, no recursion)."""
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if depth < limit and cursor.goto_first_child():
+            depth += 1
+            continue
+        if depth >= limit:
+            return True
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return False
+            depth -= 1
 
 
 def _error_lines(root: Node, limit: int = 20) -> list[int]:

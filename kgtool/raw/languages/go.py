@@ -145,7 +145,8 @@ class Go(Language):
         if best is None:
             return ModuleTarget(external=module)
         files = index.memo("go:folders", _folder_table).get(best[2], ())
-        return ModuleTarget(files=tuple(files))
+        # Under a module path of this repository, yet no package there: a broken import.
+        return ModuleTarget(files=tuple(files)) if files else ModuleTarget(broken=True)
 
     def package_peers(self, path: str, index: RepoIndex) -> Iterable[str]:
         package = index.facts[path].extra.get("package", "")

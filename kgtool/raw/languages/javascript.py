@@ -253,7 +253,10 @@ class JavaScript(Language):
         if module.startswith(("./", "../")) or module in (".", ".."):
             stem = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
             found = self._probe(stem, index)
-            return ModuleTarget(files=(found,)) if found else ModuleTarget()
+            if found:
+                return ModuleTarget(files=(found,))
+            # A relative specifier that stays inside the repository but names no file.
+            return ModuleTarget(broken=not (stem == ".." or stem.startswith("../")))
         if module.startswith("/") or "\\" in module:
             return ModuleTarget()
         for alias in ROOT_ALIASES:

@@ -85,18 +85,16 @@ class Python(Language):
             rest = module[level:].replace(".", "/")
             stem = posixpath.join(base, rest) if rest else base
             found = _module_files(stem, index)
-            return ModuleTarget(files=found) if found else ModuleTarget()
+            return ModuleTarget(files=found) if found else ModuleTarget(broken=True)
         # A module is importable from the repository root, from a conventional source root,
         # or from a root above the importer; a same-named file elsewhere is not the module.
-        candidates = [
-            c
-            for c in _absolute_candidates(module, index)
-            if not c[0]
-            or importer.startswith(c[0])
-            or c[0].rstrip("/").split("/")[-1] in SOURCE_ROOTS
-        ]
+        candidates = _importable(_absolute_candidates(module, index), importer)
         if not candidates:
-            return ModuleTarget(external=module.split(".")[0])
+            top = module.split(".")[0]
+            if "." in module and _importable(_absolute_candidates(top, index), importer):
+                # ``mypkg.plugins.old`` when ``mypkg`` is this repository's package.
+                return ModuleTarget(broken=True)
+            return ModuleTarget(external=top)
         if len(candidates) > 1:
             # Several roots hold this module: prefer the one whose root holds the importer.
             near = [c for c in candidates if importer.startswith(c[0])]
@@ -105,6 +103,14 @@ class Python(Language):
         if len(candidates) > 1:
             return ModuleTarget()  # several roots, no way to choose: not bound
         return ModuleTarget(files=(candidates[0][1],))
+
+
+def _importable(candidates: list[tuple[str, str]], importer: str) -> list[tuple[str, str]]:
+    return [
+        c
+        for c in candidates
+        if not c[0] or importer.startswith(c[0]) or c[0].rstrip("/").split("/")[-1] in SOURCE_ROOTS
+    ]
 
 
 def _module_files(stem: str, index: RepoIndex) -> tuple[str, ...]:

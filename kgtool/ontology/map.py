@@ -1,5 +1,8 @@
 """``.kg/MAP.md`` and ``.kg/communities/<id>.md``: the map an agent reads, then follows.
 
+The map is layer 2's communities under layer 3's names, so it is drawn here, above both:
+layer 2 is handed a ``MapRenderer`` by the commands and never reads labels itself.
+
 The map is one table row per community, kept short enough to read whole (a few thousand
 tokens for a 700-file repository): the name, the size, the main files and the strongest
 outgoing edges. Each page has the rest: every member, the top symbols by in-degree, every edge
@@ -9,30 +12,51 @@ exist, so an agent following them never hits a dead end.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
-from kgtool.ontology.view import DRIFTED, UNLABELLED, LabelView
+from kgtool.config import Config
+from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
+from kgtool.ontology.view import DRIFTED, UNLABELLED, LabelView, label_view
+from kgtool.store import PAGES_DIR, Store, canonical_json
 
-PAGES_DIR = "communities"
+MAP_FILE = "MAP.md"
+PAGE_NAME = re.compile(r"c[0-9]+\.md")
 MAP_EDGES = 3  # outgoing edges per row in the map; the page lists them all
 MAP_FILES = 3
+
+
+@dataclass(frozen=True)
+class LabelledMap:
+    """The map of a repository, as ``kgtool update`` hands it to layer 2 to draw."""
+
+    root: Path
+    config: Config
+    store: Store
+
+    def key(self) -> bytes:
+        section = canonical_json(self.config.section("ontology")).encode()
+        return section + b"\0" + (self.store.read_bytes(ONTOLOGY_FILE) or b"")
+
+    def render(self, document: dict[str, Any]) -> dict[str, bytes]:
+        view = label_view(self.root, self.config, document, load_ontology(self.store))
+        return render(document, view, MAP_FILE)
+
+    def on_disk(self) -> list[str]:
+        pages = self.store.path(PAGES_DIR)
+        # Only pages kgtool could have written: anything else in the folder is someone's own.
+        names = sorted(p.name for p in pages.glob("c*.md") if PAGE_NAME.fullmatch(p.name))
+        found = [f"{PAGES_DIR}/{name}" for name in names]
+        return [MAP_FILE, *found] if self.store.path(MAP_FILE).is_file() else found
 
 
 def marked(text: str, mark: str) -> str:
     """A name or phrase with what it is, when it is not a current label: never shown as fact."""
     return f"{text} ({mark})" if mark else text
-
-
-def describe_counts(types: dict[str, dict[str, int]]) -> str:
-    """``calls×32 / imports×9 (EXTRACTED 38, INFERRED 3)``"""
-    by_type = sorted(types.items(), key=lambda item: (-sum(item[1].values()), item[0]))
-    kinds = " / ".join(f"{kind}×{sum(tiers.values())}" for kind, tiers in by_type)
-    tiers: dict[str, int] = {}
-    for counts in types.values():
-        for tier, count in counts.items():
-            tiers[tier] = tiers.get(tier, 0) + count
-    return f"{kinds} ({', '.join(f'{t} {c}' for t, c in sorted(tiers.items()))})"
 
 
 def _cell(text: str) -> str:

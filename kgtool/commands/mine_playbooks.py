@@ -1,0 +1,116 @@
+"""``kgtool mine-playbooks``: propose playbooks from recurring changes in the history.
+
+Exit codes: 0 done (whether or not anything was proposed); 2 bad usage or input (an empty
+repository, a shallow clone, an unreadable pull-request list).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from kgtool.commands._common import context
+from kgtool.mining.filters import MAX_FILES
+from kgtool.mining.miner import MAX_PROPOSALS, Options, mine
+from kgtool.mining.patterns import MIN_SUPPORT
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "mine-playbooks", help="propose playbooks from recurring changes in the history"
+    )
+    parser.add_argument("--since", metavar="DATE", help="read only commits after DATE")
+    parser.add_argument(
+        "--max-changes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="read at most the last N commits of the default branch (default: all)",
+    )
+    parser.add_argument(
+        "--out", metavar="DIR", help="folder for proposals (default: <playbooks dir>/proposed)"
+    )
+    parser.add_argument(
+        "--prs", type=Path, metavar="FILE", help="saved pull requests (gh pr list --json ...)"
+    )
+    parser.add_argument(
+        "--min-support",
+        type=int,
+        default=MIN_SUPPORT,
+        metavar="N",
+        help=f"change sets a pattern needs (default {MIN_SUPPORT})",
+    )
+    parser.add_argument(
+        "--max-files",
+        type=int,
+        default=MAX_FILES,
+        metavar="N",
+        help=f"larger change sets are set aside (default {MAX_FILES})",
+    )
+    parser.add_argument(
+        "--max-proposals",
+        type=int,
+        default=MAX_PROPOSALS,
+        metavar="N",
+        help=f"write at most N proposals, best first (default {MAX_PROPOSALS})",
+    )
+    parser.add_argument("--rev", metavar="REV", help="mine REV's history, not the default branch")
+    parser.add_argument("--dry-run", action="store_true", help="write nothing; print the summary")
+    parser.add_argument(
+        "--evaluate",
+        action="store_true",
+        help="mine the history before a cut and score the predictions on what came after",
+    )
+    parser.add_argument(
+        "--cut",
+        type=float,
+        default=0.8,
+        metavar="SHARE",
+        help="--evaluate: the share of change sets mined, oldest first (default 0.8)",
+    )
+    parser.set_defaults(run=run)
+
+
+def _progress() -> object:
+    """Periodic lines on a terminal; nothing when the output is not one (a workflow log)."""
+    if not sys.stderr.isatty():
+        return None
+    start = time.monotonic()
+
+    def say(text: str) -> None:
+        print(f"[{time.monotonic() - start:5.1f}s] {text}", file=sys.stderr, flush=True)
+
+    return say
+
+
+def run(args: argparse.Namespace) -> int:
+    ctx = context(args)
+    options = Options(
+        since=args.since,
+        max_changes=max(0, args.max_changes),
+        out=args.out,
+        prs=args.prs,
+        min_support=max(2, args.min_support),
+        max_files=max(1, args.max_files),
+        max_proposals=max(0, args.max_proposals),
+        revision=args.rev,
+        dry_run=args.dry_run,
+    )
+    if args.evaluate:
+        from kgtool.mining.evaluate import evaluate
+
+        report = evaluate(ctx.root, options, args.cut, _progress())
+        print("\n".join(report.lines()))
+        return 0
+    result = mine(ctx.root, ctx.config, ctx.store, options, _progress())
+    for proposal, path, skip in result.proposals:
+        if not skip:
+            p = proposal.pattern
+            print(
+                f"{path}: {proposal.title} (support {p.support}, confidence "
+                f"{p.confidence:.2f}, {len(proposal.key_files)} key files)"
+            )
+    print("\n".join(result.summary()))
+    return 0

@@ -1,0 +1,14 @@
+"""How layer 2's typed edge counts read in words, wherever they are shown."""
+
+from __future__ import annotations
+
+
+def describe_counts(types: dict[str, dict[str, int]]) -> str:
+    """``calls×32 / imports×9 (EXTRACTED 38, INFERRED 3)``"""
+    by_type = sorted(types.items(), key=lambda item: (-sum(item[1].values()), item[0]))
+    kinds = " / ".join(f"{kind}×{sum(tiers.values())}" for kind, tiers in by_type)
+    tiers: dict[str, int] = {}
+    for counts in types.values():
+        for tier, count in counts.items():
+            tiers[tier] = tiers.get(tier, 0) + count
+    return f"{kinds} ({', '.join(f'{t} {c}' for t, c in sorted(tiers.items()))})"

@@ -1,0 +1,1 @@
+"""The miner: recurring changes in a repository's history, proposed as playbooks."""

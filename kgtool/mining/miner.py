@@ -1,0 +1,179 @@
+"""One mining run: history, filters, patterns, proposals, and what was written."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgtool.config import Config
+from kgtool.mining.filters import MAX_FILES, REASONS, Filtered, filter_change_sets
+from kgtool.mining.history import DIRECT, MERGE, SQUASH, History, read_history
+from kgtool.mining.paths import Abstractor
+from kgtool.mining.patterns import MIN_SUPPORT, Pattern, find_patterns, make_tasks
+from kgtool.mining.proposals import (
+    MARK,
+    Proposal,
+    build_proposal,
+    check_readable,
+    place,
+    project_checks,
+)
+from kgtool.mining.prs import enrich, load_prs
+from kgtool.playbook.check import playbooks_dir
+from kgtool.playbook.concepts import load_concepts
+from kgtool.playbook.layer1 import load_layer1
+from kgtool.playbook.model import PROPOSED_DIR
+from kgtool.playbook.parse import discover, read_playbook
+from kgtool.playbook.resolve import Resolver
+from kgtool.store import Store, atomic_write
+
+MAX_PROPOSALS = 10
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Options:
+    since: str | None = None
+    max_changes: int = 0
+    out: str | None = None  # folder for proposals (default: <playbooks dir>/proposed)
+    prs: Path | None = None
+    min_support: int = MIN_SUPPORT
+    max_files: int = MAX_FILES
+    max_proposals: int = MAX_PROPOSALS
+    revision: str | None = None
+    dry_run: bool = False
+
+
+@dataclass
+class Mined:
+    """What the history gave, before anything is written."""
+
+    history: History
+    filtered: Filtered
+    patterns: list[Pattern]
+    prs_matched: int = 0
+
+
+@dataclass
+class MineResult:
+    mined: Mined
+    proposals: list[tuple[Proposal, str, str]] = field(default_factory=list)  # (p, path, skip)
+    written: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    without_files: int = 0  # patterns none of whose files exist any more
+
+    def summary(self) -> list[str]:
+        history = self.mined.history
+        kinds = {kind: 0 for kind in (MERGE, SQUASH, DIRECT)}
+        for change in history.change_sets:
+            kinds[change.kind] += 1
+        filtered = self.mined.filtered
+        lines = [
+            f"read {len(history.change_sets)} change sets on {history.branch} "
+            f"({kinds[MERGE]} merges, {kinds[SQUASH]} squashed pull requests, "
+            f"{kinds[DIRECT]} direct commits)",
+        ]
+        if self.mined.prs_matched:
+            lines.append(f"  {self.mined.prs_matched} matched a saved pull request")
+        aside = [(r, len(filtered.set_aside.get(r, []))) for r in REASONS]
+        lines.append(
+            f"set aside {sum(n for _, n in aside)}: "
+            + ", ".join(f"{reason} {count}" for reason, count in aside)
+        )
+        lines.append(
+            f"{len(filtered.kept)} tasks ({filtered.follow_ups} follow-ups grouped with the "
+            f"change they complete); {len(self.mined.patterns)} patterns found"
+        )
+        lines.append(
+            f"proposals: {len(self.written)} written, {len(self.updated)} updated, "
+            f"{len(self.unchanged)} unchanged, {len(self.skipped)} skipped"
+        )
+        lines += [f"  skipped: {s}" for s in self.skipped]
+        return lines
+
+
+def mine_history(
+    root: Path, options: Options, progress: Progress | None = None
+) -> Mined:
+    say = progress or (lambda _text: None)
+    say("reading history")
+    history = read_history(root, options.revision, options.since, options.max_changes)
+    say(f"read {len(history.change_sets)} change sets")
+    matched = 0
+    if options.prs is not None:
+        matched = enrich(history.change_sets, load_prs(options.prs))
+    filtered = filter_change_sets(history.change_sets, history.branch, options.max_files)
+    patterns = mine_patterns(history, filtered, options.min_support)
+    say(f"found {len(patterns)} patterns")
+    return Mined(history, filtered, patterns, matched)
+
+
+def mine_patterns(history: History, filtered: Filtered, min_support: int) -> list[Pattern]:
+    # Which words are rare is a property of the repository's paths, so every path the
+    # history read counts, filtered change sets included.
+    abstractor = Abstractor(sorted({p for c in history.change_sets for p in c.paths}))
+    return find_patterns(make_tasks(filtered.kept, abstractor), min_support)
+
+
+def mine(
+    root: Path, config: Config, store: Store, options: Options, progress: Progress | None = None
+) -> MineResult:
+    mined = mine_history(root, options, progress)
+    result = MineResult(mined)
+    directory = playbooks_dir(config)
+    out_dir = (options.out or f"{directory}/{PROPOSED_DIR}").strip().rstrip("/")
+    resolver = Resolver(load_layer1(root, config, store), root)
+    concepts = load_concepts(store)
+    checks = project_checks(root)
+    proposals: list[Proposal] = []
+    for pattern in mined.patterns:
+        if len(proposals) >= options.max_proposals:
+            break
+        proposal = build_proposal(
+            pattern, resolver, concepts, checks, mined.filtered.reverts
+        )
+        if proposal is None:
+            result.without_files += 1
+            continue
+        proposals.append(proposal)
+    existing = _existing(root, directory, out_dir, config.section("playbooks")["max_bytes"])
+    result.proposals = place(proposals, existing, out_dir)
+    for proposal, path, skip in result.proposals:
+        if skip:
+            result.skipped.append(f"“{proposal.title}”: {skip}")
+            continue
+        text = proposal.render()
+        check_readable(path, text)
+        full = root / path
+        before = full.read_bytes() if full.is_file() else None
+        if before == text.encode("utf-8"):
+            result.unchanged.append(path)
+            continue
+        (result.updated if before is not None else result.written).append(path)
+        if not options.dry_run:
+            atomic_write(full, text.encode("utf-8"))
+    return result
+
+
+def _existing(root: Path, directory: str, out_dir: str, max_bytes: int) -> list:
+    """Every playbook already there, and whether the miner wrote it (a proposal of its own)."""
+    paths = set(discover(root, directory))
+    folder = root / out_dir
+    if folder.is_dir():
+        paths |= {
+            f"{out_dir}/{p.name}"
+            for p in folder.iterdir()
+            if p.suffix == ".md" and p.name.lower() != "readme.md"
+        }
+    found = []
+    for path in sorted(paths):
+        playbook = read_playbook(root, path, max_bytes)
+        try:
+            head = (root / path).read_text(encoding="utf-8", errors="replace")[:400]
+        except OSError:
+            head = ""
+        found.append((playbook, MARK in head))
+    return found

@@ -1,0 +1,172 @@
+"""Paths as patterns: placeholders for the part that varies, and bookkeeping files apart.
+
+"Add a new provider" is invisible in raw paths: the new file's name never repeats. So an
+added file's path is abstracted: a word of its path that is rare in the repository's whole
+history (found in few paths: the provider's own name) becomes ``<name>``, and a run of digits
+``<n>``, while the words every path of its kind shares stay (``tests/test_<name>.py``,
+``docs/libcurl/opts/CURLOPT_<name>.md``). A file that is edited, not added, keeps its path:
+it is the same file every time (a registry, a shared test), which is what recurs.
+
+Bookkeeping files (changelogs, lock files, version files, release notes, kgtool's own
+``.kg/``) change with everything; they are listed as bookkeeping steps, never as the pattern.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+NAME = "<name>"
+NUMBER = "<n>"
+
+# A rare word is in at most this many distinct paths of the history (and this share of them).
+RARE_PATHS = 6
+RARE_SHARE = 0.002
+SIBLINGS = 3
+
+_BOOKKEEPING_STEMS = (
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "release-notes",
+    "release_notes",
+    "releasenotes",
+    "whatsnew",
+    "authors",
+    "contributors",
+    "thanks",
+)
+_BOOKKEEPING_NAMES = {
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "pnpm-lock.yaml",
+    "yarn.lock",
+    "go.sum",
+    "poetry.lock",
+    "uv.lock",
+    "cargo.lock",
+    "gemfile.lock",
+    "composer.lock",
+    "pipfile.lock",
+    "version",
+    "version.txt",
+    "version.py",
+    "_version.py",
+    "__version__.py",
+}
+# Folders of changelog fragments (towncrier, changesets, scriv): one new file per change.
+_BOOKKEEPING_DIRS = ("changes", "changelog.d", "newsfragments", "changelog", ".changeset")
+VERSION_FILES = {"version", "version.txt", "version.py", "_version.py", "__version__.py"}
+_MANIFESTS = {"package.json", "pyproject.toml", "setup.py", "setup.cfg", "cargo.toml"}
+
+_PIECES = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def is_bookkeeping(path: str) -> bool:
+    lower = path.lower()
+    if lower.startswith(".kg/"):
+        return True
+    name = posixpath.basename(lower)
+    if name in _BOOKKEEPING_NAMES or name.endswith(".lock"):
+        return True
+    stem = name.split(".", 1)[0]
+    if stem in _BOOKKEEPING_STEMS:
+        return True
+    return any(part in _BOOKKEEPING_DIRS for part in lower.split("/")[:-1])
+
+
+def is_version_file(path: str) -> bool:
+    name = posixpath.basename(path.lower())
+    return name in VERSION_FILES or name in _MANIFESTS
+
+
+def words(path: str) -> list[str]:
+    """The lowercase words of a path, extension left out: ``src/OpenAIProvider.ts`` gives
+    src, open, ai, provider."""
+    parts = path.split("/")
+    stem = parts[-1].split(".", 1)[0] if not parts[-1].startswith(".") else parts[-1]
+    found: list[str] = []
+    for part in [*parts[:-1], stem]:
+        found.extend(w.lower() for w in _CAMEL.findall(part) if not w.isdigit())
+    return found
+
+
+class Abstractor:
+    """Knows which words are rare in the history's paths; abstracts added files with that."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        frequency: Counter[str] = Counter()
+        siblings: Counter[tuple[str, str]] = Counter()
+        count = 0
+        for path in paths:
+            count += 1
+            frequency.update(set(words(path)))
+            folder, _, name = path.rpartition("/")
+            siblings.update((folder, w) for w in set(words(name)))
+        # A word that several files of one folder share is that folder's naming convention
+        # (test_*, CURLOPT_*), never the varying name, however few paths have it.
+        self.conventions = {word for (_, word), n in siblings.items() if n >= SIBLINGS}
+        self.frequency = frequency
+        self.rare_limit = max(RARE_PATHS, int(count * RARE_SHARE))
+
+    def rare(self, word: str) -> bool:
+        word = word.lower()
+        return self.frequency.get(word, 0) <= self.rare_limit and word not in self.conventions
+
+    def abstract(self, path: str) -> str:
+        """``providers/openai.ts`` -> ``providers/<name>.ts`` when "openai" is rare."""
+        parts = path.split("/")
+        last = parts[-1]
+        if last.startswith("."):
+            stem, ext = last, ""
+        else:
+            stem, dot, rest = last.partition(".")
+            ext = dot + rest
+        parts = [self._component(part) for part in parts[:-1]] + [self._component(stem) + ext]
+        return "/".join(parts)
+
+    def _component(self, text: str) -> str:
+        out: list[str] = []
+        for piece in _PIECES.findall(text):
+            if piece.isdigit():
+                out.append(NUMBER)
+            elif piece[0].isalpha():
+                for word in _CAMEL.findall(piece):
+                    out.append(NAME if self.rare(word) else word)
+            else:
+                out.append(piece)
+        # "open_ai" and "OpenAI" are one name: a run of placeholders joined by separators
+        # collapses into one.
+        merged: list[str] = []
+        for token in out:
+            if token == NAME and merged:
+                joined = merged[-1] == NAME or (
+                    len(merged) >= 2 and merged[-2] == NAME and merged[-1] in ("_", "-", ".")
+                )
+                if joined:
+                    if merged[-1] != NAME:
+                        merged.pop()
+                    continue
+            merged.append(token)
+        return "".join(merged)
+
+
+def is_abstract(item: str) -> bool:
+    return NAME in item or NUMBER in item
+
+
+def is_test(path: str) -> bool:
+    lower = path.lower()
+    name = posixpath.basename(lower)
+    parts = lower.split("/")[:-1]
+    return (
+        any(p in ("test", "tests", "testing", "__tests__", "spec", "specs") for p in parts)
+        or name.startswith("test_")
+        or (name.startswith("test") and "." not in name)
+        or re.search(r"[._-](test|spec)\.[a-z]+$", name) is not None
+        or name.endswith("_test.go")
+    )

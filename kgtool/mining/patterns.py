@@ -1,0 +1,256 @@
+"""Recurring change patterns: file sets that come back, one task at a time.
+
+Each task (a kept change set with its follow-ups) becomes a transaction of items: an added
+file's abstract path (``tests/test_<name>.py``), an edited file's own path; bookkeeping files
+are counted apart. A pattern grows around an anchor item that recurs in at least
+``min_support`` tasks: those tasks are grouped by what their titles say they do (the verb:
+add, fix, remove, change, document, test), and a group with ``min_support`` tasks or more is
+one candidate task, whose file set is every item present in at least ``min_share`` of them.
+
+Why not exact frequent closed itemsets: one task that skipped one file of the set splits a
+closed itemset in two, and the many subsets of a 10-file change make thousands of itemsets
+for one task. An item's share of the group is its confidence, reported with the pattern's
+support (the group's size) and its confidence as a rule (the group's share of the anchor's
+tasks). Candidates that share most of their tasks are one task: the better-supported,
+larger and additive one is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kgtool.mining.history import ChangeSet
+from kgtool.mining.paths import Abstractor, is_abstract, is_bookkeeping
+
+MIN_SUPPORT = 3
+MIN_SHARE = 0.5
+OVERLAP = 0.5  # candidates sharing this Jaccard share of their tasks are one task
+
+VERBS = {
+    "add": "add",
+    "adds": "add",
+    "added": "add",
+    "adding": "add",
+    "new": "add",
+    "support": "add",
+    "supports": "add",
+    "implement": "add",
+    "implements": "add",
+    "implemented": "add",
+    "introduce": "add",
+    "introduces": "add",
+    "introduced": "add",
+    "allow": "add",
+    "allows": "add",
+    "enable": "add",
+    "create": "add",
+    "feat": "add",
+    "feature": "add",
+    "fix": "fix",
+    "fixes": "fix",
+    "fixed": "fix",
+    "fixing": "fix",
+    "correct": "fix",
+    "repair": "fix",
+    "resolve": "fix",
+    "bugfix": "fix",
+    "handle": "fix",
+    "avoid": "fix",
+    "prevent": "fix",
+    "remove": "remove",
+    "removes": "remove",
+    "removed": "remove",
+    "delete": "remove",
+    "drop": "remove",
+    "drops": "remove",
+    "deprecate": "remove",
+    "doc": "document",
+    "docs": "document",
+    "document": "document",
+    "documentation": "document",
+    "readme": "document",
+    "test": "test",
+    "tests": "test",
+}
+_STOP = {
+    "a", "an", "the", "to", "of", "in", "for", "and", "or", "on", "with", "from", "by", "as",
+    "at", "is", "be", "it", "its", "this", "that", "when", "not", "no", "into", "new", "some",
+    "more", "all", "can", "now", "also", "use", "using", "instead", "via", "if", "so", "are",
+    "was", "do", "does", "dont", "don't", "make", "same", "other", "only", "than", "up", "out",
+    "should", "any", "one", "two", "we", "pr", "issue", "fixes", "closes", "see",
+}  # fmt: skip
+_SCOPE = re.compile(r"^(\[[^\]]*\]\s*)+|^[\w./*,{} -]{1,40}?(\([^)]*\))?!?:\s+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+CONVENTIONAL = {
+    "feat": "add",
+    "fix": "fix",
+    "docs": "document",
+    "doc": "document",
+    "test": "test",
+    "tests": "test",
+    "revert": "remove",
+}
+
+
+def verb_of(title: str) -> str:
+    """What a title says the change does: add, fix, remove, document, test, or change."""
+    scope = _SCOPE.match(title)
+    rest = title[scope.end() :] if scope else title
+    found = _WORD.findall(rest)
+    if found and found[0].lower() in VERBS:
+        return VERBS[found[0].lower()]
+    if scope:
+        kind = scope.group(0).strip().rstrip(":!").split("(")[0].strip().lower()
+        if kind in CONVENTIONAL:
+            return CONVENTIONAL[kind]
+    return "change"
+
+
+def title_words(title: str) -> list[str]:
+    """The content words of a title, lowercase, singular, once each, in order."""
+    scope = _SCOPE.match(title)
+    rest = title[scope.end() :] if scope else title
+    seen: list[str] = []
+    for raw in _WORD.findall(rest):
+        word = raw.lower().strip("'-")
+        if word.endswith("ies") and len(word) > 4:
+            word = word[:-3] + "y"
+        elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+            word = word[:-1]
+        if word in _STOP or word in VERBS or len(word) < 2 or word in seen:
+            continue
+        seen.append(word)
+    return seen
+
+
+@dataclass
+class Task:
+    change: ChangeSet
+    items: dict[str, list[str]]  # item -> the concrete paths it stands for here
+    added: set[str]  # items that were new files in this task
+    bookkeeping: set[str]
+    verb: str
+
+
+@dataclass
+class Pattern:
+    anchor: str
+    verb: str
+    tasks: list[Task]  # oldest first
+    items: list[tuple[str, int]]  # item, tasks that have it; most frequent first
+    anchor_support: int
+    bookkeeping: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def support(self) -> int:
+        return len(self.tasks)
+
+    @property
+    def confidence(self) -> float:
+        return self.support / self.anchor_support if self.anchor_support else 0.0
+
+    @property
+    def additive(self) -> bool:
+        """Most of its tasks added files of the pattern (the "add a new X" kind)."""
+        new = sum(1 for t in self.tasks if t.added & {i for i, _ in self.items})
+        return 2 * new > len(self.tasks)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.verb, self.anchor)
+
+    def share(self, item: str) -> float:
+        return dict(self.items).get(item, 0) / self.support
+
+    def score(self) -> float:
+        # Support first: a large file set seen a few times is weaker evidence than a
+        # small one seen often; an additive task is what a playbook helps with most.
+        return self.support * min(len(self.items), 5) * (1.5 if self.additive else 1)
+
+
+def make_tasks(
+    change_sets: list[ChangeSet],
+    abstractor: Abstractor,
+    ignore: Callable[[str], bool] = is_bookkeeping,
+) -> list[Task]:
+    tasks = []
+    for change in change_sets:
+        items: dict[str, list[str]] = {}
+        added: set[str] = set()
+        bookkeeping: set[str] = set()
+        for part in [change, *change.follow_ups]:
+            for file in part.files:
+                if file.status == "D":
+                    continue
+                if ignore(file.path):
+                    bookkeeping.add(file.path)
+                    continue
+                item = abstractor.abstract(file.path) if file.status == "A" else file.path
+                if item != file.path and file.path in items:
+                    item = file.path  # added by a follow-up of a change that already edits it
+                paths = items.setdefault(item, [])
+                if file.path not in paths:
+                    paths.append(file.path)
+                if file.status == "A":
+                    added.add(item)
+        tasks.append(Task(change, items, added, bookkeeping, verb_of(change.title)))
+    return tasks
+
+
+def find_patterns(
+    tasks: list[Task],
+    min_support: int = MIN_SUPPORT,
+    min_share: float = MIN_SHARE,
+) -> list[Pattern]:
+    """Every distinct recurring task, best first (see the module's docstring)."""
+    by_item: dict[str, list[int]] = defaultdict(list)
+    for index, task in enumerate(tasks):
+        for item in task.items:
+            by_item[item].append(index)
+    candidates: list[Pattern] = []
+    for anchor in sorted(by_item):
+        members = by_item[anchor]
+        if len(members) < min_support:
+            continue
+        groups: dict[str, list[int]] = defaultdict(list)
+        for index in members:
+            groups[tasks[index].verb].append(index)
+        for verb in sorted(groups):
+            group = groups[verb]
+            if len(group) < min_support:
+                continue
+            counts: Counter[str] = Counter()
+            kept: Counter[str] = Counter()
+            for index in group:
+                counts.update(list(tasks[index].items))
+                kept.update(tasks[index].bookkeeping)
+            items = [(i, c) for i, c in counts.items() if c >= min_share * len(group)]
+            if len(items) < 2:
+                continue
+            items.sort(key=lambda pair: (-pair[1], pair[0]))
+            bookkeeping = [(p, c) for p, c in kept.items() if c >= min_share * len(group)]
+            bookkeeping.sort(key=lambda pair: (-pair[1], pair[0]))
+            candidates.append(
+                Pattern(anchor, verb, [tasks[i] for i in group], items, len(members), bookkeeping)
+            )
+    return distinct(candidates)
+
+
+def distinct(candidates: list[Pattern]) -> list[Pattern]:
+    """One pattern per task: of candidates sharing most of their tasks, the best stays."""
+    ranked = sorted(
+        candidates,
+        key=lambda p: (-p.score(), -p.support, not is_abstract(p.anchor), p.anchor, p.verb),
+    )
+    kept: list[Pattern] = []
+    kept_ids: list[set[str]] = []
+    for pattern in ranked:
+        ids = {t.change.id for t in pattern.tasks}
+        if any(len(ids & other) >= OVERLAP * len(ids | other) for other in kept_ids):
+            continue
+        kept.append(pattern)
+        kept_ids.append(ids)
+    return kept

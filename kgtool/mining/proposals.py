@@ -1,0 +1,427 @@
+"""Patterns into proposed playbooks: the six fields, each filled from the history behind it.
+
+- intent: the verb and the object the pattern's titles share, with titles quoted;
+- concepts: the communities of the key files (layer 2), by layer-3 name where labelled;
+- key_files: the pattern's files, most frequent first, each a path that resolves today (an
+  added file's pattern is shown by its newest example that still exists);
+- validation: the tests that changed with it, and the project's own check commands;
+- pitfalls: follow-up fixes that completed a change of the pattern, and the files only some
+  of its changes needed;
+- rollback: reverts seen, and whether the change is additive.
+
+A proposal whose files are mostly those of an existing playbook is not written again: the
+miner's own earlier proposal is rewritten in place (its evidence updated), a person's
+playbook is left alone and the proposal skipped. Output depends on the history alone, so the
+same history writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import configparser
+import datetime
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgtool.errors import KgError
+from kgtool.mining.history import ChangeSet
+from kgtool.mining.paths import is_abstract, is_test
+from kgtool.mining.patterns import Pattern, title_words
+from kgtool.playbook.concepts import ConceptIndex
+from kgtool.playbook.model import PROPOSED, Playbook
+from kgtool.playbook.new import yaml_string
+from kgtool.playbook.parse import parse_playbook, slugify
+from kgtool.playbook.resolve import Resolver
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+MAX_KEY_FILES = 12
+MAX_EVIDENCE = 40
+MAX_PITFALLS = 6
+MARK = "# proposed by kgtool mine-playbooks"  # how the miner knows its own earlier proposals
+OVERLAP = 0.5  # Jaccard share of key files at which an existing playbook is the same task
+
+
+@dataclass
+class KeyFile:
+    pointer: str  # a path that resolves today
+    item: str  # what it stands for in the pattern (an abstract path, or itself)
+    count: int  # tasks of the pattern that changed it
+
+
+@dataclass
+class Proposal:
+    slug: str
+    title: str
+    intent: str
+    pattern: Pattern
+    key_files: list[KeyFile]
+    concepts: list[str]
+    validation: list[str]
+    pitfalls: list[str]
+    rollback: list[str]
+    evidence: list[str]
+    steps: list[str] = field(default_factory=list)
+    gone: int = 0  # pattern files that no longer exist
+
+    def render(self) -> str:
+        p = self.pattern
+        lines = [
+            "---",
+            f"{MARK} from {p.support} change sets (support {p.support}, confidence "
+            f"{p.confidence:.2f}); review it, then move it to the playbooks folder as active.",
+            f"title: {yaml_string(self.title)}",
+            f"intent: {yaml_string(self.intent)}",
+            f"status: {PROPOSED}",
+        ]
+        lines.append("concepts:" if self.concepts else "concepts: []")
+        lines += [f"  - {yaml_string(c)}" for c in self.concepts]
+        lines.append("key_files:")
+        for key in self.key_files:
+            about = f"{key.count} of {p.support}"
+            if key.item != key.pointer:
+                about += f", an example of {key.item}"
+            lines.append(f"  - {yaml_string(key.pointer)}  # {about}")
+        for name in ("validation", "pitfalls", "rollback"):
+            lines.append(f"{name}:")
+            lines += [f"  - {yaml_string(v)}" for v in getattr(self, name)]
+        lines.append("evidence:")
+        lines += [f"  - {yaml_string(e)}" for e in self.evidence]
+        lines += ["---", "", f"# {self.title}", ""]
+        lines += self.steps
+        return "\n".join(lines) + "\n"
+
+
+def _day(change: ChangeSet) -> str:
+    return datetime.datetime.fromtimestamp(change.time, datetime.timezone.utc).strftime("%Y-%m-%d")
+
+
+def _describe(change: ChangeSet) -> str:
+    ref = f"{change.ref} {change.short}" if change.pr is not None else change.short
+    return f"{ref} {_day(change)} {change.title}"
+
+
+def object_of(pattern: Pattern) -> str:
+    """The word most of the pattern's titles share (the thing the task is about), or ""."""
+    counts: Counter[str] = Counter()
+    for task in pattern.tasks:
+        counts.update(title_words(task.change.title))
+    best = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
+    if best and best[0][1] >= max(2, pattern.support // 4):
+        return best[0][0]
+    return ""
+
+
+def _example(pattern: Pattern, item: str, resolver: Resolver) -> str:
+    """The newest concrete file of the pattern's tasks that stands for ``item`` and exists."""
+    for task in reversed(pattern.tasks):
+        for path in sorted(task.items.get(item, [])):
+            if resolver.resolve(path).resolved:
+                return path
+    return ""
+
+
+def build_proposal(
+    pattern: Pattern,
+    resolver: Resolver,
+    concepts: ConceptIndex,
+    checks: list[str],
+    reverts: list[ChangeSet],
+) -> Proposal | None:
+    """The proposal for a pattern, or None when none of its files exists any more."""
+    key_files: list[KeyFile] = []
+    gone = 0
+    for item, count in pattern.items:
+        pointer = _example(pattern, item, resolver) if is_abstract(item) else item
+        if not pointer or not resolver.resolve(pointer).resolved:
+            gone += 1
+            continue
+        if len(key_files) < MAX_KEY_FILES:
+            key_files.append(KeyFile(pointer, item, count))
+    if not key_files:
+        return None
+    noun = object_of(pattern)
+    verb = pattern.verb
+    new_items = [i for i, _ in pattern.items if is_abstract(i) and _added_in(pattern, i)]
+    if verb == "change" and pattern.additive:
+        verb = "add"
+    new = " and ".join(new_items[:2])
+    if noun:
+        head = f"{verb.capitalize()} {_article(noun)}"
+        head += f" with a new {new}" if new else f" in {pattern.anchor}"
+    else:
+        head = f"{verb.capitalize()} " + (f"a new {new}" if new else pattern.anchor)
+    titles = [t.change.title for t in reversed(pattern.tasks)][:3]
+    quoted = ", ".join(f"“{t}”" for t in titles)
+    intent = (
+        f"{head}: the change made {pattern.support} times in this repository's history, "
+        f"as in {quoted}."
+    )
+    community_counts = Counter(
+        concepts.files[k.pointer] for k in key_files if k.pointer in concepts.files
+    )
+    concept_names = [
+        concepts.names.get(c, c)
+        for c, _ in sorted(community_counts.items(), key=lambda pair: (-pair[1], pair[0]))
+    ]
+    return Proposal(
+        slug=slugify(f"{head}")[:60] or "proposal",
+        title=head,
+        intent=intent,
+        pattern=pattern,
+        key_files=key_files,
+        concepts=concept_names,
+        validation=_validation(pattern, checks),
+        pitfalls=_pitfalls(pattern),
+        rollback=_rollback(pattern, reverts),
+        evidence=_evidence(pattern),
+        steps=_steps(pattern, key_files),
+        gone=gone,
+    )
+
+
+def _article(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+def _added_in(pattern: Pattern, item: str) -> bool:
+    return sum(item in t.added for t in pattern.tasks) * 2 > pattern.support
+
+
+def _validation(pattern: Pattern, checks: list[str]) -> list[str]:
+    tests = [(i, c) for i, c in pattern.items if is_test(i)]
+    found: list[str] = []
+    python_tests = [i for i, _ in tests if i.endswith(".py")]
+    if python_tests:
+        found.append("python -m pytest " + " ".join(python_tests[:4]))
+    for item, count in tests:
+        if not item.endswith(".py"):
+            found.append(f"the test {item} ({count} of {pattern.support} changes touched it)")
+    found += [c for c in checks if c not in found]
+    if not found:
+        found.append(
+            f"none found: no test changed in the {pattern.support} change sets of this "
+            "pattern, and no check command was found in the project's configuration"
+        )
+    return found
+
+
+def _pitfalls(pattern: Pattern) -> list[str]:
+    found: list[str] = []
+    for task in reversed(pattern.tasks):
+        for follow_up in task.change.follow_ups:
+            own = {p for p in task.change.paths}
+            extra = sorted(set(follow_up.paths) - own)
+            what = f"also changed {', '.join(extra[:3])}" if extra else (
+                f"changed {', '.join(sorted(follow_up.paths)[:3])} again"
+            )
+            found.append(
+                f"{follow_up.short} “{follow_up.title}” completed {task.change.ref} "
+                f"“{task.change.title}” {_delay(task.change, follow_up)}: it {what}."
+            )
+    found = found[: MAX_PITFALLS - 2]
+    partial = [(i, c) for i, c in pattern.items if c < pattern.support]
+    for item, count in partial[-2:]:
+        found.append(
+            f"{item} changed in {count} of the {pattern.support} change sets only: check "
+            "whether yours needs it."
+        )
+    if not any("completed" in f for f in found):
+        found.insert(
+            0, f"No follow-up fix was seen after any of the {pattern.support} change sets."
+        )
+    return found
+
+
+def _delay(first: ChangeSet, then: ChangeSet) -> str:
+    hours = max(0, then.time - first.time) / 3600
+    if hours < 1.5:
+        return "within the hour"
+    return f"{hours:.0f} hours later" if hours < 48 else f"{hours / 24:.0f} days later"
+
+
+def _rollback(pattern: Pattern, reverts: list[ChangeSet]) -> list[str]:
+    found: list[str] = []
+    ids = {c.id: t for t in pattern.tasks for c in [t.change, *t.change.follow_ups]}
+    for revert in reverts:
+        target = next((i for i in ids if revert.reverts and i.startswith(revert.reverts)), "")
+        if target:
+            task = ids[target]
+            found.append(
+                f"{revert.short} “{revert.title}” reverted {task.change.ref} after "
+                f"{_delay(task.change, revert).removesuffix(' later').removeprefix('within ')}."
+            )
+    edited = [i for i, _ in pattern.items if not is_abstract(i)]
+    if pattern.additive:
+        new = [i for i, _ in pattern.items if is_abstract(i)]
+        text = (
+            f"Additive: most of the {pattern.support} change sets added new files "
+            f"({', '.join(new[:3]) or 'see key_files'})"
+        )
+        if edited:
+            text += (
+                f" and edited {', '.join(edited[:3])}; reverting only the new files leaves "
+                "those edits naming files that are gone, so revert them together."
+            )
+        else:
+            text += "; deleting them undoes it."
+        found.append(text)
+    else:
+        found.append(
+            f"Not additive: it edits existing files ({', '.join(edited[:3])}); revert the "
+            "whole change (git revert of its commit) rather than part of it."
+        )
+    if not any("reverted" in f for f in found):
+        found.append(f"No revert of any of the {pattern.support} change sets was seen.")
+    return found
+
+
+def _evidence(pattern: Pattern) -> list[str]:
+    lines: list[str] = []
+    for task in reversed(pattern.tasks):
+        lines.append(_describe(task.change))
+        lines += [f"{_describe(f)} (follow-up)" for f in task.change.follow_ups]
+    if len(lines) > MAX_EVIDENCE:
+        more = len(lines) - MAX_EVIDENCE + 1
+        lines = [*lines[: MAX_EVIDENCE - 1], f"and {more} more"]
+    return lines
+
+
+def _steps(pattern: Pattern, key_files: list[KeyFile]) -> list[str]:
+    lines = [
+        f"Mined from {pattern.support} change sets that touched `{pattern.anchor}` and say "
+        f"“{pattern.verb}” (confidence {pattern.confidence:.2f}: the share of the change sets "
+        f"touching `{pattern.anchor}` that are this task).",
+        "",
+    ]
+    for number, key in enumerate(key_files, 1):
+        if key.item != key.pointer:
+            action = f"Add `{key.item}`, as `{key.pointer}` did"
+        else:
+            action = f"Edit `{key.pointer}`"
+        lines.append(f"{number}. {action} ({key.count} of {pattern.support}).")
+    if pattern.bookkeeping:
+        lines += ["", "Bookkeeping, as these change sets did it:", ""]
+        lines += [f"- `{p}` ({n} of {pattern.support})" for p, n in pattern.bookkeeping]
+    return lines
+
+
+def project_checks(root: Path) -> list[str]:
+    """The project's own check commands, as its configuration names them."""
+    found: list[str] = []
+    pyproject = root / "pyproject.toml"
+    tools: dict = {}
+    if pyproject.is_file():
+        try:
+            tools = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            tools = {}
+    if (root / "tox.ini").is_file():
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read(root / "tox.ini", encoding="utf-8")
+            envs = parser.get("tox", "envlist", fallback="")
+        except (configparser.Error, UnicodeDecodeError):
+            envs = ""
+        names = [e.strip() for e in re.split(r"[,\s]+", envs) if e.strip()]
+        found += [f"tox -e {name}" for name in names[:4]] or ["tox"]
+    elif isinstance(tools.get("tox"), dict):
+        found.append("tox")
+    if (root / "noxfile.py").is_file():
+        text = (root / "noxfile.py").read_text(encoding="utf-8", errors="replace")
+        sessions = re.findall(r"@nox\.session[^\n]*\n(?:@[^\n]*\n)*def (\w+)", text)
+        found += [f"nox -s {name}" for name in sessions[:4]]
+    package = root / "package.json"
+    if package.is_file():
+        import json
+
+        try:
+            scripts = json.loads(package.read_text(encoding="utf-8")).get("scripts") or {}
+        except (ValueError, UnicodeDecodeError, AttributeError):
+            scripts = {}
+        for name in ("test", "lint", "typecheck", "check", "build"):
+            if name in scripts:
+                found.append("npm test" if name == "test" else f"npm run {name}")
+    for makefile in ("Makefile", "GNUmakefile", "Makefile.am"):
+        path = root / makefile
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            targets = set(re.findall(r"^([A-Za-z][\w-]*)\s*:(?!=)", text, re.MULTILINE))
+            found += [f"make {t}" for t in ("test", "check", "lint") if t in targets]
+            break
+    if "ruff" in tools:
+        found.append("ruff check")
+    if "mypy" in tools:
+        found.append("mypy")
+    if (root / "Cargo.toml").is_file():
+        found.append("cargo test")
+    if (root / "go.mod").is_file():
+        found.append("go test ./...")
+    return list(dict.fromkeys(found))
+
+
+@dataclass
+class Written:
+    written: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (title, why)
+
+
+def place(
+    proposals: list[Proposal], existing: list[tuple[Playbook, bool]], out_dir: str
+) -> list[tuple[Proposal, str, str]]:
+    """Where each proposal goes: (proposal, path, "" or why it is skipped).
+
+    An existing playbook that already holds most of a proposal's key files is that task:
+    the miner's own proposal is rewritten (evidence updated); a person's playbook wins.
+    """
+    placed: list[tuple[Proposal, str, str]] = []
+    taken: set[str] = set()
+    mined = {playbook.path: is_mined for playbook, is_mined in existing}
+    for proposal in proposals:
+        keys = {k.pointer for k in proposal.key_files}
+        own = f"{out_dir}/{proposal.slug}.md"
+        # Its own earlier self first (same slug), then the existing playbook closest to it.
+        match, best = None, 0.0
+        for playbook, _ in existing:
+            theirs = {s.value.partition("::")[0] for s in playbook.key_files}
+            # Jaccard, not containment: two small file sets sharing one busy file (core.py)
+            # are two tasks, not one.
+            share = len(keys & theirs) / len(keys | theirs) if theirs else 0.0
+            if playbook.path == own and mined.get(own) and playbook.path not in taken:
+                match = playbook
+                break
+            if share >= OVERLAP and share > best:
+                match, best = playbook, share
+        if match is not None and match.path not in taken:
+            if not mined[match.path]:
+                placed.append((proposal, match.path, f"overlaps {match.path}"))
+                continue
+            taken.add(match.path)
+            placed.append((proposal, match.path, ""))
+            continue
+        if match is not None:  # two proposals for one earlier proposal: the first keeps it
+            placed.append((proposal, match.path, f"overlaps {match.path}"))
+            continue
+        slug = proposal.slug
+        path = f"{out_dir}/{slug}.md"
+        number = 2
+        existing_paths = set(mined)
+        while path in taken or path in existing_paths:
+            path = f"{out_dir}/{slug}-{number}.md"
+            number += 1
+        taken.add(path)
+        placed.append((proposal, path, ""))
+    return placed
+
+
+def check_readable(path: str, text: str) -> None:
+    playbook = parse_playbook(path, text.encode("utf-8"))
+    if playbook.problems:  # pragma: no cover - a bug in the renderer, not in the history
+        raise KgError(f"a proposal does not read back as a playbook: {playbook.problems[0]}")

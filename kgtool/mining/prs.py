@@ -1,0 +1,82 @@
+"""A saved list of pull requests: titles, labels, bodies and authors, read offline.
+
+The shape is what ``gh pr list --state merged --json number,title,body,labels,author,
+mergeCommit`` prints: a JSON array of objects with ``number`` (required) and any of
+``title``, ``body``, ``labels`` (a list of ``{"name": ...}`` or of strings), ``author``
+(``{"login": ...}`` or a string) and ``mergeCommit`` (``{"oid": ...}``). A pull request is
+matched to a change set by its number, or, for a rebase merge that left no number in the
+history, by its merge commit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgtool.errors import KgError
+from kgtool.mining.history import DIRECT, SQUASH, ChangeSet
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    number: int
+    title: str = ""
+    body: str = ""
+    labels: tuple[str, ...] = ()
+    author: str = ""
+    merge_commit: str = ""
+
+
+def load_prs(path: Path) -> list[PullRequest]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise KgError("the pull-request list does not exist", str(path)) from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise KgError(f"is not a JSON pull-request list: {exc}", str(path)) from None
+    if not isinstance(data, list):
+        raise KgError("must be a JSON array of pull requests (gh pr list --json ...)", str(path))
+    prs = []
+    for index, entry in enumerate(data):
+        if not isinstance(entry, dict) or not isinstance(entry.get("number"), int):
+            raise KgError(f"entry {index} has no whole-number 'number'", str(path))
+        labels = tuple(
+            str(label.get("name", "")) if isinstance(label, dict) else str(label)
+            for label in entry.get("labels") or []
+        )
+        author = entry.get("author") or ""
+        commit = entry.get("mergeCommit") or ""
+        oid = commit.get("oid", "") if isinstance(commit, dict) else commit
+        prs.append(
+            PullRequest(
+                number=entry["number"],
+                title=str(entry.get("title") or ""),
+                body=str(entry.get("body") or ""),
+                labels=tuple(sorted(label for label in labels if label)),
+                author=str(author.get("login", "")) if isinstance(author, dict) else str(author),
+                merge_commit=str(oid),
+            )
+        )
+    return prs
+
+
+def enrich(change_sets: list[ChangeSet], prs: list[PullRequest]) -> int:
+    """Give change sets their pull request's title, body, labels and author; how many got one."""
+    by_number = {pr.number: pr for pr in prs}
+    by_commit = {pr.merge_commit: pr for pr in prs if pr.merge_commit}
+    matched = 0
+    for change in change_sets:
+        pr = by_number.get(change.pr) if change.pr is not None else by_commit.get(change.id)
+        if pr is None:
+            continue
+        matched += 1
+        if change.pr is None:  # a rebase merge: the list says it was a pull request
+            change.pr = pr.number
+            if change.kind == DIRECT:
+                change.kind = SQUASH
+        change.title = pr.title or change.title
+        change.body = pr.body or change.body
+        change.labels = pr.labels
+        change.pr_author = pr.author
+    return matched

@@ -1,0 +1,64 @@
+"""Worker processes for parsing and resolution, which must never outlive the run that started
+them.
+
+A run is killed from outside all the time (a CI cancel, a hook timeout, kill -9): the kernel
+then ends the main process alone. Pool workers block on a queue whose write end they hold
+themselves, so they would wait for ever, each holding whatever it inherited. Every worker
+therefore watches its parent and exits when the parent is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+WATCH_SECONDS = 0.2
+
+
+def worker_pool(workers: int, start_method: str | None = None) -> ProcessPoolExecutor:
+    """A process pool whose workers die with this process and leave Ctrl-C to it."""
+    method = start_method or ("fork" if os.name == "posix" else "spawn")
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context(method),
+        initializer=_die_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+def _die_with_parent(parent: int) -> None:
+    # Ctrl-C reaches the whole process group: the parent handles it, a worker printing its own
+    # KeyboardInterrupt traceback would only add noise.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        # The kernel kills us the moment the parent dies: no polling delay.
+        import ctypes
+
+        # No prctl (an unusual libc): the watch below still ends us, a moment later.
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if _parent_gone(parent):  # it died before the line above took effect
+        os._exit(1)
+    threading.Thread(target=_watch, args=(parent,), daemon=True).start()
+
+
+def _watch(parent: int) -> None:
+    while not _parent_gone(parent):
+        time.sleep(WATCH_SECONDS)
+    os._exit(1)
+
+
+def _parent_gone(parent: int) -> bool:
+    if os.name == "posix":
+        return os.getppid() != parent  # an orphan is adopted by another process
+    # Windows keeps reporting the dead parent's pid; ask multiprocessing, which holds a handle
+    # to the parent process. Not tested here (no Windows machine): kept to these two lines.
+    process = multiprocessing.parent_process()
+    return process is not None and not process.is_alive()

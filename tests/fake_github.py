@@ -1,0 +1,124 @@
+"""A stand-in for the part of GitHub's REST API a sticky pull-request comment uses, on
+127.0.0.1: list an issue's comments, create one, update one.
+
+Comments live in memory; every request is recorded (method, path, headers, body) so tests can
+check exactly what kgtool sent. ``refuse`` makes writes answer as GitHub does for a read-only
+token (a pull request from a fork).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+BOT = "github-actions[bot]"  # who the token writes as
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    headers: dict[str, str]  # names in lower case
+    body: Any
+
+
+@dataclass
+class FakeGitHub:
+    comments: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> comment
+    requests: list[Request] = field(default_factory=list)
+    refuse: int = 0  # answer writes with this status (403 for a read-only token)
+    next_id: int = 100
+
+    def start(self) -> None:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/api/v3"  # a GitHub Enterprise-like prefix
+
+    def add(self, issue: int, body: str, login: str = BOT) -> int:
+        self.next_id += 1
+        self.comments[self.next_id] = {
+            "id": self.next_id,
+            "issue": issue,
+            "body": body,
+            "user": {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"},
+        }
+        return self.next_id
+
+    def on_issue(self, issue: int) -> list[dict[str, Any]]:
+        return [c for _, c in sorted(self.comments.items()) if c["issue"] == issue]
+
+    def _answer(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        route = path.split("?")[0].removeprefix("/api/v3")
+        listing = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/(\d+)/comments", route)
+        single = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/comments/(\d+)", route)
+        if method != "GET" and self.refuse:
+            return self.refuse, {"message": "Resource not accessible by integration"}
+        if listing and method == "GET":
+            page = int(found.group(1)) if (found := re.search(r"[?&]page=(\d+)", path)) else 1
+            everything = self.on_issue(int(listing.group(1)))
+            return 200, everything[(page - 1) * 100 : page * 100]
+        if listing and method == "POST":
+            number = self.add(int(listing.group(1)), body["body"])
+            return 201, {**self.comments[number], "html_url": f"https://example.test/c/{number}"}
+        if single and method == "PATCH" and int(single.group(1)) in self.comments:
+            comment = self.comments[int(single.group(1))]
+            if comment["user"]["login"] != BOT:  # only its author may edit a comment
+                return 403, {"message": "Must have admin rights to Repository."}
+            comment["body"] = body["body"]
+            return 200, comment
+        return 404, {"message": "Not Found"}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                body = json.loads(raw) if raw else None
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                fake.requests.append(Request(self.command, self.path, headers, body))
+                status, answer = fake._answer(self.command, self.path, body)
+                data = json.dumps(answer).encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PATCH = _serve
+
+        return Handler
+
+
+@pytest.fixture(name="fake_github")
+def fake_github_fixture() -> Iterator[FakeGitHub]:
+    """A running fake API; import this function into a test module to use the fixture."""
+    server = FakeGitHub()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

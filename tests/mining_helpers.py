@@ -1,0 +1,56 @@
+"""Scripted histories for the miner: commits with chosen authors and dates."""
+
+from __future__ import annotations
+
+from conftest import Repo
+
+DAY = 24 * 3600
+START = 1_767_225_600  # 2026-01-01T00:00:00Z
+
+
+def commit_at(
+    repo: Repo,
+    message: str,
+    hours: float,
+    author: str = "Ada Lovelace <ada@example.com>",
+) -> str:
+    """Commit everything, authored ``hours`` after START by ``author``; the commit id."""
+    repo.git("add", "-A")
+    when = f"@{int(START + hours * 3600)} +0000"
+    repo.git("commit", "-q", "--allow-empty", f"--author={author}", f"--date={when}", "-m", message)
+    return repo.git("rev-parse", "HEAD").strip()
+
+
+def merge_at(repo: Repo, branch: str, subject: str, title: str, hours: float) -> str:
+    """A --no-ff merge of ``branch`` as GitHub writes one: the title as the body."""
+    when = f"@{int(START + hours * 3600)} +0000"
+    repo.git("merge", "-q", "--no-ff", "--no-commit", branch)
+    repo.git("commit", "-q", f"--date={when}", "-m", subject, "-m", title)
+    return repo.git("rev-parse", "HEAD").strip()
+
+
+PROVIDER = 'NAME = "{name}"\n\n\ndef fetch():\n    return NAME\n'
+TEST = "from app.providers.{name} import fetch\n\n\ndef test_fetch():\n    assert fetch()\n"
+
+
+def add_provider(repo: Repo, name: str, tests_dir: str = "tests") -> None:
+    repo.write(f"app/providers/{name}.py", PROVIDER.format(name=name))
+    repo.write(f"{tests_dir}/test_{name}.py", TEST.format(name=name))
+    registry = repo.root / "app/providers/__init__.py"
+    registry.write_text(registry.read_text() + f"from app.providers import {name}  # noqa\n")
+    changes = repo.root / "CHANGES.md"
+    changes.write_text(changes.read_text() + f"- {name} provider\n")
+
+
+def base_files() -> dict[str, str]:
+    return {
+        "app/__init__.py": "",
+        "app/providers/__init__.py": '"""Every provider, registered."""\n',
+        "app/providers/base.py": "class Provider:\n    pass\n",
+        "app/cli.py": "def main():\n    return 0\n",
+        "tests/test_cli.py": "def test_main():\n    pass\n",
+        "tests/test_config.py": "def test_config():\n    pass\n",
+        "tests/test_base.py": "def test_base():\n    pass\n",
+        "CHANGES.md": "# Changes\n",
+        "pyproject.toml": '[project]\nname = "app"\nversion = "1.0.0"\n\n[tool.ruff]\n',
+    }

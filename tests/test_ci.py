@@ -1,0 +1,671 @@
+"""``kgtool ci`` on scripted pull requests, under a simulated GitHub Actions environment.
+
+Each pull request is a real git repository: a base commit on ``main`` with its ``.kg/`` and
+playbooks, and a head commit on a branch. The Actions environment is what the runner sets:
+``GITHUB_ACTIONS``, the summary and output files, and an event file naming the base.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from communities_helpers import clique, community_of
+from conftest import GIT_ENV, Repo, Result
+from fake_github import (
+    FakeGitHub,
+    fake_github_fixture,  # noqa: F401 (the fake_github fixture)
+)
+from playbook_helpers import add_playbook, line_of
+
+from kgtool.commands.check import CheckOutcome
+from kgtool.integrations import github
+from kgtool.integrations.github import MARKER, SUMMARY_LIMIT, escape_data, escape_property, fit
+from kgtool.integrations.pr_check import Base, Finding, PullRequestReport, md_text
+from kgtool.playbook.model import ERROR, WARNING
+
+APP = {
+    "app/cli.py": "from app.store import Store\n\ndef main():\n    Store().save()\n",
+    "app/store.py": "class Store:\n    def save(self):\n        return 1\n",
+    "tests/test_store.py": "from app.store import Store\n\ndef test_save():\n    Store().save()\n",
+}
+
+
+@pytest.fixture(autouse=True)
+def no_github_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests start outside Actions, whatever runs them; each sets what its run would have."""
+    for name in list(os.environ):
+        if name.startswith(("GITHUB_", "RUNNER_")):
+            monkeypatch.delenv(name)
+    # The fake API is on 127.0.0.1: a proxy configured on the machine must not take it.
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+
+
+@dataclass
+class Actions:
+    """The files a runner gives a step, and the event it describes."""
+
+    folder: Path
+    monkeypatch: pytest.MonkeyPatch
+
+    @property
+    def summary(self) -> str:
+        path = self.folder / "summary.md"
+        return path.read_text() if path.exists() else ""
+
+    def outputs(self) -> dict[str, str]:
+        """``$GITHUB_OUTPUT`` read as the runner reads it: ``name<<DELIMITER`` blocks."""
+        lines = (self.folder / "output.txt").read_text().split("\n")
+        values: dict[str, str] = {}
+        i = 0
+        while i < len(lines) - 1:
+            name, delimiter = lines[i].split("<<", 1)
+            end = lines.index(delimiter, i + 1)
+            values[name] = "\n".join(lines[i + 1 : end])
+            i = end + 1
+        return values
+
+    def event(self, base_sha: str, number: int = 7, fork: bool = False, ref: str = "main") -> None:
+        head_repo = "someone/kgtool-fork" if fork else "acme/app"
+        event = {
+            "action": "synchronize",
+            "number": number,
+            "pull_request": {
+                "number": number,
+                "base": {"sha": base_sha, "ref": ref, "repo": {"full_name": "acme/app"}},
+                "head": {"sha": "0" * 40, "ref": "feature", "repo": {"full_name": head_repo}},
+            },
+        }
+        path = self.folder / "event.json"
+        path.write_text(json.dumps(event))
+        self.monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+        self.monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+        self.monkeypatch.setenv("GITHUB_BASE_REF", ref)
+
+
+@pytest.fixture
+def actions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Actions:
+    folder = tmp_path / "runner"
+    folder.mkdir()
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(folder / "summary.md"))
+    monkeypatch.setenv("GITHUB_OUTPUT", str(folder / "output.txt"))
+    monkeypatch.setenv("GITHUB_REPOSITORY", "acme/app")
+    return Actions(folder, monkeypatch)
+
+
+def updated(repo: Repo, message: str) -> str:
+    """Commit the change with a fresh ``.kg/``, as the pre-commit hook makes people do."""
+    repo.git("add", "-A")
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    return repo.commit(message)
+
+
+def pull_request(make_repo: Callable[..., Repo]) -> tuple[Repo, str]:
+    """``main`` with the app, a playbook and ``.kg/``; the branch ``feature`` checked out."""
+    repo = make_repo(APP, commit=False)
+    add_playbook(repo, "save-data", ["app/store.py::Store.save", "tests/test_store.py"])
+    base = updated(repo, "base")
+    repo.git("checkout", "-q", "-b", "feature")
+    return repo, base
+
+
+def annotations(result: Result) -> list[str]:
+    """The workflow commands before the plain report, which is printed as text only."""
+    lines = result.out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
+    return lines[:start]
+
+
+def log_text(result: Result) -> str:
+    """The plain report inside ``::stop-commands::TOKEN`` ... ``::TOKEN::``."""
+    lines = result.out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
+    token = lines[start].removeprefix("::stop-commands::")
+    assert re.fullmatch(r"[0-9a-f]{32}", token)
+    assert lines[-1] == f"::{token}::"
+    return "\n".join(lines[start + 1 : -1]) + "\n"
+
+
+def section(summary: str, title: str) -> str:
+    """One ``## title`` section of the summary, up to the next one."""
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", summary, re.M | re.S)
+    assert match, f"no section {title!r} in:\n{summary}"
+    return match.group(1)
+
+
+def test_a_clean_pull_request_passes_with_its_changelog_and_playbooks(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    repo.write("app/store.py", APP["app/store.py"] + "\n    def load(self):\n        return 2\n")
+    head = updated(repo, "load")
+    actions.event(base)
+
+    result = repo.kg("ci")
+
+    assert result.code == 0, result.out + result.err
+    assert annotations(result) == []
+    summary = actions.summary
+    assert summary.startswith("## kgtool ci: passed\n")
+    assert f"base {base[:12]} (the pull request's base), head" in summary
+    assert "| raw graph | ok | 0 | 0 |" in summary and "| playbooks | ok | 0 | 0 |" in summary
+    assert section(summary, "Playbooks this change touches") == (
+        "\n- this change touches key files of **save-data** (`app/store.py`): its validation "
+        "is `pytest`\n\n"
+    )
+    changes = section(summary, "Architecture changes")
+    assert f"Architecture {base[:12]} -> working tree:" in changes
+    assert "Refused playbooks" not in summary and "Drifted labels" not in summary
+    outputs = actions.outputs()
+    assert outputs == {
+        "verdict": "pass",
+        "failed": "",
+        "stale": "false",
+        "refused": "0",
+        "drifted": "0",
+        "base": base,
+        "diff": "done",
+        "communities-touched": "0",
+        "communities": "",
+        "changed-files": "2",  # app/store.py and its .kg/raw.jsonl
+        "playbooks-touched": "save-data",
+        "comment": "off",
+    }
+    plain = log_text(result)
+    assert plain.startswith(f"kgtool ci: passed\nbase {base[:12]} (the pull request's base), ")
+    assert f"head the working tree on {head[:12]}\n" in plain
+    assert (
+        "  this change touches key files of save-data (app/store.py): its validation is "
+        "`pytest`\n" in plain
+    )
+
+
+def test_a_stale_map_and_a_refused_playbook_are_errors_at_their_lines(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    repo.git("mv", "app/store.py", "app/storage.py")
+    for path in ("app/cli.py", "tests/test_store.py"):
+        repo.write(path, APP[path].replace("app.store", "app.storage"))
+    repo.commit("rename the store, forget .kg/ and the playbook")
+    actions.event(base)
+
+    result = repo.kg("ci")
+
+    assert result.code == 1
+    line = line_of(repo, "playbooks/save-data.md", "app/store.py::Store.save")
+    renamed = repo.git("rev-parse", "--short", "HEAD").strip()
+    message = (
+        "key file 'app/store.py::Store.save' does not resolve (missing); it was renamed to "
+        f"app/storage.py in {renamed}"
+    )
+    found = annotations(result)
+    assert found[0] == (
+        "::error title=kgtool%3A raw graph::.kg/raw.jsonl is out of date: run `kgtool update`"
+    )
+    # Layer 2 is judged from the raw graph update would write, so it is stale too.
+    assert found[1].startswith("::error title=kgtool%3A communities::.kg/")
+    assert found[1].endswith(" out of date: run `kgtool update`")
+    assert found[2:] == [
+        f"::error file=playbooks/save-data.md,line={line},title=kgtool%3A playbooks::{message}",
+    ]
+    summary = actions.summary
+    assert summary.startswith("## kgtool ci: failed\n")
+    assert "| raw graph | **failed** | 1 | 0 |" in summary
+    assert "| playbooks | **failed** | 1 | 0 |" in summary
+    assert (
+        "`.kg/` does not describe the code of this pull request:\n\n"
+        "- .kg/raw.jsonl is out of date: run \\`kgtool update\\`\n" in summary
+    )
+    refused = section(summary, "Refused playbooks")
+    assert refused.startswith(
+        f"\n- playbooks/save-data.md:{line}: key file 'app/store.py::Store.save'"
+    )
+    outputs = actions.outputs()
+    assert (outputs["verdict"], outputs["stale"], outputs["refused"]) == ("fail", "true", "1")
+    assert outputs["failed"] == "raw-graph communities playbooks"
+    assert "FAILED: raw graph\n" in log_text(result)
+
+
+def test_paths_and_messages_are_escaped_and_never_read_as_commands(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    odd = "playbooks/100%, odd: name.md"
+    text = (repo.root / "playbooks/save-data.md").read_text()
+    # A pointer whose value holds a newline and a line that looks like a workflow command.
+    text = text.replace("  - tests/test_store.py", '  - "gone\\n::error::injected,50%: x.py"')
+    repo.write(odd, text, dedent=False)
+    updated(repo, "an oddly named playbook")
+    actions.event(base)
+
+    result = repo.kg("ci")
+
+    assert result.code == 1
+    line = line_of(repo, odd, "gone")
+    assert annotations(result) == [
+        f"::error file=playbooks/100%25%2C odd%3A name.md,line={line},"
+        "title=kgtool%3A playbooks::key file 'gone%0A::error::injected,50%25: x.py' does not "
+        "resolve (missing); no file by that name in git history"
+    ]
+    # The plain report holds the raw text, but only between stop-commands and its token.
+    assert "\n::error::injected,50%: x.py' does not resolve" in log_text(result)
+    summary = section(actions.summary, "Refused playbooks")
+    assert "playbooks/100%, odd: name.md" in summary
+    assert "gone<br>::error::injected,50%: x.py" in summary
+
+
+def test_escaping_follows_the_toolkit() -> None:
+    assert escape_data("50%\r\nnext: a,b") == "50%25%0D%0Anext: a,b"
+    assert escape_property("50%\r\nnext: a,b") == "50%25%0D%0Anext%3A a%2Cb"
+    assert github.command("warning", "m", "", 4, "t") == "::warning title=t::m"
+
+
+def test_past_the_cap_one_notice_counts_the_rest(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    add_playbook(repo, "many", [f"app/gone{i}.py" for i in range(13)])
+    updated(repo, "a playbook of missing files")
+    actions.event(base)
+
+    result = repo.kg("ci")
+
+    assert result.code == 1
+    lines = annotations(result)
+    errors = [line for line in lines if line.startswith("::error ")]
+    assert len(errors) == github.ANNOTATIONS_PER_KIND == 10
+    assert errors[0].startswith("::error file=playbooks/many.md,line=")
+    assert "app/gone0.py" in errors[0] and "app/gone9.py" in errors[9]
+    assert lines[10:] == [
+        "::notice title=kgtool ci::3 more errors not annotated: GitHub shows 10 errors and 10 "
+        "warnings per step; the log of this step and the job summary list them all"
+    ]
+    assert all(f"app/gone{i}.py" in log_text(result) for i in range(13))
+    refused = section(actions.summary, "Refused playbooks")
+    assert len(refused.strip().splitlines()) == 13
+    assert actions.outputs()["refused"] == "1"
+
+
+def test_sections_that_do_not_fit_are_cut_whole_and_named() -> None:
+    head = "## kgtool ci: failed\n"
+    sections = [
+        ("Refused playbooks", "## Refused playbooks\n\n" + "- a\n" * 100_000),  # 400 kB
+        ("Architecture changes", "## Architecture changes\n\n" + "x" * 700_000 + "\n"),
+        ("Playbook warnings", "## Playbook warnings\n\n- w\n"),
+    ]
+    text = fit(head, sections, SUMMARY_LIMIT, "the limit")
+    assert len(text.encode("utf-8")) <= SUMMARY_LIMIT
+    assert "- a\n" * 100_000 in text and "## Playbook warnings\n\n- w\n" in text
+    assert "x" * 1000 not in text
+    assert (
+        "## Architecture changes\n\nCut: this section (700,026 bytes) would take the report "
+        "past the limit. The log of this step, or `kgtool ci` run locally, shows it.\n" in text
+    )
+
+
+def test_the_summary_stays_under_github_limit_with_what_the_step_wrote_before(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    add_playbook(repo, "many", [f"app/gone{i}.py" for i in range(13)])
+    updated(repo, "a playbook of missing files")
+    actions.event(base)
+    earlier = "e" * (SUMMARY_LIMIT - 1600) + "\n"  # an earlier command of the same step
+    (actions.folder / "summary.md").write_text(earlier)
+
+    result = repo.kg("ci")
+
+    assert result.code == 1
+    summary = actions.summary
+    assert len(summary.encode("utf-8")) <= SUMMARY_LIMIT
+    ours = summary.removeprefix(earlier)
+    assert ours.startswith("## kgtool ci: failed\n")
+    assert "| playbooks | **failed** | 13 | 0 |" in ours
+    assert re.search(r"## Refused playbooks\n\nCut: this section \([\d,]+ bytes\)", ours)
+    assert "## Playbooks this change touches\n\nNone of the files" in ours  # small: kept
+
+
+def shallow_clone(repo: Repo, branch: str, depth: int, into: Path) -> Repo:
+    env = {**os.environ, **GIT_ENV, "HOME": str(into.parent)}
+    subprocess.run(
+        ["git", "clone", "-q", f"--depth={depth}", "--branch", branch, repo.root.as_uri(), into],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    return Repo(into)
+
+
+def merged_pull_request(make_repo: Callable[..., Repo]) -> tuple[Repo, str]:
+    """What actions/checkout fetches for a pull request: the merge of its head into the base,
+    on ``refs/pull/N/merge``; here the branch ``pr-merge``."""
+    repo, base = pull_request(make_repo)
+    repo.write("app/store.py", APP["app/store.py"] + "\n    def load(self):\n        return 2\n")
+    updated(repo, "load")
+    repo.git("checkout", "-q", "-b", "pr-merge", "main")
+    repo.git("merge", "-q", "--no-ff", "-m", "Merge feature into main", "feature")
+    return repo, base
+
+
+def test_a_shallow_clone_gives_every_verdict_and_says_what_to_fetch(
+    make_repo: Callable[..., Repo], actions: Actions, tmp_path: Path
+) -> None:
+    origin, base = merged_pull_request(make_repo)
+    clone = shallow_clone(origin, "pr-merge", 1, tmp_path / "depth1")
+    assert clone.git("rev-parse", "--is-shallow-repository").strip() == "true"
+    actions.event(base)
+
+    result = clone.kg("ci")
+
+    assert result.code == 0, result.out
+    need = (
+        f"the architecture diff and the playbooks this change touches need the base commit "
+        f"{base[:12]}, which this shallow clone lacks: set fetch-depth: 0 in actions/checkout "
+        "(fetch-depth: 2 is enough: it is a parent of HEAD)"
+    )
+    assert annotations(result) == [f"::warning title=kgtool ci::{need}"]
+    summary = actions.summary
+    assert "| raw graph | ok | 0 | 0 |" in summary and "| playbooks | ok | 0 | 0 |" in summary
+    assert f"\nNot checked: {md_text(need)}\n" in summary
+    assert "## Architecture changes" not in summary
+    outputs = actions.outputs()
+    assert (outputs["verdict"], outputs["diff"], outputs["base"]) == ("pass", "skipped", "")
+    assert f"not checked: {need}\n" in log_text(result)
+
+    # Two commits of history hold the base: the diff is back.
+    deeper = shallow_clone(origin, "pr-merge", 2, tmp_path / "depth2")
+    (actions.folder / "summary.md").unlink()
+    (actions.folder / "output.txt").unlink()
+    again = deeper.kg("ci")
+    assert again.code == 0 and annotations(again) == []
+    assert actions.outputs()["diff"] == "done"
+    assert section(actions.summary, "Playbooks this change touches").startswith(
+        "\n- this change touches key files of **save-data** (`app/store.py`)"
+    )
+
+
+def test_without_the_base_branch_it_says_so_in_one_line(
+    make_repo: Callable[..., Repo], actions: Actions, tmp_path: Path
+) -> None:
+    origin, _ = merged_pull_request(make_repo)
+    clone = shallow_clone(origin, "pr-merge", 1, tmp_path / "depth1")
+    actions.monkeypatch.setenv("GITHUB_BASE_REF", "main")  # no event file: the branch only
+
+    result = clone.kg("ci")
+
+    assert result.code == 0
+    assert annotations(result) == [
+        "::warning title=kgtool ci::the architecture diff and the playbooks this change "
+        "touches need the base branch 'main', which this shallow clone lacks: set "
+        "fetch-depth: 0 in actions/checkout"
+    ]
+
+
+def test_a_fork_without_a_token_skips_the_comment_in_one_line(
+    make_repo: Callable[..., Repo], actions: Actions, fake_github: FakeGitHub
+) -> None:
+    repo, base = pull_request(make_repo)
+    actions.event(base, fork=True)
+    actions.monkeypatch.setenv("GITHUB_API_URL", fake_github.url)
+
+    result = repo.kg("ci", "--comment")
+
+    assert result.code == 0
+    assert log_text(result).endswith(
+        "comment skipped: no GITHUB_TOKEN (pull requests from forks get no secrets)\n"
+    )
+    assert actions.outputs()["comment"] == "skipped"
+    assert fake_github.requests == []
+
+
+def test_the_sticky_comment_is_created_once_then_updated(
+    make_repo: Callable[..., Repo], actions: Actions, fake_github: FakeGitHub
+) -> None:
+    repo, base = pull_request(make_repo)
+    actions.event(base, number=12)
+    actions.monkeypatch.setenv("GITHUB_API_URL", fake_github.url)
+    actions.monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    fake_github.add(12, "LGTM", login="reviewer")
+    # A person who copied the marker: their comment is not ours to edit.
+    quoted = fake_github.add(12, f"{MARKER}\ncopied by a person", login="reviewer")
+
+    first = repo.kg("ci", "--comment")
+
+    assert first.code == 0
+    created = [c for c in fake_github.on_issue(12) if c["id"] not in (101, quoted)]
+    assert len(created) == 1
+    assert created[0]["body"].startswith(f"{MARKER}\n## kgtool ci: passed\n")
+    assert f"comment created: https://example.test/c/{created[0]['id']}\n" in log_text(first)
+    assert actions.outputs()["comment"] == "created"
+    post = fake_github.requests[-1]
+    assert (post.method, post.path) == ("POST", "/api/v3/repos/acme/app/issues/12/comments")
+    assert post.headers["authorization"] == "Bearer t0ken"
+    assert post.headers["x-github-api-version"] == "2022-11-28"
+
+    # The next push breaks a playbook: the same comment now says so.
+    add_playbook(repo, "broken", ["app/gone.py"])
+    updated(repo, "a broken playbook")
+    second = repo.kg("ci", "--comment")
+
+    assert second.code == 1
+    assert len(fake_github.on_issue(12)) == 3
+    body = fake_github.comments[created[0]["id"]]["body"]
+    assert body.startswith(f"{MARKER}\n## kgtool ci: failed\n")
+    assert "## Refused playbooks" in body
+    assert fake_github.comments[quoted]["body"] == f"{MARKER}\ncopied by a person"
+    patch = fake_github.requests[-1]
+    assert (patch.method, patch.path) == (
+        "PATCH",
+        f"/api/v3/repos/acme/app/issues/comments/{created[0]['id']}",
+    )
+    assert "comment updated: " in log_text(second)
+
+
+def test_a_read_only_token_is_one_line_not_a_failure(
+    make_repo: Callable[..., Repo], actions: Actions, fake_github: FakeGitHub
+) -> None:
+    repo, base = pull_request(make_repo)
+    actions.event(base, fork=True)
+    actions.monkeypatch.setenv("GITHUB_API_URL", fake_github.url)
+    actions.monkeypatch.setenv("GITHUB_TOKEN", "read-only")
+    fake_github.refuse = 403
+
+    result = repo.kg("ci", "--comment")
+
+    assert result.code == 0
+    said = [line for line in log_text(result).splitlines() if line.startswith("comment")]
+    assert said == [
+        "comment skipped: the token may not write to this pull request: HTTP 403 "
+        "(Resource not accessible by integration)"
+    ]
+    assert actions.outputs()["comment"] == "skipped"
+    assert fake_github.comments == {}
+
+
+def test_an_unreachable_api_only_skips_the_comment(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    actions.event(base)
+    actions.monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")  # discard: refused
+    actions.monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+
+    result = repo.kg("ci", "--comment")
+
+    assert result.code == 0
+    comment = [line for line in log_text(result).splitlines() if line.startswith("comment")]
+    assert len(comment) == 1
+    assert comment[0].startswith(
+        "comment skipped: GET http://127.0.0.1:9/repos/acme/app/issues/7/comments failed: "
+    )
+
+
+def test_outside_actions_the_same_report_goes_to_the_terminal(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo, base = pull_request(make_repo)
+    add_playbook(repo, "broken", ["app/gone.py"])
+    head = updated(repo, "a broken playbook")
+
+    result = repo.kg("ci")
+
+    assert result.code == 1
+    line = line_of(repo, "playbooks/broken.md", "app/gone.py")
+    lines = result.out.splitlines()
+    assert lines[:7] == [
+        "kgtool ci: FAILED",
+        f"base {base[:12]} (merge base with main), head the working tree on {head[:12]}",
+        "ok: raw graph",
+        "ok: communities",
+        "ok: labels",
+        "FAILED: playbooks",
+        f"  playbooks/broken.md:{line}: key file 'app/gone.py' does not resolve (missing); "
+        "no file by that name in git history; nearest existing path: app/store.py, app/cli.py",
+    ]
+    assert lines[7].startswith(f"Architecture {base[:12]} -> working tree: ")
+    assert lines[-1] == "Playbooks this change touches: none"
+    assert not any(line.startswith("::") for line in lines)
+
+
+def test_base_option_help_and_bad_usage(make_repo: Callable[..., Repo]) -> None:
+    repo, base = pull_request(make_repo)
+    updated(repo, "nothing")
+    assert repo.kg("ci", "--base", "nope").code == 2
+    assert f"base {base[:12]} (--base)" in repo.kg("ci", "--base", "main").out
+    helped = repo.kg("ci", "--help")
+    assert helped.code == 0
+    assert "exit codes:" in helped.out and "kgtool ci --base origin/main" in helped.out
+
+
+def test_outputs_survive_any_value(tmp_path: Path) -> None:
+    path = tmp_path / "output.txt"
+    github.write_outputs(str(path), {"a": "one\ntwo\n", "b": "EOF"})
+    text = path.read_text()
+    first, second = text.split("\n")[0], text.split("\n")[5]
+    delimiter = first.split("<<", 1)[1]
+    assert first == f"a<<{delimiter}" and delimiter.startswith("ghadelimiter_")
+    assert text.startswith(f"a<<{delimiter}\none\ntwo\n\n{delimiter}\nb<<")
+    assert second.startswith("b<<ghadelimiter_") and second.split("<<")[1] != delimiter
+
+
+def test_drifted_labels_are_warnings_at_their_line(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    files = {
+        ".kgtool.yaml": "ontology:\n  min_edge_count: 1\n",
+        **clique("alpha", ["a0", "a1", "a2", "a3"], {"a0": ["beta.b0.beta_b0"]}),
+        **clique("beta", ["b0", "b1", "b2", "b3"]),
+    }
+    repo = make_repo(files, commit=False)
+    repo.git("add", "-A")
+    assert repo.kg("label", "--offline").code == 0
+    base = repo.commit("labelled")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write_files(clique("beta", [f"b{i}" for i in range(8)]))  # beta doubles
+    updated(repo, "beta doubles")
+    actions.event(base)
+
+    result = repo.kg("ci")
+
+    assert result.code == 0  # drift warns unless ontology.fail_on_drift
+    beta = community_of(repo, "beta/b0.py")
+    text = (repo.root / ".kg/ontology.yaml").read_text().splitlines()
+    line = next(n for n, row in enumerate(text, 1) if row.strip() == f"{beta}:")
+    name = yaml.safe_load("\n".join(text))["communities"][beta]["name"]
+    assert annotations(result) == [
+        f"::warning file=.kg/ontology.yaml,line={line},title=kgtool%3A labels::label '{name}' of "
+        f"{beta} drifted: members 0.50 > 0.30 (written for 4 files, now 8: 4 joined, 0 left); "
+        f"run `kgtool label` or `kgtool label --accept {beta}`"
+    ]
+    drifted = section(actions.summary, "Drifted labels")
+    assert drifted.startswith(f"\n- .kg/ontology.yaml:{line}: label ")
+    assert "| labels | ok | 0 | 1 |" in actions.summary
+    # The changelog names the label change too, in words.
+    changes = section(actions.summary, "Architecture changes")
+    assert f"\n- label drifted: {beta} '{name}': members 0.50 > 0.30" in changes
+    assert actions.outputs()["drifted"] == "1"
+
+
+def test_a_long_report_is_cut_to_a_comment_github_accepts() -> None:
+    lines = [
+        f"playbooks/p.md:{n}: key file 'x{n}.py' does not resolve " + "y" * 200 for n in range(400)
+    ]
+    report = PullRequestReport(
+        [CheckOutcome("playbooks", False, lines)],
+        [
+            Finding(ERROR, "playbooks", text, "playbooks/p.md", n, text)
+            for n, text in enumerate(lines)
+        ],
+        Base("a" * 40, "--base"),
+        "b" * 40,
+    )
+    body = github.comment_body(report)
+    assert len(body) <= github.COMMENT_LIMIT < len("".join(lines))
+    assert body.startswith(f"{MARKER}\n## kgtool ci: failed\n")
+    assert "| playbooks | **failed** | 400 | 0 |" in body
+    assert re.search(r"## Refused playbooks\n\nCut: this section \([\d,]+ bytes\) would take", body)
+    assert "GitHub's limit of 65,536 characters for a comment" in body
+
+
+def test_an_unreadable_event_is_bad_usage(make_repo: Callable[..., Repo], actions: Actions) -> None:
+    repo, _ = pull_request(make_repo)
+    (actions.folder / "event.json").write_text("{not json")
+    actions.monkeypatch.setenv("GITHUB_EVENT_PATH", str(actions.folder / "event.json"))
+    result = repo.kg("ci")
+    assert result.code == 2
+    assert result.err.startswith("kgtool: error: cannot read the event file GITHUB_EVENT_PATH=")
+
+
+def test_a_shallow_clone_still_fails_what_needs_no_base(
+    make_repo: Callable[..., Repo], actions: Actions, tmp_path: Path
+) -> None:
+    origin, base = pull_request(make_repo)
+    add_playbook(origin, "broken", ["app/gone.py"])
+    origin.commit("a broken playbook, .kg/ not updated")
+    clone = shallow_clone(origin, "feature", 1, tmp_path / "depth1")
+    actions.event(base)
+
+    result = clone.kg("ci")
+
+    assert result.code == 1
+    lines = annotations(result)
+    assert [line.split("::")[1] for line in lines] == [
+        "error title=kgtool%3A raw graph",
+        "error title=kgtool%3A communities",
+        f"error file=playbooks/broken.md,line={line_of(clone, 'playbooks/broken.md', 'gone')},"
+        "title=kgtool%3A playbooks",
+        "warning title=kgtool ci",
+    ]
+    # One commit on top of the base: the base is its parent, so two commits of history do.
+    assert lines[3].endswith(
+        "set fetch-depth: 0 in actions/checkout (fetch-depth: 2 is enough: it is a parent of HEAD)"
+    )
+    outputs = actions.outputs()
+    assert (outputs["verdict"], outputs["stale"], outputs["refused"]) == ("fail", "true", "1")
+
+
+def test_the_cap_holds_for_each_kind_and_notes_come_first_among_warnings() -> None:
+    def finding(severity: str, n: int) -> Finding:
+        return Finding(severity, "playbooks", f"p.md:{n}: m{n}", "p.md", n, f"m{n}")
+
+    found = [finding(ERROR, n) for n in range(12)] + [finding(WARNING, n) for n in range(12)]
+    lines = github.annotations(found, ["fetch the base"])
+    assert [line.split(" ", 1)[0] for line in lines] == (
+        ["::error"] * 10 + ["::warning"] * 10 + ["::notice"]
+    )
+    assert lines[10] == "::warning title=kgtool ci::fetch the base"
+    # Line 0 means the file as a whole: no line property.
+    assert lines[11] == "::warning file=p.md,title=kgtool%3A playbooks::m0"
+    assert lines[12] == "::warning file=p.md,line=1,title=kgtool%3A playbooks::m1"
+    assert lines[-1].startswith("::notice title=kgtool ci::2 more errors and 3 more warnings ")

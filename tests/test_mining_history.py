@@ -1,0 +1,133 @@
+"""Change sets from scripted histories: merges, squashes, direct commits, follow-ups,
+renames, reverts, bots, version bumps; and the clear errors."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from conftest import Repo
+from mining_helpers import add_provider, base_files, commit_at, merge_at
+
+from kgtool.errors import KgError
+from kgtool.mining.filters import BOT, RELEASE, REVERT, filter_change_sets
+from kgtool.mining.history import DIRECT, MERGE, SQUASH, read_history
+
+
+@pytest.fixture
+def providers(repo: Repo) -> Repo:
+    """Four providers added four ways, a follow-up fix, a rename sweep, a revert, a bot and
+    a release: the history every mining test reads."""
+    repo.write_files(base_files())
+    commit_at(repo, "Initial layout", 0)
+    repo.git("checkout", "-q", "-b", "alpha")
+    add_provider(repo, "alpha")
+    commit_at(repo, "alpha provider", 10)
+    repo.git("checkout", "-q", "main")
+    merge_at(repo, "alpha", "Merge pull request #11 from a/alpha", "Add the alpha provider", 20)
+    add_provider(repo, "beta")
+    commit_at(repo, "Add beta provider (#12)", 40)
+    add_provider(repo, "gamma")
+    commit_at(repo, "Add gamma provider", 60)
+    repo.write("app/providers/gamma.py", 'NAME = "gamma"\nDISPLAY = "Gamma"\n')
+    commit_at(repo, "Fix gamma: add the display name", 61)
+    repo.git("mv", "tests", "checks")
+    commit_at(repo, "Move the tests to checks/", 80)
+    add_provider(repo, "delta", "checks")
+    commit_at(repo, "Add delta provider", 100, "Grace Hopper <grace@example.com>")
+    add_provider(repo, "epsilon", "checks")
+    commit_at(repo, "Add epsilon provider", 120)
+    epsilon = repo.git("rev-parse", "HEAD").strip()
+    repo.git("revert", "--no-commit", "HEAD")
+    commit_at(repo, f'Revert "Add epsilon provider"\n\nThis reverts commit {epsilon}.', 121)
+    repo.write("requirements.txt", "pyyaml==6.0.2\n")
+    commit_at(repo, "Bump pyyaml from 6.0.1 to 6.0.2", 130, "dependabot[bot] <bot@github.com>")
+    repo.write("pyproject.toml", '[project]\nname = "app"\nversion = "1.1.0"\n\n[tool.ruff]\n')
+    commit_at(repo, "Release 1.1.0", 140)
+    return repo
+
+
+def test_each_kind_of_change_set_is_read_with_its_files(providers: Repo) -> None:
+    history = read_history(providers.root)
+    rows = [(c.kind, c.pr, c.title) for c in history.change_sets]
+    assert rows[:4] == [
+        (DIRECT, None, "Initial layout"),
+        (MERGE, 11, "Add the alpha provider"),
+        (SQUASH, 12, "Add beta provider"),
+        (DIRECT, None, "Add gamma provider"),
+    ]
+    merge = history.change_sets[1]
+    # Diffed against the first parent; renames followed: the tests live in checks/ now.
+    assert sorted((f.status, f.path) for f in merge.files) == [
+        ("A", "app/providers/alpha.py"),
+        ("A", "checks/test_alpha.py"),
+        ("M", "CHANGES.md"),
+        ("M", "app/providers/__init__.py"),
+    ]
+    assert len(history.change_sets) == 11
+    assert history.branch == "main"
+
+
+def test_filters_count_bots_releases_and_keep_reverts_aside(providers: Repo) -> None:
+    history = read_history(providers.root)
+    filtered = filter_change_sets(history.change_sets, history.branch)
+    assert [c.title for c in filtered.set_aside[BOT]] == ["Bump pyyaml from 6.0.1 to 6.0.2"]
+    assert [c.title for c in filtered.set_aside[RELEASE]] == ["Release 1.1.0"]
+    [revert] = filtered.set_aside[REVERT]
+    epsilon = next(c for c in history.change_sets if c.title == "Add epsilon provider")
+    assert revert.reverts == epsilon.id
+    # The quick fix by the same author is grouped with the change it completes.
+    gamma = next(c for c in filtered.kept if c.title == "Add gamma provider")
+    assert [f.title for f in gamma.follow_ups] == ["Fix gamma: add the display name"]
+    assert filtered.follow_ups == 1
+    assert "Fix gamma: add the display name" not in [c.title for c in filtered.kept]
+
+
+def test_a_follow_up_by_someone_else_days_later_is_its_own_change(repo: Repo) -> None:
+    repo.write_files(base_files())
+    commit_at(repo, "Initial layout", 0)
+    add_provider(repo, "gamma")
+    commit_at(repo, "Add gamma provider", 10)
+    repo.write("app/cli.py", "def main():\n    return 1\n")
+    commit_at(repo, "Tune the exit code", 11)  # same author, quick, but other files
+    repo.write("app/providers/__init__.py", '"""Providers."""\n')
+    commit_at(repo, "Reword the registry", 300, "Grace Hopper <grace@example.com>")
+    filtered = filter_change_sets(read_history(repo.root).change_sets, "main")
+    assert [c.title for c in filtered.kept] == [
+        "Initial layout",
+        "Add gamma provider",
+        "Tune the exit code",
+        "Reword the registry",
+    ]
+    assert filtered.follow_ups == 0
+
+
+def test_a_history_without_pull_request_markers_is_all_direct(repo: Repo) -> None:
+    repo.write_files(base_files())
+    commit_at(repo, "one", 0)
+    repo.write("app/cli.py", "x = 1\n")
+    commit_at(repo, "two", 1)
+    history = read_history(repo.root)
+    assert [(c.kind, c.pr) for c in history.change_sets] == [(DIRECT, None), (DIRECT, None)]
+
+
+def test_an_empty_repository_says_so_in_one_line(repo: Repo) -> None:
+    with pytest.raises(KgError, match="no commits yet"):
+        read_history(repo.root)
+    result = repo.kg("mine-playbooks")
+    assert result.code == 2
+    assert result.err.strip().count("\n") == 0
+    assert "no commits yet" in result.err
+
+
+def test_a_shallow_clone_says_how_deep_a_history_is_needed(providers: Repo, tmp_path) -> None:
+    clone = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "3", f"file://{providers.root}", str(clone)], check=True
+    )
+    result = Repo(clone).kg("mine-playbooks", "--max-changes", "10")
+    assert result.code == 2
+    assert "shallow clone (3 commits of history)" in result.err
+    assert "the last 10 commits" in result.err and "--deepen=7" in result.err
+    # Deep enough for what was asked: it runs.
+    assert Repo(clone).kg("mine-playbooks", "--max-changes", "3", "--dry-run").code == 0

@@ -1,0 +1,110 @@
+"""Proposals from a scripted history: the six fields from evidence, pointers that resolve,
+overlap with existing playbooks, a saved pull-request list, and the same bytes twice."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import Repo
+from playbook_helpers import add_playbook
+from test_mining_history import providers  # noqa: F401 (the fixture)
+
+from kgtool.playbook.parse import read_playbook
+
+PROPOSAL = "playbooks/proposed/add-a-provider-with-a-new-app-providers-name-py-and-checks.md"
+
+
+@pytest.fixture
+def mined(providers: Repo) -> Repo:  # noqa: F811
+    assert providers.kg("update").code == 0
+    result = providers.kg("mine-playbooks")
+    assert result.code == 0, result.err
+    return providers
+
+
+def test_the_recurring_addition_becomes_one_proposal_with_six_fields(mined: Repo) -> None:
+    out = mined.kg("mine-playbooks", "--dry-run").out
+    title = "Add a provider with a new app/providers/<name>.py and checks/test_<name>.py"
+    assert f"{PROPOSAL}: {title} (support 5, confidence 0.83" in out
+    playbook = read_playbook(mined.root, PROPOSAL, 100_000)
+    assert playbook.problems == []
+    assert playbook.status == "proposed"
+    assert [k.value for k in playbook.key_files] == [
+        "app/providers/delta.py",  # the newest example of app/providers/<name>.py
+        "app/providers/__init__.py",
+        "checks/test_delta.py",
+    ]
+    text = (mined.root / PROPOSAL).read_text()
+    assert "# 5 of 5, an example of app/providers/<name>.py" in text
+    assert "an example of checks/test_<name>.py" in text
+    assert "python -m pytest checks/test_<name>.py" in playbook.validation
+    assert "ruff check" in playbook.validation
+    gamma_fix = mined.git("log", "--format=%h", "-1", "--grep=display name").strip()[:7]
+    assert any(
+        p.startswith(f"{gamma_fix} “Fix gamma: add the display name” completed ")
+        for p in playbook.pitfalls
+    )
+    # Bookkeeping is a step of its own, never a key file.
+    assert "- `CHANGES.md` (5 of 5)" in text
+    assert any(r.startswith("Additive:") for r in playbook.rollback)
+    evidence = "\n".join(playbook.evidence)
+    assert "#11 " in evidence and "#12 " in evidence and "Add gamma provider" in evidence
+    assert playbook.concepts  # layer 2 exists: its communities are named
+
+
+def test_every_proposal_passes_the_playbook_check(mined: Repo) -> None:
+    check = mined.kg("playbooks", "check")
+    assert check.code == 0, check.out
+    assert "refused" in check.out and "0 refused" in check.out
+
+
+def test_the_revert_is_rollback_evidence(mined: Repo) -> None:
+    playbook = read_playbook(mined.root, PROPOSAL, 100_000)
+    revert = mined.git("log", "--format=%h", "-1", "--grep=This reverts").strip()[:7]
+    assert any(r.startswith(f"{revert} “Revert") for r in playbook.rollback)
+
+
+def test_the_same_history_writes_the_same_bytes(mined: Repo) -> None:
+    before = (mined.root / PROPOSAL).read_bytes()
+    again = mined.kg("mine-playbooks")
+    assert "0 written, 0 updated, 1 unchanged" in again.out
+    assert (mined.root / PROPOSAL).read_bytes() == before
+
+
+def test_a_persons_playbook_with_the_same_files_wins(providers: Repo) -> None:  # noqa: F811
+    add_playbook(
+        providers, "add-provider", ["app/providers/__init__.py", "app/providers/delta.py"]
+    )
+    result = providers.kg("mine-playbooks")
+    assert "overlaps playbooks/add-provider.md" in result.out
+    assert not (providers.root / PROPOSAL).exists()
+
+
+def test_an_earlier_proposal_gets_its_evidence_updated(mined: Repo) -> None:
+    path = mined.root / PROPOSAL
+    path.write_text(path.read_text().replace("#12 ", "#99 "))
+    result = mined.kg("mine-playbooks")
+    assert "0 written, 1 updated" in result.out
+    assert "#12 " in path.read_text() and "#99 " not in path.read_text()
+
+
+def test_a_saved_pull_request_list_gives_titles_and_labels(mined: Repo, tmp_path) -> None:
+    prs = tmp_path / "prs.json"
+    prs.write_text(
+        json.dumps(
+            [
+                {"number": 12, "title": "Providers: add beta", "labels": [{"name": "feature"}],
+                 "author": {"login": "ada"}, "body": "", "mergeCommit": {"oid": "0" * 40}},
+                {"number": 11, "title": "Release the alpha", "labels": [{"name": "release"}]},
+            ]
+        )
+    )
+    result = mined.kg("mine-playbooks", "--prs", str(prs), "--dry-run")
+    assert result.code == 0, result.err
+    assert "2 matched a saved pull request" in result.out
+    assert "release or version bump 2" in result.out  # the labelled one joins the release
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"number": 1}')
+    refused = mined.kg("mine-playbooks", "--prs", str(bad))
+    assert refused.code == 2 and "must be a JSON array" in refused.err
