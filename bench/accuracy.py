@@ -16,13 +16,15 @@ Usage: python bench/accuracy.py [FIXTURE_DIR ...]
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "accuracy"
+CHECKOUT = Path(__file__).resolve().parent.parent
+FIXTURES = CHECKOUT / "tests" / "fixtures" / "accuracy"
 TRUTH_FILE = "expected_calls.json"
 
 
@@ -40,7 +42,11 @@ def score(fixture: Path) -> dict:
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)
         subprocess.run(["git", "add", "-A"], cwd=root, check=True)
         subprocess.run([*env_git, "commit", "-qm", "fixture"], cwd=root, check=True)
-        subprocess.run([sys.executable, "-m", "kgtool", "update", "-q"], cwd=root, check=True)
+        # This checkout's kgtool, whatever is installed: the numbers must be of this code.
+        env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
+        subprocess.run(
+            [sys.executable, "-m", "kgtool", "update", "-q"], cwd=root, check=True, env=env
+        )
         records = [
             json.loads(line) for line in (root / ".kg" / "raw.jsonl").read_text().splitlines()
         ]

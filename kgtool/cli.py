@@ -66,6 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # and written. Quiet, as a tool killed by SIGPIPE is, and with the same status.
         _silence_stdout()
         return EXIT_BROKEN_PIPE
+    except OSError as error:
+        # The machine said no (a full disk, a read-only folder, a folder where a file should
+        # be): the path and the reason are what the user needs, not a traceback.
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"kgtool: error: {where}{error.strerror or error}", file=sys.stderr)
+        return KgError.exit_code
 
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe ended

@@ -314,65 +314,6 @@ def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
     return sorted({p.strip("\n") for p in out.split("\0") if p.strip("\n")})
 
 
-def hooks_dir(root: Path) -> Path:
-    """Where git looks for this repository's hooks: ``core.hooksPath`` when set, else the
-    common git directory's ``hooks/`` (one folder for every worktree)."""
-    return root / git(root, "rev-parse", "--git-path", "hooks").strip()
-
-
-def unstaged_paths(root: Path, *pathspec: str) -> list[str]:
-    """Tracked paths whose working-tree content differs from the index (the one a running
-    commit uses, ``GIT_INDEX_FILE``); porcelain ``diff`` so that a touched but unchanged file
-    does not count."""
-    args = ["diff", "--name-only", "-z", "--no-ext-diff", "--ignore-submodules", "--", *pathspec]
-    return sorted(filter(None, git(root, *args).split("\0")))
-
-
-def untracked_paths(root: Path, *pathspec: str) -> list[str]:
-    """Files git does not track and does not ignore."""
-    out = git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", *pathspec)
-    return sorted(filter(None, out.split("\0")))
-
-
-def stage(root: Path, paths: list[str]) -> None:
-    """``git add`` these exact paths, deletions included, into the index a commit uses."""
-    if paths:
-        git(root, "--literal-pathspecs", "add", "--all", "--", *paths)
-
-
-@contextlib.contextmanager
-def index_checkout(root: Path) -> Iterator[Path]:
-    """The index (what the commit being made records) checked out in a temporary folder,
-    which every git command run inside the block takes for this repository's working tree.
-
-    For a hook run while files have unstaged changes: mapping the folder makes ``.kg/``
-    describe the staged content, and the user's working tree is never touched (stashing the
-    unstaged changes away, as the pre-commit framework does, risks them on a crash). git
-    sees the folder through GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE; the index is a copy,
-    so refreshing its stat data cannot disturb the commit.
-    """
-    gitdir = git(root, "rev-parse", "--absolute-git-dir").strip()
-    index = root / git(root, "rev-parse", "--git-path", "index").strip()
-    parent = Path(tempfile.mkdtemp(prefix="kgtool-index-"))
-    tree = parent / "tree"
-    tree.mkdir()
-    shutil.copyfile(index, parent / "index")
-    env = {"GIT_DIR": gitdir, "GIT_WORK_TREE": str(tree), "GIT_INDEX_FILE": str(parent / "index")}
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    try:
-        # -u records the new files' stat data, so that diff-files finds nothing to re-read.
-        git(tree, "checkout-index", "--all", "--force", "-u")
-        yield tree
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        shutil.rmtree(parent, ignore_errors=True)
-
-
 def paths_differing(root: Path, base: str) -> list[str]:
     """Paths whose content differs between commit ``base`` and the working tree, sorted,
     renames as the new path. A tree diff, not a log: in a shallow clone the commit at the
@@ -513,3 +454,62 @@ def renamed_pairs(
         for f in _log_files(git(root, *args, revision, "--"))
         if f.status == "R"
     }
+
+
+def hooks_dir(root: Path) -> Path:
+    """Where git looks for this repository's hooks: ``core.hooksPath`` when set, else the
+    common git directory's ``hooks/`` (one folder for every worktree)."""
+    return root / git(root, "rev-parse", "--git-path", "hooks").strip()
+
+
+def unstaged_paths(root: Path, *pathspec: str) -> list[str]:
+    """Tracked paths whose working-tree content differs from the index (the one a running
+    commit uses, ``GIT_INDEX_FILE``); porcelain ``diff`` so that a touched but unchanged file
+    does not count."""
+    args = ["diff", "--name-only", "-z", "--no-ext-diff", "--ignore-submodules", "--", *pathspec]
+    return sorted(filter(None, git(root, *args).split("\0")))
+
+
+def untracked_paths(root: Path, *pathspec: str) -> list[str]:
+    """Files git does not track and does not ignore."""
+    out = git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", *pathspec)
+    return sorted(filter(None, out.split("\0")))
+
+
+def stage(root: Path, paths: list[str]) -> None:
+    """``git add`` these exact paths, deletions included, into the index a commit uses."""
+    if paths:
+        git(root, "--literal-pathspecs", "add", "--all", "--", *paths)
+
+
+@contextlib.contextmanager
+def index_checkout(root: Path) -> Iterator[Path]:
+    """The index (what the commit being made records) checked out in a temporary folder,
+    which every git command run inside the block takes for this repository's working tree.
+
+    For a hook run while files have unstaged changes: mapping the folder makes ``.kg/``
+    describe the staged content, and the user's working tree is never touched (stashing the
+    unstaged changes away, as the pre-commit framework does, risks them on a crash). git
+    sees the folder through GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE; the index is a copy,
+    so refreshing its stat data cannot disturb the commit.
+    """
+    gitdir = git(root, "rev-parse", "--absolute-git-dir").strip()
+    index = root / git(root, "rev-parse", "--git-path", "index").strip()
+    parent = Path(tempfile.mkdtemp(prefix="kgtool-index-"))
+    tree = parent / "tree"
+    tree.mkdir()
+    shutil.copyfile(index, parent / "index")
+    env = {"GIT_DIR": gitdir, "GIT_WORK_TREE": str(tree), "GIT_INDEX_FILE": str(parent / "index")}
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        # -u records the new files' stat data, so that diff-files finds nothing to re-read.
+        git(tree, "checkout-index", "--all", "--force", "-u")
+        yield tree
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(parent, ignore_errors=True)

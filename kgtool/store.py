@@ -30,16 +30,19 @@ TEMP_PREFIX, TEMP_SUFFIX = ".", ".tmp"  # atomic_write's temp files: ".<name>.<r
 
 
 class Store:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, cache_dir: Path | None = None) -> None:
+        """``cache_dir``: another store's cache to share (a hook mapping a checkout of the
+        index reuses the working tree's: entries are keyed by content)."""
         self.root = root
         self.dir = root / KG_DIR
+        self._cache_dir = cache_dir
 
     def path(self, name: str) -> Path:
         return self.dir / name
 
     @property
     def cache_dir(self) -> Path:
-        return self.dir / CACHE_DIR
+        return self._cache_dir if self._cache_dir is not None else self.dir / CACHE_DIR
 
     def read_bytes(self, name: str) -> bytes | None:
         try:

@@ -2,7 +2,8 @@
 
 After each fault the next normal run must succeed with no manual step and write the bytes of a
 clean build. The kill points come from a seeded generator: a failure names its seed and trial,
-and ``KGTOOL_FAULT_SEED=<seed> KGTOOL_FAULT_TRIALS=<n>`` replays it (or runs a longer hunt).
+and ``KGTOOL_FAULT_SEED=<seed> KGTOOL_FAULT_TRIALS=<n>`` replays it (or runs a longer hunt;
+``KGTOOL_FAULT_CONCURRENT`` sets how many runs start at once).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from conftest import GIT_ENV, PROJECT_ROOT, Repo
 
 SEED = int(os.environ.get("KGTOOL_FAULT_SEED", "20260101"))
 TRIALS = int(os.environ.get("KGTOOL_FAULT_TRIALS", "2"))
+CONCURRENT = int(os.environ.get("KGTOOL_FAULT_CONCURRENT", "4"))
 MODULES = 100  # above the parallel threshold: the kills land while workers run
 LONGEST_KILL_DELAY = 1.3  # seconds; a cold build of the fixture takes about as long
 
@@ -141,7 +143,7 @@ def test_incremental_update_killed_anywhere_recovers(make_repo, sig: int) -> Non
 
 def test_concurrent_runs_serialise(make_repo) -> None:
     repo = big_repo(make_repo)
-    runs = [start_update(repo) for _ in range(4)]
+    runs = [start_update(repo) for _ in range(CONCURRENT)]
     for run in runs:
         assert run.wait(timeout=60) == 0, run.stderr.read().decode() if run.stderr else ""
         if run.stderr:

@@ -172,6 +172,8 @@ CORRUPTIONS = {
         "communities.json",
         lambda old: old.replace(b'"next_id": ', b'"next_id": "x", "y": '),
     ),
+    "cache-manifest-truncated": ("cache/raw.manifest", lambda old: old[: len(old) // 2]),
+    "cache-shard-random": ("cache/raw.cache.00", lambda old: random.Random(3).randbytes(500)),
     "ontology-bad-yaml": ("ontology.yaml", lambda old: b"communities: [\n"),
     "ontology-list": ("ontology.yaml", lambda old: b"- 1\n"),
     "ontology-bomb": ("ontology.yaml", lambda old: YAML_BOMB.encode()),
@@ -186,7 +188,14 @@ def test_corrupted_kg_files_are_one_line_and_recoverable(make_repo, case: str) -
     name, damage = CORRUPTIONS[case]
     path = repo.root / ".kg" / name
     path.write_bytes(damage(path.read_bytes() if path.exists() else b""))
-    for argv in (["check"], ["update", "--check"], ["playbooks", "list", "--json"], ["diff"]):
+    for argv in (
+        ["check"],
+        ["update", "--check"],
+        ["playbooks", "list", "--json"],
+        ["diff"],
+        ["ci"],
+        ["mine-playbooks", "--dry-run"],
+    ):
         no_traceback(repo.kg(*argv), (0, 1, 2))
     result = repo.kg("update")
     no_traceback(result, (0, 2))
@@ -219,6 +228,8 @@ EVERY_COMMAND = [
     ["playbooks", "check"],
     ["playbooks", "list", "--json"],
     ["diff", "HEAD"],
+    ["ci"],
+    ["mine-playbooks", "--dry-run"],
     ["update"],
 ]
 
@@ -301,7 +312,7 @@ def test_repository_shapes(make_repo, tmp_path: Path) -> None:
     empty = make_repo()
     for argv in update_first:
         result = empty.kg(*argv)
-        if argv[0] == "diff":
+        if argv[0] in ("diff", "ci", "mine-playbooks"):  # history is what they read
             assert_one_line_error(result, says="no commits yet")
         else:
             no_traceback(result, (0,))
@@ -330,8 +341,47 @@ def test_repository_shapes(make_repo, tmp_path: Path) -> None:
     submodule = Repo(superproject.root / "sub")
     for repo in (shallow, detached, worktree, superproject, submodule):
         for argv in update_first:
-            no_traceback(repo.kg(*argv), (0,))
+            result = repo.kg(*argv)
+            if repo is shallow and argv[0] in ("ci", "mine-playbooks"):
+                no_traceback(result, (0, 1, 2))  # history is cut: they may refuse, in a line
+            else:
+                no_traceback(result, (0,))
         assert_recovers(repo)
     assert superproject.nodes()["sub"]["status"] == "skipped:submodule"
     # A worktree's lock and files are its own: the main checkout gained nothing.
     assert not (base.root / ".kg").exists()
+
+
+@pytest.mark.parametrize("name", [".kg/raw.jsonl", ".kg/communities.json", ".git/kgtool.lock"])
+def test_a_folder_where_kgtool_expects_a_file_is_one_line(make_repo, name: str) -> None:
+    repo = small(make_repo)
+    assert repo.kg("update").code == 0
+    full = repo.root / name
+    full.unlink(missing_ok=True)
+    full.mkdir()
+    result = repo.kg("update")
+    assert_one_line_error(result, says=f"{full}: is a directory")
+    full.rmdir()
+    assert_recovers(repo)
+
+
+def test_playbooks_through_symlinks_out_of_the_repository_are_not_read(
+    make_repo, tmp_path: Path
+) -> None:
+    repo = small(make_repo)
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\nintent: the runner's secret\n---\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo.root / "playbooks").mkdir()
+    (repo.root / "playbooks" / "leak.md").symlink_to(secret)
+    repo.commit("a playbook that is a symlink")
+    assert repo.kg("update").code == 0
+    check = repo.kg("playbooks", "check")
+    assert check.code == 1
+    assert "playbooks/leak.md: leads outside the repository (a symlink); not read" in check.out
+    assert "secret" not in check.out + check.err
+    shutil.rmtree(repo.root / "playbooks")
+    (repo.root / "playbooks").symlink_to(elsewhere)
+    assert_one_line_error(repo.kg("playbooks", "new", "x"), says="leads outside the repository")
+    assert list(elsewhere.iterdir()) == []

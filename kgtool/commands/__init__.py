@@ -16,9 +16,9 @@ COMMANDS: dict[str, str] = {
     "label": "name unlabelled or drifted communities and edges (.kg/ontology.yaml)",
     "diff": "architecture changes (communities, moved files, coupling) between revisions",
     "playbooks": "check, list, fix or start playbooks",
-    "hooks": "install or remove plain git hooks, or run what they run",
     "ci": "check a pull request: every check, its architecture changes, its playbooks",
     "mine-playbooks": "propose playbooks from recurring changes in the history",
+    "hooks": "install or remove plain git hooks, or run what they run",
 }
 
 

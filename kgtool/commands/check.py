@@ -77,9 +77,8 @@ def check_labels(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     return CheckOutcome("labels", True, warnings=drifted + warnings)
 
 
-Check = Callable[[Context, UpdateResult], CheckOutcome]
 # Each check is given the raw graph as `kgtool update` would write it now (computed once).
-CHECKS: list[Check] = [
+CHECKS: list[Callable[[Context, UpdateResult], CheckOutcome]] = [
     check_raw,
     check_communities,
     check_labels,
@@ -87,29 +86,15 @@ CHECKS: list[Check] = [
 ]
 
 
-def _run_one(check: Check, ctx: Context, raw: UpdateResult) -> CheckOutcome:
+def _run_one(
+    check: Callable[[Context, UpdateResult], CheckOutcome], ctx: Context, raw: UpdateResult
+) -> CheckOutcome:
     """One check's verdict; bad input it trips over fails that check, not the others."""
     try:
         return check(ctx, raw)
     except KgError as error:
         name = check.__name__.removeprefix("check_").replace("_", " ")
         return CheckOutcome(name, False, [str(error)])
-
-
-def run_checks(ctx: Context) -> list[CheckOutcome]:
-    """Every check's outcome, in the order of ``CHECKS``, under the lock (nothing may rewrite
-    ``.kg/`` while it is read)."""
-    with ctx.store.lock():
-        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
-        return checks_with(ctx, raw)
-
-
-def checks_with(
-    ctx: Context, raw: UpdateResult, checks: list[Check] | None = None
-) -> list[CheckOutcome]:
-    """The outcomes of ``checks`` (default: all) given the raw graph ``raw``, as a hook has
-    it after writing it; the caller holds the lock."""
-    return [_run_one(check, ctx, raw) for check in (CHECKS if checks is None else checks)]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -122,7 +107,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ctx = context(args)
-    return 1 if report(run_checks(ctx), args.quiet) else 0
+    with ctx.store.lock():
+        outcomes = run_checks(ctx)
+    return 1 if report(outcomes, args.quiet) else 0
+
+
+Check = Callable[[Context, UpdateResult], CheckOutcome]
+
+
+def run_checks(
+    ctx: Context, raw: UpdateResult | None = None, checks: list[Check] | None = None
+) -> list[CheckOutcome]:
+    """Every check's outcome (or those of ``checks``), in order. The caller holds the lock
+    (nothing may rewrite ``.kg/`` while it is read). ``raw`` is layer 1 as ``kgtool update``
+    would write it now; computed here when not given."""
+    if raw is None:
+        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+    return [_run_one(check, ctx, raw) for check in (CHECKS if checks is None else checks)]
 
 
 def report(outcomes: list[CheckOutcome], quiet: bool) -> int:

@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
 def refresh(
     ctx: Context, write: bool = True, rebaseline: bool = False
 ) -> tuple[UpdateResult, CommunitiesResult]:
-    """Layers 1 and 2 brought up to date with the files; the caller holds the lock."""
+    """Layers 1 and 2 (and the map) brought up to date with the files; the caller holds the
+    lock."""
     if write:
         ctx.store.ensure()  # also brings an older kgtool's .kg/.gitignore up to date
         ctx.store.remove_stray_temps()
@@ -128,14 +129,7 @@ def describe(result: UpdateResult) -> str:
         lines.append(f"  {kind}: {total} ({', '.join(tiers)})")
     if result.unresolved_calls:
         lines.append(f"  unresolved call sites: {result.unresolved_calls}")
-    if result.broken_imports:
-        lines.append(
-            f"  broken imports: {len(result.broken_imports)} (they name this repository's own "
-            "code, which has no such module)"
-        )
-        lines += [f"    {path}:{line}: {module}" for path, line, module in result.broken_imports]
-    for path, error_lines, reason in result.partial:
-        lines.append(f"  partially parsed ({_partial_cause(error_lines, reason)}): {path}")
+    lines.extend(f"  {line}" for line in problems(result))
     for path, reason in result.skipped:
         lines.append(f"  skipped ({reason}): {path}")
     lines += [f"  left out (file name is not UTF-8): {name}" for name in result.bad_names]
@@ -143,19 +137,21 @@ def describe(result: UpdateResult) -> str:
 
 
 def problems(result: UpdateResult) -> list[str]:
-    """What the user should fix: syntax errors that cost files part of their graph, and imports
-    of this repository's own code that name no module.
+    """What the user should fix: broken imports of the repository's own code, and files
+    whose syntax errors (or the parser's limits) cost part of their graph.
 
-    Skipped files (binary, too large, ...) and the parser's own limits are not the user's to
-    fix: they are expected, and would fill every commit's output.
+    Skipped files (binary, too large, ...) are not problems: they are expected and would
+    fill every commit's output.
     """
-    lines = [
-        f"broken import (this repository has no such module): {path}:{line}: {module}"
-        for path, line, module in result.broken_imports
-    ]
+    lines = []
+    if result.broken_imports:
+        lines.append(
+            f"broken imports: {len(result.broken_imports)} (they name this repository's own "
+            "code, which has no such module)"
+        )
+        lines += [f"  {path}:{line}: {module}" for path, line, module in result.broken_imports]
     for path, error_lines, reason in result.partial:
-        if not reason:
-            lines.append(f"partially parsed ({_partial_cause(error_lines, reason)}): {path}")
+        lines.append(f"partially parsed ({_partial_cause(error_lines, reason)}): {path}")
     return lines
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import stat
 from pathlib import Path
 
@@ -19,8 +18,8 @@ from kgtool.commands.check import (
     CheckOutcome,
     check_communities,
     check_raw,
-    checks_with,
     report,
+    run_checks,
 )
 from kgtool.commands.update import problems, refresh
 from kgtool.config import load_config
@@ -158,12 +157,13 @@ def run(root: Path, stage_changes: bool = False) -> int:
     staged too with ``stage_changes``, else a difference from the index fails the run.
     """
     store = Store(root)
-    store.refuse_unsafe()  # as every command does, before anything is read from .kg/
     with store.lock():
         if any(not _generated(p) for p in unstaged_paths(root)):
             with index_checkout(root) as tree:
-                _share_cache(store, tree)
-                lines, outcomes = _refresh_and_check(tree, Store(tree))
+                # The checkout shares the working tree's cache, so unchanged files are not
+                # parsed again (we hold the lock: nobody else writes it).
+                shared = Store(tree, cache_dir=store.cache_dir)
+                lines, outcomes = _refresh_and_check(tree, shared)
                 _mirror_generated(tree, root)
         else:
             lines, outcomes = _refresh_and_check(root, store)
@@ -198,20 +198,12 @@ def _refresh_and_check(root: Path, store: Store) -> tuple[list[str], list[CheckO
     # Layers 1 and 2 were just written from these very files: checking them again would
     # only repeat the work.
     rest = [check for check in CHECKS if check not in (check_raw, check_communities)]
-    return problems(result), checks_with(ctx, result, rest)
+    return problems(result), run_checks(ctx, result, rest)
 
 
 def _generated(path: str) -> bool:
     """A file under .kg/ that kgtool writes (layer 3 belongs to `kgtool label` and people)."""
     return path.startswith(f"{KG_DIR}/") and path != f"{KG_DIR}/{ONTOLOGY_FILE}"
-
-
-def _share_cache(store: Store, tree: Path) -> None:
-    """The checkout starts with a copy of the working tree's cache: entries are keyed by
-    content, so unchanged files are not parsed again. A copy, not a symlink: kgtool refuses
-    symlinks under .kg/ (a few MB for a 700-file repository)."""
-    if store.cache_dir.is_dir():
-        shutil.copytree(store.cache_dir, tree / KG_DIR / CACHE_DIR)
 
 
 def _generated_files(root: Path) -> dict[str, bytes]:

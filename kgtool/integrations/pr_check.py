@@ -288,7 +288,8 @@ def gather(
 ) -> PullRequestReport:
     if not head_commit(ctx.root):
         raise KgError("the repository has no commits yet: there is no pull request to check")
-    outcomes = run_checks(ctx)
+    with ctx.store.lock():
+        outcomes = run_checks(ctx)
     report = PullRequestReport(
         outcomes,
         findings(ctx.root, outcomes),

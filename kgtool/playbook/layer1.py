@@ -95,7 +95,8 @@ def load_layer1(root: Path, config: Config, store: Store) -> Layer1:
         if read is None:
             present = False
             notes.append(
-                f"{KG_DIR}/{RAW_FILE} has a format this kgtool does not know: run `kgtool update`"
+                f"{KG_DIR}/{RAW_FILE} is damaged or has a format this kgtool does not know: "
+                "run `kgtool update`"
             )
         else:
             symbols, hashes = read
@@ -114,18 +115,21 @@ def _read_nodes(data: bytes) -> tuple[dict[str, dict[str, str]], dict[str, str]]
     symbols: dict[str, dict[str, str]] = {}
     hashes: dict[str, str] = {}
     for line in data.split(b"\n"):
-        if _META_MARK in line:
-            meta = json.loads(line)
-            if meta.get("format") not in KNOWN_FORMATS:
-                return None
-            continue
-        if _NODE_MARK not in line:
+        if _META_MARK not in line and _NODE_MARK not in line:
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return None  # damaged (a bad merge, a truncated write): read the files instead
+        if not isinstance(record, dict):
             return None
-        node_id: str = record.get("id", "")
+        if _META_MARK in line:
+            if record.get("format") not in KNOWN_FORMATS:
+                return None
+            continue
+        node_id = record.get("id", "")
+        if not isinstance(node_id, str):
+            return None
         if record.get("kind") == "file":
             hashes[node_id] = record.get("hash", "")
         elif "::" in node_id and not record.get("external"):

@@ -19,7 +19,7 @@ from kgtool.errors import KgError
 from kgtool.playbook.check import TODO, playbooks_dir
 from kgtool.playbook.concepts import load_concepts
 from kgtool.playbook.layer1 import load_layer1
-from kgtool.playbook.parse import parse_playbook, slugify
+from kgtool.playbook.parse import outside_repository, parse_playbook, slugify
 from kgtool.repo import PathChange, changed_paths, check_range, path_changes
 from kgtool.store import Store, atomic_write
 
@@ -57,6 +57,8 @@ def new_playbook(
     path = f"{directory}/{slug}.md"
     if (root / path).exists():
         raise KgError(f"{path} exists already; pass --slug to choose another name")
+    if outside_repository(root, path):
+        raise KgError(f"{directory} leads outside the repository (a symlink); nothing written")
 
     view = load_layer1(root, config, store)
     playbook_files = f"{directory}/"

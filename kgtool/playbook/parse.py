@@ -65,7 +65,20 @@ def load_playbooks(root: Path, directory: str, max_bytes: int) -> list[Playbook]
     return playbooks
 
 
+def outside_repository(root: Path, path: str) -> bool:
+    """Whether ``root/path`` leads, through a symlink on the way, outside the repository: in
+    CI a pull request could otherwise make kgtool read (and print) any file of the runner."""
+    real = os.path.realpath(root / path)
+    return os.path.commonpath([real, os.path.realpath(root)]) != os.path.realpath(root)
+
+
 def read_playbook(root: Path, path: str, max_bytes: int) -> Playbook:
+    if outside_repository(root, path):
+        playbook = _empty(path)
+        playbook.problems.append(
+            Problem(path, 0, "leads outside the repository (a symlink); not read")
+        )
+        return playbook
     try:
         size = (root / path).stat().st_size
         if size > max_bytes:
