@@ -441,3 +441,21 @@ def test_one_call_vanishing_is_not_a_new_relationship(labelled: Repo) -> None:
     edges = {(e["src"], e["dst"]): e for e in communities(labelled)["edges"]}
     assert edges[(alpha, beta)]["types"] == {"imports": {"EXTRACTED": 1}}
     assert "drifted" not in labelled.kg("check").out
+
+
+def test_label_retires_the_phrase_of_an_edge_that_is_gone(labelled: Repo) -> None:
+    alpha, beta = community_of(labelled, "alpha/a0.py"), community_of(labelled, "beta/b0.py")
+    key = f"{alpha}->{beta}"
+    labelled.write_files(clique("alpha", ["a0", "a1", "a2", "a3"]))
+    labelled.commit("alpha no longer uses beta")
+    update(labelled)
+    assert (alpha, beta) not in {(e["src"], e["dst"]) for e in communities(labelled)["edges"]}
+    assert f"of {key} drifted: edge vanished" in labelled.kg("check").out
+    assert "`kgtool label` retires it" in labelled.kg("check").out
+    # Neither --accept nor --set can take a gone edge: the labeler must clear it.
+    assert labelled.kg("label", "--accept", key).code == 2
+    assert f"retired the phrases of 1 edge(s) that are gone: {key}" in label(labelled, "--offline")
+    assert ontology_of(labelled)["edges"][key]["retired"] is True
+    check = labelled.kg("check")
+    assert check.code == 0 and "drifted" not in check.out, check.out
+    assert "nothing to label" in label(labelled, "--offline")

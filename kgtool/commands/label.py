@@ -22,6 +22,7 @@ from kgtool.ontology.label import (
     apply_batch,
     plan_labels,
     rename_edges,
+    retire_gone,
     set_label,
 )
 from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, Ontology, dump_ontology, load_ontology
@@ -100,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
         if args.accept or args.set:
             return _by_hand(ctx, args, document, ontology, at)
         plan = plan_labels(ctx.root, ctx.config, document, ontology, relabel=args.relabel)
+        if plan.gone and not (plan.communities or plan.edges or args.dry_run):
+            # No labeler needed: writing retires the phrases of edges that are gone.
+            _write(ctx, retire_gone(ontology, document, written=set()))
     for state in plan.human_drifted:
         reasons = "; ".join(d.describe() for d in state.drifts)
         print(
@@ -108,7 +112,11 @@ def run(args: argparse.Namespace) -> int:
             f"{state.key}` or replace it with `kgtool label --set {state.key} ...`"
         )
     if not plan.communities and not plan.edges:
-        if not args.quiet:
+        if args.quiet:
+            return 0
+        if plan.gone:
+            print(_gone(plan, "would retire" if args.dry_run else "retired"))
+        else:
             print(f"nothing to label: {len(plan.names)} communities named, no label drifted")
         return 0
     labeler = _labeler(ctx, args)
@@ -212,6 +220,8 @@ def _dry_run(labeler: Labeler, plan: LabelPlan, quiet: bool) -> int:
         return 0
     estimate = labeler.dry_run(plan.communities, rename_edges(plan.edges, plan.names), plan.taken)
     print(estimate.describe())
+    if plan.gone and not quiet:
+        print(_gone(plan, "would retire"))
     return 0
 
 
@@ -225,3 +235,9 @@ def _report(batch: LabelBatch, plan: LabelPlan, by: str, quiet: bool, verb: str 
         dst_name = batch.communities[dst].name if dst in batch.communities else plan.names.get(dst)
         print(f"  {src}->{dst}: {src_name} {phrase} {dst_name}")
     print(f"{verb} {WHERE}: {len(batch.communities)} names, {len(batch.edges)} phrases ({by})")
+    if plan.gone:
+        print(_gone(plan, "would retire" if verb != "wrote" else "retired"))
+
+
+def _gone(plan: LabelPlan, verb: str) -> str:
+    return f"{verb} the phrases of {len(plan.gone)} edge(s) that are gone: {', '.join(plan.gone)}"

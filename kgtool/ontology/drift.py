@@ -35,6 +35,7 @@ from kgtool.ontology.items import TypedCounts, edge_key, edge_order
 from kgtool.ontology.model import CommunityLabel, EdgeLabel, Evidence, Ontology
 
 MIN_EDGES = 3  # weighted edges that must move before a relative change counts
+EDGE_GONE = "edge vanished"
 
 FRESH = "fresh"
 DRIFTED = "drifted"
@@ -212,7 +213,7 @@ def _folders(folders: set[str]) -> str:
 
 def edge_drifts(evidence: Evidence, types: TypedCounts, settings: dict[str, Any]) -> list[Drift]:
     if not types:
-        return [Drift("edge vanished", 1.0, 0.0, f"was {_counts_text(evidence.types)}, now none")]
+        return [Drift(EDGE_GONE, 1.0, 0.0, f"was {_counts_text(evidence.types)}, now none")]
     return _counts_drift("counts", evidence.types, types, settings)
 
 
@@ -307,10 +308,10 @@ def drift_lines(report: DriftReport, where: str) -> list[str]:
         else:
             what = f"phrase '{state.text}' of {state.key}"
         reasons = "; ".join(d.describe() for d in state.drifts)
-        lines.append(
-            f"{place}: {what} drifted: {reasons}; run `kgtool label` or "
-            f"`kgtool label --accept {state.key}`"
-        )
+        fix = f"run `kgtool label` or `kgtool label --accept {state.key}`"
+        if any(d.measure == EDGE_GONE for d in state.drifts):
+            fix = "`kgtool label` retires it"  # there is no edge left to accept it against
+        lines.append(f"{place}: {what} drifted: {reasons}; {fix}")
     return lines
 
 
