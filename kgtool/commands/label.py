@@ -13,6 +13,7 @@ import argparse
 import os
 
 from kgtool.commands._common import Context, context
+from kgtool.commands.update import refresh
 from kgtool.communities.build import COMMUNITIES_FILE, update_communities
 from kgtool.errors import KgError
 from kgtool.ontology.items import LabelBatch, Labeler, LabelerError
@@ -27,7 +28,6 @@ from kgtool.ontology.label import (
 )
 from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, Ontology, dump_ontology, load_ontology
 from kgtool.ontology.offline import OfflineLabeler
-from kgtool.raw.build import update_raw
 from kgtool.repo import head_commit
 
 EXIT_PARTIAL = 1  # some items could not be labelled; the rest were written
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     if args.summary is not None and (not args.set or "->" in args.set[0]):
         raise KgError("--summary goes with --set on a community (kgtool label --set c7 NAME)")
     with ctx.store.lock():
-        document = _refresh(ctx)
+        document = refresh(ctx)[1].document
         before = _snapshot(ctx)
         ontology = load_ontology(ctx.store)
         at = head_commit(ctx.root)[:12]
@@ -136,19 +136,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"kgtool: {problem}")
     missing = len(plan.communities) - len(batch.communities) + len(plan.edges) - len(batch.edges)
     return EXIT_PARTIAL if batch.problems or missing > 0 else 0
-
-
-def _refresh(ctx: Context) -> dict:
-    raw = update_raw(ctx.root, ctx.config, ctx.store, write=True)
-    return update_communities(
-        ctx.root,
-        ctx.config,
-        ctx.store,
-        raw.content,
-        write=True,
-        edges=raw.file_edges,
-        drawn=ctx.map,
-    ).document
 
 
 def _snapshot(ctx: Context) -> tuple[bytes | None, bytes | None]:
