@@ -16,11 +16,8 @@ from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.ontology.drift import (
     DRIFTED,
-    MISSING,
     RETIRED,
-    UNCONFIRMED,
     CommunityState,
-    DriftReport,
     EdgeState,
 )
 from kgtool.ontology.evidence import community_evidence, edge_evidence
@@ -253,11 +250,3 @@ def retire_gone(ontology: Ontology, document: Document, written: set[str]) -> On
         if not edge.retired and key not in edges:
             ontology.edges[key] = replace(edge, retired=True, line=0)
     return ontology
-
-
-def unlabelled_count(report: DriftReport) -> int:
-    return sum(1 for s in report.communities.values() if s.status == MISSING)
-
-
-def unconfirmed_count(report: DriftReport) -> int:
-    return sum(1 for s in report.communities.values() if s.status == UNCONFIRMED)
