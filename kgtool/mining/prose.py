@@ -307,14 +307,9 @@ class ProseReport:
 class ProseWriter:
     """Rewords proposals with Claude; see the module docstring."""
 
-    def __init__(
-        self,
-        settings: Mapping[str, Any],
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-    ) -> None:
-        self.claude = Claude(settings, api_key=api_key, base_url=base_url)
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        # The key and address come from the SDK's environment, as for the labeler.
+        self.claude = Claude(settings)
 
     def params(self, proposal: Proposal) -> dict[str, Any]:
         content = [{"type": "text", "text": compact(document(proposal))}]
