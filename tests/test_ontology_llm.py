@@ -123,7 +123,6 @@ def test_good_replies_label_every_community_and_edge(fake_anthropic: FakeAnthrop
     assert [c["id"] for c in batch(first)["communities"]] == ["c1", "c2"]
     assert [(e["src"], e["dst"]) for e in batch(second)["edges"]] == [("c1", "c2"), ("c3", "c4")]
     assert "test-key" in api_key_sent(fake_anthropic.headers[0])
-    assert labels.usage.requests == 2 and labels.usage.input_tokens > 0
 
 
 def test_the_system_block_is_constant_and_marked_for_caching(

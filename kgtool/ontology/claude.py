@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import anthropic
@@ -28,17 +27,6 @@ EPHEMERAL = {"type": "ephemeral"}
 class ClaudeError(KgError):
     """A request that could not be answered (no key, network, rate limit, server error,
     timeout), as one line; callers add what it means for their output."""
-
-
-@dataclass
-class Usage:
-    """Tokens the API reported, summed over the requests of one client."""
-
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
 
 
 class Claude:
@@ -70,7 +58,6 @@ class Claude:
         self.api_key = api_key
         self.base_url = base_url
         self.no_key_hint = no_key_hint
-        self.usage = Usage()
         self._client: anthropic.Anthropic | None = None
 
     def params(self, system: str, tool: dict[str, Any], content: list[dict[str, Any]]) -> dict:
@@ -127,7 +114,6 @@ class Claude:
         except anthropic.AnthropicError as exc:  # e.g. credentials that could not be refreshed
             message = f"the Claude API call failed: {one_line(str(exc))}"
         else:
-            self._count(reply)
             return reply
         raise ClaudeError(message) from None
 
@@ -152,14 +138,6 @@ class Claude:
                 raise ClaudeError(f"no Claude API key: set ANTHROPIC_API_KEY{self.no_key_hint}")
             self._client = client
         return self._client
-
-    def _count(self, reply: Any) -> None:
-        self.usage.requests += 1
-        usage = getattr(reply, "usage", None)
-        self.usage.input_tokens += getattr(usage, "input_tokens", 0) or 0
-        self.usage.output_tokens += getattr(usage, "output_tokens", 0) or 0
-        self.usage.cache_read_tokens += getattr(usage, "cache_read_input_tokens", 0) or 0
-        self.usage.cache_write_tokens += getattr(usage, "cache_creation_input_tokens", 0) or 0
 
 
 def tool_calls(reply: Any, name: str) -> list[Any]:

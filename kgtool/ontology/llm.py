@@ -214,7 +214,6 @@ class ClaudeLabeler:
         if self.batch_size < 1:
             raise KgError(f"'ontology.batch_size' must be at least 1, not {self.batch_size}")
         self.by = f"llm:{self.model}"
-        self.usage = self.claude.usage
 
     # -- planning: what is sent -------------------------------------------------------------
 
