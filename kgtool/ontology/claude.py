@@ -40,20 +40,13 @@ class Claude:
         base_url: str | None = None,
         no_key_hint: str = "",
     ) -> None:
-        # Missing keys take their defaults, so callers (and tests) may pass a partial section.
-        merged = {**DEFAULTS["ontology"], **settings}
-        self.model = str(merged["model"])
-        self.max_tokens = int(merged["max_tokens"])
-        self.max_retries = int(merged["max_retries"])
-        self.timeout = float(merged["timeout"])
-        for key, value, least in (
-            ("max_tokens", self.max_tokens, 1),
-            ("max_retries", self.max_retries, 0),
-        ):
-            if value < least:
-                raise KgError(f"'ontology.{key}' must be at least {least}, not {value}")
-        if self.timeout <= 0:
-            raise KgError(f"'ontology.timeout' must be more than 0 seconds, not {self.timeout:g}")
+        # Missing keys take their defaults, so callers (and tests) may pass a partial section;
+        # the ranges are checked where the settings are read (kgtool.config).
+        self.settings = {**DEFAULTS["ontology"], **settings}
+        self.model = str(self.settings["model"])
+        self.max_tokens = int(self.settings["max_tokens"])
+        self.max_retries = int(self.settings["max_retries"])
+        self.timeout = float(self.settings["timeout"])
         # None: the SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL itself.
         self.api_key = api_key
         self.base_url = base_url
