@@ -33,9 +33,7 @@ from kgtool.ontology.llm import (
     prompt_chars,
 )
 from kgtool.ontology.validate import (
-    check_unique,
     name_key,
-    unrequested,
     validate_name,
     validate_phrase,
     validate_summary,
@@ -586,12 +584,8 @@ def test_bad_text_is_refused_with_a_reason(check: Any, text: Any, reason: str) -
         check(text)
 
 
-def test_uniqueness_and_requested_ids() -> None:
+def test_names_are_compared_by_their_key() -> None:
     assert name_key("  Raw   GRAPH ") == "raw graph"
-    check_unique("Job runner", {"other name"})
-    with pytest.raises(ValueError, match="already taken"):
-        check_unique("JOB runner", {"Job Runner"})
-    assert unrequested(["c1", "c9", "c2", "c9"], {"c1", "c2"}) == ["c9"]
 
 
 def test_good_input_builds_valid_labels() -> None:

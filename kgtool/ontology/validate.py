@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
 
 MIN_NAME_WORDS, MAX_NAME_WORDS, MAX_NAME_CHARS = 2, 5, 48
 MIN_SUMMARY_WORDS, MAX_SUMMARY_WORDS, MAX_SUMMARY_CHARS = 2, 40, 200
@@ -60,21 +59,6 @@ def validate_line(text: object, what: str, max_chars: int, allow: str = "") -> s
 def name_key(name: str) -> str:
     """What two names are compared by: case and spacing do not make a name different."""
     return " ".join(name.split()).casefold()
-
-
-def check_unique(name: str, taken: Collection[str]) -> None:
-    """Refuse ``name`` when ``taken`` (names or their keys) already holds it."""
-    if name_key(name) in {name_key(other) for other in taken}:
-        raise ValueError(f"the name {quote(name)} is already taken on the map")
-
-
-def unrequested(ids: Iterable[str], requested: Collection[str]) -> list[str]:
-    """The IDs of a reply that nobody asked for, in reply order, each once."""
-    extra: list[str] = []
-    for item in ids:
-        if item not in requested and item not in extra:
-            extra.append(item)
-    return extra
 
 
 def quote(value: object, limit: int = 60) -> str:
