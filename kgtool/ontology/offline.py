@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 
 from kgtool.communities.identity import id_number
 from kgtool.ontology.items import CommunityItem, CommunityText, EdgeItem, LabelBatch, TypedCounts
+from kgtool.ontology.validate import (  # what a label may be, whoever wrote it
+    MAX_NAME_CHARS,
+    MAX_NAME_WORDS,
+    MAX_SUMMARY_CHARS,
+    MAX_SUMMARY_WORDS,
+)
 
-# What a label may be (kgtool/ontology/validate.py checks every label, whoever wrote it).
-MAX_WORDS = 5
-MAX_NAME_CHARS = 48
-MAX_SUMMARY_CHARS = 200
-MAX_SUMMARY_WORDS = 40
 MAX_ITEMS = 2
 MAX_AREA_WORDS = 3
 MIN_ITEM_SCORE = 2.0  # two files, or one file that others depend on
@@ -690,13 +691,13 @@ def symbol_names(item: CommunityItem, core: list[str]) -> list[str]:
 
 
 def compose(found: Profile, suffix: str = "") -> str:
-    """ "<area>: <items>" within ``MAX_WORDS`` words (the suffix always fits).
+    """ "<area>: <items>" within ``MAX_NAME_WORDS`` words (the suffix always fits).
 
     Ranked items are taken by weight in whole groups of equal weight: when a tie falls at the
     cut, the whole tie is left out, so no name rests on alphabetical order (a new file named
     "aardvark.py" must not push a word out). The chosen items are then listed alphabetically,
     so a change of weights that keeps the same items keeps the same name."""
-    budget = MAX_WORDS - word_count(found.area) - word_count(suffix)
+    budget = MAX_NAME_WORDS - word_count(found.area) - word_count(suffix)
     chars = MAX_NAME_CHARS - len(found.area) - (len(suffix) + 1 if suffix else 0)
     chosen: list[str] = []
     said: set[str] = set()
@@ -720,7 +721,7 @@ def compose(found: Profile, suffix: str = "") -> str:
                 budget -= word_count(g)
 
     for item in found.fixed:
-        if fits([item], MAX_WORDS):  # a folder or the kinds of a mixed bag: words permitting
+        if fits([item], MAX_NAME_WORDS):  # a folder or the kinds of a mixed bag: words permitting
             take([item])
     fixed = list(chosen)
     # A lone file with no edges in and no top symbol is not worth a word of the name: it
