@@ -376,10 +376,11 @@ def counts_values(
     old: TypedCounts, new: TypedCounts, weights: dict[str, float]
 ) -> tuple[float, float, float]:
     """(relative change, weighted edges moved, largest share of a type that appeared or
-    vanished), as drift weighs them."""
+    vanished), as drift weighs them (a type change counts from drift.MIN_EDGES edges)."""
     before, after = weighted(old, weights), weighted(new, weights)
     moved = sum(abs(after.get(k, 0.0) - before.get(k, 0.0)) for k in set(before) | set(after))
-    shares = [share for _, _, share in type_changes(before, after, 0.0)]
+    floor = drift_module.MIN_EDGES  # read at call time: min_edges() changes it
+    shares = [share for _, _, share in type_changes(before, after, 0.0, floor)]
     return relative_change(before, after), moved, max(shares, default=0.0)
 
 
