@@ -29,6 +29,7 @@ from kgtool.ontology.validate import (  # what a label may be, whoever wrote it
     MAX_NAME_WORDS,
     MAX_SUMMARY_CHARS,
     MAX_SUMMARY_WORDS,
+    strip_markup,
 )
 
 MAX_ITEMS = 2
@@ -167,9 +168,6 @@ COMPOUNDS = {
 }
 # Digits stay with the word they follow: "pcre2", "http2", "utf8".
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
-# What a renderer could take for markup or a link: left out of summaries.
-UNSAFE = re.compile(r"[`*#\[\]<>|]|~~|&#?\w+;")
-URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*|\bwww\.\S*|\bmailto:\S*", re.I)
 EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+|_+(?!\w)")  # "_private", "__init__": read as emphasis
 
 
@@ -885,9 +883,7 @@ def summary(found: Profile) -> str:
 
 def plain(text: str) -> str:
     """One line with nothing a renderer could take for markup or a link."""
-    text = URL.sub("", text)
-    text = EDGE_UNDERSCORE.sub("", UNSAFE.sub("", text))
-    return " ".join(text.split()).strip(" ,;:")
+    return strip_markup(text).strip(" ,;:")
 
 
 def shortened(text: str, chars: int, most_words: int) -> str:
