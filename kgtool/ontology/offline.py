@@ -20,7 +20,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kgtool.communities.identity import id_number
 from kgtool.ontology.items import CommunityItem, CommunityText, EdgeItem, LabelBatch, TypedCounts
@@ -339,7 +339,6 @@ class Term:
     key: str
     display: str
     score: float = 0.0
-    paths: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -535,7 +534,6 @@ def weighted_terms(
             continue
         term = terms.setdefault(key, Term(key, display))
         term.score += weight.get(path, 1.0)
-        term.paths.add(path)
     # A word most items share is the theme: six "*_completions" files are "completions".
     by_word: dict[str, list[Term]] = {}
     for term in terms.values():
@@ -556,7 +554,6 @@ def weighted_terms(
         merged = Term("word:" + word, ACRONYMS.get(spelling, spelling))
         for term in members:
             merged.score += term.score
-            merged.paths |= term.paths
             del terms[term.key]
         terms[merged.key] = merged
     ranked = sorted(terms.values(), key=lambda t: (-t.score, t.key))
