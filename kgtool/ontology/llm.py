@@ -24,11 +24,11 @@ SDK's own retries, and no label changes.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from kgtool.communities.identity import id_number
 from kgtool.ontology.claude import (
     CHARS_PER_TOKEN,
     EPHEMERAL,
@@ -507,19 +507,14 @@ def _unique_communities(items: list[CommunityItem]) -> list[CommunityItem]:
     chosen: dict[str, CommunityItem] = {}
     for item in items:
         chosen.setdefault(item.id, item)
-    return sorted(chosen.values(), key=lambda item: _order(item.id))
+    return sorted(chosen.values(), key=lambda item: id_number(item.id))
 
 
 def _unique_edges(items: list[EdgeItem]) -> list[EdgeItem]:
     chosen: dict[tuple[str, str], EdgeItem] = {}
     for item in items:
         chosen.setdefault((item.src, item.dst), item)
-    return sorted(chosen.values(), key=lambda item: (_order(item.src), _order(item.dst)))
-
-
-def _order(community: str) -> tuple[int, str]:
-    match = re.fullmatch(r"c(\d+)", community)
-    return (int(match.group(1)) if match else -1, community)
+    return sorted(chosen.values(), key=lambda item: (id_number(item.src), id_number(item.dst)))
 
 
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:
