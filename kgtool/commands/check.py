@@ -15,6 +15,7 @@ from kgtool.errors import KgError
 from kgtool.ontology.drift import drift_lines, unconfirmed_lines
 from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, load_ontology
 from kgtool.ontology.view import report_for
+from kgtool.playbook.check import CheckReport
 from kgtool.playbook.check import check_playbooks as run_playbook_check
 from kgtool.raw.build import UpdateResult, update_raw
 
@@ -25,6 +26,9 @@ class CheckOutcome:
     ok: bool
     messages: list[str] = field(default_factory=list)  # one problem per line, file:line first
     warnings: list[str] = field(default_factory=list)
+    # The playbook check's whole report, kept so that `kgtool ci` can tell which playbooks a
+    # change touches without resolving every pointer a second time.
+    playbooks: CheckReport | None = None
 
 
 def check_raw(ctx: Context, raw: UpdateResult) -> CheckOutcome:
@@ -55,7 +59,9 @@ def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:
 
 def check_playbooks(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     report = run_playbook_check(ctx.root, ctx.config, ctx.store)
-    return CheckOutcome("playbooks", report.ok, report.error_lines(), report.warning_lines())
+    return CheckOutcome(
+        "playbooks", report.ok, report.error_lines(), report.warning_lines(), report
+    )
 
 
 def check_labels(ctx: Context, raw: UpdateResult) -> CheckOutcome:
