@@ -177,7 +177,9 @@ def run(root: Path, stage_changes: bool = False) -> int:
     if pending and not stage_changes:
         again = "git add .kg and commit again"
         if _partial_commit():
-            again = "commit again naming .kg too (git commit <paths> .kg)"
+            # That index takes only tracked files from the paths named, and a new map page
+            # is not tracked until `git add` has seen it.
+            again = "git add .kg, then commit again naming it (git commit <paths> .kg)"
         print(
             f"kgtool rewrote .kg/ ({_few(pending)}), which differs from what is staged: "
             f"review it, {again}"
