@@ -39,7 +39,7 @@ from kgtool.repo import (
     resolve_commit,
 )
 
-# Checks whose failure means ``.kg/`` does not describe the code.
+# The outcomes of check.FRESHNESS: their failure means ``.kg/`` does not describe the code.
 STALE_CHECKS = ("raw graph", "communities")
 LABELS_CHECK = "labels"
 PLAYBOOKS_CHECK = "playbooks"
