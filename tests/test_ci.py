@@ -28,7 +28,13 @@ from playbook_helpers import add_playbook, line_of
 from kgtool.commands.check import CheckOutcome
 from kgtool.integrations import github
 from kgtool.integrations.github import MARKER, SUMMARY_LIMIT, escape_data, escape_property, fit
-from kgtool.integrations.pr_check import Base, Finding, PullRequestReport, md_text
+from kgtool.integrations.pr_check import (
+    Base,
+    Finding,
+    PullRequestReport,
+    md_code,
+    md_text,
+)
 from kgtool.playbook.model import ERROR, WARNING
 
 APP = {
@@ -273,6 +279,18 @@ def test_escaping_follows_the_toolkit() -> None:
     assert escape_data("50%\r\nnext: a,b") == "50%25%0D%0Anext: a,b"
     assert escape_property("50%\r\nnext: a,b") == "50%25%0D%0Anext%3A a%2Cb"
     assert github.command("warning", "m", "", 4, "t") == "::warning title=t::m"
+
+
+def test_markdown_and_html_a_pull_request_writes_are_shown_as_text() -> None:
+    """Playbooks and file names come from the pull request: in the summary and the comment
+    they must not turn into links, images, table cells or bold."""
+    assert md_text("**x** <img src=x> a|b [l](u) `c` & d\r\nnext") == (
+        "\\*\\*x\\*\\* &lt;img src=x&gt; a\\|b \\[l\\](u) \\`c\\` &amp; d<br>next"
+    )
+    # A code span holds its text exactly, whatever backticks it has; it is one line.
+    assert md_code("pytest -k 'a`b'") == "``pytest -k 'a`b'``"
+    assert md_code("`x`") == "`` `x` ``"
+    assert md_code("a\nb") == "`a b`"
 
 
 def test_past_the_cap_one_notice_counts_the_rest(
