@@ -28,7 +28,13 @@ from playbook_helpers import add_playbook, line_of
 from kgtool.commands.check import CheckOutcome
 from kgtool.integrations import github
 from kgtool.integrations.github import MARKER, SUMMARY_LIMIT, escape_data, escape_property, fit
-from kgtool.integrations.pr_check import Base, Finding, PullRequestReport, md_text
+from kgtool.integrations.pr_check import (
+    Base,
+    Finding,
+    PullRequestReport,
+    md_code,
+    md_text,
+)
 from kgtool.playbook.model import ERROR, WARNING
 
 APP = {
@@ -234,6 +240,10 @@ def test_a_stale_map_and_a_refused_playbook_are_errors_at_their_lines(
     outputs = actions.outputs()
     assert (outputs["verdict"], outputs["stale"], outputs["refused"]) == ("fail", "true", "1")
     assert outputs["failed"] == "raw-graph communities playbooks"
+    # The changelog of a stale map is drawn from the map `kgtool update` would write, where
+    # the store has moved; the committed one still has it where it was.
+    assert outputs["diff"] == "done"
+    assert "4 -> 4 files (+1 -1)" in section(summary, "Architecture changes")
     assert "FAILED: raw graph\n" in log_text(result)
 
 
@@ -269,6 +279,18 @@ def test_escaping_follows_the_toolkit() -> None:
     assert escape_data("50%\r\nnext: a,b") == "50%25%0D%0Anext: a,b"
     assert escape_property("50%\r\nnext: a,b") == "50%25%0D%0Anext%3A a%2Cb"
     assert github.command("warning", "m", "", 4, "t") == "::warning title=t::m"
+
+
+def test_markdown_and_html_a_pull_request_writes_are_shown_as_text() -> None:
+    """Playbooks and file names come from the pull request: in the summary and the comment
+    they must not turn into links, images, table cells or bold."""
+    assert md_text("**x** <img src=x> a|b [l](u) `c` & d\r\nnext") == (
+        "\\*\\*x\\*\\* &lt;img src=x&gt; a\\|b \\[l\\](u) \\`c\\` &amp; d<br>next"
+    )
+    # A code span holds its text exactly, whatever backticks it has; it is one line.
+    assert md_code("pytest -k 'a`b'") == "``pytest -k 'a`b'``"
+    assert md_code("`x`") == "`` `x` ``"
+    assert md_code("a\nb") == "`a b`"
 
 
 def test_past_the_cap_one_notice_counts_the_rest(

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from communities_helpers import clique
 from conftest import GIT_ENV, Repo
 from playbook_helpers import add_playbook
 
@@ -30,12 +31,12 @@ def hook_env(repo: Repo) -> dict[str, str]:
 
 
 def commit(
-    repo: Repo, message: str = "change", cwd: Path | None = None
+    repo: Repo, message: str = "change", cwd: Path | None = None, paths: tuple[str, ...] = ()
 ) -> subprocess.CompletedProcess[str]:
-    """``git commit`` as a user runs it: hooks run, with this checkout's kgtool importable.
-    git sends hooks' output to stderr; ``stdout`` holds both."""
+    """``git commit [paths]`` as a user runs it: hooks run, with this checkout's kgtool
+    importable. git sends hooks' output to stderr; ``stdout`` holds both."""
     return subprocess.run(
-        ["git", "commit", "-m", message],
+        ["git", "commit", "-m", message, *paths],
         cwd=cwd or repo.root,
         env=hook_env(repo),
         stdout=subprocess.PIPE,
@@ -221,6 +222,33 @@ def test_plain_hook_one_step_mode_commits_a_partially_staged_file_at_once(
     # g() is still only in the working tree, and .kg/ there matches the commit.
     assert repo.git("status", "--porcelain") == " M app.py\n"
     assert "def g()" in (repo.root / "app.py").read_text()
+
+
+def test_plain_hook_in_a_commit_of_named_paths_says_how_to_bring_kg_along(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """``git commit <paths>`` builds its own index, which ``git add .kg`` alone does not reach,
+    and into which ``git commit <paths> .kg`` brings only files git already tracks: a map page
+    the hook just created needs both."""
+    repo.build(clique("alpha", ["a0", "a1", "a2", "a3"]))
+    repo.commit("graph")
+    assert repo.kg("hooks", "install").code == 0
+    repo.write_files(clique("beta", ["b0", "b1", "b2", "b3"]))  # a second community
+    repo.git("add", "beta")
+    repo.write("alpha/a0.py", "# not staged\n", dedent=False)
+    first = commit(repo, "beta", paths=("beta",))
+    assert first.returncode == 1, first.stdout
+    assert "review it, git add .kg, then commit again naming it (git commit <paths> .kg)" in (
+        first.stdout
+    )
+    # The new community's page, which `git commit beta .kg` alone would leave out.
+    assert ".kg/communities/" in repo.git("ls-files", "--others", "--", ".kg")
+    repo.git("add", ".kg")
+    second = commit(repo, "beta", paths=("beta", ".kg"))
+    assert second.returncode == 0, second.stdout
+    assert "beta/b0.py::beta_b0" in repo.git("show", "HEAD:.kg/raw.jsonl")
+    assert committed_kg_is_fresh(repo, tmp_path)
+    assert repo.git("status", "--porcelain") == " M alpha/a0.py\n"
 
 
 def test_plain_hook_catches_a_kg_refreshed_by_hand_but_not_staged(repo: Repo) -> None:

@@ -13,14 +13,7 @@ import stat
 from pathlib import Path
 
 from kgtool.commands._common import Context
-from kgtool.commands.check import (
-    CHECKS,
-    CheckOutcome,
-    check_communities,
-    check_raw,
-    report,
-    run_checks,
-)
+from kgtool.commands.check import CONTENT, CheckOutcome, report, run_checks
 from kgtool.commands.update import problems, refresh
 from kgtool.config import load_config
 from kgtool.errors import KgError
@@ -177,7 +170,9 @@ def run(root: Path, stage_changes: bool = False) -> int:
     if pending and not stage_changes:
         again = "git add .kg and commit again"
         if _partial_commit():
-            again = "commit again naming .kg too (git commit <paths> .kg)"
+            # That index takes only tracked files from the paths named, and a new map page
+            # is not tracked until `git add` has seen it.
+            again = "git add .kg, then commit again naming it (git commit <paths> .kg)"
         print(
             f"kgtool rewrote .kg/ ({_few(pending)}), which differs from what is staged: "
             f"review it, {again}"
@@ -195,10 +190,7 @@ def _partial_commit() -> bool:
 def _refresh_and_check(root: Path, store: Store) -> tuple[list[str], list[CheckOutcome]]:
     ctx = Context(root, load_config(root), store)
     result, _ = refresh(ctx)
-    # Layers 1 and 2 were just written from these very files: checking them again would
-    # only repeat the work.
-    rest = [check for check in CHECKS if check not in (check_raw, check_communities)]
-    return problems(result), run_checks(ctx, result, rest)
+    return problems(result), run_checks(ctx, result, CONTENT)
 
 
 def _generated(path: str) -> bool:

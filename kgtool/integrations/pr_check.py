@@ -21,14 +21,14 @@ from typing import Any
 from kgtool.commands._common import Context
 from kgtool.commands.check import CheckOutcome, run_checks
 from kgtool.commands.diff import WORKING_TREE, changelog, default_base
-from kgtool.communities.build import COMMUNITIES_FILE, parse_document
+from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_communities
 from kgtool.communities.diff import render_markdown, render_text, touched_communities
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
 from kgtool.ontology.changes import change_lines
 from kgtool.playbook.check import CheckReport
-from kgtool.playbook.check import check_playbooks as run_playbook_check
 from kgtool.playbook.model import ERROR, RETIRED, WARNING
+from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.repo import (
     default_branch,
     head_commit,
@@ -39,7 +39,7 @@ from kgtool.repo import (
     resolve_commit,
 )
 
-# Checks whose failure means ``.kg/`` does not describe the code.
+# The outcomes of check.FRESHNESS: their failure means ``.kg/`` does not describe the code.
 STALE_CHECKS = ("raw graph", "communities")
 LABELS_CHECK = "labels"
 PLAYBOOKS_CHECK = "playbooks"
@@ -288,35 +288,39 @@ def gather(
 ) -> PullRequestReport:
     if not head_commit(ctx.root):
         raise KgError("the repository has no commits yet: there is no pull request to check")
+    # First: a --base that names nothing is bad usage, said before any file is parsed.
+    base = find_base(ctx.root, requested_base, event, in_actions)
     with ctx.store.lock():
-        outcomes = run_checks(ctx)
-    report = PullRequestReport(
-        outcomes,
-        findings(ctx.root, outcomes),
-        find_base(ctx.root, requested_base, event, in_actions),
-        head_commit(ctx.root),
-    )
-    try:
-        playbooks = run_playbook_check(ctx.root, ctx.config, ctx.store)
-    except KgError:
-        playbooks = CheckReport([])  # the playbooks check has failed on it and says why
+        # Layer 1 once: the checks judge it, and a stale map's changelog is drawn from it.
+        raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
+        outcomes = run_checks(ctx, raw)
+    report = PullRequestReport(outcomes, findings(ctx.root, outcomes), base, head_commit(ctx.root))
+    # None when the playbook check failed on bad input: its outcome says why.
+    playbooks = next((o.playbooks for o in outcomes if o.playbooks is not None), CheckReport([]))
     report.refused = sum(entry.refused for entry in playbooks.playbooks)
-    if not report.base.commit:
-        report.not_checked = report.base.need
+    if not base.commit:
+        report.not_checked = base.need
         return report
     try:
-        head_doc = None
-        if not report.stale:
-            # Just checked: the map on disk is what a build of the working tree would write.
-            data = ctx.store.read_bytes(COMMUNITIES_FILE)
-            head_doc = parse_document(data) if data is not None else None
-        report.changed = paths_differing(ctx.root, report.base.commit)
+        report.changed = paths_differing(ctx.root, base.commit)
         report.relevant = relevant_playbooks(playbooks, report.changed)
-        report.diff = changelog(ctx, report.base.commit, None, head_doc)
+        with ctx.store.lock():
+            head = _head_document(ctx, raw, report.stale)
+        report.diff = changelog(ctx, base.commit, None, head)
     except KgError as error:
         # A broken map at the base must not hide the verdicts, which do not need it.
         report.not_checked = f"the comparison with the base failed: {error}"
     return report
+
+
+def _head_document(ctx: Context, raw: UpdateResult, stale: bool) -> dict:
+    """Layer 2 of the working tree, as ``kgtool update`` would write it."""
+    data = ctx.store.read_bytes(COMMUNITIES_FILE)
+    if not stale and data is not None:
+        return parse_document(data)  # just checked: the map on disk is that one
+    return update_communities(
+        ctx.root, ctx.config, ctx.store, raw.content, write=False, edges=raw.file_edges
+    ).document
 
 
 # --- plain text -----------------------------------------------------------------------------
