@@ -136,9 +136,13 @@ def group_follow_ups(
     tasks: list[ChangeSet] = []
     grouped = 0
     recent: list[ChangeSet] = []  # tasks of the last week, newest last
+    # Each change's files, bookkeeping left out, worked out once: a busy week compares every
+    # change with dozens of earlier ones.
+    files: dict[str, set[str]] = {}
     for change in change_sets:
         recent = [t for t in recent if change.time - t.time <= FIX_SECONDS]
-        earlier = _completes(change, recent, ignore)
+        files[change.id] = {p for p in change.paths if not ignore(p)}
+        earlier = _completes(change, recent, files, ignore)
         if earlier is not None:
             change.follows = earlier.id
             earlier.follow_ups.append(change)
@@ -150,14 +154,17 @@ def group_follow_ups(
 
 
 def _completes(
-    change: ChangeSet, recent: list[ChangeSet], ignore: Callable[[str], bool]
+    change: ChangeSet,
+    recent: list[ChangeSet],
+    files_of: dict[str, set[str]],
+    ignore: Callable[[str], bool],
 ) -> ChangeSet | None:
-    files = {p for p in change.paths if not ignore(p)}
+    files = files_of[change.id]
     if not files or len(files) > FOLLOW_UP_MAX_FILES or change.kind == MERGE:
         return None
     fix_words = _FIX_WORDS.search(change.title) is not None
     for earlier in reversed(recent):
-        touched = {p for p in earlier.paths if not ignore(p)}
+        touched = files_of[earlier.id]
         if not files & touched:
             continue
         # The same author, within hours, again on files of that change and nothing else.
