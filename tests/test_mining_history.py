@@ -131,3 +131,26 @@ def test_a_shallow_clone_says_how_deep_a_history_is_needed(providers: Repo, tmp_
     assert "the last 10 commits" in result.err and "--deepen=7" in result.err
     # Deep enough for what was asked: it runs.
     assert Repo(clone).kg("mine-playbooks", "--max-changes", "3", "--dry-run").code == 0
+
+
+def test_a_rename_made_on_a_side_branch_is_followed_through_its_merge(repo: Repo) -> None:
+    repo.write_files(base_files())
+    repo.write("app/old_name.py", "".join(f"def f{n}():\n    return {n}\n\n" for n in range(20)))
+    commit_at(repo, "Initial layout", 0)
+    repo.write("app/old_name.py", (repo.root / "app/old_name.py").read_text() + "X = 1\n")
+    commit_at(repo, "Tune the old module", 5)
+    repo.git("checkout", "-q", "-b", "move")
+    repo.git("mv", "app/old_name.py", "app/new_name.py")
+    commit_at(repo, "Move the module", 10)
+    repo.write("app/new_name.py", "def g():\n    return 0\n")  # rewritten past recognition
+    commit_at(repo, "Rewrite the module", 11)
+    repo.git("checkout", "-q", "main")
+    merge_at(repo, "move", "Merge pull request #7 from a/move", "Move and rewrite", 20)
+    history = read_history(repo.root)
+    merge = history.change_sets[-1]
+    # The merge against its first parent is a deletion and an addition; the branch's own
+    # commit says it was a rename, so it is one, and the earlier edit names the file as it is
+    # called now.
+    assert [(f.status, f.path) for f in merge.files] == [("R", "app/new_name.py")]
+    tune = history.change_sets[1]
+    assert [(f.status, f.path) for f in tune.files] == [("M", "app/new_name.py")]

@@ -11,7 +11,9 @@ The first-parent line of the default branch is read in one ``git log`` pass
 
 Renames are followed: every path is named by the last name its file had (walking history
 backwards, so a path reused later for another file is not confused with the renamed one),
-and one file's history is one history.
+and one file's history is one history. A merge whose first-parent diff shows a branch's
+rename as a deletion and an addition is mended from the branch's own commits
+(:func:`kgtool.repo.renamed_pairs`), a second pass read only when such a merge exists.
 """
 
 from __future__ import annotations
@@ -100,9 +102,13 @@ def read_history(
     branch = revision or default_branch(root) or "HEAD"
     _check_depth(root, branch, since, max_changes)
     commits = first_parent_log(root, branch, since, max_changes)
-    # Side branches hold more commits than the first-parent line: read as far back in them.
-    pairs = renamed_pairs(root, branch, since, 4 * max_changes if max_changes else 0)
-    commits = [_pair_renames(commit, pairs) for commit in commits]
+    # Only a merge can show a rename as a deletion and an addition that its branch's own
+    # commits name (every other commit was diffed with rename detection already): a history
+    # without such a merge needs no second pass.
+    if any(len(c.parents) > 1 and _deletes_and_adds(c) for c in commits):
+        # Side branches hold more commits than the first-parent line: read as far back.
+        pairs = renamed_pairs(root, branch, since, 4 * max_changes if max_changes else 0)
+        commits = [_pair_renames(commit, pairs) for commit in commits]
     finals = final_names(commits)
     change_sets = [_change_set(commit, finals[index]) for index, commit in enumerate(commits)]
     return History(change_sets, branch, len(commits))
@@ -130,12 +136,17 @@ def _check_depth(root: Path, branch: str, since: str | None, max_changes: int) -
     )
 
 
+def _deletes_and_adds(commit: LogCommit) -> bool:
+    statuses = {f.status for f in commit.files}
+    return "D" in statuses and "A" in statuses
+
+
 def _pair_renames(commit: LogCommit, pairs: set[tuple[str, str]]) -> LogCommit:
     """A deletion and an addition that a commit of the history made as a rename are one."""
+    if len(commit.parents) < 2 or not _deletes_and_adds(commit):
+        return commit
     deleted = {f.path for f in commit.files if f.status == "D"}
     added = {f.path for f in commit.files if f.status == "A"}
-    if not deleted or not added:
-        return commit
     moves = {new: old for old, new in pairs if old in deleted and new in added}
     if not moves:
         return commit
