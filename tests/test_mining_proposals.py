@@ -108,3 +108,13 @@ def test_a_saved_pull_request_list_gives_titles_and_labels(mined: Repo, tmp_path
     bad.write_text('{"number": 1}')
     refused = mined.kg("mine-playbooks", "--prs", str(bad))
     assert refused.code == 2 and "must be a JSON array" in refused.err
+    # One line, at the file and line of the entry or the syntax error.
+    bad.write_text('[\n  {"number": 1},\n  {"title": "no number"}\n]\n')
+    refused = mined.kg("mine-playbooks", "--prs", str(bad))
+    assert refused.code == 2
+    assert refused.err.strip() == (
+        f"kgtool: error: {bad}:3: pull request 2 of 2 has no whole-number 'number'"
+    )
+    bad.write_text('[\n  {"number": 1},\n  {"number": 2,}\n]\n')
+    refused = mined.kg("mine-playbooks", "--prs", str(bad))
+    assert refused.code == 2 and f"{bad}:3: is not a JSON pull-request list" in refused.err

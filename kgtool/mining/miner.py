@@ -109,12 +109,12 @@ class MineResult:
 def read_changes(root: Path, options: Options, progress: Progress | None = None) -> Mined:
     """The history's change sets, enriched by the saved pull requests and filtered."""
     say = progress or (lambda _text: None)
+    # A bad pull-request list is reported before the history is read, not after it.
+    prs = load_prs(options.prs) if options.prs is not None else None
     say("reading history")
     history = read_history(root, options.revision, options.since, options.max_changes)
     say(f"read {len(history.change_sets)} change sets")
-    matched = 0
-    if options.prs is not None:
-        matched = enrich(history.change_sets, load_prs(options.prs))
+    matched = enrich(history.change_sets, prs) if prs is not None else 0
     filtered = filter_change_sets(history.change_sets, history.branch, options.max_files)
     return Mined(history, filtered, matched)
 

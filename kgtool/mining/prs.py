@@ -30,17 +30,26 @@ class PullRequest:
 
 def load_prs(path: Path) -> list[PullRequest]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except FileNotFoundError:
         raise KgError("the pull-request list does not exist", str(path)) from None
+    except json.JSONDecodeError as exc:
+        message = f"is not a JSON pull-request list: {exc.msg}"
+        raise KgError(message, str(path), exc.lineno) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise KgError(f"is not a JSON pull-request list: {exc}", str(path)) from None
     if not isinstance(data, list):
         raise KgError("must be a JSON array of pull requests (gh pr list --json ...)", str(path))
     prs = []
     for index, entry in enumerate(data):
-        if not isinstance(entry, dict) or not isinstance(entry.get("number"), int):
-            raise KgError(f"entry {index} has no whole-number 'number'", str(path))
+        number = entry.get("number") if isinstance(entry, dict) else None
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise KgError(
+                f"pull request {index + 1} of {len(data)} has no whole-number 'number'",
+                str(path),
+                _line_of_entry(text, index),
+            )
         labels = tuple(
             str(label.get("name", "")) if isinstance(label, dict) else str(label)
             for label in entry.get("labels") or []
@@ -59,6 +68,19 @@ def load_prs(path: Path) -> list[PullRequest]:
             )
         )
     return prs
+
+
+def _line_of_entry(text: str, index: int) -> int:
+    """The line the array's ``index``-th entry starts on (the file parsed already)."""
+    decoder = json.JSONDecoder()
+    position = text.index("[") + 1
+    start = position
+    for _ in range(index + 1):
+        while text[position] in " \t\r\n,":
+            position += 1
+        start = position
+        position = decoder.raw_decode(text, position)[1]
+    return text.count("\n", 0, start) + 1
 
 
 def enrich(change_sets: list[ChangeSet], prs: list[PullRequest]) -> int:
