@@ -120,6 +120,14 @@ def test_an_empty_repository_says_so_in_one_line(repo: Repo) -> None:
     assert "no commits yet" in result.err
 
 
+def test_a_revision_that_names_nothing_says_so_in_one_line(providers: Repo) -> None:
+    result = providers.kg("mine-playbooks", "--rev", "no-such-branch")
+    assert result.code == 2
+    assert result.err.strip() == (
+        "kgtool: error: 'no-such-branch' does not name a commit in this repository"
+    )
+
+
 def test_a_shallow_clone_says_how_deep_a_history_is_needed(providers: Repo, tmp_path) -> None:
     clone = tmp_path / "shallow"
     subprocess.run(

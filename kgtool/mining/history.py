@@ -32,6 +32,7 @@ from kgtool.repo import (
     head_commit,
     is_shallow,
     renamed_pairs,
+    resolve_commit,
 )
 
 MERGE = "merge"
@@ -100,6 +101,8 @@ def read_history(
     if not head_commit(root):
         raise KgError("this repository has no commits yet: there is no history to mine")
     branch = revision or default_branch(root) or "HEAD"
+    # Said here in a line: git's own complaint would come with the whole log command.
+    resolve_commit(root, branch)
     _check_depth(root, branch, since, max_changes)
     commits = first_parent_log(root, branch, since, max_changes)
     # Only a merge can show a rename as a deletion and an addition that its branch's own
