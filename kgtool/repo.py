@@ -429,9 +429,9 @@ def _log_files(diff: str) -> list[LogFile]:
     return files
 
 
-def commit_count(root: Path, revision: str = "HEAD", first_parent: bool = True) -> int:
-    args = ["rev-list", "--count", *(["--first-parent"] if first_parent else []), revision, "--"]
-    out = git(root, *args, check=False).strip()
+def commit_count(root: Path, revision: str = "HEAD") -> int:
+    """Commits on the first-parent line of ``revision`` (0 when it names none)."""
+    out = git(root, "rev-list", "--count", "--first-parent", revision, "--", check=False).strip()
     return int(out) if out.isdigit() else 0
 
 

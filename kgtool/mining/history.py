@@ -61,14 +61,11 @@ class ChangeSet:
     time: int
     title: str  # one line: the pull request's title, or the commit's subject
     subject: str  # the commit's own subject line
-    body: str
     files: tuple[FileChange, ...]
-    parents: int = 1
     reverts: str = ""  # the commit id (maybe abbreviated) a revert names
     labels: tuple[str, ...] = ()  # from a saved pull-request list
     pr_author: str = ""  # login from a saved pull-request list
     follow_ups: list[ChangeSet] = field(default_factory=list)  # candidate fixes of this one
-    follows: str = ""  # the id of the change set this one is a candidate fix of
 
     @property
     def short(self) -> str:
@@ -88,7 +85,6 @@ class ChangeSet:
 class History:
     change_sets: list[ChangeSet]  # oldest first
     branch: str  # the revision walked
-    commits: int  # commits read on the first-parent line
 
 
 def read_history(
@@ -114,7 +110,7 @@ def read_history(
         commits = [_pair_renames(commit, pairs) for commit in commits]
     finals = final_names(commits)
     change_sets = [_change_set(commit, finals[index]) for index, commit in enumerate(commits)]
-    return History(change_sets, branch, len(commits))
+    return History(change_sets, branch)
 
 
 def _check_depth(root: Path, branch: str, since: str | None, max_changes: int) -> None:
@@ -215,8 +211,6 @@ def _change_set(commit: LogCommit, names: dict[str, str]) -> ChangeSet:
         time=commit.time,
         title=title,
         subject=subject,
-        body=body,
         files=files,
-        parents=len(commit.parents),
         reverts=reverted.group(1) if reverted else "",
     )

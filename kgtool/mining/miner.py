@@ -72,7 +72,6 @@ class MineResult:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
-    without_files: int = 0  # patterns none of whose files exist any more
     prose: list[str] = field(default_factory=list)  # what the prose pass did, when it ran
 
     def summary(self) -> list[str]:
@@ -147,10 +146,8 @@ def mine(
         proposal = build_proposal(
             pattern, resolver, concepts, checks, mined.filtered.reverts
         )
-        if proposal is None:
-            result.without_files += 1
-            continue
-        proposals.append(proposal)
+        if proposal is not None:  # None: none of the pattern's files exists any more
+            proposals.append(proposal)
     existing = _existing(root, directory, out_dir, config.section("playbooks")["max_bytes"])
     result.proposals = place(proposals, existing, out_dir)
     llm = options.llm if options.llm is not None else config.section("mining")["llm_prose"]

@@ -1,11 +1,11 @@
-"""A saved list of pull requests: titles, labels, bodies and authors, read offline.
+"""A saved list of pull requests: titles, labels and authors, read offline.
 
-The shape is what ``gh pr list --state merged --json number,title,body,labels,author,
-mergeCommit`` prints: a JSON array of objects with ``number`` (required) and any of
-``title``, ``body``, ``labels`` (a list of ``{"name": ...}`` or of strings), ``author``
-(``{"login": ...}`` or a string) and ``mergeCommit`` (``{"oid": ...}``). A pull request is
-matched to a change set by its number, or, for a rebase merge that left no number in the
-history, by its merge commit.
+The shape is what ``gh pr list --state merged --json number,title,labels,author,mergeCommit``
+prints: a JSON array of objects with ``number`` (required) and any of ``title``, ``labels``
+(a list of ``{"name": ...}`` or of strings), ``author`` (``{"login": ...}`` or a string) and
+``mergeCommit`` (``{"oid": ...}``); other fields are ignored. A pull request is matched to a
+change set by its number, or, for a rebase merge that left no number in the history, by its
+merge commit.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from kgtool.mining.history import DIRECT, SQUASH, ChangeSet
 class PullRequest:
     number: int
     title: str = ""
-    body: str = ""
     labels: tuple[str, ...] = ()
     author: str = ""
     merge_commit: str = ""
@@ -61,7 +60,6 @@ def load_prs(path: Path) -> list[PullRequest]:
             PullRequest(
                 number=entry["number"],
                 title=str(entry.get("title") or ""),
-                body=str(entry.get("body") or ""),
                 labels=tuple(sorted(label for label in labels if label)),
                 author=str(author.get("login", "")) if isinstance(author, dict) else str(author),
                 merge_commit=str(oid),
@@ -84,7 +82,7 @@ def _line_of_entry(text: str, index: int) -> int:
 
 
 def enrich(change_sets: list[ChangeSet], prs: list[PullRequest]) -> int:
-    """Give change sets their pull request's title, body, labels and author; how many got one."""
+    """Give change sets their pull request's title, labels and author; how many got one."""
     by_number = {pr.number: pr for pr in prs}
     by_commit = {pr.merge_commit: pr for pr in prs if pr.merge_commit}
     matched = 0
@@ -98,7 +96,6 @@ def enrich(change_sets: list[ChangeSet], prs: list[PullRequest]) -> int:
             if change.kind == DIRECT:
                 change.kind = SQUASH
         change.title = pr.title or change.title
-        change.body = pr.body or change.body
         change.labels = pr.labels
         change.pr_author = pr.author
     return matched
