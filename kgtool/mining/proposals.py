@@ -163,20 +163,13 @@ def build_proposal(
         f"{head}: the change made {pattern.support} times in this repository's history, "
         f"as in {quoted}."
     )
-    community_counts = Counter(
-        concepts.files[k.pointer] for k in key_files if k.pointer in concepts.files
-    )
-    concept_names = [
-        concepts.names.get(c, c)
-        for c, _ in sorted(community_counts.items(), key=lambda pair: (-pair[1], pair[0]))
-    ]
     return Proposal(
         slug=slugify(head),
         title=head,
         intent=intent,
         pattern=pattern,
         key_files=key_files,
-        concepts=concept_names,
+        concepts=concepts.of_files(k.pointer for k in key_files),
         validation=_validation(pattern, checks),
         pitfalls=_pitfalls(pattern),
         rollback=_rollback(pattern, reverts),
