@@ -419,9 +419,12 @@ def _log_files(diff: str) -> list[LogFile]:
     return files
 
 
-def commit_count(root: Path, revision: str = "HEAD") -> int:
-    """Commits on the first-parent line of ``revision`` (0 when it names none)."""
-    out = git(root, "rev-list", "--count", "--first-parent", revision, "--", check=False).strip()
+def commit_count(root: Path, revision: str = "HEAD", since: str | None = None) -> int:
+    """Commits on the first-parent line of ``revision``, those after ``since`` (a date) only
+    when it is given; 0 when it names none."""
+    window = [f"--since={since}"] if since else []
+    args = ["rev-list", "--count", "--first-parent", *window, revision, "--"]
+    out = git(root, *args, check=False).strip()
     return int(out) if out.isdigit() else 0
 
 

@@ -139,6 +139,14 @@ def test_a_shallow_clone_says_how_deep_a_history_is_needed(providers: Repo, tmp_
     assert "the last 10 commits" in result.err and "--deepen=7" in result.err
     # Deep enough for what was asked: it runs.
     assert Repo(clone).kg("mine-playbooks", "--max-changes", "3", "--dry-run").code == 0
+    # The clone holds the revert (2026-01-06 01:00), the bump and the release: a date after
+    # the revert asks for nothing the clone lacks, a date before it does.
+    after = Repo(clone).kg("mine-playbooks", "--since", "2026-01-06T05:00:00Z", "--dry-run")
+    assert after.code == 0, after.err
+    assert "read 2 change sets" in after.out
+    before = Repo(clone).kg("mine-playbooks", "--since", "2026-01-01T12:00:00Z")
+    assert before.code == 2
+    assert "needs every commit since 2026-01-01T12:00:00Z" in before.err
 
 
 def test_a_rename_made_on_a_side_branch_is_followed_through_its_merge(repo: Repo) -> None:

@@ -119,11 +119,14 @@ def _check_depth(root: Path, branch: str, since: str | None, max_changes: int) -
     if not is_shallow(root):
         return
     have = commit_count(root, branch)
+    if max_changes > 0 and have >= max_changes:
+        return  # the last N commits are all here
+    # A commit older than the date is here: the commits since it are all here too.
+    if since and commit_count(root, branch, since) < have:
+        return
     if since:
         need = f"every commit since {since}"
     elif max_changes > 0:
-        if have >= max_changes:
-            return
         need = f"the last {max_changes} commits"
     else:
         need = "the whole history"
