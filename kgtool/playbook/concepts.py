@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kgtool.config import load_config
@@ -32,6 +34,13 @@ class ConceptIndex:
         if text in self.ids:
             return text
         return self.by_name.get(text.casefold(), "")
+
+    def of_files(self, paths: Iterable[str]) -> list[str]:
+        """The communities of these files (layer 2), by layer-3 name where there is one; the
+        community holding most of them first."""
+        counts = Counter(self.files[p] for p in paths if p in self.files)
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        return [self.names.get(community, community) for community, _ in ranked]
 
 
 def load_concepts(store: Store) -> ConceptIndex:

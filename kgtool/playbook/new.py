@@ -10,7 +10,6 @@ executable.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,12 +81,7 @@ def new_playbook(
             left_out.append(f"{file} (not in the graph now: deleted, excluded or untracked)")
     changed = sorted(set(changed))
     key_files = changed[:MAX_KEY_FILES]
-    concepts_index = load_concepts(store)
-    counts = Counter(concepts_index.files[p] for p in changed if p in concepts_index.files)
-    concepts = [
-        concepts_index.names.get(community, community)
-        for community, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    ]
+    concepts = load_concepts(store).of_files(changed)
     source = f"the commits {rev_range}" if rev_range else "the uncommitted change"
     lines = [
         "---",
