@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import tempfile
@@ -142,10 +141,22 @@ class Store:
 
 # The lock: POSIX record locks (``lockf``), not ``flock``: a record lock belongs to the process
 # alone, never to the children it forks, so parsing workers that outlive a killed run cannot
-# keep it.
+# keep it. ``fcntl`` exists only on POSIX and ``msvcrt`` only on Windows, hence the imports
+# inside. The Windows branch cannot be tested here: it is kept to the documented calls.
 
 
 def _try_lock(handle: IO[str]) -> bool:
+    if os.name == "nt":  # pragma: no cover - Windows
+        import msvcrt
+
+        handle.seek(0)
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
     try:
         fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:  # EAGAIN or EACCES, as systems differ
@@ -154,13 +165,24 @@ def _try_lock(handle: IO[str]) -> bool:
 
 
 def _unlock(handle: IO[str]) -> None:
+    if os.name == "nt":  # pragma: no cover - Windows
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
     fcntl.lockf(handle, fcntl.LOCK_UN)
 
 
 def _holder(handle: IO[str]) -> str:
     """Who holds the lock, as its holder wrote it ("pid 123")."""
-    handle.seek(0)
-    return handle.read().strip() or "another process"
+    try:
+        handle.seek(0)
+        return handle.read().strip() or "another process"
+    except OSError:  # Windows: the holder's locked byte cannot be read
+        return "another process"
 
 
 def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:

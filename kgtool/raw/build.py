@@ -288,7 +288,7 @@ def _resolve_and_render(
     _SHARED = (index, files, config["max_candidates"])
     try:
         chunks = [paths[i :: workers * 4] for i in range(workers * 4)]
-        with worker_pool(workers) as pool:
+        with worker_pool(workers, "fork") as pool:
             for data in pool.map(_resolve_chunk, chunks):
                 for path, lines, counts, unresolved, externals, edges, broken in marshal.loads(
                     data

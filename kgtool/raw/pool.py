@@ -22,14 +22,12 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 WATCH_SECONDS = 0.2
 
 
-def worker_pool(workers: int) -> ProcessPoolExecutor:
-    """A process pool whose workers die with this process and leave Ctrl-C to it.
-
-    Forked: resolution's workers read the index the parent built before the fork.
-    """
+def worker_pool(workers: int, start_method: str | None = None) -> ProcessPoolExecutor:
+    """A process pool whose workers die with this process and leave Ctrl-C to it."""
+    method = start_method or ("fork" if os.name == "posix" else "spawn")
     return ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=multiprocessing.get_context("fork"),
+        mp_context=multiprocessing.get_context(method),
         initializer=_die_with_parent,
         initargs=(os.getpid(),),
     )
@@ -58,4 +56,9 @@ def _watch(parent: int) -> None:
 
 
 def _parent_gone(parent: int) -> bool:
-    return os.getppid() != parent  # an orphan is adopted by another process
+    if os.name == "posix":
+        return os.getppid() != parent  # an orphan is adopted by another process
+    # Windows keeps reporting the dead parent's pid; ask multiprocessing, which holds a handle
+    # to the parent process. Not tested here (no Windows machine): kept to these two lines.
+    process = multiprocessing.parent_process()
+    return process is not None and not process.is_alive()
