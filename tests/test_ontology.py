@@ -6,6 +6,7 @@ import json
 import random
 import shutil
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import yaml
@@ -456,3 +457,16 @@ def test_label_retires_the_phrase_of_an_edge_that_is_gone(labelled: Repo) -> Non
     check = labelled.kg("check")
     assert check.code == 0 and "drifted" not in check.out, check.out
     assert "nothing to label" in label(labelled, "--offline")
+
+
+def test_a_distance_exactly_at_the_threshold_is_not_drift(tmp_path: Path) -> None:
+    from kgtool.config import load_config
+    from kgtool.ontology.drift import community_drifts
+    from kgtool.ontology.view import drift_settings
+
+    old = [f"src/m{i}.py" for i in range(14)]
+    new = old + [f"src/n{i}.py" for i in range(6)]  # Jaccard 14/20: distance 0.3 exactly
+    settings = drift_settings(load_config(tmp_path))
+    evidence = community_evidence(old, {}, {}, exact_members=200)
+    assert community_drifts(evidence, new, {}, {}, settings) == []
+    assert community_drifts(evidence, [*new, "src/x.py"], {}, {}, settings)

@@ -24,6 +24,7 @@ from typing import Any
 
 from kgtool.communities.identity import id_number
 from kgtool.ontology.evidence import (
+    exceeds,
     jaccard,
     relative_change,
     type_changes,
@@ -146,7 +147,7 @@ def _counts_drift(
         )
     change = relative_change(before, after)
     moved = sum(abs(after.get(k, 0.0) - before.get(k, 0.0)) for k in set(before) | set(after))
-    if change > float(settings["edge_drift"]) and moved >= MIN_EDGES and not found:
+    if exceeds(change, float(settings["edge_drift"])) and moved >= MIN_EDGES and not found:
         found.append(
             Drift(
                 measure,
@@ -180,12 +181,12 @@ def community_drifts(
         old_folders = {posixpath.dirname(p) for p in evidence.members}
         new_folders = {posixpath.dirname(p) for p in members}
         distance = 1.0 - len(old_folders & new_folders) / len(old_folders | new_folders)
-        if distance > float(settings["member_drift"]):
+        if exceeds(distance, float(settings["member_drift"])):
             detail = f"{_folders(old_folders)} -> {_folders(new_folders)}"
             found.append(Drift("folders", distance, float(settings["member_drift"]), detail))
         return found
     similarity = jaccard(evidence, members)
-    if 1.0 - similarity > float(settings["member_drift"]):
+    if exceeds(1.0 - similarity, float(settings["member_drift"])):
         old_size = evidence.size or len(evidence.members)
         detail = f"written for {old_size} files, now {len(members)}"
         if not evidence.sketch:
