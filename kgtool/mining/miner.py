@@ -155,20 +155,24 @@ def mine(
         result.prose = _reword(
             [p for p, _, skip in result.proposals if not skip], config, options.dry_run
         )
+    rendered: list[tuple[str, bytes]] = []
     for proposal, path, skip in result.proposals:
         if skip:
             result.skipped.append(f"“{proposal.title}”: {skip}")
             continue
         text = proposal.render()
         check_readable(path, text)
+        rendered.append((path, text.encode("utf-8")))
+    # Every proposal reads back before any is written: a run that fails writes nothing.
+    for path, data in rendered:
         full = root / path
         before = full.read_bytes() if full.is_file() else None
-        if before == text.encode("utf-8"):
+        if before == data:
             result.unchanged.append(path)
             continue
         (result.updated if before is not None else result.written).append(path)
         if not options.dry_run:
-            atomic_write(full, text.encode("utf-8"))
+            atomic_write(full, data)
     return result
 
 
