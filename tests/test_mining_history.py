@@ -183,3 +183,15 @@ def test_a_limit_out_of_range_is_refused_not_quietly_changed(repo: Repo) -> None
         result = repo.kg("mine-playbooks", option, value)
         assert result.code == 2
         assert f"argument {option}: {said}" in result.err
+
+
+def test_a_follow_up_editing_a_file_its_change_added_is_that_added_file(providers: Repo) -> None:
+    from kgtool.mining.miner import Options, read_changes
+
+    tasks = read_changes(providers.root, Options()).tasks()
+    [gamma] = [t for t in tasks if t.change.title == "Add gamma provider"]
+    # "Fix gamma: add the display name" edited the file "Add gamma provider" added: one item,
+    # the added file's pattern, and gamma.py is one of the task's files once.
+    assert gamma.items["app/providers/<name>.py"] == ["app/providers/gamma.py"]
+    assert "app/providers/gamma.py" not in gamma.items
+    assert gamma.files.count("app/providers/gamma.py") == 1

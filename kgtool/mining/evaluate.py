@@ -120,7 +120,7 @@ def evaluate(
     scores: dict[str, list[list[tuple[float, ...]]]] = {name: [] for name in predictors}
     queries = 0
     for task in test:
-        files = sorted(p for paths in task.items.values() for p in paths)
+        files = task.files
         per: dict[str, list[tuple[float, ...]]] = {name: [] for name in predictors}
         if 2 <= len(files) <= MAX_QUERY_FILES:
             for query in files:
@@ -199,7 +199,7 @@ class CoChange:
         self.pairs: dict[str, Counter[str]] = defaultdict(Counter)
         self.by_folder: dict[str, list[str]] = defaultdict(list)
         for task in tasks:
-            files = sorted({p for paths in task.items.values() for p in paths})
+            files = task.files
             self.count.update(files)
             if len(files) > MAX_QUERY_FILES:  # a sweep says little about any one pair
                 continue
