@@ -73,6 +73,7 @@ class MineResult:
     unchanged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     prose: list[str] = field(default_factory=list)  # what the prose pass did, when it ran
+    dry_run: bool = False
 
     def summary(self) -> list[str]:
         history = self.mined.history
@@ -100,6 +101,7 @@ class MineResult:
         lines.append(
             f"proposals: {len(self.written)} written, {len(self.updated)} updated, "
             f"{len(self.unchanged)} unchanged, {len(self.skipped)} skipped"
+            + ("; a dry run: nothing was written" if self.dry_run else "")
         )
         lines += [f"  skipped: {s}" for s in self.skipped]
         return lines + self.prose
@@ -133,7 +135,7 @@ def mine(
     root: Path, config: Config, store: Store, options: Options, progress: Progress | None = None
 ) -> MineResult:
     mined = mine_history(root, options, progress)
-    result = MineResult(mined)
+    result = MineResult(mined, dry_run=options.dry_run)
     directory = playbooks_dir(config)
     out_dir = (options.out or f"{directory}/{PROPOSED_DIR}").strip().rstrip("/")
     resolver = Resolver(load_layer1(root, config, store), root)
