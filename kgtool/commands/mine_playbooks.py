@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kgtool.commands._common import context
 from kgtool.mining.filters import MAX_FILES
-from kgtool.mining.miner import MAX_PROPOSALS, Options, mine
+from kgtool.mining.miner import MAX_PROPOSALS, Options, Progress, mine
 from kgtool.mining.patterns import MIN_SUPPORT
 
 
@@ -97,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def _progress() -> object:
+def _progress() -> Progress | None:
     """Periodic lines on a terminal; nothing when the output is not one (a workflow log)."""
     if not sys.stderr.isatty():
         return None
