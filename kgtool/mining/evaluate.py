@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.errors import KgError
-from kgtool.mining.miner import MAX_PROPOSALS, Options, Progress, read_changes
+from kgtool.mining.miner import Options, Progress, read_changes
 from kgtool.mining.patterns import Task, find_patterns
 
 K = 5
@@ -91,7 +91,7 @@ def evaluate(
         raise KgError(
             f"{len(tasks)} tasks are too few to cut at {cut}: the history needs more changes"
         )
-    patterns = find_patterns(train, options.min_support)[: options.max_proposals or MAX_PROPOSALS]
+    patterns = find_patterns(train, options.min_support)[: options.max_proposals]
     rng = random.Random(SEED)
     samples = [rng.choices(range(len(test)), k=len(test)) for _ in range(RESAMPLES)]
 
