@@ -170,3 +170,28 @@ def test_a_rename_made_on_a_side_branch_is_followed_through_its_merge(repo: Repo
     assert [(f.status, f.path) for f in merge.files] == [("R", "app/new_name.py")]
     tune = history.change_sets[1]
     assert [(f.status, f.path) for f in tune.files] == [("M", "app/new_name.py")]
+
+
+def test_a_limit_out_of_range_is_refused_not_quietly_changed(repo: Repo) -> None:
+    # --min-support 1 was read as 2, and --max-changes -5 as "the whole history".
+    for option, value, said in [
+        ("--min-support", "1", "must be at least 2, not 1"),
+        ("--max-changes", "-5", "must be at least 0, not -5"),
+        ("--max-files", "0", "must be at least 1, not 0"),
+        ("--max-proposals", "ten", "'ten' is not a whole number"),
+    ]:
+        result = repo.kg("mine-playbooks", option, value)
+        assert result.code == 2
+        assert f"argument {option}: {said}" in result.err
+
+
+def test_a_follow_up_editing_a_file_its_change_added_is_that_added_file(providers: Repo) -> None:
+    from kgtool.mining.miner import Options, read_changes
+
+    tasks = read_changes(providers.root, Options()).tasks()
+    [gamma] = [t for t in tasks if t.change.title == "Add gamma provider"]
+    # "Fix gamma: add the display name" edited the file "Add gamma provider" added: one item,
+    # the added file's pattern, and gamma.py is one of the task's files once.
+    assert gamma.items["app/providers/<name>.py"] == ["app/providers/gamma.py"]
+    assert "app/providers/gamma.py" not in gamma.items
+    assert gamma.files.count("app/providers/gamma.py") == 1

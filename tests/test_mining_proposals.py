@@ -27,6 +27,7 @@ def test_the_recurring_addition_becomes_one_proposal_with_six_fields(mined: Repo
     out = mined.kg("mine-playbooks", "--dry-run").out
     title = "Add a provider with a new app/providers/<name>.py and checks/test_<name>.py"
     assert f"{PROPOSAL}: {title} (support 5, confidence 0.83" in out
+    assert "1 unchanged, 0 skipped; a dry run: nothing was written" in out
     playbook = read_playbook(mined.root, PROPOSAL, 100_000)
     assert playbook.problems == []
     assert playbook.status == "proposed"

@@ -9,12 +9,29 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from kgtool.commands._common import context
 from kgtool.mining.filters import MAX_FILES
-from kgtool.mining.miner import MAX_PROPOSALS, Options, mine
+from kgtool.mining.miner import MAX_PROPOSALS, Options, Progress, mine
 from kgtool.mining.patterns import MIN_SUPPORT
+
+
+def _at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number no smaller than ``low``; anything else is refused
+    (never quietly raised to ``low``, nor read as "no limit")."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        return value
+
+    return parse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--since", metavar="DATE", help="read only commits after DATE")
     parser.add_argument(
         "--max-changes",
-        type=int,
+        type=_at_least(0),
         default=0,
         metavar="N",
         help="read at most the last N commits of the default branch (default: all)",
@@ -37,21 +54,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--min-support",
-        type=int,
+        type=_at_least(2),
         default=MIN_SUPPORT,
         metavar="N",
         help=f"change sets a pattern needs (default {MIN_SUPPORT})",
     )
     parser.add_argument(
         "--max-files",
-        type=int,
+        type=_at_least(1),
         default=MAX_FILES,
         metavar="N",
         help=f"larger change sets are set aside (default {MAX_FILES})",
     )
     parser.add_argument(
         "--max-proposals",
-        type=int,
+        type=_at_least(0),
         default=MAX_PROPOSALS,
         metavar="N",
         help=f"write at most N proposals, best first (default {MAX_PROPOSALS})",
@@ -80,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def _progress() -> object:
+def _progress() -> Progress | None:
     """Periodic lines on a terminal; nothing when the output is not one (a workflow log)."""
     if not sys.stderr.isatty():
         return None
@@ -96,12 +113,12 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     options = Options(
         since=args.since,
-        max_changes=max(0, args.max_changes),
+        max_changes=args.max_changes,
         out=args.out,
         prs=args.prs,
-        min_support=max(2, args.min_support),
-        max_files=max(1, args.max_files),
-        max_proposals=max(0, args.max_proposals),
+        min_support=args.min_support,
+        max_files=args.max_files,
+        max_proposals=args.max_proposals,
         revision=args.rev,
         dry_run=args.dry_run,
         llm=args.llm,

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.errors import KgError
-from kgtool.mining.miner import MAX_PROPOSALS, Options, Progress, read_changes
+from kgtool.mining.miner import Options, Progress, read_changes
 from kgtool.mining.patterns import Task, find_patterns
 
 K = 5
@@ -91,7 +91,7 @@ def evaluate(
         raise KgError(
             f"{len(tasks)} tasks are too few to cut at {cut}: the history needs more changes"
         )
-    patterns = find_patterns(train, options.min_support)[: options.max_proposals or MAX_PROPOSALS]
+    patterns = find_patterns(train, options.min_support)[: options.max_proposals]
     rng = random.Random(SEED)
     samples = [rng.choices(range(len(test)), k=len(test)) for _ in range(RESAMPLES)]
 
@@ -120,7 +120,7 @@ def evaluate(
     scores: dict[str, list[list[tuple[float, ...]]]] = {name: [] for name in predictors}
     queries = 0
     for task in test:
-        files = sorted(p for paths in task.items.values() for p in paths)
+        files = task.files
         per: dict[str, list[tuple[float, ...]]] = {name: [] for name in predictors}
         if 2 <= len(files) <= MAX_QUERY_FILES:
             for query in files:
@@ -199,7 +199,7 @@ class CoChange:
         self.pairs: dict[str, Counter[str]] = defaultdict(Counter)
         self.by_folder: dict[str, list[str]] = defaultdict(list)
         for task in tasks:
-            files = sorted({p for paths in task.items.values() for p in paths})
+            files = task.files
             self.count.update(files)
             if len(files) > MAX_QUERY_FILES:  # a sweep says little about any one pair
                 continue

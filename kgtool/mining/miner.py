@@ -73,6 +73,7 @@ class MineResult:
     unchanged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     prose: list[str] = field(default_factory=list)  # what the prose pass did, when it ran
+    dry_run: bool = False
 
     def summary(self) -> list[str]:
         history = self.mined.history
@@ -100,6 +101,7 @@ class MineResult:
         lines.append(
             f"proposals: {len(self.written)} written, {len(self.updated)} updated, "
             f"{len(self.unchanged)} unchanged, {len(self.skipped)} skipped"
+            + ("; a dry run: nothing was written" if self.dry_run else "")
         )
         lines += [f"  skipped: {s}" for s in self.skipped]
         return lines + self.prose
@@ -133,7 +135,7 @@ def mine(
     root: Path, config: Config, store: Store, options: Options, progress: Progress | None = None
 ) -> MineResult:
     mined = mine_history(root, options, progress)
-    result = MineResult(mined)
+    result = MineResult(mined, dry_run=options.dry_run)
     directory = playbooks_dir(config)
     out_dir = (options.out or f"{directory}/{PROPOSED_DIR}").strip().rstrip("/")
     resolver = Resolver(load_layer1(root, config, store), root)
@@ -155,20 +157,24 @@ def mine(
         result.prose = _reword(
             [p for p, _, skip in result.proposals if not skip], config, options.dry_run
         )
+    rendered: list[tuple[str, bytes]] = []
     for proposal, path, skip in result.proposals:
         if skip:
             result.skipped.append(f"“{proposal.title}”: {skip}")
             continue
         text = proposal.render()
         check_readable(path, text)
+        rendered.append((path, text.encode("utf-8")))
+    # Every proposal reads back before any is written: a run that fails writes nothing.
+    for path, data in rendered:
         full = root / path
         before = full.read_bytes() if full.is_file() else None
-        if before == text.encode("utf-8"):
+        if before == data:
             result.unchanged.append(path)
             continue
         (result.updated if before is not None else result.written).append(path)
         if not options.dry_run:
-            atomic_write(full, text.encode("utf-8"))
+            atomic_write(full, data)
     return result
 
 

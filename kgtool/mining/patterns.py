@@ -156,6 +156,11 @@ class Task:
     bookkeeping: set[str]
     verb: str
 
+    @property
+    def files(self) -> list[str]:
+        """The task's own paths, sorted (bookkeeping left out)."""
+        return sorted(p for paths in self.items.values() for p in paths)
+
 
 @dataclass
 class Pattern:
@@ -194,6 +199,7 @@ def make_tasks(change_sets: list[ChangeSet], abstractor: Abstractor) -> list[Tas
     tasks = []
     for change in change_sets:
         items: dict[str, list[str]] = {}
+        item_of: dict[str, str] = {}  # path -> its item: one item per file in a task
         added: set[str] = set()
         bookkeeping: set[str] = set()
         for part in [change, *change.follow_ups]:
@@ -203,12 +209,13 @@ def make_tasks(change_sets: list[ChangeSet], abstractor: Abstractor) -> list[Tas
                 if is_bookkeeping(file.path):
                     bookkeeping.add(file.path)
                     continue
-                item = abstractor.abstract(file.path) if file.status == "A" else file.path
-                if item != file.path and file.path in items:
-                    item = file.path  # added by a follow-up of a change that already edits it
-                paths = items.setdefault(item, [])
-                if file.path not in paths:
-                    paths.append(file.path)
+                # A follow-up's edit of a file the change added is still that added file;
+                # a file the change edited keeps its path, whatever a follow-up did.
+                item = item_of.get(file.path)
+                if item is None:
+                    item = abstractor.abstract(file.path) if file.status == "A" else file.path
+                    item_of[file.path] = item
+                    items.setdefault(item, []).append(file.path)
                 if file.status == "A":
                     added.add(item)
         tasks.append(Task(change, items, added, bookkeeping, verb_of(change.title)))
