@@ -100,17 +100,21 @@ def community_items(
     return items
 
 
+def strongest_first(edge: dict[str, Any]) -> tuple[int, int, int]:
+    """How the map and the phraser rank a community's edges: most layer-1 edges first."""
+    return -edge["total"], id_number(edge["src"]), id_number(edge["dst"])
+
+
 def phrased_edges(document: Document, per_community: int, min_count: int) -> list[dict[str, Any]]:
-    """The edges worth a phrase: each community's strongest outgoing edges, as the map shows
-    them (same order), holding at least ``min_count`` layer-1 edges."""
+    """The edges worth a phrase: each community's strongest outgoing edges, in the map's
+    order, holding at least ``min_count`` layer-1 edges."""
     outgoing: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for edge in document.get("edges", []):
         if edge["total"] >= min_count:
             outgoing[edge["src"]].append(edge)
     chosen = []
     for cid in sorted(outgoing, key=id_number):
-        ranked = sorted(outgoing[cid], key=lambda e: (-e["total"], id_number(e["dst"])))
-        chosen += ranked[:per_community]
+        chosen += sorted(outgoing[cid], key=strongest_first)[:per_community]
     return chosen
 
 

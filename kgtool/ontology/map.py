@@ -20,6 +20,7 @@ from typing import Any
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
+from kgtool.ontology.facts import strongest_first
 from kgtool.ontology.items import edge_key
 from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
 from kgtool.ontology.view import DRIFTED, UNLABELLED, LabelView, label_view
@@ -74,7 +75,7 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
         outgoing[edge["src"]].append(edge)
         incoming[edge["dst"]].append(edge)
     for edges in (*outgoing.values(), *incoming.values()):
-        edges.sort(key=lambda e: (-e["total"], id_number(e["src"]), id_number(e["dst"])))
+        edges.sort(key=strongest_first)
 
     lines = [
         "# Code map",
