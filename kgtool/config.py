@@ -78,8 +78,8 @@ DEFAULTS: dict[str, Any] = {
         "send_docstrings": True,
         # Member paths sent (and shown to the offline labeler) per community.
         "max_paths": 40,
-        # Edges that get a phrase: each community's strongest outgoing edges (as many as the map
-        # shows), when they hold at least ``min_edge_count`` layer-1 edges.
+        # Edges that get a phrase: each community's this many strongest outgoing edges (ranked as
+        # the map ranks them), when they hold at least ``min_edge_count`` layer-1 edges.
         "edges_per_community": 3,
         "min_edge_count": 3,
         # A label's evidence keeps a community's members exactly up to this size, and a
