@@ -19,20 +19,23 @@ import shutil
 import statistics
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import igraph
 
 from kgtool.communities.build import (
     COMMUNITIES_FILE,
+    CommunitiesResult,
     clustering_settings,
     compute,
     update_communities,
 )
 from kgtool.communities.cluster import changed_files
 from kgtool.communities.graph import build_file_graph, file_graph, read_raw
-from kgtool.config import load_config
-from kgtool.raw.build import update_raw
+from kgtool.config import Config, load_config
+from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.repo import checkout_detached, first_parent_history, temporary_worktree
 from kgtool.store import Store, atomic_write, pretty_json
 
@@ -68,9 +71,22 @@ def agreement(document: dict) -> tuple[float, float]:
     )
 
 
-def replay(repo: Path, commits: int, rows_file: Path | None = None) -> dict:
-    history = first_parent_history(repo, commits + 1)
-    rows = []
+@dataclass(frozen=True)
+class Replayed:
+    """One replayed commit: its configuration, layers 1 and 2 as the hook built them there,
+    and the seconds layer 2 took."""
+
+    commit: str
+    config: Config
+    raw: UpdateResult
+    result: CommunitiesResult
+    seconds: float
+
+
+def replay_commits(repo: Path, history: list[str]) -> Iterator[Replayed]:
+    """Layers 1 and 2 at each commit of ``history`` (oldest first), in one temporary worktree,
+    as the pre-commit hook would have built them: layer 1 incrementally, layer 2 warm-started
+    from the previous commit's communities.json."""
     previous: dict | None = None
     with temporary_worktree(repo, history[0]) as tree:
         store = Store(tree)
@@ -79,6 +95,8 @@ def replay(repo: Path, commits: int, rows_file: Path | None = None) -> dict:
             config = load_config(tree)
             store.ensure()
             if previous is not None:
+                # The hook starts from the committed partition, i.e. the previous commit's
+                # output; the checkout may have put the repository's own .kg/ there instead.
                 atomic_write(store.path(COMMUNITIES_FILE), pretty_json(previous).encode())
             raw = update_raw(tree, config, store, write=True)
             started = time.perf_counter()
@@ -86,53 +104,58 @@ def replay(repo: Path, commits: int, rows_file: Path | None = None) -> dict:
                 tree, config, store, raw.content, write=True, edges=raw.file_edges
             )
             seconds = time.perf_counter() - started
-            document = result.document
-            settings = clustering_settings(config)
-            folded = raw.file_edges()
-            assert folded is not None
-            graph = file_graph(list(folded), folded, settings)
-            if commit == history[-1]:
-                # The folded edges layer 1 hands on must make the graph raw.jsonl makes.
-                parsed = build_file_graph(read_raw(raw.content.decode()), settings)
-                assert parsed.digest(settings) == graph.digest(settings)
-            cold_started = time.perf_counter()
-            cold, _ = compute(graph, settings, {}, rebaseline=True)
-            cold_seconds = time.perf_counter() - cold_started
-            resolution = float(settings["resolution"])
-            row = {
-                "commit": commit[:10],
-                "files": len(document["files"]),
-                "communities": len(document["communities"]),
-                "sizes": sorted(
-                    (c["size"] for c in document["communities"].values()), reverse=True
-                ),
-                "reclustered": result.reclustered,
-                "seconds": seconds,
-                "cold_seconds": cold_seconds,
-                "modularity_warm": modularity(document, graph.files, graph.weights, resolution),
-                "modularity_cold": modularity(cold, graph.files, graph.weights, resolution),
-            }
-            row["nmi"], row["ari"] = agreement(document)
-            if previous is not None:
-                shared = set(previous["files"]) & set(document["files"])
-                moved_files = sorted(
-                    p for p in shared if previous["files"][p] != document["files"][p]
+            yield Replayed(commit, config, raw, result, seconds)
+            previous = result.document
+
+
+def replay(repo: Path, commits: int, rows_file: Path | None = None) -> dict:
+    history = first_parent_history(repo, commits + 1)
+    rows = []
+    previous: dict | None = None
+    for step in replay_commits(repo, history):
+        document = step.result.document
+        settings = clustering_settings(step.config)
+        folded = step.raw.file_edges()
+        assert folded is not None
+        graph = file_graph(list(folded), folded, settings)
+        if step.commit == history[-1]:
+            # The folded edges layer 1 hands on must make the graph raw.jsonl makes.
+            parsed = build_file_graph(read_raw(step.raw.content.decode()), settings)
+            assert parsed.digest(settings) == graph.digest(settings)
+        cold_started = time.perf_counter()
+        cold, _ = compute(graph, settings, {}, rebaseline=True)
+        cold_seconds = time.perf_counter() - cold_started
+        resolution = float(settings["resolution"])
+        row = {
+            "commit": step.commit[:10],
+            "files": len(document["files"]),
+            "communities": len(document["communities"]),
+            "sizes": sorted((c["size"] for c in document["communities"].values()), reverse=True),
+            "reclustered": step.result.reclustered,
+            "seconds": step.seconds,
+            "cold_seconds": cold_seconds,
+            "modularity_warm": modularity(document, graph.files, graph.weights, resolution),
+            "modularity_cold": modularity(cold, graph.files, graph.weights, resolution),
+        }
+        row["nmi"], row["ari"] = agreement(document)
+        if previous is not None:
+            shared = set(previous["files"]) & set(document["files"])
+            moved_files = sorted(p for p in shared if previous["files"][p] != document["files"][p])
+            moved = len(moved_files)
+            row["moved_files"] = [
+                [p, previous["files"][p], document["files"][p]] for p in moved_files
+            ]
+            row["moved_share"] = moved / len(shared) if shared else 0.0
+            old_ids = set(previous["communities"])
+            row["id_survival"] = len(old_ids & set(document["communities"])) / len(old_ids)
+            row["graph_changed"] = previous["graph_hash"] != document["graph_hash"]
+            if row["graph_changed"] and "adjacency" in previous:
+                region = changed_files(
+                    graph, graph.adjacency(), previous["adjacency"], previous["files"]
                 )
-                moved = len(moved_files)
-                row["moved_files"] = [
-                    [p, previous["files"][p], document["files"][p]] for p in moved_files
-                ]
-                row["moved_share"] = moved / len(shared) if shared else 0.0
-                old_ids = set(previous["communities"])
-                row["id_survival"] = len(old_ids & set(document["communities"])) / len(old_ids)
-                row["graph_changed"] = previous["graph_hash"] != document["graph_hash"]
-                if row["graph_changed"] and "adjacency" in previous:
-                    region = changed_files(
-                        graph, graph.adjacency(), previous["adjacency"], previous["files"]
-                    )
-                    row["changed_share"] = len(region) / len(document["files"])
-            rows.append(row)
-            previous = document
+                row["changed_share"] = len(region) / len(document["files"])
+        rows.append(row)
+        previous = document
     if rows_file is not None:
         rows_file.write_text(json.dumps(rows, indent=1))
     return summarise(rows)

@@ -46,11 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from communities_stability import percentile
+from communities_stability import percentile, replay_commits
 
 import kgtool.ontology.drift as drift_module
-from kgtool.communities.build import COMMUNITIES_FILE, update_communities
-from kgtool.config import DEFAULTS, load_config
+from kgtool.config import DEFAULTS
 from kgtool.ontology.drift import (
     DRIFTED,
     FRESH,
@@ -73,9 +72,7 @@ from kgtool.ontology.facts import community_edges, phrased_edges, sorted_counts
 from kgtool.ontology.items import TypedCounts, edge_key
 from kgtool.ontology.model import CommunityLabel, EdgeLabel, Ontology
 from kgtool.ontology.view import drift_settings
-from kgtool.raw.build import update_raw
-from kgtool.repo import checkout_detached, first_parent_history, git, temporary_worktree
-from kgtool.store import Store, atomic_write, pretty_json
+from kgtool.repo import first_parent_history, git
 
 Document = dict[str, Any]
 
@@ -162,29 +159,19 @@ def slim(document: Document) -> Document:
 
 def replay(repo: Path, commits: int, until: str = "HEAD") -> Iterator[Step]:
     """Layer 2 at each of the last ``commits`` + 1 first-parent commits, oldest first, built
-    as bench/communities_stability.py builds it (its loop returns summaries, not documents)."""
+    as bench/communities_stability.py builds it."""
     history = first_parent_history(repo, commits + 1, until)
     log = git(repo, "log", "--first-parent", f"-n{commits + 1}", "--format=%H%x09%s", until)
     subjects = dict(line.split("\t", 1) for line in log.splitlines() if "\t" in line)
-    previous: Document | None = None
-    with temporary_worktree(repo, history[0]) as tree:
-        store = Store(tree)
-        for number, commit in enumerate(history):
-            checkout_detached(tree, commit)
-            config = load_config(tree)
-            store.ensure()
-            if previous is not None:
-                # The hook starts from the committed partition, i.e. the previous commit's
-                # output; the checkout may have put the repository's own .kg/ there instead.
-                atomic_write(store.path(COMMUNITIES_FILE), pretty_json(previous).encode())
-            raw = update_raw(tree, config, store, write=True)
-            result = update_communities(
-                tree, config, store, raw.content, write=True, edges=raw.file_edges
-            )
-            previous = result.document
-            if number % 10 == 0:
-                print(f"  replayed {number + 1}/{len(history)}", file=sys.stderr, flush=True)
-            yield Step(commit, subjects.get(commit, ""), slim(previous), drift_settings(config))
+    for number, step in enumerate(replay_commits(repo, history)):
+        if number % 10 == 0:
+            print(f"  replayed {number + 1}/{len(history)}", file=sys.stderr, flush=True)
+        yield Step(
+            step.commit,
+            subjects.get(step.commit, ""),
+            slim(step.result.document),
+            drift_settings(step.config),
+        )
 
 
 def load_steps(repo: Path, commits: int, documents: Path | None, until: str = "HEAD") -> list[Step]:
@@ -389,10 +376,11 @@ def counts_values(
     old: TypedCounts, new: TypedCounts, weights: dict[str, float]
 ) -> tuple[float, float, float]:
     """(relative change, weighted edges moved, largest share of a type that appeared or
-    vanished), as drift weighs them."""
+    vanished), as drift weighs them (a type change counts from drift.MIN_EDGES edges)."""
     before, after = weighted(old, weights), weighted(new, weights)
     moved = sum(abs(after.get(k, 0.0) - before.get(k, 0.0)) for k in set(before) | set(after))
-    shares = [share for _, _, share in type_changes(before, after, 0.0)]
+    floor = drift_module.MIN_EDGES  # read at call time: min_edges() changes it
+    shares = [share for _, _, share in type_changes(before, after, 0.0, floor)]
     return relative_change(before, after), moved, max(shares, default=0.0)
 
 

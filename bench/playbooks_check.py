@@ -27,7 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from raw_speed import CHECKOUT, GIT, RUN_ENV
 
 
 def module_source(rng: random.Random, index: int) -> tuple[str, list[str]]:
@@ -96,13 +97,15 @@ def main() -> int:
     parser.add_argument("--playbooks", type=int, default=50)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(CHECKOUT))
     from kgtool.cli import main as kgtool
 
     workdir = Path(tempfile.mkdtemp(prefix="kgtool-bench-playbooks-"))
     try:
         build_repo(workdir, args.files, args.playbooks)
-        subprocess.run([sys.executable, "-m", "kgtool", "update", "-q"], cwd=workdir, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "kgtool", "update", "-q"], cwd=workdir, check=True, env=RUN_ENV
+        )
 
         def in_process() -> tuple[float, int, str]:
             out = io.StringIO()
@@ -124,6 +127,7 @@ def main() -> int:
                 cwd=workdir,
                 check=True,
                 stdout=subprocess.DEVNULL,
+                env=RUN_ENV,
             )
             outer.append(time.perf_counter() - started)
         tracked = subprocess.run(

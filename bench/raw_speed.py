@@ -25,9 +25,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-# As on a developer's machine, where an installed package has its bytecode: a machine that
-# sets PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run.
-RUN_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+CHECKOUT = Path(__file__).resolve().parent.parent
+# This checkout's kgtool, whatever is installed: the numbers must be of this code. And as on a
+# developer's machine, where an installed package has its bytecode: a machine that sets
+# PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run.
+RUN_ENV = {
+    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    "PYTHONPATH": str(CHECKOUT),
+}
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
 
 
@@ -68,7 +73,7 @@ def run_update(root: Path, *extra: str) -> Run:
 def bare_parse_seconds(root: Path, language: str) -> float:
     from tree_sitter_language_pack import get_parser
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(CHECKOUT))
     from kgtool.raw.languages import language_for_path
 
     files = subprocess.run(

@@ -249,22 +249,12 @@ def path_changes(root: Path, max_commits: int = 0, since: str = "") -> list[Path
 
 
 def _name_status(commit: str, body: str) -> list[PathChange]:
-    tokens = body.lstrip("\n").split("\0")
     changes = []
-    i = 0
-    while i < len(tokens):
-        status = tokens[i].strip()
-        if not status:
-            i += 1
-            continue
-        if status.startswith("R") and i + 2 < len(tokens):
-            changes.append(PathChange(commit, "R", tokens[i + 1], tokens[i + 2]))
-            i += 3
-        elif status.startswith("D") and i + 1 < len(tokens):
-            changes.append(PathChange(commit, "D", tokens[i + 1]))
-            i += 2
-        else:  # a status we did not ask for: skip it and its one path
-            i += 2
+    for file in _log_files(body):
+        if file.status == "R":
+            changes.append(PathChange(commit, "R", file.old_path, file.path))
+        elif file.status == "D":
+            changes.append(PathChange(commit, "D", file.path))
     return changes
 
 
@@ -428,8 +418,11 @@ def _log_files(diff: str) -> list[LogFile]:
     return files
 
 
-def commit_count(root: Path, revision: str = "HEAD", first_parent: bool = True) -> int:
-    args = ["rev-list", "--count", *(["--first-parent"] if first_parent else []), revision, "--"]
+def commit_count(root: Path, revision: str = "HEAD", since: str | None = None) -> int:
+    """Commits on the first-parent line of ``revision``, those after ``since`` (a date) only
+    when it is given; 0 when it names none."""
+    window = [f"--since={since}"] if since else []
+    args = ["rev-list", "--count", "--first-parent", *window, revision, "--"]
     out = git(root, *args, check=False).strip()
     return int(out) if out.isdigit() else 0
 

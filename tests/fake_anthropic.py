@@ -13,10 +13,11 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+from local_server import LocalServer, send_json
 
 Body = dict[str, Any]
 ToolInput = Callable[[Body], Any]
@@ -105,29 +106,21 @@ class FakeAnthropic:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._count = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        # A short poll interval: shutting down waits for one poll, once per test.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+        self._server = LocalServer(self._handler())
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._server.address
 
     def script(self, *replies: Reply) -> None:
         self.queue.extend(replies)
 
     def start(self) -> None:
-        self._thread.start()
+        self._server.start()
 
     def stop(self) -> None:
         self._stop.set()  # wakes slow replies so that shutdown does not wait for them
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        self._server.stop()
 
     def _next(self, body: Body, headers: dict[str, str]) -> tuple[Reply, int]:
         with self._lock:
@@ -169,18 +162,7 @@ class FakeAnthropic:
                 self._send(200, message(body, reply, number), reply.headers)
 
             def _send(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
-                payload = json.dumps(data).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(payload)))
-                    self.send_header("request-id", "req_fake")
-                    for key, value in (headers or {}).items():
-                        self.send_header(key, value)
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout test): nothing to answer
+                send_json(self, status, data, {"request-id": "req_fake", **(headers or {})})
 
         return Handler
 

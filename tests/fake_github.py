@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+from local_server import LocalServer, send_json
 
 BOT = "github-actions[bot]"  # who the token writes as
 
@@ -38,21 +38,15 @@ class FakeGitHub:
     next_id: int = 100
 
     def start(self) -> None:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
+        self._server = LocalServer(self._handler())
+        self._server.start()
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._server.stop()
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/api/v3"  # a GitHub Enterprise-like prefix
+        return f"{self._server.address}/api/v3"  # a GitHub Enterprise-like prefix
 
     def add(self, issue: int, body: str, login: str = BOT) -> int:
         self.next_id += 1
@@ -105,13 +99,7 @@ class FakeGitHub:
                 body = json.loads(raw) if raw else None
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 fake.requests.append(Request(self.command, self.path, headers, body))
-                status, answer = fake._answer(self.command, self.path, body)
-                data = json.dumps(answer).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, *fake._answer(self.command, self.path, body))
 
             do_GET = do_POST = do_PATCH = _serve
 

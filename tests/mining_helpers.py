@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from conftest import Repo
+import os
+import subprocess
+
+from conftest import GIT_ENV, Repo
 
 DAY = 24 * 3600
 START = 1_767_225_600  # 2026-01-01T00:00:00Z
@@ -16,16 +19,27 @@ def commit_at(
 ) -> str:
     """Commit everything, authored ``hours`` after START by ``author``; the commit id."""
     repo.git("add", "-A")
-    when = f"@{int(START + hours * 3600)} +0000"
-    repo.git("commit", "-q", "--allow-empty", f"--author={author}", f"--date={when}", "-m", message)
-    return repo.git("rev-parse", "HEAD").strip()
+    return _commit_at(repo, hours, "--allow-empty", f"--author={author}", "-m", message)
 
 
 def merge_at(repo: Repo, branch: str, subject: str, title: str, hours: float) -> str:
     """A --no-ff merge of ``branch`` as GitHub writes one: the title as the body."""
-    when = f"@{int(START + hours * 3600)} +0000"
     repo.git("merge", "-q", "--no-ff", "--no-commit", branch)
-    repo.git("commit", "-q", f"--date={when}", "-m", subject, "-m", title)
+    return _commit_at(repo, hours, "-m", subject, "-m", title)
+
+
+def _commit_at(repo: Repo, hours: float, *args: str) -> str:
+    """``git commit`` authored and committed ``hours`` after START (``--since`` reads the
+    committer's date)."""
+    when = f"@{int(START + hours * 3600)} +0000"
+    env = {**os.environ, **GIT_ENV, "HOME": str(repo.root.parent), "GIT_COMMITTER_DATE": when}
+    subprocess.run(
+        ["git", "commit", "-q", f"--date={when}", *args],
+        cwd=repo.root,
+        env=env,
+        capture_output=True,
+        check=True,
+    )
     return repo.git("rev-parse", "HEAD").strip()
 
 

@@ -12,7 +12,7 @@ import io
 import json
 import os
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from kgtool.config import load_config
@@ -47,7 +47,6 @@ class Fixture:
     expect: tuple[Expect, ...]
     phrases: tuple[Phrase, ...] = ()
     docstrings: tuple[str, ...] = ()  # main-file doc lines some summary must quote
-    settings: dict[str, object] = field(default_factory=dict)
 
 
 def python_package(package: str, modules: dict[str, tuple[str, str]]) -> dict[str, str]:

@@ -8,7 +8,7 @@ import time
 import pytest
 from conftest import Repo
 
-from kgtool.config import load_config
+from kgtool.config import DEFAULTS, RANGES, load_config
 from kgtool.errors import KgError, LockTimeout
 from kgtool.store import Store
 
@@ -92,3 +92,20 @@ def test_second_run_waits_then_gives_up_clearly(repo: Repo) -> None:
         holder.join()
     with Store(repo.root).lock(timeout=0.3):  # free again once the holder is done
         pass
+
+
+def test_every_number_has_a_range_and_every_range_a_setting() -> None:
+    def numbers(section: dict, prefix: str = "") -> list[str]:
+        found = []
+        for key, value in section.items():
+            if isinstance(value, dict):
+                found += numbers(value, f"{prefix}{key}.")
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                found.append(f"{prefix}{key}")
+        return found
+
+    settings = numbers(DEFAULTS)
+    ranged = {name: name.rpartition(".")[0] + ".*" for name in settings}
+    # A number with no range would take any value, negative or huge, without a word.
+    assert [n for n, wild in ranged.items() if n not in RANGES and wild not in RANGES] == []
+    assert sorted(set(RANGES) - set(ranged) - set(ranged.values())) == []

@@ -144,7 +144,11 @@ def test_kg_or_its_cache_as_a_regular_file_is_one_line(make_repo) -> None:
 
 
 def no_traceback(result: Result, codes: tuple[int, ...]) -> None:
+    """An allowed exit code, no traceback, at most one line on stderr; and a refusal (2) is
+    that one clear line, never a silent failure."""
     assert result.code in codes, (result.code, result.out, result.err)
+    if result.code == 2:
+        assert_one_line_error(result)
     assert "Traceback" not in result.err and len(result.err.strip().splitlines()) <= 1, result.err
 
 

@@ -120,6 +120,14 @@ def test_an_empty_repository_says_so_in_one_line(repo: Repo) -> None:
     assert "no commits yet" in result.err
 
 
+def test_a_revision_that_names_nothing_says_so_in_one_line(providers: Repo) -> None:
+    result = providers.kg("mine-playbooks", "--rev", "no-such-branch")
+    assert result.code == 2
+    assert result.err.strip() == (
+        "kgtool: error: 'no-such-branch' does not name a commit in this repository"
+    )
+
+
 def test_a_shallow_clone_says_how_deep_a_history_is_needed(providers: Repo, tmp_path) -> None:
     clone = tmp_path / "shallow"
     subprocess.run(
@@ -131,3 +139,34 @@ def test_a_shallow_clone_says_how_deep_a_history_is_needed(providers: Repo, tmp_
     assert "the last 10 commits" in result.err and "--deepen=7" in result.err
     # Deep enough for what was asked: it runs.
     assert Repo(clone).kg("mine-playbooks", "--max-changes", "3", "--dry-run").code == 0
+    # The clone holds the revert (2026-01-06 01:00), the bump and the release: a date after
+    # the revert asks for nothing the clone lacks, a date before it does.
+    after = Repo(clone).kg("mine-playbooks", "--since", "2026-01-06T05:00:00Z", "--dry-run")
+    assert after.code == 0, after.err
+    assert "read 2 change sets" in after.out
+    before = Repo(clone).kg("mine-playbooks", "--since", "2026-01-01T12:00:00Z")
+    assert before.code == 2
+    assert "needs every commit since 2026-01-01T12:00:00Z" in before.err
+
+
+def test_a_rename_made_on_a_side_branch_is_followed_through_its_merge(repo: Repo) -> None:
+    repo.write_files(base_files())
+    repo.write("app/old_name.py", "".join(f"def f{n}():\n    return {n}\n\n" for n in range(20)))
+    commit_at(repo, "Initial layout", 0)
+    repo.write("app/old_name.py", (repo.root / "app/old_name.py").read_text() + "X = 1\n")
+    commit_at(repo, "Tune the old module", 5)
+    repo.git("checkout", "-q", "-b", "move")
+    repo.git("mv", "app/old_name.py", "app/new_name.py")
+    commit_at(repo, "Move the module", 10)
+    repo.write("app/new_name.py", "def g():\n    return 0\n")  # rewritten past recognition
+    commit_at(repo, "Rewrite the module", 11)
+    repo.git("checkout", "-q", "main")
+    merge_at(repo, "move", "Merge pull request #7 from a/move", "Move and rewrite", 20)
+    history = read_history(repo.root)
+    merge = history.change_sets[-1]
+    # The merge against its first parent is a deletion and an addition; the branch's own
+    # commit says it was a rename, so it is one, and the earlier edit names the file as it is
+    # called now.
+    assert [(f.status, f.path) for f in merge.files] == [("R", "app/new_name.py")]
+    tune = history.change_sets[1]
+    assert [(f.status, f.path) for f in tune.files] == [("M", "app/new_name.py")]

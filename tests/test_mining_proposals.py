@@ -54,9 +54,12 @@ def test_the_recurring_addition_becomes_one_proposal_with_six_fields(mined: Repo
 
 
 def test_every_proposal_passes_the_playbook_check(mined: Repo) -> None:
+    assert [p.name for p in (mined.root / "playbooks/proposed").glob("*.md")] == [
+        PROPOSAL.rpartition("/")[2]
+    ]
     check = mined.kg("playbooks", "check")
     assert check.code == 0, check.out
-    assert "refused" in check.out and "0 refused" in check.out
+    assert "1 playbook: 0 executable, 0 refused" in check.out
 
 
 def test_the_revert_is_rollback_evidence(mined: Repo) -> None:
@@ -108,3 +111,13 @@ def test_a_saved_pull_request_list_gives_titles_and_labels(mined: Repo, tmp_path
     bad.write_text('{"number": 1}')
     refused = mined.kg("mine-playbooks", "--prs", str(bad))
     assert refused.code == 2 and "must be a JSON array" in refused.err
+    # One line, at the file and line of the entry or the syntax error.
+    bad.write_text('[\n  {"number": 1},\n  {"title": "no number"}\n]\n')
+    refused = mined.kg("mine-playbooks", "--prs", str(bad))
+    assert refused.code == 2
+    assert refused.err.strip() == (
+        f"kgtool: error: {bad}:3: pull request 2 of 2 has no whole-number 'number'"
+    )
+    bad.write_text('[\n  {"number": 1},\n  {"number": 2,}\n]\n')
+    refused = mined.kg("mine-playbooks", "--prs", str(bad))
+    assert refused.code == 2 and f"{bad}:3: is not a JSON pull-request list" in refused.err

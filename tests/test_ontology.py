@@ -339,7 +339,7 @@ def test_the_member_sketch_estimates_jaccard_within_its_stated_error() -> None:
     assert errors[int(len(errors) * 0.95)] < 0.09  # about two standard errors
 
 
-def test_update_never_writes_the_ontology(labelled: Repo, tmp_path: Path) -> None:
+def test_update_never_writes_the_ontology(labelled: Repo) -> None:
     before = (labelled.root / ".kg" / "ontology.yaml").read_bytes()
     labelled.write_files(clique("beta", [f"b{i}" for i in range(8)]))
     labelled.commit("change")
@@ -429,11 +429,9 @@ def test_a_folder_group_drifts_when_its_folders_change_not_its_files(
 
 def test_one_call_vanishing_is_not_a_new_relationship(labelled: Repo) -> None:
     alpha, beta = community_of(labelled, "alpha/a0.py"), community_of(labelled, "beta/b0.py")
-    labelled.write_files(
-        {
-            **clique("alpha", ["a0", "a1", "a2", "a3"], {"a0": ["beta.b0.beta_b0"] * 1}),
-        }
-    )
+    edges = {(e["src"], e["dst"]): e for e in communities(labelled)["edges"]}
+    assert edges[(alpha, beta)]["types"] == {"calls": {"EXTRACTED": 1}, "imports": {"EXTRACTED": 1}}
+    # calls was half of the edge's weight (over type_share) but one edge, under MIN_EDGES.
     text = (labelled.root / "alpha/a0.py").read_text().replace("    beta_b0()\n", "")
     labelled.write("alpha/a0.py", text)
     labelled.commit("alpha imports beta but no longer calls it")
@@ -441,3 +439,34 @@ def test_one_call_vanishing_is_not_a_new_relationship(labelled: Repo) -> None:
     edges = {(e["src"], e["dst"]): e for e in communities(labelled)["edges"]}
     assert edges[(alpha, beta)]["types"] == {"imports": {"EXTRACTED": 1}}
     assert "drifted" not in labelled.kg("check").out
+
+
+def test_label_retires_the_phrase_of_an_edge_that_is_gone(labelled: Repo) -> None:
+    alpha, beta = community_of(labelled, "alpha/a0.py"), community_of(labelled, "beta/b0.py")
+    key = f"{alpha}->{beta}"
+    labelled.write_files(clique("alpha", ["a0", "a1", "a2", "a3"]))
+    labelled.commit("alpha no longer uses beta")
+    update(labelled)
+    assert (alpha, beta) not in {(e["src"], e["dst"]) for e in communities(labelled)["edges"]}
+    assert f"of {key} drifted: edge vanished" in labelled.kg("check").out
+    assert "`kgtool label` retires it" in labelled.kg("check").out
+    # Neither --accept nor --set can take a gone edge: the labeler must clear it.
+    assert labelled.kg("label", "--accept", key).code == 2
+    assert f"retired the phrases of 1 edge(s) that are gone: {key}" in label(labelled, "--offline")
+    assert ontology_of(labelled)["edges"][key]["retired"] is True
+    check = labelled.kg("check")
+    assert check.code == 0 and "drifted" not in check.out, check.out
+    assert "nothing to label" in label(labelled, "--offline")
+
+
+def test_a_distance_exactly_at_the_threshold_is_not_drift(tmp_path: Path) -> None:
+    from kgtool.config import load_config
+    from kgtool.ontology.drift import community_drifts
+    from kgtool.ontology.view import drift_settings
+
+    old = [f"src/m{i}.py" for i in range(14)]
+    new = old + [f"src/n{i}.py" for i in range(6)]  # Jaccard 14/20: distance 0.3 exactly
+    settings = drift_settings(load_config(tmp_path))
+    evidence = community_evidence(old, {}, {}, exact_members=200)
+    assert community_drifts(evidence, new, {}, {}, settings) == []
+    assert community_drifts(evidence, [*new, "src/x.py"], {}, {}, settings)

@@ -227,7 +227,7 @@ def test_summaries_are_plain_one_line_and_short_enough() -> None:
         main=["app/_core.py"],
         symbols=["app/_core.py::_private", "app/_core.py::Engine"],
         docstrings={
-            "app/_core.py": "The `Core` of **everything** | see <docs> #1 [here] at "
+            "app/_core.py": "The `Core`\u200b of **everything** | see <docs> #1 [here] at "
             "https://example.com and __init__, then " + "many more words " * 20
         },
     )

@@ -176,6 +176,24 @@ def test_new_from_a_commit_follows_later_renames_and_says_what_it_left_out(app: 
     assert "  app/gone.py (deleted since, in " in written.out
 
 
+def test_new_follows_renames_in_the_order_they_happened(app: Repo) -> None:
+    app.write("app/first.py", "def first():\n    return 'first, long enough to be a rename'\n")
+    app.write("app/second.py", "def second():\n    return 'second, not like the other'\n")
+    added = app.commit("add both")
+    app.git("mv", "app/second.py", "app/third.py")
+    app.commit("second becomes third")
+    app.git("mv", "app/first.py", "app/second.py")  # after that, first takes second's name
+    app.commit("first becomes second")
+    assert app.kg("update").code == 0
+    created = app.kg("playbooks", "new", "x", "--from", added, "--dry-run")
+    assert created.code == 0, created.err
+    playbook = parse_playbook("playbooks/x.md", created.out.encode())
+    # app/first.py is app/second.py now; app/second.py of the range is app/third.py.
+    assert [s.value for s in playbook.key_files] == ["app/second.py", "app/third.py"]
+    assert "# app/first.py (renamed since: app/second.py is listed instead)" in created.out
+    assert "# app/second.py (renamed since: app/third.py is listed instead)" in created.out
+
+
 def test_new_refuses_a_range_with_no_commits(app: Repo) -> None:
     app.write("app/one.py", "x = 1\n")
     app.commit("one")

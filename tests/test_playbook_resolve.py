@@ -216,7 +216,9 @@ def test_stale_concepts_go_through_the_drift_seam(
     from kgtool.playbook import concepts
 
     (built.root / ".kg" / "ontology.yaml").write_text("communities:\n  c1:\n    name: CLI\n")
-    monkeypatch.setattr(concepts, "stale_communities", lambda store: {"c1": "members moved by 0.6"})
+    monkeypatch.setattr(
+        concepts, "stale_communities", lambda store, ontology: {"c1": "members moved by 0.6"}
+    )
     add_playbook(built, "p", ["args.py"], concepts=["CLI"])
     check = built.kg("playbooks", "check")
     assert check.code == 0

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgtool.commands._common import Context, context
-from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_communities
+from kgtool.commands.update import layer2_from
+from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.errors import KgError
 from kgtool.ontology.drift import drift_lines, unconfirmed_lines
 from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, load_ontology
@@ -42,15 +43,7 @@ def check_raw(ctx: Context, raw: UpdateResult) -> CheckOutcome:
 def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     # Layer 2 as `kgtool update` would make it now, from the raw graph it would write, not the
     # one on disk: a stale raw.jsonl must not make stale communities look up to date.
-    result = update_communities(
-        ctx.root,
-        ctx.config,
-        ctx.store,
-        raw.content,
-        write=False,
-        edges=raw.file_edges,
-        drawn=ctx.map,
-    )
+    result = layer2_from(ctx, raw, write=False)
     if result.stale:
         names = ", ".join(f".kg/{n}" for n in [*result.changed, *result.removed])
         return CheckOutcome("communities", False, [f"{names} out of date: run `kgtool update`"])

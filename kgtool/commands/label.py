@@ -13,6 +13,7 @@ import argparse
 import os
 
 from kgtool.commands._common import Context, context
+from kgtool.commands.update import refresh
 from kgtool.communities.build import COMMUNITIES_FILE, update_communities
 from kgtool.errors import KgError
 from kgtool.ontology.items import LabelBatch, Labeler, LabelerError
@@ -22,11 +23,11 @@ from kgtool.ontology.label import (
     apply_batch,
     plan_labels,
     rename_edges,
+    retire_gone,
     set_label,
 )
 from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, Ontology, dump_ontology, load_ontology
 from kgtool.ontology.offline import OfflineLabeler
-from kgtool.raw.build import update_raw
 from kgtool.repo import head_commit
 
 EXIT_PARTIAL = 1  # some items could not be labelled; the rest were written
@@ -93,13 +94,16 @@ def run(args: argparse.Namespace) -> int:
     if args.summary is not None and (not args.set or "->" in args.set[0]):
         raise KgError("--summary goes with --set on a community (kgtool label --set c7 NAME)")
     with ctx.store.lock():
-        document = _refresh(ctx)
+        document = refresh(ctx)[1].document
         before = _snapshot(ctx)
         ontology = load_ontology(ctx.store)
         at = head_commit(ctx.root)[:12]
         if args.accept or args.set:
             return _by_hand(ctx, args, document, ontology, at)
         plan = plan_labels(ctx.root, ctx.config, document, ontology, relabel=args.relabel)
+        if plan.gone and not (plan.communities or plan.edges or args.dry_run):
+            # No labeler needed: writing retires the phrases of edges that are gone.
+            _write(ctx, retire_gone(ontology, document, written=set()))
     for state in plan.human_drifted:
         reasons = "; ".join(d.describe() for d in state.drifts)
         print(
@@ -108,7 +112,11 @@ def run(args: argparse.Namespace) -> int:
             f"{state.key}` or replace it with `kgtool label --set {state.key} ...`"
         )
     if not plan.communities and not plan.edges:
-        if not args.quiet:
+        if args.quiet:
+            return 0
+        if plan.gone:
+            print(_gone(plan, "would retire" if args.dry_run else "retired"))
+        else:
             print(f"nothing to label: {len(plan.names)} communities named, no label drifted")
         return 0
     labeler = _labeler(ctx, args)
@@ -128,19 +136,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"kgtool: {problem}")
     missing = len(plan.communities) - len(batch.communities) + len(plan.edges) - len(batch.edges)
     return EXIT_PARTIAL if batch.problems or missing > 0 else 0
-
-
-def _refresh(ctx: Context) -> dict:
-    raw = update_raw(ctx.root, ctx.config, ctx.store, write=True)
-    return update_communities(
-        ctx.root,
-        ctx.config,
-        ctx.store,
-        raw.content,
-        write=True,
-        edges=raw.file_edges,
-        drawn=ctx.map,
-    ).document
 
 
 def _snapshot(ctx: Context) -> tuple[bytes | None, bytes | None]:
@@ -212,6 +207,8 @@ def _dry_run(labeler: Labeler, plan: LabelPlan, quiet: bool) -> int:
         return 0
     estimate = labeler.dry_run(plan.communities, rename_edges(plan.edges, plan.names), plan.taken)
     print(estimate.describe())
+    if plan.gone and not quiet:
+        print(_gone(plan, "would retire"))
     return 0
 
 
@@ -225,3 +222,9 @@ def _report(batch: LabelBatch, plan: LabelPlan, by: str, quiet: bool, verb: str 
         dst_name = batch.communities[dst].name if dst in batch.communities else plan.names.get(dst)
         print(f"  {src}->{dst}: {src_name} {phrase} {dst_name}")
     print(f"{verb} {WHERE}: {len(batch.communities)} names, {len(batch.edges)} phrases ({by})")
+    if plan.gone:
+        print(_gone(plan, "would retire" if verb != "wrote" else "retired"))
+
+
+def _gone(plan: LabelPlan, verb: str) -> str:
+    return f"{verb} the phrases of {len(plan.gone)} edge(s) that are gone: {', '.join(plan.gone)}"

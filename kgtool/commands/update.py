@@ -80,17 +80,23 @@ def refresh(
         ctx.store.ensure()  # also brings an older kgtool's .kg/.gitignore up to date
         ctx.store.remove_stray_temps()
     result = update_raw(ctx.root, ctx.config, ctx.store, write=write)
-    layer2 = update_communities(
+    return result, layer2_from(ctx, result, write, rebaseline)
+
+
+def layer2_from(
+    ctx: Context, raw: UpdateResult, write: bool, rebaseline: bool = False
+) -> CommunitiesResult:
+    """Layer 2 and the map as they follow from layer 1 as ``raw`` has it."""
+    return update_communities(
         ctx.root,
         ctx.config,
         ctx.store,
-        result.content,
+        raw.content,
         write,
         rebaseline,
-        edges=result.file_edges,
+        edges=raw.file_edges,
         drawn=ctx.map,
     )
-    return result, layer2
 
 
 def drifted_labels(ctx: Context, document: dict) -> int:

@@ -27,9 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.errors import KgError
-from kgtool.mining.miner import MAX_PROPOSALS, Options, Progress, mine_history
-from kgtool.mining.paths import Abstractor
-from kgtool.mining.patterns import Task, find_patterns, make_tasks
+from kgtool.mining.miner import MAX_PROPOSALS, Options, Progress, read_changes
+from kgtool.mining.patterns import Task, find_patterns
 
 K = 5
 DEPTH = 10
@@ -84,9 +83,8 @@ def evaluate(
 ) -> Report:
     if not 0.0 < cut < 1.0:
         raise KgError(f"--cut must be between 0 and 1, not {cut}")
-    mined = mine_history(root, options, progress)
-    abstractor = Abstractor(sorted({p for c in mined.history.change_sets for p in c.paths}))
-    tasks = make_tasks(mined.filtered.kept, abstractor)
+    # The patterns are learnt from the tasks before the cut alone: none over the whole history.
+    tasks = read_changes(root, options, progress).tasks()
     split = int(len(tasks) * cut)
     train, test = tasks[:split], tasks[split:]
     if len(train) < options.min_support or not test:

@@ -11,7 +11,6 @@ within a week) is a candidate fix of it, not a task of its own.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgtool.mining.history import MERGE, ChangeSet
@@ -112,10 +111,7 @@ def reason_for(change: ChangeSet, branch: str, max_files: int) -> str:
 
 
 def filter_change_sets(
-    change_sets: list[ChangeSet],
-    branch: str = "",
-    max_files: int = MAX_FILES,
-    ignore: Callable[[str], bool] = is_bookkeeping,
+    change_sets: list[ChangeSet], branch: str = "", max_files: int = MAX_FILES
 ) -> Filtered:
     kept: list[ChangeSet] = []
     set_aside: dict[str, list[ChangeSet]] = {reason: [] for reason in REASONS}
@@ -125,22 +121,23 @@ def filter_change_sets(
             set_aside[reason].append(change)
         else:
             kept.append(change)
-    tasks, follow_ups = group_follow_ups(kept, ignore)
+    tasks, follow_ups = group_follow_ups(kept)
     return Filtered(tasks, set_aside, follow_ups)
 
 
-def group_follow_ups(
-    change_sets: list[ChangeSet], ignore: Callable[[str], bool] = is_bookkeeping
-) -> tuple[list[ChangeSet], int]:
+def group_follow_ups(change_sets: list[ChangeSet]) -> tuple[list[ChangeSet], int]:
     """Attach each candidate fix to the change it completes; the rest are tasks."""
     tasks: list[ChangeSet] = []
     grouped = 0
     recent: list[ChangeSet] = []  # tasks of the last week, newest last
+    # Each change's files, bookkeeping left out, worked out once: a busy week compares every
+    # change with dozens of earlier ones.
+    files: dict[str, set[str]] = {}
     for change in change_sets:
         recent = [t for t in recent if change.time - t.time <= FIX_SECONDS]
-        earlier = _completes(change, recent, ignore)
+        files[change.id] = {p for p in change.paths if not is_bookkeeping(p)}
+        earlier = _completes(change, recent, files)
         if earlier is not None:
-            change.follows = earlier.id
             earlier.follow_ups.append(change)
             grouped += 1
             continue
@@ -150,14 +147,14 @@ def group_follow_ups(
 
 
 def _completes(
-    change: ChangeSet, recent: list[ChangeSet], ignore: Callable[[str], bool]
+    change: ChangeSet, recent: list[ChangeSet], files_of: dict[str, set[str]]
 ) -> ChangeSet | None:
-    files = {p for p in change.paths if not ignore(p)}
+    files = files_of[change.id]
     if not files or len(files) > FOLLOW_UP_MAX_FILES or change.kind == MERGE:
         return None
     fix_words = _FIX_WORDS.search(change.title) is not None
     for earlier in reversed(recent):
-        touched = {p for p in earlier.paths if not ignore(p)}
+        touched = files_of[earlier.id]
         if not files & touched:
             continue
         # The same author, within hours, again on files of that change and nothing else.
@@ -167,7 +164,7 @@ def _completes(
             and len(files) <= QUICK_MAX_FILES
             and files <= touched
         )
-        added = {f.path for f in earlier.files if f.status == "A" and not ignore(f.path)}
+        added = {f.path for f in earlier.files if f.status == "A" and not is_bookkeeping(f.path)}
         if quick or (fix_words and files & added):
             return earlier
     return None

@@ -11,7 +11,9 @@ The first-parent line of the default branch is read in one ``git log`` pass
 
 Renames are followed: every path is named by the last name its file had (walking history
 backwards, so a path reused later for another file is not confused with the renamed one),
-and one file's history is one history.
+and one file's history is one history. A merge whose first-parent diff shows a branch's
+rename as a deletion and an addition is mended from the branch's own commits
+(:func:`kgtool.repo.renamed_pairs`), a second pass read only when such a merge exists.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from kgtool.repo import (
     head_commit,
     is_shallow,
     renamed_pairs,
+    resolve_commit,
 )
 
 MERGE = "merge"
@@ -58,14 +61,11 @@ class ChangeSet:
     time: int
     title: str  # one line: the pull request's title, or the commit's subject
     subject: str  # the commit's own subject line
-    body: str
     files: tuple[FileChange, ...]
-    parents: int = 1
     reverts: str = ""  # the commit id (maybe abbreviated) a revert names
     labels: tuple[str, ...] = ()  # from a saved pull-request list
     pr_author: str = ""  # login from a saved pull-request list
     follow_ups: list[ChangeSet] = field(default_factory=list)  # candidate fixes of this one
-    follows: str = ""  # the id of the change set this one is a candidate fix of
 
     @property
     def short(self) -> str:
@@ -85,7 +85,6 @@ class ChangeSet:
 class History:
     change_sets: list[ChangeSet]  # oldest first
     branch: str  # the revision walked
-    commits: int  # commits read on the first-parent line
 
 
 def read_history(
@@ -98,14 +97,20 @@ def read_history(
     if not head_commit(root):
         raise KgError("this repository has no commits yet: there is no history to mine")
     branch = revision or default_branch(root) or "HEAD"
+    # Said here in a line: git's own complaint would come with the whole log command.
+    resolve_commit(root, branch)
     _check_depth(root, branch, since, max_changes)
     commits = first_parent_log(root, branch, since, max_changes)
-    # Side branches hold more commits than the first-parent line: read as far back in them.
-    pairs = renamed_pairs(root, branch, since, 4 * max_changes if max_changes else 0)
-    commits = [_pair_renames(commit, pairs) for commit in commits]
+    # Only a merge can show a rename as a deletion and an addition that its branch's own
+    # commits name (every other commit was diffed with rename detection already): a history
+    # without such a merge needs no second pass.
+    if any(len(c.parents) > 1 and _deletes_and_adds(c) for c in commits):
+        # Side branches hold more commits than the first-parent line: read as far back.
+        pairs = renamed_pairs(root, branch, since, 4 * max_changes if max_changes else 0)
+        commits = [_pair_renames(commit, pairs) for commit in commits]
     finals = final_names(commits)
     change_sets = [_change_set(commit, finals[index]) for index, commit in enumerate(commits)]
-    return History(change_sets, branch, len(commits))
+    return History(change_sets, branch)
 
 
 def _check_depth(root: Path, branch: str, since: str | None, max_changes: int) -> None:
@@ -114,11 +119,14 @@ def _check_depth(root: Path, branch: str, since: str | None, max_changes: int) -
     if not is_shallow(root):
         return
     have = commit_count(root, branch)
+    if max_changes > 0 and have >= max_changes:
+        return  # the last N commits are all here
+    # A commit older than the date is here: the commits since it are all here too.
+    if since and commit_count(root, branch, since) < have:
+        return
     if since:
         need = f"every commit since {since}"
     elif max_changes > 0:
-        if have >= max_changes:
-            return
         need = f"the last {max_changes} commits"
     else:
         need = "the whole history"
@@ -130,12 +138,17 @@ def _check_depth(root: Path, branch: str, since: str | None, max_changes: int) -
     )
 
 
+def _deletes_and_adds(commit: LogCommit) -> bool:
+    statuses = {f.status for f in commit.files}
+    return "D" in statuses and "A" in statuses
+
+
 def _pair_renames(commit: LogCommit, pairs: set[tuple[str, str]]) -> LogCommit:
     """A deletion and an addition that a commit of the history made as a rename are one."""
+    if len(commit.parents) < 2 or not _deletes_and_adds(commit):
+        return commit
     deleted = {f.path for f in commit.files if f.status == "D"}
     added = {f.path for f in commit.files if f.status == "A"}
-    if not deleted or not added:
-        return commit
     moves = {new: old for old, new in pairs if old in deleted and new in added}
     if not moves:
         return commit
@@ -201,8 +214,6 @@ def _change_set(commit: LogCommit, names: dict[str, str]) -> ChangeSet:
         time=commit.time,
         title=title,
         subject=subject,
-        body=body,
         files=files,
-        parents=len(commit.parents),
         reverts=reverted.group(1) if reverted else "",
     )

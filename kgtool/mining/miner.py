@@ -10,7 +10,7 @@ from kgtool.config import Config
 from kgtool.mining.filters import MAX_FILES, REASONS, Filtered, filter_change_sets
 from kgtool.mining.history import DIRECT, MERGE, SQUASH, History, read_history
 from kgtool.mining.paths import Abstractor
-from kgtool.mining.patterns import MIN_SUPPORT, Pattern, find_patterns, make_tasks
+from kgtool.mining.patterns import MIN_SUPPORT, Pattern, Task, find_patterns, make_tasks
 from kgtool.mining.proposals import (
     MARK,
     Proposal,
@@ -52,9 +52,16 @@ class Mined:
 
     history: History
     filtered: Filtered
-    patterns: list[Pattern]
     prs_matched: int = 0
+    patterns: list[Pattern] = field(default_factory=list)
     sweeps: int = 0  # candidate patterns set aside as sweeps (the same edit across siblings)
+
+    def tasks(self) -> list[Task]:
+        """The kept change sets as tasks, oldest first, their added files abstracted."""
+        # Which words are rare is a property of the repository's paths, so every path the
+        # history read counts, filtered change sets included.
+        abstractor = Abstractor(sorted({p for c in self.history.change_sets for p in c.paths}))
+        return make_tasks(self.filtered.kept, abstractor)
 
 
 @dataclass
@@ -65,7 +72,6 @@ class MineResult:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
-    without_files: int = 0  # patterns none of whose files exist any more
     prose: list[str] = field(default_factory=list)  # what the prose pass did, when it ran
 
     def summary(self) -> list[str]:
@@ -99,30 +105,28 @@ class MineResult:
         return lines + self.prose
 
 
-def mine_history(
-    root: Path, options: Options, progress: Progress | None = None
-) -> Mined:
+def read_changes(root: Path, options: Options, progress: Progress | None = None) -> Mined:
+    """The history's change sets, enriched by the saved pull requests and filtered."""
     say = progress or (lambda _text: None)
+    # A bad pull-request list is reported before the history is read, not after it.
+    prs = load_prs(options.prs) if options.prs is not None else None
     say("reading history")
     history = read_history(root, options.revision, options.since, options.max_changes)
     say(f"read {len(history.change_sets)} change sets")
-    matched = 0
-    if options.prs is not None:
-        matched = enrich(history.change_sets, load_prs(options.prs))
+    matched = enrich(history.change_sets, prs) if prs is not None else 0
     filtered = filter_change_sets(history.change_sets, history.branch, options.max_files)
+    return Mined(history, filtered, matched)
+
+
+def mine_history(root: Path, options: Options, progress: Progress | None = None) -> Mined:
+    """:func:`read_changes`, and the patterns found in its tasks."""
+    mined = read_changes(root, options, progress)
     sweeps: list[Pattern] = []
-    patterns = mine_patterns(history, filtered, options.min_support, sweeps)
-    say(f"found {len(patterns)} patterns")
-    return Mined(history, filtered, patterns, matched, len(sweeps))
-
-
-def mine_patterns(
-    history: History, filtered: Filtered, min_support: int, sweeps: list[Pattern] | None = None
-) -> list[Pattern]:
-    # Which words are rare is a property of the repository's paths, so every path the
-    # history read counts, filtered change sets included.
-    abstractor = Abstractor(sorted({p for c in history.change_sets for p in c.paths}))
-    return find_patterns(make_tasks(filtered.kept, abstractor), min_support, sweeps=sweeps)
+    mined.patterns = find_patterns(mined.tasks(), options.min_support, sweeps=sweeps)
+    mined.sweeps = len(sweeps)
+    if progress is not None:
+        progress(f"found {len(mined.patterns)} patterns")
+    return mined
 
 
 def mine(
@@ -142,10 +146,8 @@ def mine(
         proposal = build_proposal(
             pattern, resolver, concepts, checks, mined.filtered.reverts
         )
-        if proposal is None:
-            result.without_files += 1
-            continue
-        proposals.append(proposal)
+        if proposal is not None:  # None: none of the pattern's files exists any more
+            proposals.append(proposal)
     existing = _existing(root, directory, out_dir, config.section("playbooks")["max_bytes"])
     result.proposals = place(proposals, existing, out_dir)
     llm = options.llm if options.llm is not None else config.section("mining")["llm_prose"]

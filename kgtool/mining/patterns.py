@@ -27,7 +27,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgtool.mining.history import ChangeSet
@@ -185,20 +184,13 @@ class Pattern:
     def key(self) -> tuple[str, str]:
         return (self.verb, self.anchor)
 
-    def share(self, item: str) -> float:
-        return dict(self.items).get(item, 0) / self.support
-
     def score(self) -> float:
         # Support first: a large file set seen a few times is weaker evidence than a
         # small one seen often; an additive task is what a playbook helps with most.
         return self.support * min(len(self.items), 5) * (1.5 if self.additive else 1)
 
 
-def make_tasks(
-    change_sets: list[ChangeSet],
-    abstractor: Abstractor,
-    ignore: Callable[[str], bool] = is_bookkeeping,
-) -> list[Task]:
+def make_tasks(change_sets: list[ChangeSet], abstractor: Abstractor) -> list[Task]:
     tasks = []
     for change in change_sets:
         items: dict[str, list[str]] = {}
@@ -208,7 +200,7 @@ def make_tasks(
             for file in part.files:
                 if file.status == "D":
                     continue
-                if ignore(file.path):
+                if is_bookkeeping(file.path):
                     bookkeeping.add(file.path)
                     continue
                 item = abstractor.abstract(file.path) if file.status == "A" else file.path

@@ -67,7 +67,6 @@ class Proposal:
     rollback: list[str]
     evidence: list[str]
     steps: list[str] = field(default_factory=list)
-    gone: int = 0  # pattern files that no longer exist
     prose_by: str = ""  # the model that reworded intent and pitfalls (kgtool.mining.prose)
 
     def render(self) -> str:
@@ -139,13 +138,11 @@ def build_proposal(
 ) -> Proposal | None:
     """The proposal for a pattern, or None when none of its files exists any more."""
     key_files: list[KeyFile] = []
-    gone = 0
     for item, count in pattern.items:
+        if len(key_files) == MAX_KEY_FILES:
+            break
         pointer = _example(pattern, item, resolver) if is_abstract(item) else item
-        if not pointer or not resolver.resolve(pointer).resolved:
-            gone += 1
-            continue
-        if len(key_files) < MAX_KEY_FILES:
+        if pointer and resolver.resolve(pointer).resolved:
             key_files.append(KeyFile(pointer, item, count))
     if not key_files:
         return None
@@ -166,26 +163,18 @@ def build_proposal(
         f"{head}: the change made {pattern.support} times in this repository's history, "
         f"as in {quoted}."
     )
-    community_counts = Counter(
-        concepts.files[k.pointer] for k in key_files if k.pointer in concepts.files
-    )
-    concept_names = [
-        concepts.names.get(c, c)
-        for c, _ in sorted(community_counts.items(), key=lambda pair: (-pair[1], pair[0]))
-    ]
     return Proposal(
-        slug=slugify(f"{head}")[:60] or "proposal",
+        slug=slugify(head),
         title=head,
         intent=intent,
         pattern=pattern,
         key_files=key_files,
-        concepts=concept_names,
+        concepts=concepts.of_files(k.pointer for k in key_files),
         validation=_validation(pattern, checks),
         pitfalls=_pitfalls(pattern),
         rollback=_rollback(pattern, reverts),
         evidence=_evidence(pattern),
         steps=_steps(pattern, key_files),
-        gone=gone,
     )
 
 
@@ -367,14 +356,6 @@ def project_checks(root: Path) -> list[str]:
     if (root / "go.mod").is_file():
         found.append("go test ./...")
     return list(dict.fromkeys(found))
-
-
-@dataclass
-class Written:
-    written: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (title, why)
 
 
 def place(

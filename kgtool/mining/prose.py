@@ -307,23 +307,19 @@ class ProseReport:
 class ProseWriter:
     """Rewords proposals with Claude; see the module docstring."""
 
-    def __init__(
-        self,
-        settings: Mapping[str, Any],
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-    ) -> None:
-        self.claude = Claude(settings, api_key=api_key, base_url=base_url)
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        # The key and address come from the SDK's environment, as for the labeler.
+        self.claude = Claude(settings)
 
-    def params(self, proposal: Proposal) -> dict[str, Any]:
-        content = [{"type": "text", "text": compact(document(proposal))}]
+    def params(self, sent: Mapping[str, Any]) -> dict[str, Any]:
+        """The request for one proposal's ``document``."""
+        content = [{"type": "text", "text": compact(sent)}]
         return self.claude.params(SYSTEM_PROMPT, TOOL, content)
 
     def plan(self, proposals: list[Proposal]) -> ProseReport:
         """What ``rewrite`` would send, without sending it."""
         report = ProseReport(self.claude.model)
-        report.planned = [prompt_chars(self.params(p)) for p in proposals]
+        report.planned = [prompt_chars(self.params(document(p))) for p in proposals]
         return report
 
     def rewrite(self, proposals: list[Proposal]) -> ProseReport:
@@ -343,8 +339,8 @@ class ProseWriter:
 
     def _one(self, proposal: Proposal) -> str:
         """"" when the proposal was reworded, else the first problem of the last reply."""
-        params = self.params(proposal)
         sent = document(proposal)
+        params = self.params(sent)
         errors: list[str] = []
         for attempt in range(2):
             reply = self.claude.send(params)

@@ -1,11 +1,11 @@
-"""A saved list of pull requests: titles, labels, bodies and authors, read offline.
+"""A saved list of pull requests: titles, labels and authors, read offline.
 
-The shape is what ``gh pr list --state merged --json number,title,body,labels,author,
-mergeCommit`` prints: a JSON array of objects with ``number`` (required) and any of
-``title``, ``body``, ``labels`` (a list of ``{"name": ...}`` or of strings), ``author``
-(``{"login": ...}`` or a string) and ``mergeCommit`` (``{"oid": ...}``). A pull request is
-matched to a change set by its number, or, for a rebase merge that left no number in the
-history, by its merge commit.
+The shape is what ``gh pr list --state merged --json number,title,labels,author,mergeCommit``
+prints: a JSON array of objects with ``number`` (required) and any of ``title``, ``labels``
+(a list of ``{"name": ...}`` or of strings), ``author`` (``{"login": ...}`` or a string) and
+``mergeCommit`` (``{"oid": ...}``); other fields are ignored. A pull request is matched to a
+change set by its number, or, for a rebase merge that left no number in the history, by its
+merge commit.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from kgtool.mining.history import DIRECT, SQUASH, ChangeSet
 class PullRequest:
     number: int
     title: str = ""
-    body: str = ""
     labels: tuple[str, ...] = ()
     author: str = ""
     merge_commit: str = ""
@@ -30,17 +29,26 @@ class PullRequest:
 
 def load_prs(path: Path) -> list[PullRequest]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except FileNotFoundError:
         raise KgError("the pull-request list does not exist", str(path)) from None
+    except json.JSONDecodeError as exc:
+        message = f"is not a JSON pull-request list: {exc.msg}"
+        raise KgError(message, str(path), exc.lineno) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise KgError(f"is not a JSON pull-request list: {exc}", str(path)) from None
     if not isinstance(data, list):
         raise KgError("must be a JSON array of pull requests (gh pr list --json ...)", str(path))
     prs = []
     for index, entry in enumerate(data):
-        if not isinstance(entry, dict) or not isinstance(entry.get("number"), int):
-            raise KgError(f"entry {index} has no whole-number 'number'", str(path))
+        number = entry.get("number") if isinstance(entry, dict) else None
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise KgError(
+                f"pull request {index + 1} of {len(data)} has no whole-number 'number'",
+                str(path),
+                _line_of_entry(text, index),
+            )
         labels = tuple(
             str(label.get("name", "")) if isinstance(label, dict) else str(label)
             for label in entry.get("labels") or []
@@ -52,7 +60,6 @@ def load_prs(path: Path) -> list[PullRequest]:
             PullRequest(
                 number=entry["number"],
                 title=str(entry.get("title") or ""),
-                body=str(entry.get("body") or ""),
                 labels=tuple(sorted(label for label in labels if label)),
                 author=str(author.get("login", "")) if isinstance(author, dict) else str(author),
                 merge_commit=str(oid),
@@ -61,8 +68,21 @@ def load_prs(path: Path) -> list[PullRequest]:
     return prs
 
 
+def _line_of_entry(text: str, index: int) -> int:
+    """The line the array's ``index``-th entry starts on (the file parsed already)."""
+    decoder = json.JSONDecoder()
+    position = text.index("[") + 1
+    start = position
+    for _ in range(index + 1):
+        while text[position] in " \t\r\n,":
+            position += 1
+        start = position
+        position = decoder.raw_decode(text, position)[1]
+    return text.count("\n", 0, start) + 1
+
+
 def enrich(change_sets: list[ChangeSet], prs: list[PullRequest]) -> int:
-    """Give change sets their pull request's title, body, labels and author; how many got one."""
+    """Give change sets their pull request's title, labels and author; how many got one."""
     by_number = {pr.number: pr for pr in prs}
     by_commit = {pr.merge_commit: pr for pr in prs if pr.merge_commit}
     matched = 0
@@ -76,7 +96,6 @@ def enrich(change_sets: list[ChangeSet], prs: list[PullRequest]) -> int:
             if change.kind == DIRECT:
                 change.kind = SQUASH
         change.title = pr.title or change.title
-        change.body = pr.body or change.body
         change.labels = pr.labels
         change.pr_author = pr.author
     return matched

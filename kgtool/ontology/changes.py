@@ -68,7 +68,3 @@ def change_lines(labels: dict[str, Any]) -> list[str]:
         for e in labels["drifted"]
     ]
     return lines
-
-
-def is_empty(labels: dict[str, Any]) -> bool:
-    return not any(labels.values())

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import anthropic
@@ -30,17 +29,6 @@ class ClaudeError(KgError):
     timeout), as one line; callers add what it means for their output."""
 
 
-@dataclass
-class Usage:
-    """Tokens the API reported, summed over the requests of one client."""
-
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-
-
 class Claude:
     """The Messages API with the ``ontology`` section's settings."""
 
@@ -52,25 +40,17 @@ class Claude:
         base_url: str | None = None,
         no_key_hint: str = "",
     ) -> None:
-        # Missing keys take their defaults, so callers (and tests) may pass a partial section.
-        merged = {**DEFAULTS["ontology"], **settings}
-        self.model = str(merged["model"])
-        self.max_tokens = int(merged["max_tokens"])
-        self.max_retries = int(merged["max_retries"])
-        self.timeout = float(merged["timeout"])
-        for key, value, least in (
-            ("max_tokens", self.max_tokens, 1),
-            ("max_retries", self.max_retries, 0),
-        ):
-            if value < least:
-                raise KgError(f"'ontology.{key}' must be at least {least}, not {value}")
-        if self.timeout <= 0:
-            raise KgError(f"'ontology.timeout' must be more than 0 seconds, not {self.timeout:g}")
+        # Missing keys take their defaults, so callers (and tests) may pass a partial section;
+        # the ranges are checked where the settings are read (kgtool.config).
+        self.settings = {**DEFAULTS["ontology"], **settings}
+        self.model = str(self.settings["model"])
+        self.max_tokens = int(self.settings["max_tokens"])
+        self.max_retries = int(self.settings["max_retries"])
+        self.timeout = float(self.settings["timeout"])
         # None: the SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL itself.
         self.api_key = api_key
         self.base_url = base_url
         self.no_key_hint = no_key_hint
-        self.usage = Usage()
         self._client: anthropic.Anthropic | None = None
 
     def params(self, system: str, tool: dict[str, Any], content: list[dict[str, Any]]) -> dict:
@@ -127,7 +107,6 @@ class Claude:
         except anthropic.AnthropicError as exc:  # e.g. credentials that could not be refreshed
             message = f"the Claude API call failed: {one_line(str(exc))}"
         else:
-            self._count(reply)
             return reply
         raise ClaudeError(message) from None
 
@@ -152,14 +131,6 @@ class Claude:
                 raise ClaudeError(f"no Claude API key: set ANTHROPIC_API_KEY{self.no_key_hint}")
             self._client = client
         return self._client
-
-    def _count(self, reply: Any) -> None:
-        self.usage.requests += 1
-        usage = getattr(reply, "usage", None)
-        self.usage.input_tokens += getattr(usage, "input_tokens", 0) or 0
-        self.usage.output_tokens += getattr(usage, "output_tokens", 0) or 0
-        self.usage.cache_read_tokens += getattr(usage, "cache_read_input_tokens", 0) or 0
-        self.usage.cache_write_tokens += getattr(usage, "cache_creation_input_tokens", 0) or 0
 
 
 def tool_calls(reply: Any, name: str) -> list[Any]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from kgtool.communities.identity import id_number
 from kgtool.ontology.evidence import (
+    exceeds,
     jaccard,
     relative_change,
     type_changes,
@@ -35,6 +36,7 @@ from kgtool.ontology.items import TypedCounts, edge_key, edge_order
 from kgtool.ontology.model import CommunityLabel, EdgeLabel, Evidence, Ontology
 
 MIN_EDGES = 3  # weighted edges that must move before a relative change counts
+EDGE_GONE = "edge vanished"
 
 FRESH = "fresh"
 DRIFTED = "drifted"
@@ -145,7 +147,7 @@ def _counts_drift(
         )
     change = relative_change(before, after)
     moved = sum(abs(after.get(k, 0.0) - before.get(k, 0.0)) for k in set(before) | set(after))
-    if change > float(settings["edge_drift"]) and moved >= MIN_EDGES and not found:
+    if exceeds(change, float(settings["edge_drift"])) and moved >= MIN_EDGES and not found:
         found.append(
             Drift(
                 measure,
@@ -179,12 +181,12 @@ def community_drifts(
         old_folders = {posixpath.dirname(p) for p in evidence.members}
         new_folders = {posixpath.dirname(p) for p in members}
         distance = 1.0 - len(old_folders & new_folders) / len(old_folders | new_folders)
-        if distance > float(settings["member_drift"]):
+        if exceeds(distance, float(settings["member_drift"])):
             detail = f"{_folders(old_folders)} -> {_folders(new_folders)}"
             found.append(Drift("folders", distance, float(settings["member_drift"]), detail))
         return found
     similarity = jaccard(evidence, members)
-    if 1.0 - similarity > float(settings["member_drift"]):
+    if exceeds(1.0 - similarity, float(settings["member_drift"])):
         old_size = evidence.size or len(evidence.members)
         detail = f"written for {old_size} files, now {len(members)}"
         if not evidence.sketch:
@@ -212,7 +214,7 @@ def _folders(folders: set[str]) -> str:
 
 def edge_drifts(evidence: Evidence, types: TypedCounts, settings: dict[str, Any]) -> list[Drift]:
     if not types:
-        return [Drift("edge vanished", 1.0, 0.0, f"was {_counts_text(evidence.types)}, now none")]
+        return [Drift(EDGE_GONE, 1.0, 0.0, f"was {_counts_text(evidence.types)}, now none")]
     return _counts_drift("counts", evidence.types, types, settings)
 
 
@@ -307,10 +309,10 @@ def drift_lines(report: DriftReport, where: str) -> list[str]:
         else:
             what = f"phrase '{state.text}' of {state.key}"
         reasons = "; ".join(d.describe() for d in state.drifts)
-        lines.append(
-            f"{place}: {what} drifted: {reasons}; run `kgtool label` or "
-            f"`kgtool label --accept {state.key}`"
-        )
+        fix = f"run `kgtool label` or `kgtool label --accept {state.key}`"
+        if any(d.measure == EDGE_GONE for d in state.drifts):
+            fix = "`kgtool label` retires it"  # there is no edge left to accept it against
+        lines.append(f"{place}: {what} drifted: {reasons}; {fix}")
     return lines
 
 

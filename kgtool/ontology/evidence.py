@@ -90,7 +90,7 @@ def type_changes(
     for kind in sorted(set(old) ^ set(new)):
         side, verb = (new, "appeared") if kind in new else (old, "vanished")
         share = side[kind] / sum(side.values())
-        if share > min_share and side[kind] >= min_weight:
+        if exceeds(share, min_share) and side[kind] >= min_weight:
             found.append((kind, verb, share))
     return found
 
@@ -100,3 +100,9 @@ def type_weights(settings: dict[str, Any]) -> dict[str, float]:
     weights = {kind: float(w) for kind, w in settings["weights"].items()}
     weights[""] = float(settings["default_weight"])
     return weights
+
+
+def exceeds(value: float, threshold: float) -> bool:
+    """``value > threshold`` for measures that are ratios of counts: 1 - 14/20 is
+    0.30000000000000004 in floating point, and must not pass a threshold of 0.3."""
+    return round(value, 9) > threshold

@@ -13,7 +13,7 @@ from typing import Any
 
 from kgtool.communities.identity import id_number
 from kgtool.ontology.docstrings import HEAD_BYTES, first_doc_line
-from kgtool.ontology.items import CommunityItem, EdgeItem, TypedCounts
+from kgtool.ontology.items import CommunityItem, EdgeItem, TypedCounts, edge_key
 
 Document = dict[str, Any]
 DOCSTRING_FILES = 3  # main files per community whose first doc line is read
@@ -124,7 +124,7 @@ def edge_items(
             src_name=names.get(e["src"], e["src"]),
             dst_name=names.get(e["dst"], e["dst"]),
             types=sorted_counts(e["types"]),
-            previous_phrase=(previous or {}).get(f"{e['src']}->{e['dst']}", ""),
+            previous_phrase=(previous or {}).get(edge_key(e["src"], e["dst"]), ""),
         )
         for e in edges
     ]

@@ -15,11 +15,9 @@ from typing import Any
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.ontology.drift import (
-    MISSING,
+    DRIFTED,
     RETIRED,
-    UNCONFIRMED,
     CommunityState,
-    DriftReport,
     EdgeState,
 )
 from kgtool.ontology.evidence import community_evidence, edge_evidence
@@ -47,6 +45,7 @@ class LabelPlan:
     human_drifted: list[CommunityState | EdgeState] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)  # community ID -> name on the map now
     taken: set[str] = field(default_factory=set)  # casefolded names this run must not reuse
+    gone: list[str] = field(default_factory=list)  # phrased edges that are gone: to retire
 
 
 def plan_labels(
@@ -63,10 +62,16 @@ def plan_labels(
         for cid, state in report.communities.items()
         if state.status != RETIRED and (state.needs_label or _replaceable(state, relabel))
     ]
+    by_key = {edge_key(e["src"], e["dst"]): e for e in document.get("edges", [])}
+    # A gone edge's phrase is retired, whoever wrote it: there is nothing left to phrase.
+    gone = [s.key for s in report.edges.values() if s.status == DRIFTED and s.key not in by_key]
     human = [
         state
         for state in report.drifted
-        if state.label is not None and state.label.by == HUMAN and not state.needs_label
+        if state.label is not None
+        and state.label.by == HUMAN
+        and not state.needs_label
+        and state.key not in gone
     ]
     keep = {
         view.names[cid].casefold()
@@ -90,7 +95,6 @@ def plan_labels(
         for state in report.edges.values()
         if state.status != RETIRED and (state.needs_label or _replaceable(state, relabel))
     ]
-    by_key = {edge_key(e["src"], e["dst"]): e for e in document.get("edges", [])}
     edges = edge_items(
         [by_key[s.key] for s in edge_wanted if s.key in by_key],
         view.names,
@@ -102,6 +106,7 @@ def plan_labels(
         human_drifted=human,
         names=dict(view.names),
         taken=keep,
+        gone=gone,
     )
 
 
@@ -224,7 +229,8 @@ def set_label(
 
 
 def retire_gone(ontology: Ontology, document: Document, written: set[str]) -> Ontology:
-    """Mark the labels whose community or edge is gone as retired (kept, never moved).
+    """Mark the labels whose community or edge is gone as retired (kept, never moved; an
+    edge that comes back is phrased again).
 
     A label merged into a survivor stays unmarked until the survivor is labelled again (or
     confirmed): until then it is what keeps the survivor's own label flagged as drifted.
@@ -239,15 +245,8 @@ def retire_gone(ontology: Ontology, document: Document, written: set[str]) -> On
         if survivor is not None and not survivor.retired and heir not in written:
             continue
         ontology.communities[cid] = replace(label, retired=True, merged_into=heir, line=0)
+    edges = {edge_key(e["src"], e["dst"]) for e in document.get("edges", [])}
     for key, edge in list(ontology.edges.items()):
-        if not edge.retired and (edge.src not in communities or edge.dst not in communities):
+        if not edge.retired and key not in edges:
             ontology.edges[key] = replace(edge, retired=True, line=0)
     return ontology
-
-
-def unlabelled_count(report: DriftReport) -> int:
-    return sum(1 for s in report.communities.values() if s.status == MISSING)
-
-
-def unconfirmed_count(report: DriftReport) -> int:
-    return sum(1 for s in report.communities.values() if s.status == UNCONFIRMED)

@@ -24,13 +24,11 @@ SDK's own retries, and no label changes.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from kgtool.config import DEFAULTS
-from kgtool.errors import KgError
+from kgtool.communities.identity import id_number
 from kgtool.ontology.claude import (
     CHARS_PER_TOKEN,
     EPHEMERAL,
@@ -203,18 +201,12 @@ class ClaudeLabeler:
         api_key: str | None = None,
         base_url: str | None = None,
     ) -> None:
-        merged = {**DEFAULTS["ontology"], **settings}
         self.claude = Claude(
             settings, api_key=api_key, base_url=base_url, no_key_hint=", or label offline"
         )
-        self.model = self.claude.model
-        self.max_tokens = self.claude.max_tokens
-        self.batch_size = int(merged["batch_size"])
-        self.send_docstrings = bool(merged["send_docstrings"])
-        if self.batch_size < 1:
-            raise KgError(f"'ontology.batch_size' must be at least 1, not {self.batch_size}")
-        self.by = f"llm:{self.model}"
-        self.usage = self.claude.usage
+        self.batch_size = int(self.claude.settings["batch_size"])
+        self.send_docstrings = bool(self.claude.settings["send_docstrings"])
+        self.by = f"llm:{self.claude.model}"
 
     # -- planning: what is sent -------------------------------------------------------------
 
@@ -232,13 +224,13 @@ class ClaudeLabeler:
         requests = tuple(self.plan(communities, edges, taken_names))
         chars = sum(request.chars for request in requests)
         return DryRun(
-            model=self.model,
+            model=self.claude.model,
             requests=requests,
             communities=len(_unique_communities(communities)),
             edges=len(_unique_edges(edges)),
             prompt_chars=chars,
             input_tokens=math.ceil(chars / CHARS_PER_TOKEN),
-            max_output_tokens=len(requests) * self.max_tokens,
+            max_output_tokens=len(requests) * self.claude.max_tokens,
         )
 
     def _community_requests(
@@ -362,7 +354,7 @@ class ClaudeLabeler:
             errors.append(
                 (
                     None,
-                    f"the reply was cut off at max_tokens ({self.max_tokens}); if this"
+                    f"the reply was cut off at max_tokens ({self.claude.max_tokens}); if this"
                     f" persists, lower ontology.batch_size or raise ontology.max_tokens",
                 )
             )
@@ -515,19 +507,14 @@ def _unique_communities(items: list[CommunityItem]) -> list[CommunityItem]:
     chosen: dict[str, CommunityItem] = {}
     for item in items:
         chosen.setdefault(item.id, item)
-    return sorted(chosen.values(), key=lambda item: _order(item.id))
+    return sorted(chosen.values(), key=lambda item: id_number(item.id))
 
 
 def _unique_edges(items: list[EdgeItem]) -> list[EdgeItem]:
     chosen: dict[tuple[str, str], EdgeItem] = {}
     for item in items:
         chosen.setdefault((item.src, item.dst), item)
-    return sorted(chosen.values(), key=lambda item: (_order(item.src), _order(item.dst)))
-
-
-def _order(community: str) -> tuple[int, str]:
-    match = re.fullmatch(r"c(\d+)", community)
-    return (int(match.group(1)) if match else -1, community)
+    return sorted(chosen.values(), key=lambda item: (id_number(item.src), id_number(item.dst)))
 
 
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:

@@ -20,6 +20,7 @@ from typing import Any
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
+from kgtool.ontology.items import edge_key
 from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
 from kgtool.ontology.view import DRIFTED, UNLABELLED, LabelView, label_view
 from kgtool.store import PAGES_DIR, Store, canonical_json
@@ -122,7 +123,7 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
 
 
 def _phrase(edge: dict[str, Any], view: LabelView) -> str:
-    key = f"{edge['src']}->{edge['dst']}"
+    key = edge_key(edge["src"], edge["dst"])
     phrase = view.phrases.get(key)
     if not phrase:
         return ""

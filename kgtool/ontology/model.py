@@ -93,6 +93,10 @@ COMMUNITY_FIELDS = {"name", "summary", "by", "at", "evidence", "retired", "merge
 EDGE_FIELDS = {"phrase", "by", "at", "evidence", "retired"}
 EVIDENCE_FIELDS = {"members", "size", "sketch", "out", "in", "types"}
 
+# libyaml's parser where PyYAML has it (its wheels do): every `kgtool update`, hook and check
+# reads this file, and the pure-Python parser takes about a second per 7,000 lines of it.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 def load_ontology(store: Store) -> Ontology:
     """The ontology on disk; empty when layer 3 has not been written."""
@@ -106,7 +110,7 @@ def parse_ontology(data: bytes, where: str = WHERE) -> Ontology:
     except UnicodeDecodeError as exc:
         raise KgError("is not valid UTF-8", where) from exc
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
@@ -140,6 +144,11 @@ def parse_ontology(data: bytes, where: str = WHERE) -> Ontology:
 
 def _line(node: yaml.Node) -> int:
     return node.start_mark.line + 1
+
+
+def _value(node: yaml.Node) -> Any:
+    """The plain data of a node already parsed (not parsed again from text)."""
+    return yaml.constructor.SafeConstructor().construct_document(node)
 
 
 def _is_null(node: yaml.Node) -> bool:
@@ -178,7 +187,7 @@ def _flag(fields: dict[str, yaml.Node], name: str, what: str, where: str) -> boo
     node = fields.get(name)
     if node is None:
         return False
-    value = yaml.safe_load(yaml.serialize(node))
+    value = _value(node)
     if not isinstance(value, bool):
         raise KgError(f"{what}: '{name}' must be true or false", where, _line(node))
     return value
@@ -237,7 +246,7 @@ def _evidence(node: yaml.Node | None, what: str, where: str) -> Evidence | None:
     if node is None or _is_null(node):
         return None
     fields = _fields(node, EVIDENCE_FIELDS, f"{what} evidence", where)
-    values = {name: yaml.safe_load(yaml.serialize(value)) for name, value in fields.items()}
+    values = {name: _value(value) for name, value in fields.items()}
     members = values.get("members") or []
     sketch = values.get("sketch") or []
     size = values.get("size", len(members))

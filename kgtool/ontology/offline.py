@@ -20,16 +20,18 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kgtool.communities.identity import id_number
 from kgtool.ontology.items import CommunityItem, CommunityText, EdgeItem, LabelBatch, TypedCounts
+from kgtool.ontology.validate import (  # what a label may be, whoever wrote it
+    MAX_NAME_CHARS,
+    MAX_NAME_WORDS,
+    MAX_SUMMARY_CHARS,
+    MAX_SUMMARY_WORDS,
+    strip_markup,
+)
 
-# What a label may be (kgtool/ontology/validate.py checks every label, whoever wrote it).
-MAX_WORDS = 5
-MAX_NAME_CHARS = 48
-MAX_SUMMARY_CHARS = 200
-MAX_SUMMARY_WORDS = 40
 MAX_ITEMS = 2
 MAX_AREA_WORDS = 3
 MIN_ITEM_SCORE = 2.0  # two files, or one file that others depend on
@@ -166,9 +168,6 @@ COMPOUNDS = {
 }
 # Digits stay with the word they follow: "pcre2", "http2", "utf8".
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
-# What a renderer could take for markup or a link: left out of summaries.
-UNSAFE = re.compile(r"[`*#\[\]<>|]|~~|&#?\w+;")
-URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*|\bwww\.\S*|\bmailto:\S*", re.I)
 EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+|_+(?!\w)")  # "_private", "__init__": read as emphasis
 
 
@@ -340,7 +339,6 @@ class Term:
     key: str
     display: str
     score: float = 0.0
-    paths: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -536,7 +534,6 @@ def weighted_terms(
             continue
         term = terms.setdefault(key, Term(key, display))
         term.score += weight.get(path, 1.0)
-        term.paths.add(path)
     # A word most items share is the theme: six "*_completions" files are "completions".
     by_word: dict[str, list[Term]] = {}
     for term in terms.values():
@@ -557,7 +554,6 @@ def weighted_terms(
         merged = Term("word:" + word, ACRONYMS.get(spelling, spelling))
         for term in members:
             merged.score += term.score
-            merged.paths |= term.paths
             del terms[term.key]
         terms[merged.key] = merged
     ranked = sorted(terms.values(), key=lambda t: (-t.score, t.key))
@@ -690,13 +686,13 @@ def symbol_names(item: CommunityItem, core: list[str]) -> list[str]:
 
 
 def compose(found: Profile, suffix: str = "") -> str:
-    """ "<area>: <items>" within ``MAX_WORDS`` words (the suffix always fits).
+    """ "<area>: <items>" within ``MAX_NAME_WORDS`` words (the suffix always fits).
 
     Ranked items are taken by weight in whole groups of equal weight: when a tie falls at the
     cut, the whole tie is left out, so no name rests on alphabetical order (a new file named
     "aardvark.py" must not push a word out). The chosen items are then listed alphabetically,
     so a change of weights that keeps the same items keeps the same name."""
-    budget = MAX_WORDS - word_count(found.area) - word_count(suffix)
+    budget = MAX_NAME_WORDS - word_count(found.area) - word_count(suffix)
     chars = MAX_NAME_CHARS - len(found.area) - (len(suffix) + 1 if suffix else 0)
     chosen: list[str] = []
     said: set[str] = set()
@@ -720,7 +716,7 @@ def compose(found: Profile, suffix: str = "") -> str:
                 budget -= word_count(g)
 
     for item in found.fixed:
-        if fits([item], MAX_WORDS):  # a folder or the kinds of a mixed bag: words permitting
+        if fits([item], MAX_NAME_WORDS):  # a folder or the kinds of a mixed bag: words permitting
             take([item])
     fixed = list(chosen)
     # A lone file with no edges in and no top symbol is not worth a word of the name: it
@@ -884,9 +880,7 @@ def summary(found: Profile) -> str:
 
 def plain(text: str) -> str:
     """One line with nothing a renderer could take for markup or a link."""
-    text = URL.sub("", text)
-    text = EDGE_UNDERSCORE.sub("", UNSAFE.sub("", text))
-    return " ".join(text.split()).strip(" ,;:")
+    return strip_markup(text).strip(" ,;:")
 
 
 def shortened(text: str, chars: int, most_words: int) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
 
 MIN_NAME_WORDS, MAX_NAME_WORDS, MAX_NAME_CHARS = 2, 5, 48
 MIN_SUMMARY_WORDS, MAX_SUMMARY_WORDS, MAX_SUMMARY_CHARS = 2, 40, 200
@@ -21,9 +20,11 @@ MIN_PHRASE_WORDS, MAX_PHRASE_WORDS, MAX_PHRASE_CHARS = 1, 8, 64
 _MARKDOWN = "*`#[]<>|"
 _LINE_BREAKS = "\n\r\v\f\x85\u2028\u2029"
 # An underscore that starts or ends a word is emphasis; inside one (snake_case) it is a name.
-_EMPHASIS = re.compile(r"(?<!\w)_|_(?!\w)|~~")
-_LINK = re.compile(r"\b[a-z][a-z0-9+.-]*://|\bwww\.|\bmailto:|\]\(", re.I)
+_EMPHASIS = re.compile(r"(?<!\w)_+|_+(?!\w)|~~")  # runs: "__init__" is stripped whole
+_ADDRESS = r"\b[a-z][a-z0-9+.-]*://|\bwww\.|\bmailto:"
+_LINK = re.compile(_ADDRESS + r"|\]\(", re.I)
 _ENTITY = re.compile(r"&#?\w+;")
+_INVISIBLE = ("Cc", "Cf", "Co", "Cs")  # control, format (zero-width), private use, surrogates
 
 
 def validate_name(text: str) -> str:
@@ -62,19 +63,16 @@ def name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-def check_unique(name: str, taken: Collection[str]) -> None:
-    """Refuse ``name`` when ``taken`` (names or their keys) already holds it."""
-    if name_key(name) in {name_key(other) for other in taken}:
-        raise ValueError(f"the name {quote(name)} is already taken on the map")
-
-
-def unrequested(ids: Iterable[str], requested: Collection[str]) -> list[str]:
-    """The IDs of a reply that nobody asked for, in reply order, each once."""
-    extra: list[str] = []
-    for item in ids:
-        if item not in requested and item not in extra:
-            extra.append(item)
-    return extra
+def strip_markup(text: str) -> str:
+    """``text`` as one plain line: what these checks refuse as markup, a link (with its
+    address) or an invisible character, taken out. For text quoted from the repository."""
+    text = re.sub(f"(?:{_ADDRESS})\\S*", "", text, flags=re.I)
+    text = "".join(
+        char
+        for char in _ENTITY.sub("", text)
+        if char not in _MARKDOWN and not _invisible(char)
+    )
+    return " ".join(_EMPHASIS.sub("", text).split())
 
 
 def quote(value: object, limit: int = 60) -> str:
@@ -92,7 +90,7 @@ def _plain(text: object, what: str, end_ok: str, allow: str = "") -> str:
     if any(char in _LINE_BREAKS for char in text):
         raise ValueError(f"{what} {quote(text)} has a line break; it must be one line")
     for char in text:
-        if char != "\t" and unicodedata.category(char) in ("Cc", "Cf", "Co", "Cs"):
+        if _invisible(char):
             raise ValueError(
                 f"{what} {quote(text)} has a control or invisible character (U+{ord(char):04X})"
             )
@@ -117,6 +115,10 @@ def _plain(text: object, what: str, end_ok: str, allow: str = "") -> str:
     if not (clean[-1].isalnum() or clean[-1] in end_ok):
         raise ValueError(f"{what} {quote(clean)} ends with {clean[-1]!r}; end with a word")
     return clean
+
+
+def _invisible(char: str) -> bool:
+    return char != "\t" and unicodedata.category(char) in _INVISIBLE
 
 
 def _count(text: str, what: str, least: int, most: int, chars: int) -> None:

@@ -43,10 +43,6 @@ class LabelView:
     def title(self, cid: str) -> str:
         return self.names.get(cid, cid)
 
-    @property
-    def drifted_count(self) -> int:
-        return len(self.report.drifted)
-
 
 def drift_settings(config: Config) -> dict[str, Any]:
     """The ``ontology`` settings drift reads, with layer 2's type weights."""

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kgtool.config import load_config
@@ -32,6 +34,13 @@ class ConceptIndex:
         if text in self.ids:
             return text
         return self.by_name.get(text.casefold(), "")
+
+    def of_files(self, paths: Iterable[str]) -> list[str]:
+        """The communities of these files (layer 2), by layer-3 name where there is one; the
+        community holding most of them first."""
+        counts = Counter(self.files[p] for p in paths if p in self.files)
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        return [self.names.get(community, community) for community, _ in ranked]
 
 
 def load_concepts(store: Store) -> ConceptIndex:
@@ -70,22 +79,22 @@ def load_concepts(store: Store) -> ConceptIndex:
             f"concepts were not checked: neither {KG_DIR}/{COMMUNITIES_FILE} (layer 2) nor "
             f"{KG_DIR}/{ONTOLOGY_FILE} (layer 3) exists yet"
         )
-    index.stale = stale_communities(store)
+    index.stale = stale_communities(store, ontology)
     return index
 
 
-def stale_communities(store: Store) -> dict[str, str]:
+def stale_communities(store: Store, ontology: Ontology) -> dict[str, str]:
     """Community ID -> why its layer-3 label is stale: drifted, or inherited through a split.
 
-    Read from the committed files alone (communities.json and ontology.yaml); when either
-    cannot be read, no label is called stale here: ``kgtool check`` reports those files itself.
+    Read from the committed files alone (communities.json, and ``ontology`` as read from
+    ontology.yaml); when either cannot be read, no label is called stale here: ``kgtool
+    check`` reports those files itself.
     """
     data = store.read_bytes(COMMUNITIES_FILE)
-    if data is None or store.read_bytes(ONTOLOGY_FILE) is None:
+    if data is None or not (ontology.communities or ontology.edges):
         return {}
     try:
         document = json.loads(data.decode("utf-8"))
-        ontology = load_ontology(store)
         return report_for(document, ontology, load_config(store.root)).stale_communities()
     except (KgError, ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
         return {}

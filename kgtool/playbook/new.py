@@ -10,7 +10,6 @@ executable.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +19,8 @@ from kgtool.playbook.check import TODO, playbooks_dir
 from kgtool.playbook.concepts import load_concepts
 from kgtool.playbook.layer1 import load_layer1
 from kgtool.playbook.parse import outside_repository, parse_playbook, slugify
-from kgtool.repo import PathChange, changed_paths, check_range, path_changes
+from kgtool.playbook.suggest import Suggester
+from kgtool.repo import changed_paths, check_range
 from kgtool.store import Store, atomic_write
 
 MAX_KEY_FILES = 30
@@ -62,14 +62,14 @@ def new_playbook(
 
     view = load_layer1(root, config, store)
     playbook_files = f"{directory}/"
-    end = check_range(root, rev_range) if rev_range else ""
-    renames = _renames_since(root, end) if rev_range else {}
+    # What happened to the range's files after it: its last commit, and what follows.
+    history = Suggester(view, root, 0, since=check_range(root, rev_range)) if rev_range else None
     changed: list[str] = []
     left_out: list[str] = []  # "path (why)", said in the skeleton and by the command
     for file in changed_paths(root, rev_range):
         if file.startswith(playbook_files):
             continue
-        now, why = _follow(file, renames)
+        now, why = _follow(file, history)
         if now in view.files:
             changed.append(now)
             if now != file:
@@ -82,12 +82,7 @@ def new_playbook(
             left_out.append(f"{file} (not in the graph now: deleted, excluded or untracked)")
     changed = sorted(set(changed))
     key_files = changed[:MAX_KEY_FILES]
-    concepts_index = load_concepts(store)
-    counts = Counter(concepts_index.files[p] for p in changed if p in concepts_index.files)
-    concepts = [
-        concepts_index.names.get(community, community)
-        for community, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    ]
+    concepts = load_concepts(store).of_files(changed)
     source = f"the commits {rev_range}" if rev_range else "the uncommitted change"
     lines = [
         "---",
@@ -138,24 +133,13 @@ def new_playbook(
     return created, text
 
 
-def _renames_since(root: Path, commit: str) -> dict[str, PathChange]:
-    """Old path -> what first happened to it after ``commit`` (renamed or deleted)."""
-    first: dict[str, PathChange] = {}
-    for change in path_changes(root, since=commit):
-        first.setdefault(change.old_path, change)
-    return first
-
-
-def _follow(path: str, renames: dict[str, PathChange]) -> tuple[str, str]:
-    """Where ``path`` is now along a chain of renames, and why it is gone if it is."""
-    seen = {path}
-    while path in renames:
-        change = renames[path]
-        when = f"in {change.commit[:7]}" if change.commit else "in the working tree"
-        if change.status == "D":
-            return path, f"deleted since, {when}"
-        path = change.new_path
-        if path in seen:  # a rename back and forth: stop where it stands
-            break
-        seen.add(path)
-    return path, ""
+def _follow(path: str, history: Suggester | None) -> tuple[str, str]:
+    """Where ``path`` is now along its renames, and why it is gone if it is."""
+    steps, _ = history.chain(path) if history is not None else ([], True)
+    if not steps:
+        return path, ""
+    last = steps[-1]
+    if last.status == "D":
+        when = f"in {last.commit[:7]}" if last.commit else "in the working tree"
+        return last.old_path, f"deleted since, {when}"
+    return last.new_path, ""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgtool.playbook.layer1 import Layer1
+from kgtool.playbook.parse import outside_repository
 
 EXACT = "exact"
 UNIQUE_SUFFIX = "unique-suffix"
@@ -133,7 +134,8 @@ class Resolver:
         return self._absent(pointer, path, symbol)
 
     def _with_symbol(self, pointer: str, outcome: str, path: str, symbol: str) -> Resolution:
-        if self._leads_outside(self.root / path):
+        # Tracked files can be symlinks: one that leads out must never read as a repository file.
+        if outside_repository(self.root, path):
             return Resolution(pointer, INVALID, reason=OUTSIDE_BY_SYMLINK)
         if not symbol:
             return Resolution(pointer, outcome, target=path, path=path)
@@ -143,20 +145,13 @@ class Resolver:
             pointer, MISSING, reason=f"{path} defines no '{symbol}'", path=path, symbol=symbol
         )
 
-    def _leads_outside(self, full: Path) -> bool:
-        """Whether a path, through a symlink on the way (tracked files can be symlinks),
-        ends outside the repository: such a pointer must never read as a repository file."""
-        real = Path(os.path.realpath(full))
-        root = Path(os.path.realpath(self.root))
-        return real != root and root not in real.parents
-
     def _absent(self, pointer: str, path: str, symbol: str) -> Resolution:
         """No tracked file matches: is it a folder, untracked, outside, or simply gone?"""
         if self._is_folder(path):
             return Resolution(pointer, INVALID, reason="it is a folder; a pointer names one file")
         full = self.root / path
         if os.path.lexists(full):
-            if self._leads_outside(full):
+            if outside_repository(self.root, path):
                 return Resolution(pointer, INVALID, reason=OUTSIDE_BY_SYMLINK)
             if full.is_dir():
                 return Resolution(

@@ -39,10 +39,12 @@ def _when(change: PathChange) -> str:
 
 
 class Suggester:
-    def __init__(self, view: Layer1, root: Path, max_commits: int) -> None:
+    def __init__(self, view: Layer1, root: Path, max_commits: int, since: str = "") -> None:
+        """``since``: a commit; only what happened to paths after it is followed."""
         self.view = view
         self.root = root
         self.max_commits = max_commits
+        self.since = since
         self._by_source: dict[str, list[_Step]] | None = None
         self._history_error = ""  # why history could not be read, when it could not
         self._symbols: dict[str, list[str]] | None = None
@@ -52,7 +54,7 @@ class Suggester:
         if self._by_source is None:
             self._by_source = {}
             try:
-                changes = path_changes(self.root, self.max_commits)
+                changes = path_changes(self.root, self.max_commits, self.since)
             except KgError as error:
                 # A missing object (a partial clone whose remote is gone, a damaged
                 # repository): renames are an extra, the verdict does not depend on them.
@@ -119,7 +121,9 @@ class Suggester:
             return f"several files of that name were renamed or deleted: {shown}{more}", "", False
         return self._follow(sources[0])
 
-    def _follow(self, path: str) -> tuple[str, str, bool]:
+    def chain(self, path: str) -> tuple[list[PathChange], bool]:
+        """What happened to ``path``, in order: renames, each from where the last left it,
+        ending where it is now or in a deletion; and whether that reading is certain."""
         steps: list[PathChange] = []
         certain = True
         after = -1
@@ -138,6 +142,10 @@ class Suggester:
             if step.change.status != "R":
                 break
             current = step.change.new_path
+        return steps, certain
+
+    def _follow(self, path: str) -> tuple[str, str, bool]:
+        steps, certain = self.chain(path)
         last = steps[-1]
         via = ""
         if len(steps) > 1:

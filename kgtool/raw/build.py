@@ -116,14 +116,21 @@ def cache_version() -> str:
     return f"{EXTRACTOR_VERSION}-{hasher.hexdigest()[:16]}"
 
 
-# The settings that change what layer 1 writes for the same files: each is part of the cache
-# key, so that changing one redoes every file (``exclude`` needs no entry: it changes the file
-# set, which every run compares; ``jobs`` changes nothing written).
-LAYER1_SETTINGS = ("max_file_bytes", "max_candidates")
+# Layer 1's settings are the config's top-level ones (each other layer has its section), and
+# all are in the cache key, so that changing one redoes every file; a new one is covered
+# without a list to keep. Except these: ``exclude`` changes the file set, which every run
+# compares, and ``jobs`` changes nothing written.
+NOT_IN_CACHE_KEY = ("exclude", "jobs")
 
 
 def cache_key(config: Config) -> str:
-    settings = canonical_json({name: config[name] for name in LAYER1_SETTINGS})
+    settings = canonical_json(
+        {
+            name: value
+            for name, value in config.values.items()
+            if not isinstance(value, dict) and name not in NOT_IN_CACHE_KEY
+        }
+    )
     return f"{cache_version()}-{digest(settings.encode())[:12]}"
 
 
