@@ -297,8 +297,7 @@ def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
         if not head_commit(root):
             out = git(root, "diff", "--cached", "--name-only", "-z", check=False)
             return sorted(filter(None, out.split("\0")))
-        out = git(root, "diff", "-M", "--name-only", "-z", "HEAD", "--")
-        return sorted(filter(None, out.split("\0")))
+        return paths_differing(root, "HEAD")
     # A single revision means that commit alone, not all its ancestors.
     out = git(root, "log", "-M", "--name-only", "-z", "--format=", range_spec(rev_range), "--")
     return sorted({p.strip("\n") for p in out.split("\0") if p.strip("\n")})

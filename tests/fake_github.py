@@ -1,5 +1,5 @@
 """A stand-in for the part of GitHub's REST API a sticky pull-request comment uses, on
-127.0.0.1: list an issue's comments, create one, update one.
+127.0.0.1: who the token is, list an issue's comments, create one, update one.
 
 Comments live in memory; every request is recorded (method, path, headers, body) so tests can
 check exactly what kgtool sent. ``refuse`` makes writes answer as GitHub does for a read-only
@@ -34,6 +34,7 @@ class FakeGitHub:
     comments: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> comment
     requests: list[Request] = field(default_factory=list)
     refuse: int = 0  # answer writes with this status (403 for a read-only token)
+    login: str = ""  # the person a token belongs to; "" for the Actions token (a bot)
     next_id: int = 100
 
     def start(self) -> None:
@@ -71,14 +72,18 @@ class FakeGitHub:
             everything = self.on_issue(int(listing.group(1)))
             return 200, everything[(page - 1) * 100 : page * 100]
         if listing and method == "POST":
-            number = self.add(int(listing.group(1)), body["body"])
+            number = self.add(int(listing.group(1)), body["body"], self.login or BOT)
             return 201, {**self.comments[number], "html_url": f"https://example.test/c/{number}"}
         if single and method == "PATCH" and int(single.group(1)) in self.comments:
+            # As on GitHub, a token that may write to the pull request may edit anyone's
+            # comment: leaving a person's comment alone is kgtool's business.
             comment = self.comments[int(single.group(1))]
-            if comment["user"]["login"] != BOT:  # only its author may edit a comment
-                return 403, {"message": "Must have admin rights to Repository."}
             comment["body"] = body["body"]
             return 200, comment
+        if route == "/user" and method == "GET":
+            if self.login:
+                return 200, {"login": self.login, "type": "User"}
+            return 403, {"message": "Resource not accessible by integration"}
         return 404, {"message": "Not Found"}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:

@@ -494,6 +494,25 @@ def test_the_sticky_comment_is_created_once_then_updated(
     assert "comment updated: " in log_text(second)
 
 
+def test_with_a_person_s_token_their_own_comment_is_the_sticky_one(
+    make_repo: Callable[..., Repo], actions: Actions, fake_github: FakeGitHub
+) -> None:
+    repo, base = pull_request(make_repo)
+    actions.event(base, number=3)
+    actions.monkeypatch.setenv("GITHUB_API_URL", fake_github.url)
+    actions.monkeypatch.setenv("GITHUB_TOKEN", "a-personal-token")
+    fake_github.login = "maintainer"
+    someone = fake_github.add(3, f"{MARKER}\ncopied by a person", login="reviewer")
+
+    assert repo.kg("ci", "--comment").code == 0
+    assert repo.kg("ci", "--comment").code == 0
+
+    ours = [c for c in fake_github.on_issue(3) if c["id"] != someone]
+    assert [c["user"]["login"] for c in ours] == ["maintainer"]  # created once, then updated
+    assert [r.method for r in fake_github.requests if r.method != "GET"] == ["POST", "PATCH"]
+    assert fake_github.comments[someone]["body"] == f"{MARKER}\ncopied by a person"
+
+
 def test_a_read_only_token_is_one_line_not_a_failure(
     make_repo: Callable[..., Repo], actions: Actions, fake_github: FakeGitHub
 ) -> None:
@@ -529,7 +548,7 @@ def test_an_unreachable_api_only_skips_the_comment(
     comment = [line for line in log_text(result).splitlines() if line.startswith("comment")]
     assert len(comment) == 1
     assert comment[0].startswith(
-        "comment skipped: GET http://127.0.0.1:9/repos/acme/app/issues/7/comments failed: "
+        "comment skipped: GET http://127.0.0.1:9/user failed: "  # its first request
     )
 
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from communities_helpers import clique
 from conftest import GIT_ENV, Repo
+from hook_helpers import APP, committed_kg_is_fresh, mapped_repo, partially_stage, symbols
 from playbook_helpers import add_playbook
 
 from kgtool.integrations.git_hooks import HOOK_NAMES, hook_script
 from kgtool.store import Store
 
 KGTOOL_CHECKOUT = Path(__file__).resolve().parent.parent
-APP = "def main():\n    helper()\n\n\ndef helper():\n    pass\n"
 FOREIGN = '#!/bin/sh\necho foreign >> "$(git rev-parse --git-dir)/foreign.log"\n'
 
 
@@ -44,34 +44,6 @@ def commit(
         text=True,
         timeout=300,
     )
-
-
-def mapped_repo(repo: Repo) -> Repo:
-    """A repository whose code and .kg/ are committed and fresh."""
-    repo.build({"app.py": APP})
-    repo.commit("graph")
-    return repo
-
-
-def partially_stage(repo: Repo) -> None:
-    """app.py gains f() in the index and, on top, g() in the working tree only."""
-    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
-    repo.git("add", "app.py")
-    repo.write("app.py", APP + "\n\ndef f():\n    pass\n\n\ndef g():\n    pass\n")
-
-
-def symbols(raw: str) -> set[str]:
-    return {part.split('"')[0] for part in raw.split('"id":"app.py::')[1:]}
-
-
-def committed_kg_is_fresh(repo: Repo, tmp_path: Path) -> bool:
-    """HEAD's .kg/ is what kgtool builds from HEAD's files (checked in a clean checkout)."""
-    checkout = tmp_path / f"head-{repo.root.name}"
-    repo.git("worktree", "add", "--detach", "-q", str(checkout), "HEAD")
-    try:
-        return Repo(checkout).kg("update", "--check").code == 0
-    finally:
-        repo.git("worktree", "remove", "--force", str(checkout))
 
 
 def hook_file(repo: Repo, name: str = "pre-commit") -> Path:
@@ -191,7 +163,7 @@ def test_install_from_a_worktree_serves_every_worktree(repo: Repo, tmp_path: Pat
     assert repo.git("status", "--porcelain") == ""  # the main worktree's .kg/ was not touched
 
 
-def test_plain_hook_formatter_mode_describes_the_staged_content(repo: Repo, tmp_path: Path) -> None:
+def test_plain_hook_formatter_mode_describes_the_staged_content(repo: Repo) -> None:
     mapped_repo(repo)
     assert repo.kg("hooks", "install").code == 0
     partially_stage(repo)
@@ -205,28 +177,24 @@ def test_plain_hook_formatter_mode_describes_the_staged_content(repo: Repo, tmp_
     assert second.returncode == 0, second.stdout
     assert second.stdout.count("\n") <= 3  # git's own summary; kgtool said nothing
     assert symbols(repo.git("show", "HEAD:.kg/raw.jsonl")) == {"main", "helper", "f"}
-    assert committed_kg_is_fresh(repo, tmp_path)
+    assert committed_kg_is_fresh(repo)
     assert repo.git("diff", "--name-only") == "app.py\n"
 
 
-def test_plain_hook_one_step_mode_commits_a_partially_staged_file_at_once(
-    repo: Repo, tmp_path: Path
-) -> None:
+def test_plain_hook_one_step_mode_commits_a_partially_staged_file_at_once(repo: Repo) -> None:
     mapped_repo(repo)
     assert repo.kg("hooks", "install", "--stage").code == 0
     partially_stage(repo)
     done = commit(repo, "add f")
     assert done.returncode == 0, done.stdout
     assert symbols(repo.git("show", "HEAD:.kg/raw.jsonl")) == {"main", "helper", "f"}
-    assert committed_kg_is_fresh(repo, tmp_path)
+    assert committed_kg_is_fresh(repo)
     # g() is still only in the working tree, and .kg/ there matches the commit.
     assert repo.git("status", "--porcelain") == " M app.py\n"
     assert "def g()" in (repo.root / "app.py").read_text()
 
 
-def test_plain_hook_in_a_commit_of_named_paths_says_how_to_bring_kg_along(
-    repo: Repo, tmp_path: Path
-) -> None:
+def test_plain_hook_in_a_commit_of_named_paths_says_how_to_bring_kg_along(repo: Repo) -> None:
     """``git commit <paths>`` builds its own index, which ``git add .kg`` alone does not reach,
     and into which ``git commit <paths> .kg`` brings only files git already tracks: a map page
     the hook just created needs both."""
@@ -247,7 +215,7 @@ def test_plain_hook_in_a_commit_of_named_paths_says_how_to_bring_kg_along(
     second = commit(repo, "beta", paths=("beta", ".kg"))
     assert second.returncode == 0, second.stdout
     assert "beta/b0.py::beta_b0" in repo.git("show", "HEAD:.kg/raw.jsonl")
-    assert committed_kg_is_fresh(repo, tmp_path)
+    assert committed_kg_is_fresh(repo)
     assert repo.git("status", "--porcelain") == " M alpha/a0.py\n"
 
 
@@ -332,16 +300,10 @@ def test_pre_merge_commit_stops_a_clean_merge_that_breaks_a_playbook(repo: Repo)
     repo.write("a.py", "def new():\n    pass\n")
     repo.git("add", "a.py")
     assert commit(repo, "rename old").returncode == 0
-    env = {
-        **os.environ,
-        **GIT_ENV,
-        "HOME": str(repo.root.parent),
-        "PYTHONPATH": str(KGTOOL_CHECKOUT),
-    }
     merged = subprocess.run(
         ["git", "merge", "--no-edit", "side"],
         cwd=repo.root,
-        env=env,
+        env=hook_env(repo),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 from conftest import GIT_ENV, Repo
+from hook_helpers import APP, committed_kg_is_fresh, mapped_repo, partially_stage, symbols
 
 KGTOOL_CHECKOUT = Path(__file__).resolve().parent.parent
+NEEDS_CHECKOUT = pytest.mark.skipif(
+    not (KGTOOL_CHECKOUT / ".git").exists(), reason="needs kgtool's git checkout"
+)
 
 
 def try_repo(repo: Repo, hook: str, all_files: bool = True) -> subprocess.CompletedProcess[str]:
@@ -35,9 +39,9 @@ def try_repo(repo: Repo, hook: str, all_files: bool = True) -> subprocess.Comple
     )
 
 
-@pytest.mark.skipif(not (KGTOOL_CHECKOUT / ".git").exists(), reason="needs kgtool's git checkout")
+@NEEDS_CHECKOUT
 def test_update_hook_fails_when_it_rewrites_then_passes(repo: Repo) -> None:
-    repo.write_files({"app.py": "def main():\n    helper()\n\ndef helper():\n    pass\n"})
+    repo.write_files({"app.py": APP})
     repo.commit()
     first = try_repo(repo, "kgtool-update")
     assert first.returncode == 1, first.stdout + first.stderr
@@ -55,7 +59,7 @@ def test_update_hook_fails_when_it_rewrites_then_passes(repo: Repo) -> None:
     assert "out of date" in stale.stdout
 
 
-@pytest.mark.skipif(not (KGTOOL_CHECKOUT / ".git").exists(), reason="needs kgtool's git checkout")
+@NEEDS_CHECKOUT
 def test_check_hook_shows_drifted_labels_without_blocking(repo: Repo) -> None:
     package = {f"pkg/m{i}.py": f"from pkg.m0 import f0\ndef f{i}():\n    f0()\n" for i in range(4)}
     repo.write_files({**package, "other/x.py": "def x():\n    pass\n"})
@@ -71,35 +75,6 @@ def test_check_hook_shows_drifted_labels_without_blocking(repo: Repo) -> None:
     drifted = try_repo(repo, "kgtool-check")
     assert drifted.returncode == 0, drifted.stdout
     assert "warning: .kg/ontology.yaml:" in drifted.stdout and "drifted: members" in drifted.stdout
-
-
-NEEDS_CHECKOUT = pytest.mark.skipif(
-    not (KGTOOL_CHECKOUT / ".git").exists(), reason="needs kgtool's git checkout"
-)
-APP = "def main():\n    helper()\n\n\ndef helper():\n    pass\n"
-
-
-def _partially_staged(repo: Repo) -> None:
-    """A mapped repository where app.py gains f() in the index and g() only on disk."""
-    repo.build({"app.py": APP})
-    repo.commit("graph")
-    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
-    repo.git("add", "app.py")
-    repo.write("app.py", APP + "\n\ndef f():\n    pass\n\n\ndef g():\n    pass\n")
-
-
-def _committed_symbols(repo: Repo) -> set[str]:
-    raw = repo.git("show", "HEAD:.kg/raw.jsonl")
-    return {part.split('"')[0] for part in raw.split('"id":"app.py::')[1:]}
-
-
-def _head_is_fresh(repo: Repo) -> bool:
-    checkout = repo.root.parent / f"head-{repo.root.name}"
-    repo.git("worktree", "add", "--detach", "-q", str(checkout), "HEAD")
-    try:
-        return Repo(checkout).kg("update", "--check").code == 0
-    finally:
-        repo.git("worktree", "remove", "--force", str(checkout))
 
 
 @NEEDS_CHECKOUT
@@ -126,7 +101,7 @@ def test_stage_hook_commits_in_one_step(repo: Repo) -> None:
     assert ".kg/raw.jsonl" in repo.git("diff", "--cached", "--name-only")
     assert repo.git("status", "--porcelain", "--", ".kg").startswith("A  .kg/")
     repo.git("commit", "-q", "-m", "graph")
-    assert _head_is_fresh(repo)
+    assert committed_kg_is_fresh(repo)
 
 
 @NEEDS_CHECKOUT
@@ -134,7 +109,8 @@ def test_stage_hook_commits_in_one_step(repo: Repo) -> None:
 def test_framework_maps_the_staged_content_of_a_partially_staged_file(
     repo: Repo, hook: str
 ) -> None:
-    _partially_staged(repo)
+    mapped_repo(repo)
+    partially_stage(repo)
     run = try_repo(repo, hook, all_files=False)
     if hook == "kgtool-update-check":  # review mode: rewritten, not staged
         assert run.returncode == 1, run.stdout + run.stderr
@@ -144,6 +120,6 @@ def test_framework_maps_the_staged_content_of_a_partially_staged_file(
     else:
         assert run.returncode == 0, run.stdout + run.stderr
     repo.git("commit", "-q", "-m", "add f")
-    assert _committed_symbols(repo) == {"main", "helper", "f"}
-    assert _head_is_fresh(repo)
+    assert symbols(repo.git("show", "HEAD:.kg/raw.jsonl")) == {"main", "helper", "f"}
+    assert committed_kg_is_fresh(repo)
     assert "def g()" in (repo.root / "app.py").read_text()  # pre-commit gave it back

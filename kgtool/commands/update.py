@@ -42,7 +42,6 @@ def run(args: argparse.Namespace) -> int:
     write = not args.check
     with ctx.store.lock():
         result, layer2 = refresh(ctx, write, args.rebaseline)
-    drifted = drifted_labels(ctx, layer2.document)
     if args.check:
         stale = []
         if result.changed:
@@ -63,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(describe(result))
         print(describe_communities(layer2))
+    drifted = drifted_labels(ctx, layer2.document)
     if drifted:
         print(f"{drifted} label(s) drifted; run `kgtool label` (see `kgtool check`)")
     if args.exit_code and (result.changed or layer2.stale):

@@ -213,15 +213,10 @@ def sticky_comment(environ: Mapping[str, str], number: int, body: str, from_fork
         return "comment skipped: GITHUB_REPOSITORY is not set"
     client = _Client(api, token)
     try:
-        found, by_bot = client.find(f"/repos/{repository}/issues/{number}/comments")
+        found = client.find(f"/repos/{repository}/issues/{number}/comments")
         if found:
-            try:
-                updated = client.send("PATCH", f"/repos/{repository}/issues/comments/{found}", body)
-                return f"comment updated: {updated.get('html_url') or found}"
-            except CommentSkipped:
-                if by_bot:
-                    raise
-                # Someone else's comment carrying the marker is not ours to edit: start ours.
+            updated = client.send("PATCH", f"/repos/{repository}/issues/comments/{found}", body)
+            return f"comment updated: {updated.get('html_url') or found}"
         created = client.send("POST", f"/repos/{repository}/issues/{number}/comments", body)
         return f"comment created: {created.get('html_url') or created.get('id')}"
     except CommentSkipped as skipped:
@@ -233,25 +228,39 @@ class _Client:
         self.api = api
         self.token = token
 
-    def find(self, path: str) -> tuple[int, bool]:
-        """The earliest comment that starts with ``MARKER``, a bot's first (the Actions token
-        writes as a bot; a person may have copied the marker), and whether a bot wrote it;
-        (0, False) when there is none."""
-        ours: list[tuple[bool, int]] = []
+    def find(self, path: str) -> int:
+        """The earliest comment that starts with ``MARKER`` and that this token wrote; 0 when
+        there is none. A token that may write to the pull request may also edit other
+        people's comments, so authorship is checked here: a person who copied the marker
+        keeps their comment."""
+        me = self.login()
+        ours: list[int] = []
         for page in range(1, MAX_PAGES + 1):
             batch = self.call("GET", f"{path}?per_page=100&page={page}")
             if not isinstance(batch, list):
                 raise CommentSkipped("GitHub's list of comments was not a list")
             for entry in batch:
-                if isinstance(entry, dict) and str(entry.get("body", "")).startswith(MARKER):
-                    is_bot = (entry.get("user") or {}).get("type") == "Bot"
-                    ours.append((not is_bot, int(entry["id"])))
+                if not isinstance(entry, dict) or not str(entry.get("body", "")).startswith(
+                    MARKER
+                ):
+                    continue
+                user = entry.get("user") or {}
+                if (user.get("login") == me) if me else (user.get("type") == "Bot"):
+                    ours.append(int(entry["id"]))
             if len(batch) < 100:
                 break
-        if not ours:
-            return 0, False
-        person, number = min(ours)
-        return number, not person
+        return min(ours, default=0)
+
+    def login(self) -> str:
+        """Who a person's token writes as; "" for the Actions token and app tokens, which
+        write as a bot and may not ask (GitHub answers 403)."""
+        try:
+            answer = self.call("GET", "/user")
+        except CommentSkipped as refused:
+            if isinstance(refused.__cause__, urllib.error.HTTPError):
+                return ""
+            raise  # no answer at all: the next request would wait for nothing as long
+        return str(answer.get("login") or "") if isinstance(answer, dict) else ""
 
     def send(self, method: str, path: str, body: str) -> dict[str, Any]:
         answer = self.call(method, path, {"body": body})

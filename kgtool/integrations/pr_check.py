@@ -318,6 +318,8 @@ def _head_document(ctx: Context, raw: UpdateResult, stale: bool) -> dict:
     data = ctx.store.read_bytes(COMMUNITIES_FILE)
     if not stale and data is not None:
         return parse_document(data)  # just checked: the map on disk is that one
+    # Not update's layer2_from(): the changelog compares documents, and drawing the map's
+    # pages as well would only add work.
     return update_communities(
         ctx.root, ctx.config, ctx.store, raw.content, write=False, edges=raw.file_edges
     ).document
