@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kgtool.config import Config, load_config
-from kgtool.ontology.map import LabelledMap
 from kgtool.repo import find_root
 from kgtool.store import Store
+
+if TYPE_CHECKING:
+    from kgtool.ontology.map import LabelledMap
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,10 @@ class Context:
     @property
     def map(self) -> LabelledMap:
         """The readable map (MAP.md and its pages) that goes with layer 2."""
+        # Imported here: the read commands never draw the map, and layer 3's labeler it
+        # pulls in would cost them a good part of their start-up time.
+        from kgtool.ontology.map import LabelledMap
+
         return LabelledMap(self.root, self.config, self.store)
 
 

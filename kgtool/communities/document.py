@@ -1,0 +1,88 @@
+"""``.kg/communities.json`` read back: the document layer 2 wrote, checked for its shape.
+
+Apart from the builder so that a reader (``kgtool impact``, ``explain``, the MCP server) gets
+it without importing the clustering and layer-1 machinery it does not run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from kgtool.errors import KgError
+from kgtool.store import KG_DIR
+
+COMMUNITIES_FILE = "communities.json"
+
+Document = dict[str, Any]
+
+
+def parse_document(data: bytes | None, where: str = f"{KG_DIR}/{COMMUNITIES_FILE}") -> Document:
+    """A communities.json document; ``{}`` when there is none yet."""
+    if data is None:
+        return {}
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise KgError(
+            "is not valid JSON: restore it from git (`git checkout HEAD -- "
+            f"{KG_DIR}/{COMMUNITIES_FILE}`), then run `kgtool update`",
+            where,
+        ) from exc
+    if not isinstance(document, dict) or not isinstance(document.get("communities"), dict):
+        raise KgError("has no 'communities' mapping; delete it and run `kgtool update`", where)
+    problem = _shape_problem(document)
+    if problem:
+        raise KgError(
+            f"{problem}: restore it from git (`git checkout HEAD -- {KG_DIR}/{COMMUNITIES_FILE}`)"
+            ", or delete it, then run `kgtool update`",
+            where,
+        )
+    return document
+
+
+COMMUNITY_ID = re.compile(r"c[0-9]+")
+
+
+def _shape_problem(document: Document) -> str:
+    """What in a parsed document is not as kgtool writes it, in the fields kgtool reads back
+    (a hand edit or a bad merge must be one clear error, not a crash deep in layer 2)."""
+
+    def strings(value: Any) -> bool:
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+    def mapping(value: Any, check: Callable[[Any], bool]) -> bool:
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and check(v) for k, v in value.items()
+        )
+
+    for cid, community in document["communities"].items():
+        if not COMMUNITY_ID.fullmatch(cid) or not isinstance(community, dict):
+            return f"'communities' holds {cid!r}, which is not a community (c<N>: {{members}})"
+        if not strings(community.get("members")):
+            return f"'communities.{cid}.members' must be a list of paths"
+        if not isinstance(community.get("split_from", ""), str):
+            return f"'communities.{cid}.split_from' must be a community ID"
+    if not mapping(document.get("retired", {}), lambda v: mapping(v, lambda h: isinstance(h, str))):
+        return "'retired' must map community IDs to {merged_into}"
+    if not all(COMMUNITY_ID.fullmatch(cid) for cid in document.get("retired", {})):
+        return "'retired' holds a key that is not a community ID"
+    next_id = document.get("next_id", 1)
+    if not isinstance(next_id, int) or isinstance(next_id, bool) or next_id < 1:
+        return "'next_id' must be a positive whole number"
+    if not mapping(document.get("files", {}), lambda v: isinstance(v, str)):
+        return "'files' must map paths to community IDs"
+    if not mapping(document.get("adjacency", {}), lambda v: isinstance(v, str)):
+        return "'adjacency' must map paths to digests"
+    edges = document.get("edges", [])
+    if not isinstance(edges, list) or not all(
+        isinstance(e, dict)
+        and isinstance(e.get("src"), str)
+        and isinstance(e.get("dst"), str)
+        and mapping(e.get("types"), lambda t: mapping(t, lambda n: isinstance(n, int)))
+        for e in edges
+    ):
+        return "'edges' must be a list of {src, dst, types}"
+    return ""

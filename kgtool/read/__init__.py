@@ -1,0 +1,5 @@
+"""The read path: answers from ``.kg/`` and ``playbooks/`` for agents and people.
+
+Nothing here parses source or runs Leiden: every answer is read from what ``kgtool update``
+wrote, and says so when that is missing or older than the working tree.
+"""

@@ -1,0 +1,134 @@
+"""``kgtool impact``: dependents as a lower bound, with tiers, confidences and communities."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import Repo, assert_one_line_error
+from read_helpers import build_read_repo
+
+
+def test_impact_of_a_method_counts_inferred_and_unresolved_and_walks_to_depth(repo: Repo) -> None:
+    build_read_repo(repo)
+    result = repo.kg("impact", "app/store.py::Store.save")
+    assert result.code == 0, result.err
+    assert result.err == ""
+    assert result.out == (
+        "impact of app/store.py::Store.save (depth 3): at least 3 dependents in 1 community "
+        "(3 callers), 2 inferred; 1 unresolved call site named `save` could also reach it\n"
+        "\n"
+        "c2 · Store: API (unlabelled): 3\n"
+        "  1  caller    app/store.py::Store.flush  app/store.py:14  EXTRACTED 1.00\n"
+        "  1  caller    app/api.py::handler  app/api.py:6  INFERRED 0.90\n"
+        "  2  caller    app/cli.py::main  app/cli.py:5  INFERRED 0.90  (via app/api.py::handler)\n"
+        "\n"
+        "could also reach it (unresolved call sites with a matching name):\n"
+        "  app/api.py::sync  `save`×1\n"
+    )
+
+
+def test_depth_limits_the_walk(repo: Repo) -> None:
+    build_read_repo(repo)
+    result = repo.kg("impact", "app/store.py::Store.save", "--depth", "1", "--format", "json")
+    nodes = [d["node"] for d in json.loads(result.out)["dependents"]]
+    assert nodes == ["app/api.py::handler", "app/store.py::Store.flush"]
+    assert_one_line_error(repo.kg("impact", "app/store.py", "--depth", "0"), says="--depth")
+
+
+def test_a_class_groups_callers_and_subclasses_by_community_and_lists_ambiguous_sites(
+    repo: Repo,
+) -> None:
+    build_read_repo(repo)
+    result = repo.kg("impact", "app/store.py::Store", "--depth", "1")
+    assert result.out == (
+        "impact of app/store.py::Store (depth 1): at least 2 dependents in 2 communities "
+        "(1 caller, 1 subclass), 0 inferred; 1 ambiguous call site could also reach it; "
+        "1 unresolved call site named `save` could also reach it\n"
+        "\n"
+        "c2 · Store: API (unlabelled): 1\n"
+        "  1  caller    app/api.py::handler  app/api.py:5  EXTRACTED 1.00\n"
+        "\n"
+        "c3 · Report: format (unlabelled): 1\n"
+        "  1  subclass  report/render.py::Page  report/render.py:5  EXTRACTED 1.00\n"
+        "\n"
+        "could also reach it (ambiguous: one of several candidates, not followed):\n"
+        "  app/api.py::sync  app/api.py:10  one of 2 candidates, app/store.py::Store.load\n"
+        "\n"
+        "could also reach it (unresolved call sites with a matching name):\n"
+        "  app/api.py::sync  `save`×1\n"
+    )
+
+
+def test_a_file_reaches_its_importers_transitively(repo: Repo) -> None:
+    build_read_repo(repo)
+    document = json.loads(repo.kg("impact", "app/store.py", "--format", "json").out)
+    assert document["files"] == ["app/api.py", "app/cli.py", "report/render.py"]
+    by_node = {d["node"]: d for d in document["dependents"]}
+    assert by_node["app/cli.py"] == {
+        "community": "c2",
+        "confidence": 1.0,
+        "depth": 2,
+        "node": "app/cli.py",
+        "reaches": "app/api.py",
+        "role": "importer",
+        "site": "app/cli.py:1",
+        "tier": "EXTRACTED",
+        "type": "imports",
+    }
+    assert document["lower_bound"] is True and document["stale"] is None
+
+
+def test_cycles_end_and_the_output_is_deterministic(repo: Repo) -> None:
+    build_read_repo(repo)
+    first = repo.kg("impact", "app/cli.py::ping", "--depth", "50")
+    assert first.out.splitlines()[0] == (
+        "impact of app/cli.py::ping (depth 50): at least 1 dependent in 1 community "
+        "(1 caller), 0 inferred"
+    )
+    assert "app/cli.py::pong  app/cli.py:13" in first.out
+    assert repo.kg("impact", "app/cli.py::ping", "--depth", "50").out == first.out
+    # Store.save and Store.flush call each other: the walk from flush reaches save once and
+    # goes on to save's callers, never back to flush.
+    nodes = [
+        (d["node"], d["depth"])
+        for d in json.loads(
+            repo.kg("impact", "app/store.py::Store.flush", "--format", "json").out
+        )["dependents"]
+    ]
+    assert nodes == [
+        ("app/store.py::Store.save", 1),
+        ("app/api.py::handler", 2),
+        ("app/cli.py::main", 3),
+    ]
+
+
+def test_diff_takes_the_changed_files_as_targets_and_says_kg_is_out_of_date(repo: Repo) -> None:
+    build_read_repo(repo)
+    repo.write("report/format.py", "def cell(value):\n    return repr(value)\n")
+    repo.write("report/new.py", "X = 1\n")
+    repo.git("add", "report/new.py")
+    result = repo.kg("impact", "--diff", "--format", "json")
+    document = json.loads(result.out)
+    assert document["targets"] == ["report/format.py"]
+    assert document["files"] == ["report/render.py"]
+    assert document["notes"] == [
+        "1 changed file(s) not in .kg/raw.jsonl (new, deleted or excluded), left out: "
+        "report/new.py"
+    ]
+    assert result.err == (
+        "warning: .kg/ is out of date: 2 file(s) differ from what it was built from "
+        "(report/format.py, report/new.py); answers describe the last `kgtool update`: run it\n"
+    )
+    assert_one_line_error(repo.kg("impact", "--diff", "nosuchrev"), says="nosuchrev")
+
+
+def test_unknown_target_and_missing_kg_are_one_line_errors(repo: Repo) -> None:
+    build_read_repo(repo)
+    assert_one_line_error(
+        repo.kg("impact", "app/store.py::Stor"), says="did you mean app/store.py::Store"
+    )
+    assert_one_line_error(repo.kg("impact"), says="--diff")
+    (repo.root / ".kg" / "raw.jsonl").unlink()
+    assert_one_line_error(
+        repo.kg("impact", "app/store.py"), says=".kg/raw.jsonl does not exist: run `kgtool update`"
+    )
