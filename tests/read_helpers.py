@@ -104,6 +104,6 @@ READ_FILES = {
 def build_read_repo(repo: Repo) -> Repo:
     """The files above, a good and a refused playbook, committed, with ``.kg/`` built."""
     repo.write_files(READ_FILES)
-    add_playbook(repo, "save-records", ["app/store.py::Store.save", "app/api.py"])
+    add_playbook(repo, "save-records", ["app/store.py::Store.save", "app/api.py"], concepts=["c2"])
     add_playbook(repo, "old-cache", ["app/cache.py::Cache.evict"])
     return repo.build({})

@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "mine-playbooks": "propose playbooks from recurring changes in the history",
     "hooks": "install or remove plain git hooks, or run what they run",
     "impact": "what depends on a file or symbol (callers, importers, subclasses)",
+    "explain": "what a community, label, file or symbol is, where it lives, what it touches",
 }
 
 

@@ -86,6 +86,27 @@ class KgGraph:
         edges = (_edge(self._line_at(o)) for o in sorted(self._incoming.get(node_id.encode(), ())))
         return [edge for edge in edges if edge.type in types]
 
+    def edges_from(self, path: str, types: tuple[str, ...] = DEPENDENCY_TYPES) -> list[Edge]:
+        """Every edge of ``types`` whose source lies in file ``path``: layer 1 writes a file's
+        node, its symbols' nodes and their edges together, up to the next file's node."""
+        offset = self._node_at.get(path.encode())
+        if offset is None:
+            return []
+        edges = []
+        end = self._data.find(b"\n", offset)
+        while end >= 0:
+            start, end = end + 1, self._data.find(b"\n", end + 1)
+            line = self._data[start : end if end >= 0 else len(self._data)]
+            if _NODE_MARK in line:
+                if b'"file":"' not in line:  # the next file, or the external packages
+                    break
+                continue
+            if _EDGE_MARK in line:
+                edge = _edge(line)
+                if edge.type in types:
+                    edges.append(edge)
+        return edges
+
     def location(self, node_id: str) -> str:
         """``file:line`` of a node (a file's first line)."""
         record = self.node(node_id) or {}

@@ -1,0 +1,115 @@
+"""``kgtool explain``: a community, a layer-3 name, a file or a symbol, and what is not one."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import Repo, assert_one_line_error
+from read_helpers import build_read_repo
+
+COMMUNITY_C2 = """\
+c2 · Store: API (unlabelled)  (community)
+Unlabelled: kgtool made this name and summary from paths, identifiers and docstrings; `kgtool label` writes a label.
+6 files in app/, around Store and handler; store.py says 'Where records are kept'.
+
+where it lives: 6 files (all in .kg/communities/c2.md)
+  app/store.py  (5 edges in)
+  app/api.py  (2 edges in)
+  app/__init__.py
+  app/cache.py
+  app/cli.py
+  app/disk.py
+
+main symbols (edges in):
+  app/store.py::Store  app/store.py:9  (2)
+  app/api.py::handler  app/api.py:4  (1)
+  app/store.py::Store.save  app/store.py:10  (1)
+
+what it touches (layer-1 edges to and from other communities, layer 2):
+  <- c3 · Report: format (unlabelled): imports×1 / inherits×1 (EXTRACTED 2)
+
+playbooks pointing at it:
+  playbooks/old-cache.md (refused, active): change the thing [key file app/cache.py::Cache.evict]
+  playbooks/save-records.md (executable, active): change the thing [concept c2; key file app/store.py::Store.save; key file app/api.py]
+"""  # noqa: E501
+
+
+def test_a_community_by_id_and_by_its_name_in_any_case(repo: Repo) -> None:
+    build_read_repo(repo)
+    result = repo.kg("explain", "c2")
+    assert result.code == 0 and result.err == ""
+    assert result.out == COMMUNITY_C2
+    assert repo.kg("explain", "store: api").out == COMMUNITY_C2
+
+
+def test_a_file_lists_its_symbols_edges_by_community_and_playbooks(repo: Repo) -> None:
+    build_read_repo(repo)
+    result = repo.kg("explain", "app/api.py")
+    assert result.out == (
+        "app/api.py  (file, python, 11 lines)\n"
+        "in c2 · Store: API (unlabelled)\n"
+        "\n"
+        "symbols:\n"
+        "  app/api.py::handler  function  app/api.py:4\n"
+        "  app/api.py::sync  function  app/api.py:9\n"
+        "unresolved call sites inside it: 1 (what they reach is not in the graph)\n"
+        "\n"
+        "what it touches (layer-1 edges to and from other files, by community):\n"
+        "  -> c2 · Store: API (unlabelled): calls×3 / imports×1 "
+        "(AMBIGUOUS 1, EXTRACTED 2, INFERRED 1)\n"
+        "  <- c2 · Store: API (unlabelled): calls×1 / imports×1 (EXTRACTED 2)\n"
+        "\n"
+        "playbooks pointing at it:\n"
+        "  playbooks/save-records.md (executable, active): change the thing "
+        "[key file app/api.py]\n"
+    )
+
+
+def test_a_symbol_says_where_it_is_and_which_playbook_holds_it(repo: Repo) -> None:
+    build_read_repo(repo)
+    document = json.loads(repo.kg("explain", "app/store.py::Store", "--format", "json").out)
+    assert document["kind"] == "symbol" and document["symbol_kind"] == "class"
+    assert document["at"] == "app/store.py:9-17"
+    assert document["community"] == {"id": "c2", "title": "c2 · Store: API (unlabelled)",
+                                     "mark": "unlabelled"}
+    assert [m["id"] for m in document["members"]] == [
+        "app/store.py::Store.flush",
+        "app/store.py::Store.load",
+        "app/store.py::Store.save",
+    ]
+    assert document["incoming_by_tier"] == {"AMBIGUOUS": 1, "EXTRACTED": 2, "INFERRED": 1}
+    assert [(e["id"], e["counts"]) for e in document["touches"]["in"]] == [
+        ("c2", "calls×3 (AMBIGUOUS 1, EXTRACTED 1, INFERRED 1)"),
+        ("c3", "inherits×1 (EXTRACTED 1)"),
+    ]
+    assert [(p["path"], p["verdict"], p["through"]) for p in document["playbooks"]] == [
+        ("playbooks/save-records.md", "executable", ["key file app/store.py::Store.save"])
+    ]
+    flush = repo.kg("explain", "app/store.py::Store.flush").out
+    assert flush.splitlines()[-1] == "  none"
+    assert "at app/store.py:13-14\n" in flush
+
+
+def test_a_drifted_label_is_marked_and_says_why(repo: Repo) -> None:
+    build_read_repo(repo)
+    assert repo.kg("label").code == 0
+    repo.commit("labels")
+    for number in range(4):
+        repo.write(
+            f"app/use{number}.py",
+            f"from app.store import Store\n\n\ndef use{number}():\n    return Store().load()\n",
+        )
+    repo.commit("more users")
+    assert repo.kg("update").code == 0
+    lines = repo.kg("explain", "c2").out.splitlines()
+    assert lines[0] == "c2 · Store: API (drifted)  (community)"
+    assert lines[1].startswith("Drifted: this label was written for a community that has changed")
+
+
+def test_an_unknown_subject_is_a_one_line_error_with_guesses(repo: Repo) -> None:
+    build_read_repo(repo)
+    assert_one_line_error(
+        repo.kg("explain", "app/store.py::Stor"), says="did you mean app/store.py::Store"
+    )
+    assert_one_line_error(repo.kg("explain", "c99"), says="names no community")
+    assert_one_line_error(repo.kg("explain", "Store: APl"), says="did you mean Store: API")
