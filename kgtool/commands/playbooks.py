@@ -10,6 +10,7 @@ import argparse
 import json
 
 from kgtool.commands._common import context
+from kgtool.integrations.skills import SKILLS_DIRS, export_skills
 from kgtool.playbook.check import CheckReport, PlaybookReport, check_playbooks, playbooks_dir
 from kgtool.playbook.fix import apply_fixes, plan_fixes
 from kgtool.playbook.new import new_playbook
@@ -43,6 +44,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--slug", help="file name without .md (default: from the intent)")
     new.add_argument("--dry-run", action="store_true", help="print the skeleton, write nothing")
     new.set_defaults(run=run_new)
+
+    export = actions.add_parser(
+        "export", help="write each executable playbook as an agent skill folder (SKILL.md)"
+    )
+    export.add_argument(
+        "--to",
+        choices=sorted(SKILLS_DIRS),
+        required=True,
+        help="claude: .claude/skills/<name>/SKILL.md; agents: .agents/skills/<name>/SKILL.md",
+    )
+    export.add_argument(
+        "--out",
+        metavar="DIR",
+        help="the skills folder to write instead (relative to the repository root)",
+    )
+    export.set_defaults(run=run_export)
 
 
 def _print_report(report: CheckReport) -> None:
@@ -157,6 +174,25 @@ def run_fix(args: argparse.Namespace) -> int:
     if left:
         print(f"{len(left)} problem(s) left for a person: see `kgtool playbooks check`")
     return EXIT_REFUSED if left else 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    ctx = context(args)
+    report = check_playbooks(ctx.root, ctx.config, ctx.store)
+    skills_dir = ctx.root / (args.out or SKILLS_DIRS[args.to])
+    result = export_skills(ctx.root, report.playbooks, skills_dir)
+    for path in result.written:
+        print(f"wrote {path}")
+    for folder in result.removed:
+        print(f"removed {folder} (its playbook is no longer executable, or is gone)")
+    for line in result.skipped:
+        print(f"skipped {line}")
+    exported = len(result.written) + len(result.unchanged)
+    print(
+        f"{exported} skill(s) exported ({len(result.written)} written, "
+        f"{len(result.unchanged)} unchanged), {len(result.skipped)} playbook(s) skipped"
+    )
+    return 0
 
 
 def run_new(args: argparse.Namespace) -> int:

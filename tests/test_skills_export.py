@@ -1,0 +1,101 @@
+"""``kgtool playbooks export``: executable playbooks as agent skill folders, and only those."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+from conftest import Repo
+from read_helpers import build_read_repo
+
+from kgtool.integrations.skills import MARKER, skill_name
+from kgtool.playbook.parse import split_front_matter
+
+NAME_RULE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+def front_matter(text: str) -> dict:
+    split = split_front_matter(text)
+    assert not isinstance(split, str), split
+    start, end, _ = split
+    return yaml.safe_load(text[start:end])
+
+
+def test_export_round_trip_skips_refused_and_keeps_a_persons_skill(repo: Repo) -> None:
+    build_read_repo(repo)
+    mine = "---\nname: my-own\ndescription: mine\n---\nhi\n"
+    own = repo.write(".claude/skills/my-own/SKILL.md", mine)
+    result = repo.kg("playbooks", "export", "--to", "claude")
+    assert result.code == 0, result.err
+    assert result.out.splitlines() == [
+        "wrote .claude/skills/save-records/SKILL.md",
+        "skipped playbooks/old-cache.md: refused: key file 'app/cache.py::Cache.evict' does "
+        "not resolve (missing): app/cache.py defines no 'Cache.evict'; nearest in "
+        "app/cache.py: Cache.save, Cache",
+        "1 skill(s) exported (1 written, 0 unchanged), 1 playbook(s) skipped",
+    ]
+    skill = (repo.root / ".claude/skills/save-records/SKILL.md").read_text()
+    fields = front_matter(skill)
+    assert fields["name"] == "save-records" and NAME_RULE.match(fields["name"])
+    assert fields["description"] == (
+        "Use when the task is to: change the thing. Key files: app/store.py::Store.save, "
+        "app/api.py."
+    )
+    assert 1 <= len(fields["description"]) <= 1024
+    assert fields["metadata"] == {
+        "source": "playbooks/save-records.md",
+        "generated-by": "kgtool playbooks export",
+    }
+    assert MARKER in skill.splitlines()[:3]
+    for section in ("## Key files", "## Validation", "## Pitfalls", "## Rollback"):
+        assert section in skill
+    assert "- `app/store.py::Store.save`" in skill and "- forgetting the tests" in skill
+    assert "Edit `args.ts` first." in skill  # the playbook's own steps are kept
+    assert "kgtool playbooks check" in skill
+    assert own.read_text() == mine
+    assert not (repo.root / ".claude/skills/old-cache").exists()
+
+    before = skill.encode()
+    again = repo.kg("playbooks", "export", "--to", "claude")
+    assert again.out.splitlines()[-1] == (
+        "1 skill(s) exported (0 written, 1 unchanged), 1 playbook(s) skipped"
+    )
+    assert (repo.root / ".claude/skills/save-records/SKILL.md").read_bytes() == before
+
+
+def test_a_playbook_that_becomes_refused_loses_its_exported_skill(repo: Repo) -> None:
+    build_read_repo(repo)
+    assert repo.kg("playbooks", "export", "--to", "agents").code == 0
+    assert (repo.root / ".agents/skills/save-records/SKILL.md").is_file()
+    repo.write("app/store.py", "class Base:\n    pass\n")  # Store.save is gone
+    result = repo.kg("playbooks", "export", "--to", "agents")
+    assert (
+        "removed .agents/skills/save-records/ (its playbook is no longer executable, or is gone)"
+        in result.out.splitlines()
+    )
+    assert not (repo.root / ".agents/skills/save-records").exists()
+
+
+def test_a_persons_skill_under_the_same_name_is_left_alone(repo: Repo) -> None:
+    build_read_repo(repo)
+    theirs = "---\nname: save-records\ndescription: their own\n---\nbody\n"
+    path = repo.write(".claude/skills/save-records/SKILL.md", theirs)
+    result = repo.kg("playbooks", "export", "--to", "claude")
+    assert result.out.splitlines()[1] == (
+        "skipped playbooks/save-records.md: .claude/skills/save-records/ is a skill kgtool did "
+        "not write; left as it is"
+    )
+    assert path.read_text() == theirs
+
+
+def test_out_writes_elsewhere(repo: Repo) -> None:
+    build_read_repo(repo)
+    result = repo.kg("playbooks", "export", "--to", "agents", "--out", "skills")
+    assert result.out.splitlines()[0] == "wrote skills/save-records/SKILL.md"
+
+
+def test_skill_names_follow_the_published_rules() -> None:
+    assert skill_name("Add_a--Claude_Provider") == "add-a-provider"
+    assert skill_name("---") == "playbook"
+    long = skill_name("word-" * 40)
+    assert len(long) <= 64 and NAME_RULE.match(long)
