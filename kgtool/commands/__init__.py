@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "hooks": "install or remove plain git hooks, or run what they run",
     "impact": "what depends on a file or symbol (callers, importers, subclasses)",
     "explain": "what a community, label, file or symbol is, where it lives, what it touches",
+    "mcp": "serve impact, explain, playbooks and the map to agents (MCP on stdio)",
 }
 
 

@@ -1,0 +1,247 @@
+"""``kgtool mcp``: the read path served to agents over the Model Context Protocol, on stdio.
+
+Tools answer the same questions as the commands (impact, explain, the playbooks and their
+verdicts, and the task context when this kgtool has it); resources are the map, the community
+pages and the playbooks. Every call reads ``.kg/`` and ``playbooks/`` afresh, so a server left
+running follows the repository, and every answer starts with the one-line warning when
+``.kg/`` is out of date. Refused playbooks are marked wherever they appear.
+
+The ``mcp`` package is an optional extra: it is imported here, and only here, when the server
+starts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from kgtool import __version__
+from kgtool.config import Config
+from kgtool.errors import KgError
+from kgtool.ontology.map import MAP_FILE
+from kgtool.read.explain import explain_answer
+from kgtool.read.impact import impact_answer
+from kgtool.read.playbooks import EXECUTABLE, PlaybookStatus, find_playbook, playbook_statuses
+from kgtool.store import KG_DIR, PAGES_DIR, Store
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+INSTALL = "pip install 'kgtool[mcp]'"
+CONTEXT_MODULE = "kgtool.read.context"
+SCHEME = "kgtool"
+PAGE_NAME = re.compile(r"c[0-9]+")
+INSTRUCTIONS = (
+    "kgtool's map of this repository: layer 1 symbols and edges, layer 2 communities, layer 3 "
+    "labels (marked when unlabelled or drifted: then a guess, not fact), layer 4 playbooks "
+    "(recipes for recurring tasks; a refused one must not be followed). For a recurring task, "
+    "look for a playbook first; otherwise read the map, then explain the community. Before "
+    "changing a symbol, ask impact for what depends on it: a lower bound, stated as one."
+)
+
+
+def require_sdk() -> None:
+    """A one-line error naming the install command when the optional ``mcp`` is missing."""
+    if importlib.util.find_spec("mcp") is None:
+        raise KgError(f"`kgtool mcp` needs the MCP Python SDK, which is not installed: {INSTALL}")
+
+
+def serve(root: Path, config: Config, store: Store) -> None:
+    require_sdk()
+    build_server(root, config, store).run("stdio")
+
+
+def _answer(answer: tuple[str, str]) -> str:
+    """A command's answer as a tool gives it: the staleness warning (if any) on top."""
+    output, stale = answer
+    return f"{stale}\n{output}" if stale else output
+
+
+def _tool_error(call: Callable[[], str]) -> str:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    try:
+        return call()
+    except KgError as error:  # the user's mistake, in the command's own words
+        raise ToolError(str(error)) from None
+
+
+def build_server(root: Path, config: Config, store: Store) -> MCPServer:
+    from mcp.server.mcpserver import MCPServer
+
+    server: MCPServer = MCPServer(name="kgtool", instructions=INSTRUCTIONS, version=__version__)
+
+    @server.tool(
+        name="impact",
+        structured_output=False,
+        description=(
+            "What depends on a file or symbol: callers, importers and subclasses, followed back "
+            "to `depth` steps, with provenance tiers and multiplied confidences, grouped by "
+            "community. A lower bound: ambiguous and unresolved call sites that could also "
+            "reach it are counted apart. `target` is a path or path::Symbol (a layer-1 ID); "
+            "or leave it empty and set `diff_base` (e.g. HEAD) for the impact of the files "
+            "changed since that revision."
+        ),
+    )
+    def impact(
+        target: str = "",
+        depth: int = 3,
+        diff_base: str = "",
+        format: Literal["text", "json"] = "text",
+    ) -> str:
+        return _tool_error(
+            lambda: _answer(
+                impact_answer(root, config, store, target, depth, format, diff_base or None)
+            )
+        )
+
+    @server.tool(
+        name="explain",
+        structured_output=False,
+        description=(
+            "What one node of the map is, where it lives (files, file:line), what it touches "
+            "(typed edge counts to and from other communities) and which playbooks point at "
+            "it. `subject`: a community ID (c7), a layer-3 name, a path, or path::Symbol."
+        ),
+    )
+    def explain(subject: str, format: Literal["text", "json"] = "text") -> str:
+        return _tool_error(lambda: _answer(explain_answer(root, config, store, subject, format)))
+
+    @server.tool(
+        name="playbooks",
+        structured_output=False,
+        description=(
+            "The playbooks (recipes for recurring tasks) with their verdict from `kgtool "
+            "playbooks check`: executable, refused (a pointer no longer resolves: do not "
+            "follow it) or not executable (proposed or retired). With `name` (a slug or "
+            "path), that playbook in full, its verdict and problems first."
+        ),
+    )
+    def playbooks(name: str = "") -> str:
+        return _tool_error(lambda: playbook_lookup(root, config, store, name))
+
+    if importlib.util.find_spec(CONTEXT_MODULE) is not None:
+        _add_context_tool(server, root)
+
+    _add_resources(server, root, config, store)
+    return server
+
+
+def _add_context_tool(server: MCPServer, root: Path) -> None:
+    context_for: Callable[..., str] = importlib.import_module(CONTEXT_MODULE).context_for
+
+    @server.tool(
+        name="context",
+        structured_output=False,
+        description=(
+            "Everything worth reading for a task, within `budget` characters, most relevant "
+            "first, every item cited: the matching playbook with its concepts and key symbols, "
+            "or the best-matching communities when no playbook matches."
+        ),
+    )
+    def context(
+        task: str, budget: int = 12000, format: Literal["markdown", "json"] = "markdown"
+    ) -> str:
+        return _tool_error(lambda: context_for(root, task, budget, format))
+
+
+def playbook_lookup(root: Path, config: Config, store: Store, name: str = "") -> str:
+    statuses = playbook_statuses(root, config, store)
+    if not name.strip():
+        if not statuses:
+            return "no playbooks\n"
+        lines = [status.line() for status in statuses]
+        executable = sum(s.verdict == EXECUTABLE for s in statuses)
+        lines.append(f"{len(statuses)} playbook(s), {executable} executable")
+        return "\n".join(lines) + "\n"
+    return marked_playbook(root, find_playbook(statuses, name))
+
+
+def marked_playbook(root: Path, status: PlaybookStatus) -> str:
+    """The playbook's text under a line with its verdict (and, when refused, why)."""
+    head = f"> kgtool playbooks check: {status.path} is {status.verdict}"
+    if status.report.refused:
+        head += ": do not follow it until it is fixed"
+    problems = [f"> {problem}" for problem in status.report.problems]
+    text = (root / status.path).read_text(encoding="utf-8", errors="replace")
+    return "\n".join([head, *problems, "", text])
+
+
+def _add_resources(server: MCPServer, root: Path, config: Config, store: Store) -> None:
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+
+    def kg_file(name: str) -> Callable[[], str]:
+        def read() -> str:
+            data = store.read_bytes(name)
+            if data is None:
+                raise ResourceNotFoundError(
+                    f"{KG_DIR}/{name} does not exist: run `kgtool update`"
+                )
+            return data.decode("utf-8", "replace")
+
+        return read
+
+    server.resource(
+        f"{SCHEME}://map",
+        name="MAP.md",
+        description="The community map: names, main files, what each depends on",
+        mime_type="text/markdown",
+    )(kg_file(MAP_FILE))
+    pages = store.path(PAGES_DIR)
+    found = sorted(
+        (p.stem for p in pages.glob("c*.md") if PAGE_NAME.fullmatch(p.stem)),
+        key=lambda cid: int(cid[1:]),
+    )
+    for cid in found:
+        server.resource(
+            f"{SCHEME}://communities/{cid}",
+            name=f"community {cid}",
+            description=f"{KG_DIR}/{PAGES_DIR}/{cid}.md: files, main symbols, edges",
+            mime_type="text/markdown",
+        )(kg_file(f"{PAGES_DIR}/{cid}.md"))
+
+    @server.resource(
+        f"{SCHEME}://communities/{{cid}}",
+        name="community page",
+        description="A community's page by ID (c7)",
+        mime_type="text/markdown",
+    )
+    def community_page(cid: str) -> str:
+        if not PAGE_NAME.fullmatch(cid):
+            raise ResourceNotFoundError(f"{cid!r} is not a community ID (c<N>)")
+        return kg_file(f"{PAGES_DIR}/{cid}.md")()
+
+    def playbook_text(slug: str) -> Callable[[], str]:
+        def read() -> str:
+            try:
+                status = find_playbook(playbook_statuses(root, config, store), slug)
+            except KgError as error:
+                raise ResourceNotFoundError(str(error)) from None
+            return marked_playbook(root, status)
+
+        return read
+
+    try:
+        slugs = [s.slug for s in playbook_statuses(root, config, store)]
+    except KgError:  # unusable settings: the tools say so when called
+        slugs = []
+    for slug in slugs:
+        server.resource(
+            f"{SCHEME}://playbooks/{slug}",
+            name=f"playbook {slug}",
+            description="A playbook, under its verdict from `kgtool playbooks check`",
+            mime_type="text/markdown",
+        )(playbook_text(slug))
+
+    @server.resource(
+        f"{SCHEME}://playbooks/{{slug}}",
+        name="playbook",
+        description="A playbook by slug, under its verdict",
+        mime_type="text/markdown",
+    )
+    def playbook_page(slug: str) -> str:
+        return playbook_text(slug)()
+

@@ -1,0 +1,127 @@
+"""``kgtool mcp``: the server over stdio, driven by the MCP SDK's own client."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from conftest import GIT_ENV, PROJECT_ROOT, Repo
+from read_helpers import build_read_repo
+
+mcp = pytest.importorskip("mcp", reason="the optional MCP SDK: pip install 'kgtool[mcp]'")
+anyio = pytest.importorskip("anyio")
+
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+
+def run_session(repo: Repo, script: Any) -> Any:
+    """Start ``kgtool mcp`` in the repository as a client would, run ``script`` on it."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kgtool", "mcp"],
+        cwd=str(repo.root),
+        env={**GIT_ENV, "PYTHONPATH": str(PROJECT_ROOT)},
+    )
+
+    async def main() -> Any:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await script(session)
+
+    return anyio.run(main)
+
+
+def text_of(result: Any) -> str:
+    return "".join(part.text for part in result.content if part.type == "text")
+
+
+def test_tools_and_resources_over_stdio(repo: Repo) -> None:
+    build_read_repo(repo)
+
+    async def script(session: ClientSession) -> dict[str, Any]:
+        tools = await session.list_tools()
+        resources = await session.list_resources()
+        return {
+            "tools": sorted(tool.name for tool in tools.tools),
+            "resources": sorted(str(r.uri) for r in resources.resources),
+            "impact": await session.call_tool(
+                "impact", {"target": "app/store.py::Store.save", "depth": 2}
+            ),
+            "explain": await session.call_tool("explain", {"subject": "app/api.py"}),
+            "unknown": await session.call_tool("explain", {"subject": "app/nope.py"}),
+            "list": await session.call_tool("playbooks", {}),
+            "refused": await session.call_tool("playbooks", {"name": "old-cache"}),
+            "map": await session.read_resource("kgtool://map"),
+            "page": await session.read_resource("kgtool://communities/c3"),
+        }
+
+    got = run_session(repo, script)
+    expected = ["explain", "impact", "playbooks"]
+    if importlib.util.find_spec("kgtool.read.context") is not None:
+        expected = sorted([*expected, "context"])
+    assert got["tools"] == expected
+    assert got["resources"] == [
+        "kgtool://communities/c1",
+        "kgtool://communities/c2",
+        "kgtool://communities/c3",
+        "kgtool://map",
+        "kgtool://playbooks/old-cache",
+        "kgtool://playbooks/save-records",
+    ]
+    # The same answer as the command gives, byte for byte.
+    command = repo.kg("impact", "app/store.py::Store.save", "--depth", "2")
+    assert text_of(got["impact"]) == command.out
+    assert not got["impact"].is_error
+    assert text_of(got["explain"]) == repo.kg("explain", "app/api.py").out
+    assert got["unknown"].is_error
+    assert "names no community, layer-3 name, file or path::Symbol" in text_of(got["unknown"])
+    assert text_of(got["list"]) == (
+        "playbooks/old-cache.md (refused, active): change the thing\n"
+        "playbooks/save-records.md (executable, active): change the thing\n"
+        "2 playbook(s), 1 executable\n"
+    )
+    refused = text_of(got["refused"]).splitlines()
+    assert refused[0] == (
+        "> kgtool playbooks check: playbooks/old-cache.md is refused: do not follow it until "
+        "it is fixed"
+    )
+    assert refused[1].startswith("> playbooks/old-cache.md:")
+    assert got["map"].contents[0].text == (repo.root / ".kg/MAP.md").read_text()
+    assert got["page"].contents[0].text == (repo.root / ".kg/communities/c3.md").read_text()
+
+
+def test_answers_follow_the_repository_and_say_when_kg_is_stale(repo: Repo) -> None:
+    build_read_repo(repo)
+    repo.write("app/disk.py", "class Disk:\n    pass\n")
+
+    async def script(session: ClientSession) -> str:
+        return text_of(await session.call_tool("explain", {"subject": "c3"}))
+
+    first = run_session(repo, script).splitlines()[0]
+    assert first == (
+        "warning: .kg/ is out of date: 1 file(s) differ from what it was built from "
+        "(app/disk.py); answers describe the last `kgtool update`: run it"
+    )
+
+
+def test_without_the_sdk_the_command_names_the_install(repo: Repo) -> None:
+    build_read_repo(repo)
+    # The SDK hidden from this one process, as if it were not installed.
+    code = "import sys; sys.modules['mcp'] = None; from kgtool.cli import main; sys.exit(main())"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "mcp"],
+        cwd=repo.root,
+        env={**GIT_ENV, "PYTHONPATH": str(PROJECT_ROOT), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "kgtool: error: `kgtool mcp` needs the MCP Python SDK, which is not installed: "
+        "pip install 'kgtool[mcp]'\n"
+    )
