@@ -132,3 +132,23 @@ def test_unknown_target_and_missing_kg_are_one_line_errors(repo: Repo) -> None:
     assert_one_line_error(
         repo.kg("impact", "app/store.py"), says=".kg/raw.jsonl does not exist: run `kgtool update`"
     )
+
+
+def test_ids_with_escaped_characters_are_read_too(repo: Repo) -> None:
+    build_read_repo(repo)
+    repo.write('app/odd"name.py', "def helper():\n    return 1\n")
+    repo.write("app/user.py", 'from app.store import Store\n\n\ndef use():\n    return Store()\n')
+    repo.commit("a quote in a file name")
+    assert repo.kg("update").code == 0
+    assert b"\\" in (repo.root / ".kg/raw.jsonl").read_bytes()  # the line-by-line reading
+    document = json.loads(repo.kg("impact", "app/store.py::Store", "--format", "json").out)
+    assert [d["node"] for d in document["dependents"]] == [
+        "app/api.py::handler",
+        "app/user.py::use",
+        "report/render.py::Page",
+        "app/cli.py::main",
+    ]
+    assert repo.kg("explain", 'app/odd"name.py').out.splitlines()[:2] == [
+        'app/odd"name.py  (file, python, 2 lines)',
+        "in c2 · Store: API (unlabelled)",
+    ]

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgtool.communities.counts import describe_counts
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.read.kg import Edge, KgGraph, did_you_mean, load_graph
 from kgtool.read.labels import CommunityText, community_text
-from kgtool.read.playbooks import PlaybookStatus, playbook_statuses
+
+if TYPE_CHECKING:
+    from kgtool.read.playbooks import PlaybookStatus
 from kgtool.store import KG_DIR, PAGES_DIR, Store, pretty_json
 
 SHOWN_FILES = 30  # members listed before "N more": the community page lists them all
@@ -32,10 +34,20 @@ def explain_answer(
 ) -> tuple[str, str]:
     """(the rendered explanation, the one-line staleness warning or "")."""
     graph = load_graph(root, config, store)
-    answer = explain(graph, store, text, lambda: playbook_statuses(root, config, store))
+    answer = explain(graph, store, text, lambda: _statuses(root, config, store))
     if fmt == "json":
         return pretty_json({**answer, "stale": graph.stale or None}), graph.stale
     return render_text(answer), graph.stale
+
+
+def _statuses(root: Path, config: Config, store: Store) -> list[PlaybookStatus]:
+    """The playbooks' verdicts; none, and none of the checker's imports, without playbooks."""
+    folder = root / str(config.section("playbooks")["dir"]).strip().rstrip("/")
+    if not folder.is_dir() or not any(folder.rglob("*.md")):
+        return []
+    from kgtool.read.playbooks import playbook_statuses  # the checker imports layer 1's parser
+
+    return playbook_statuses(root, config, store)
 
 
 def explain(graph: KgGraph, store: Store, text: str, statuses: Any) -> Answer:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,10 @@ _META_MARK = b'"rec":"meta"'
 KNOWN_FORMATS = {1}
 # Edge types along which a change reaches a dependent (``contains`` is structure, not use).
 DEPENDENCY_TYPES = ("calls", "imports", "inherits")
-SHOWN_STALE = 3  # stale paths named in the one-line warning
+SHOWN_STALE = 3
+# Targeted searches for a node's incoming edges (three scans of raw.jsonl each) before the
+# whole edge index is built instead: a few cost less than the index, many cost more.
+SEARCHES_BEFORE_INDEX = 8  # stale paths named in the one-line warning
 
 
 @dataclass(frozen=True)
@@ -43,14 +47,22 @@ class Edge:
 
 @dataclass
 class KgGraph:
-    """Layer 1 (lazily decoded) and layer 2 of one repository, as ``kgtool update`` left them."""
+    """Layer 1 (lazily decoded) and layer 2 of one repository, as ``kgtool update`` left them.
+
+    Nothing is indexed up front: a question about a few nodes is answered by searching the
+    file for their quoted IDs (a scan in C), and the full indexes (every node, every edge by
+    target) are built the first time a question needs many lookups.
+    """
 
     root: Path
     document: Document
     _data: bytes = b""
-    _node_at: dict[bytes, int] = field(default_factory=dict)  # ID -> offset of its line
-    _incoming: dict[bytes, list[int]] = field(default_factory=dict)  # target -> edge offsets
-    _nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _slow: bool = False  # an escaped character somewhere: decode lines, never slice IDs
+    _node_index: dict[bytes, int] | None = None  # ID -> offset of its line
+    _incoming_index: dict[bytes, list[int]] | None = None  # target -> edge line offsets
+    _searches: int = 0  # targeted searches so far: past SEARCHES_BEFORE_INDEX, index
+    _nodes: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    _file_hashes: dict[str, str] | None = None
     stale: str = ""  # one line saying how .kg/ is out of date; "" when it is current
 
     def _line_at(self, offset: int) -> bytes:
@@ -58,50 +70,166 @@ class KgGraph:
         end = self._data.find(b"\n", offset)
         return self._data[start : end if end >= 0 else len(self._data)]
 
+    def _lines_from(self, offset: int) -> Iterator[tuple[int, bytes]]:
+        """(offset, line) of every line after the one at ``offset``."""
+        end = self._data.find(b"\n", offset)
+        while end >= 0:
+            start, end = end + 1, self._data.find(b"\n", end + 1)
+            yield start, self._data[start : end if end >= 0 else len(self._data)]
+
+    def _offsets(self, needle: bytes) -> list[int]:
+        found, at = [], self._data.find(needle)
+        while at >= 0:
+            found.append(at)
+            at = self._data.find(needle, at + 1)
+        return found
+
+    # -- indexes, built when first needed ------------------------------------------------
+
+    @property
+    def node_index(self) -> dict[bytes, int]:
+        if self._node_index is None:
+            if self._slow:
+                self._index_slowly()
+            else:
+                self._node_index = {m.group(1): m.start() for m in _ID_AT.finditer(self._data)}
+        assert self._node_index is not None
+        return self._node_index
+
+    @property
+    def incoming_index(self) -> dict[bytes, list[int]]:
+        if self._incoming_index is None:
+            if self._slow:
+                self._index_slowly()
+            else:
+                incoming: dict[bytes, list[int]] = {}
+                for match in _DST_AT.finditer(self._data):
+                    key = match.group(1)
+                    found = incoming.get(key)
+                    if found is None:
+                        incoming[key] = [match.start()]
+                    else:
+                        found.append(match.start())
+                for match in _CANDIDATES_AT.finditer(self._data):
+                    for candidate in match.group(1)[1:-1].split(b'","'):
+                        incoming.setdefault(candidate, []).append(match.start() + 1)
+                self._incoming_index = incoming
+        assert self._incoming_index is not None
+        return self._incoming_index
+
+    def _index_slowly(self) -> None:
+        nodes: dict[bytes, int] = {}
+        incoming: dict[bytes, list[int]] = {}
+        offset = 0
+        for line in self._data.split(b"\n"):
+            if _EDGE_MARK in line:
+                record = _decoded(line)
+                for target in [record.get("dst", ""), *record.get("candidates", ())]:
+                    if target:
+                        incoming.setdefault(target.encode(), []).append(offset)
+            elif _NODE_MARK in line:
+                nodes[str(_decoded(line).get("id", "")).encode()] = offset
+            offset += len(line) + 1
+        self._node_index, self._incoming_index = nodes, incoming
+
     # -- layer 1 ---------------------------------------------------------------------------
 
     def node(self, node_id: str) -> dict[str, Any] | None:
         if node_id not in self._nodes:
-            offset = self._node_at.get(node_id.encode())
-            if offset is None:
-                return None
-            self._nodes[node_id] = _decoded(self._line_at(offset))
+            self._nodes[node_id] = self._find_node(node_id)
         return self._nodes[node_id]
 
+    def _find_node(self, node_id: str) -> dict[str, Any] | None:
+        offset = self._node_offset(node_id)
+        return None if offset is None else _decoded(self._line_at(offset))
+
+    def _node_offset(self, node_id: str) -> int | None:
+        key = node_id.encode()
+        if self._node_index is not None or self._slow:
+            return self.node_index.get(key)
+        at = self._data.find(b'"id":"' + key + b'"')  # "id" is a key of node records alone
+        return None if at < 0 else at
+
     def node_ids(self) -> list[str]:
-        return sorted(key.decode() for key in self._node_at)
+        return sorted(key.decode() for key in self.node_index)
+
+    def file_hashes(self) -> dict[str, str]:
+        """Path -> the blob id layer 1 read, for every file it maps."""
+        if self._file_hashes is None:
+            if self._slow:
+                self._file_hashes = {
+                    path: str((self.node(path) or {}).get("hash", ""))
+                    for path in self.node_ids()
+                    if "::" not in path and not path.startswith("ext:")
+                }
+            else:
+                self._file_hashes = {
+                    path.decode(): blob.decode() for blob, path in _FILE_AT.findall(self._data)
+                }
+        return self._file_hashes
 
     def files(self) -> list[str]:
-        return [i for i in self.node_ids() if "::" not in i and not i.startswith("ext:")]
+        return sorted(self.file_hashes())
 
     def symbols_of(self, node_id: str) -> list[str]:
-        """``node_id`` and every symbol inside it (a file's symbols, a class's methods)."""
-        prefix = (f"{node_id}::" if "::" not in node_id else f"{node_id}.").encode()
-        inside = sorted(key.decode() for key in self._node_at if key.startswith(prefix))
-        return [node_id, *inside]
+        """``node_id`` and every symbol inside it (a file's symbols, a class's methods), read
+        from the file's own stretch of raw.jsonl (its symbols follow its node there)."""
+        path = node_id.split("::", 1)[0]
+        prefix = f"{node_id}::" if "::" not in node_id else f"{node_id}."
+        inside = [
+            symbol
+            for symbol, _ in self._block(path)
+            if symbol.startswith(prefix)
+        ]
+        return [node_id, *sorted(inside)]
+
+    def _block(self, path: str) -> Iterator[tuple[str, bytes]]:
+        """(symbol ID or "", line) of the lines after file ``path``'s node, up to the next
+        file's: layer 1 writes a file's node, its symbols' nodes and their edges together."""
+        at = self._node_offset(path)
+        if at is None:
+            return
+        for _, line in self._lines_from(at):
+            if _NODE_MARK in line:
+                if b'"file":"' not in line:  # the next file, or the external packages
+                    return
+                yield str(_decoded(line).get("id", "")), line
+            else:
+                yield "", line
 
     def incoming(self, node_id: str, types: tuple[str, ...] = DEPENDENCY_TYPES) -> list[Edge]:
         """Every edge of ``types`` that ends at ``node_id``, ambiguous ones listing it included,
         in the order of raw.jsonl."""
-        edges = (_edge(self._line_at(o)) for o in sorted(self._incoming.get(node_id.encode(), ())))
+        key = node_id.encode()
+        if self._incoming_index is None and not self._slow:
+            self._searches += 1
+            if self._searches <= SEARCHES_BEFORE_INDEX:
+                # "dst":"X" for a bound edge; ["X" or ,"X" for a candidate of an ambiguous one
+                # (the line is decoded and checked: the same bytes can mean something else).
+                offsets = sorted(
+                    {
+                        *self._offsets(b'"dst":"' + key + b'"'),
+                        *self._offsets(b'["' + key + b'"'),
+                        *self._offsets(b',"' + key + b'"'),
+                    }
+                )
+                edges = []
+                for line in dict.fromkeys(self._line_at(o) for o in offsets):
+                    if _EDGE_MARK not in line:
+                        continue
+                    edge = _edge(line)
+                    if edge.type in types and (edge.dst == node_id or node_id in edge.candidates):
+                        edges.append(edge)
+                return edges
+        offsets = sorted(self.incoming_index.get(key, ()))
+        edges = [_edge(self._line_at(o)) for o in offsets]
         return [edge for edge in edges if edge.type in types]
 
     def edges_from(self, path: str, types: tuple[str, ...] = DEPENDENCY_TYPES) -> list[Edge]:
-        """Every edge of ``types`` whose source lies in file ``path``: layer 1 writes a file's
-        node, its symbols' nodes and their edges together, up to the next file's node."""
-        offset = self._node_at.get(path.encode())
-        if offset is None:
-            return []
+        """Every edge of ``types`` whose source lies in file ``path``."""
         edges = []
-        end = self._data.find(b"\n", offset)
-        while end >= 0:
-            start, end = end + 1, self._data.find(b"\n", end + 1)
-            line = self._data[start : end if end >= 0 else len(self._data)]
-            if _NODE_MARK in line:
-                if b'"file":"' not in line:  # the next file, or the external packages
-                    break
-                continue
-            if _EDGE_MARK in line:
+        for symbol, line in self._block(path):
+            if not symbol and _EDGE_MARK in line:
                 edge = _edge(line)
                 if edge.type in types:
                     edges.append(edge)
@@ -164,13 +292,14 @@ def load_graph(root: Path, config: Config, store: Store) -> KgGraph:
     if communities is None:
         raise KgError(f"{KG_DIR}/{COMMUNITIES_FILE} does not exist: run `kgtool update` first")
     graph = KgGraph(root, parse_document(communities))
-    _index(graph, data)
+    _open(graph, data)
     graph.stale = staleness(root, config, graph)
     return graph
 
 
 # An ID is found by these patterns only when it holds no escaped character; a raw.jsonl that
-# holds a backslash anywhere is read line by line, decoded, instead (see ``_index_slowly``).
+# holds a backslash anywhere is read line by line, decoded, instead (``_index_slowly``).
+_FILE_AT = re.compile(rb'"hash":"([0-9a-f]*)","id":"([^"\\]*)"')  # a file node's blob and ID
 _DST_AT = re.compile(rb'"dst":"([^"\\]*)"')
 _ID_AT = re.compile(rb'"id":"([^"\\]*)"')
 # Anchored on the newline, not ``^``: a literal start lets the engine skip ahead instead of
@@ -178,45 +307,14 @@ _ID_AT = re.compile(rb'"id":"([^"\\]*)"')
 _CANDIDATES_AT = re.compile(rb'\n\{"candidates":\[([^\]]*)\]')
 
 
-def _index(graph: KgGraph, data: bytes) -> None:
-    """File every edge under its target and every node under its ID, as offsets into
-    ``data``: the regular expressions scan in C, and no line is decoded until it is asked
-    for (a whole-file decode costs several times the start-up budget on a large repository).
-    """
+def _open(graph: KgGraph, data: bytes) -> None:
     graph._data = data
     first = data.split(b"\n", 1)[0]  # layer 1 writes its meta record first
     if _META_MARK not in first or _decoded(first).get("format") not in KNOWN_FORMATS:
         raise KgError(
             f"{KG_DIR}/{RAW_FILE} has no format line this kgtool knows: run `kgtool update`"
         )
-    if b"\\" in data:
-        _index_slowly(graph, data)
-        return
-    incoming = graph._incoming
-    for match in _DST_AT.finditer(data):
-        key = match.group(1)
-        found = incoming.get(key)
-        if found is None:
-            incoming[key] = [match.start()]
-        else:
-            found.append(match.start())
-    for match in _CANDIDATES_AT.finditer(data):
-        for candidate in match.group(1)[1:-1].split(b'","'):
-            incoming.setdefault(candidate, []).append(match.start() + 1)
-    graph._node_at = {match.group(1): match.start() for match in _ID_AT.finditer(data)}
-
-
-def _index_slowly(graph: KgGraph, data: bytes) -> None:
-    offset = 0
-    for line in data.split(b"\n"):
-        if _EDGE_MARK in line:
-            record = _decoded(line)
-            for target in [record.get("dst", ""), *record.get("candidates", ())]:
-                if target:
-                    graph._incoming.setdefault(target.encode(), []).append(offset)
-        elif _NODE_MARK in line:
-            graph._node_at[str(_decoded(line).get("id", "")).encode()] = offset
-        offset += len(line) + 1
+    graph._slow = b"\\" in data
 
 
 def _decoded(line: bytes) -> dict[str, Any]:
@@ -232,8 +330,7 @@ def _decoded(line: bytes) -> dict[str, Any]:
 def staleness(root: Path, config: Config, graph: KgGraph) -> str:
     """One line saying which files differ from what .kg/ was built from; "" when none do."""
     built: dict[str, str] = {}
-    for path in graph.files():
-        built[path] = str((graph.node(path) or {}).get("hash", ""))
+    built.update(graph.file_hashes())
     changed: list[str] = []
     current: set[str] = set()
     for tracked in tracked_files(root):
