@@ -29,9 +29,9 @@ KNOWN_FORMATS = {1}
 # Edge types along which a change reaches a dependent (``contains`` is structure, not use).
 DEPENDENCY_TYPES = ("calls", "imports", "inherits")
 SHOWN_STALE = 3
-# Targeted searches for a node's incoming edges (three scans of raw.jsonl each) before the
-# whole edge index is built instead: a few cost less than the index, many cost more.
-SEARCHES_BEFORE_INDEX = 8  # stale paths named in the one-line warning
+# Targeted searches for a node's incoming edges (a scan of raw.jsonl each) before the whole
+# edge index is built instead: a few cost less than the index, many cost more.
+SEARCHES_BEFORE_INDEX = 4  # stale paths named in the one-line warning
 
 
 @dataclass(frozen=True)
@@ -204,15 +204,15 @@ class KgGraph:
         if self._incoming_index is None and not self._slow:
             self._searches += 1
             if self._searches <= SEARCHES_BEFORE_INDEX:
-                # "dst":"X" for a bound edge; ["X" or ,"X" for a candidate of an ambiguous one
-                # (the line is decoded and checked: the same bytes can mean something else).
-                offsets = sorted(
-                    {
-                        *self._offsets(b'"dst":"' + key + b'"'),
-                        *self._offsets(b'["' + key + b'"'),
-                        *self._offsets(b',"' + key + b'"'),
-                    }
-                )
+                # One scan for the quoted ID; what precedes each hit says what it is: "dst":
+                # for a bound edge, [ or , for a candidate of an ambiguous one (the line is
+                # decoded and checked: the same bytes can mean something else).
+                quoted = b'"' + key + b'"'
+                offsets = [
+                    at
+                    for at in self._offsets(quoted)
+                    if self._data.endswith(b'"dst":', 0, at) or self._data[at - 1 : at] in b"[,"
+                ]
                 edges = []
                 for line in dict.fromkeys(self._line_at(o) for o in offsets):
                     if _EDGE_MARK not in line:
@@ -246,19 +246,27 @@ class KgGraph:
         """Caller ID -> {name: count} of the call sites that bound to nothing and bear one of
         ``names``: calls that could reach a symbol of that name, unseen by resolution."""
         found: dict[str, dict[str, int]] = {}
-        for name in sorted(names):
-            needle = f'"{name}":'.encode()
-            at = self._data.find(needle)
-            while at >= 0:
-                line = self._line_at(at)
-                at = self._data.find(needle, at + 1)
-                if b'"unresolved_calls":{' not in line:
-                    continue
-                record = _decoded(line)
-                count = record.get("unresolved_calls", {}).get(name)
-                if count and record.get("rec") == "node":
-                    found.setdefault(str(record["id"]), {})[name] = int(count)
-        return found
+        if not names:
+            return found
+        if self._slow:
+            callers = (
+                (str(record.get("id", "")), record.get("unresolved_calls", {}))
+                for record in (
+                    _decoded(self._line_at(offset)) for offset in self.node_index.values()
+                )
+            )
+        else:
+            # One scan for every caller's counts (a node's "id" precedes its sorted
+            # "unresolved_calls"), not one per name: a file has hundreds of names.
+            callers = (
+                (caller.decode(), json.loads(counts))
+                for caller, counts in _UNRESOLVED_AT.findall(self._data)
+            )
+        for caller, counts in callers:
+            hits = {name: int(counts[name]) for name in names & counts.keys()}
+            if hits:
+                found[caller] = dict(sorted(hits.items()))
+        return dict(sorted(found.items()))
 
     # -- layer 2 ---------------------------------------------------------------------------
 
@@ -300,6 +308,7 @@ def load_graph(root: Path, config: Config, store: Store) -> KgGraph:
 # An ID is found by these patterns only when it holds no escaped character; a raw.jsonl that
 # holds a backslash anywhere is read line by line, decoded, instead (``_index_slowly``).
 _FILE_AT = re.compile(rb'"hash":"([0-9a-f]*)","id":"([^"\\]*)"')  # a file node's blob and ID
+_UNRESOLVED_AT = re.compile(rb'"id":"([^"\\]*)"[^\n]*?"unresolved_calls":(\{[^}\n]*\})')
 _DST_AT = re.compile(rb'"dst":"([^"\\]*)"')
 _ID_AT = re.compile(rb'"id":"([^"\\]*)"')
 # Anchored on the newline, not ``^``: a literal start lets the engine skip ahead instead of
