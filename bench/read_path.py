@@ -125,6 +125,7 @@ def recall(root: Path, commits: int) -> None:
         if len(chosen) == commits:
             break
     totals = {d: [0, 0, 0] for d in DEPTHS}  # found, wanted, answer size
+    same_community = [0, 0, 0]  # the baseline: every other file of the seed's community
     per_commit = []
     for commit, files in chosen:
         git(root, "checkout", "-q", "--detach", f"{commit}^")
@@ -148,18 +149,22 @@ def recall(root: Path, commits: int) -> None:
             totals[depth][1] += len(wanted)
             totals[depth][2] += len(answer)
             row.append(f"d{depth} {found}/{len(wanted)} of {len(answer)}")
+        cid = graph.community_of(seed)
+        peers = {p for p, c in graph.document["files"].items() if c == cid and p != seed}
+        same_community[0] += len(peers & wanted)
+        same_community[1] += len(wanted)
+        same_community[2] += len(peers)
+        row.append(f"community {len(peers & wanted)}/{len(wanted)} of {len(peers)}")
         per_commit.append(row)
     print(f"impact recall on {len(per_commit)} commits (seed: the most-changed non-test file):")
     for row in per_commit:
         print("  " + "  ".join(row))
-    for depth in DEPTHS:
-        found, wanted, size = totals[depth]
+    rows = [(f"impact depth {d}", totals[d]) for d in DEPTHS]
+    rows.append(("baseline: the seed's community", same_community))
+    for label, (found, wanted, size) in rows:
         share = found / wanted if wanted else 0.0
         mean = size / len(per_commit) if per_commit else 0.0
-        print(
-            f"  depth {depth}: recall {found}/{wanted} = {share:.2f}; "
-            f"mean answer {mean:.1f} files"
-        )
+        print(f"  {label}: recall {found}/{wanted} = {share:.2f}; mean answer {mean:.1f} files")
 
 
 def main() -> None:
