@@ -10,6 +10,7 @@ community and from layer 1's edges for a file or symbol, playbook verdicts from 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +51,9 @@ def _statuses(root: Path, config: Config, store: Store) -> list[PlaybookStatus]:
     return playbook_statuses(root, config, store)
 
 
-def explain(graph: KgGraph, store: Store, text: str, statuses: Any) -> Answer:
+def explain(
+    graph: KgGraph, store: Store, text: str, statuses: Callable[[], list[PlaybookStatus]]
+) -> Answer:
     """What ``text`` names, explained; ``statuses`` gives the playbooks' verdicts when called
     (the check is only run once the argument is known to name something)."""
     wanted = text.strip().removeprefix("./")

@@ -338,8 +338,7 @@ def _decoded(line: bytes) -> dict[str, Any]:
 
 def staleness(root: Path, config: Config, graph: KgGraph) -> str:
     """One line saying which files differ from what .kg/ was built from; "" when none do."""
-    built: dict[str, str] = {}
-    built.update(graph.file_hashes())
+    built = graph.file_hashes()
     changed: list[str] = []
     current: set[str] = set()
     for tracked in tracked_files(root):
