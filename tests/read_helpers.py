@@ -1,5 +1,5 @@
-"""A small repository for the read path: ambiguous and unresolved calls, a cycle, a subclass,
-playbooks (one refused) and two communities' worth of files."""
+"""A small repository for the read path: ambiguous and unresolved calls, a cycle, a subclass in
+another community, and two playbooks (one refused)."""
 
 from __future__ import annotations
 
