@@ -56,7 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except KgError as error:
-        print(f"kgtool: error: {error}", file=sys.stderr)
+        for line in error.report_lines():
+            print(line, file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("kgtool: interrupted", file=sys.stderr)

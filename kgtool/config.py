@@ -2,11 +2,13 @@
 
 Every setting has a default, so the file is optional. A key kgtool does not know, or a value of
 the wrong type, is an error naming the file and line: a typo must never be silently ignored.
+Every such error of the file is reported at once, not only the first.
 """
 
 from __future__ import annotations
 
 import copy
+import difflib
 import math
 import re
 import sys
@@ -16,7 +18,8 @@ from typing import Any
 
 import yaml
 
-from kgtool.errors import KgError
+from kgtool.errors import ManyErrors
+from kgtool.findings import CODES, ERROR, UNSILENCEABLE_PREFIX, Finding
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,6 +36,9 @@ DEFAULTS: dict[str, Any] = {
     "max_file_bytes": 1_000_000,
     # Worker processes for parsing; 0 means one per core.
     "jobs": 0,
+    # Finding codes (README.md, "Findings") to silence everywhere: neither printed nor
+    # counted for the exit code.
+    "ignore": [],
     # A call that matches more definitions than this by name alone counts as unresolved.
     "max_candidates": 8,
     # Layer 2: how files are clustered into communities, and when a diff calls coupling changed.
@@ -166,6 +172,13 @@ class Config:
         return self.values[name]
 
 
+UNREADABLE = "K001"
+UNKNOWN_KEY = "K002"
+WRONG_TYPE = "K003"
+OUT_OF_RANGE = "K004"
+UNKNOWN_CODE = "K005"
+
+
 def load_config(root: Path) -> Config:
     yaml_path = root / CONFIG_FILE
     if yaml_path.is_file():
@@ -175,9 +188,9 @@ def load_config(root: Path) -> Config:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else None
+            line = mark.line + 1 if mark is not None else 0
             problem = getattr(exc, "problem", None) or str(exc)
-            raise KgError(f"invalid YAML: {problem}", CONFIG_FILE, line) from exc
+            raise _unreadable(f"invalid YAML: {problem}", CONFIG_FILE, line) from exc
         lines = _yaml_lines(node)
         return Config(_validated(data or {}, CONFIG_FILE, lambda key: lines.get(key)), CONFIG_FILE)
     pyproject = root / "pyproject.toml"
@@ -186,7 +199,7 @@ def load_config(root: Path) -> Config:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise KgError(f"invalid TOML: {exc}", "pyproject.toml") from exc
+            raise _unreadable(f"invalid TOML: {exc}", "pyproject.toml") from exc
         section = data.get("tool", {}).get("kgtool")
         if section is not None:
             return Config(
@@ -196,49 +209,98 @@ def load_config(root: Path) -> Config:
     return Config(copy.deepcopy(DEFAULTS), "defaults")
 
 
+def _unreadable(message: str, source: str, line: int = 0) -> ManyErrors:
+    return ManyErrors([Finding(source, line, ERROR, UNREADABLE, message)])
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise KgError("is not valid UTF-8", path.name) from exc
+        raise _unreadable("is not valid UTF-8", path.name) from exc
+
+
+class _Problems:
+    """The settings errors of one file, collected so that all are reported together."""
+
+    def __init__(self, source: str, line_of: Any) -> None:
+        self.source = source
+        self.line_of = line_of
+        self.found: list[Finding] = []
+
+    def add(self, code: str, dotted: str, message: str) -> None:
+        line = self.line_of(dotted) or 0
+        self.found.append(Finding(self.source, line, ERROR, code, message))
 
 
 def _validated(data: Any, source: str, line_of: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
-        raise KgError("the settings must be a mapping of keys to values", source, 1)
-    return _merge(DEFAULTS, data, source, line_of, "")
+        raise _unreadable("the settings must be a mapping of keys to values", source, 1)
+    problems = _Problems(source, line_of)
+    values = _merge(DEFAULTS, data, problems, "")
+    if problems.found:
+        # In file order: the order the user reads (and fixes) them in.
+        raise ManyErrors(sorted(problems.found, key=lambda f: f.line))
+    return values
 
 
 def _merge(
-    defaults: dict[str, Any], data: dict[str, Any], source: str, line_of: Any, prefix: str
+    defaults: dict[str, Any], data: dict[str, Any], problems: _Problems, prefix: str
 ) -> dict[str, Any]:
     result = copy.deepcopy(defaults)
     for key, value in data.items():
         dotted = f"{prefix}{key}"
         if key not in defaults:
-            known = ", ".join(sorted(defaults))
-            raise KgError(
-                f"unknown setting '{dotted}' (known here: {known})", source, line_of(dotted)
-            )
+            problems.add(UNKNOWN_KEY, dotted, _unknown_key(str(key), dotted, defaults))
+            continue
         default = defaults[key]
         if isinstance(default, dict):
             if not isinstance(value, dict):
-                raise KgError(f"'{dotted}' must be a mapping", source, line_of(dotted))
-            result[key] = _merge(default, value, source, line_of, f"{dotted}.")
+                problems.add(WRONG_TYPE, dotted, f"'{dotted}' must be a mapping")
+            else:
+                result[key] = _merge(default, value, problems, f"{dotted}.")
             continue
         if not _same_type(default, value):
-            raise KgError(
+            problems.add(
+                WRONG_TYPE,
+                dotted,
                 f"'{dotted}' must be {_type_name(default)}, not {_type_name(value)}",
-                source,
-                line_of(dotted),
             )
+            continue
         if isinstance(default, list) and not all(isinstance(item, str) for item in value):
-            raise KgError(f"'{dotted}' must be a list of strings", source, line_of(dotted))
+            problems.add(WRONG_TYPE, dotted, f"'{dotted}' must be a list of strings")
+            continue
         problem = _out_of_range(dotted, value)
         if problem:
-            raise KgError(f"'{dotted}' {problem}, not {value!r}", source, line_of(dotted))
+            problems.add(OUT_OF_RANGE, dotted, f"'{dotted}' {problem}, not {value!r}")
+            continue
+        if dotted == "ignore" and not _codes_known(value, problems):
+            continue
         result[key] = value
     return result
+
+
+def _unknown_key(key: str, dotted: str, defaults: dict[str, Any]) -> str:
+    close = difflib.get_close_matches(key, list(defaults), n=1)
+    if close:
+        return f"unknown setting '{dotted}': did you mean '{close[0]}'?"
+    return f"unknown setting '{dotted}' (known here: {', '.join(sorted(defaults))})"
+
+
+def _codes_known(codes: list[str], problems: _Problems) -> bool:
+    """Whether every entry of ``ignore`` is a finding code that may be silenced."""
+    good = True
+    for index, code in enumerate(codes):
+        where = f"ignore[{index}]"
+        if code.startswith(UNSILENCEABLE_PREFIX) and code in CODES:
+            problems.add(UNKNOWN_CODE, where, f"'{code}' is a settings error: it cannot be ignored")
+            good = False
+        elif code not in CODES:
+            close = difflib.get_close_matches(code.upper(), list(CODES), n=1)
+            hint = f": did you mean '{close[0]}'?" if close else " (README.md lists them)"
+            problems.add(UNKNOWN_CODE, where, f"'ignore' names no finding code '{code}'{hint}")
+            good = False
+    return good
 
 
 def _out_of_range(dotted: str, value: Any) -> str:
@@ -283,18 +345,22 @@ def _type_name(value: Any) -> str:
 
 
 def _yaml_lines(node: yaml.Node | None, prefix: str = "") -> dict[str, int]:
-    """Dotted key -> 1-based line of that key in the YAML document."""
+    """Dotted key -> 1-based line of that key in the YAML document; ``key[i]`` -> the line of
+    a list's i-th item."""
     lines: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             dotted = f"{prefix}{key_node.value}"
             lines[dotted] = key_node.start_mark.line + 1
+            if isinstance(value_node, yaml.SequenceNode):
+                for index, item in enumerate(value_node.value):
+                    lines[f"{dotted}[{index}]"] = item.start_mark.line + 1
             lines.update(_yaml_lines(value_node, f"{dotted}."))
     return lines
 
 
 def _toml_line(text: str, dotted: str) -> int | None:
-    key = re.escape(dotted.rsplit(".", 1)[-1])
+    key = re.escape(dotted.split("[", 1)[0].rsplit(".", 1)[-1])
     for number, line in enumerate(text.splitlines(), 1):
         if re.match(rf"\s*\"?{key}\"?\s*=", line):
             return number

@@ -1,17 +1,26 @@
-"""The one error type kgtool reports to users: a message, and where the problem is."""
+"""The error types kgtool reports to users: a message, and where the problem is."""
 
 from __future__ import annotations
 
+from kgtool.findings import ERROR, Finding
+
 
 class KgError(Exception):
-    """A problem the user can fix; printed as one line, exit code ``exit_code``."""
+    """A problem the user can fix; printed as one line, exit code ``exit_code``.
+
+    ``code`` is the finding code it stands for when a check reports it instead of stopping
+    (a check that cannot read its input fails, and the others still run).
+    """
 
     exit_code = 2
 
-    def __init__(self, message: str, path: str | None = None, line: int | None = None) -> None:
+    def __init__(
+        self, message: str, path: str | None = None, line: int | None = None, code: str = ""
+    ) -> None:
         self.message = message
         self.path = path
         self.line = line
+        self.code = code
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -20,6 +29,30 @@ class KgError(Exception):
         if self.path:
             return f"{self.path}: {self.message}"
         return self.message
+
+    def finding(self, code: str) -> Finding:
+        """This error as a check's finding; ``code`` unless the error names its own."""
+        return Finding(self.path or "", self.line or 0, ERROR, self.code or code, self.message)
+
+    def report_lines(self) -> list[str]:
+        """What the command line prints for it, on stderr."""
+        return [f"kgtool: error: {self}"]
+
+
+class ManyErrors(KgError):
+    """Several problems found together (every bad setting of a file, not only the first),
+    printed one finding a line."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self.findings = findings
+        first = findings[0]
+        super().__init__(first.message, first.path, first.line, first.code)
+
+    def __str__(self) -> str:
+        return "\n".join(f.format() for f in self.findings)
+
+    def report_lines(self) -> list[str]:
+        return [f.format() for f in self.findings]
 
 
 class LockTimeout(KgError):

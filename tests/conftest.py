@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -155,11 +156,16 @@ def run_process(
     return Result(done.returncode, done.stdout, done.stderr)
 
 
+# An error line on stderr: kgtool's own, or a finding (a settings error) at its file and line.
+ERROR_LINE = re.compile(r"^(kgtool: error: |.+?(:\d+)?: error: [A-Z]\d{3} )")
+SETTINGS_ERROR_LINE = re.compile(r"^.+?(:\d+)?: error: K\d{3} ")
+
+
 def assert_one_line_error(result: Result, code: int = 2, says: str = "") -> None:
     """A refusal as users must see it: the exit code, one line on stderr, no traceback."""
     assert result.code == code, (result.code, result.out, result.err)
     lines = result.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("kgtool: error: "), result.err
+    assert len(lines) == 1 and ERROR_LINE.match(lines[0]), result.err
     assert says.lower() in lines[0].lower(), lines[0]
 
 

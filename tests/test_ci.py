@@ -26,11 +26,12 @@ from fake_github import (
 from playbook_helpers import add_playbook, line_of
 
 from kgtool.commands.check import CheckOutcome
+from kgtool.findings import Finding
 from kgtool.integrations import github
 from kgtool.integrations.github import MARKER, SUMMARY_LIMIT, escape_data, escape_property, fit
 from kgtool.integrations.pr_check import (
     Base,
-    Finding,
+    CheckFinding,
     PullRequestReport,
     md_code,
     md_text,
@@ -217,13 +218,16 @@ def test_a_stale_map_and_a_refused_playbook_are_errors_at_their_lines(
     )
     found = annotations(result)
     assert found[0] == (
-        "::error title=kgtool%3A raw graph::.kg/raw.jsonl is out of date: run `kgtool update`"
+        "::error file=.kg/raw.jsonl,title=kgtool%3A raw graph::"
+        "R101 is out of date: run `kgtool update`"
     )
     # Layer 2 is judged from the raw graph update would write, so it is stale too.
-    assert found[1].startswith("::error title=kgtool%3A communities::.kg/")
-    assert found[1].endswith(" out of date: run `kgtool update`")
+    assert found[1].startswith("::error file=.kg/")
+    assert "title=kgtool%3A communities::C201 is out of date" in found[1]
+    assert found[1].endswith(": run `kgtool update`")
     assert found[2:] == [
-        f"::error file=playbooks/save-data.md,line={line},title=kgtool%3A playbooks::{message}",
+        f"::error file=playbooks/save-data.md,line={line},title=kgtool%3A playbooks::"
+        f"P411 {message}",
     ]
     summary = actions.summary
     assert summary.startswith("## kgtool ci: failed\n")
@@ -231,11 +235,11 @@ def test_a_stale_map_and_a_refused_playbook_are_errors_at_their_lines(
     assert "| playbooks | **failed** | 1 | 0 |" in summary
     assert (
         "`.kg/` does not describe the code of this pull request:\n\n"
-        "- .kg/raw.jsonl is out of date: run \\`kgtool update\\`\n" in summary
+        "- .kg/raw.jsonl: error: R101 is out of date: run \\`kgtool update\\`\n" in summary
     )
     refused = section(summary, "Refused playbooks")
     assert refused.startswith(
-        f"\n- playbooks/save-data.md:{line}: key file 'app/store.py::Store.save'"
+        f"\n- playbooks/save-data.md:{line}: error: P411 key file 'app/store.py::Store.save'"
     )
     outputs = actions.outputs()
     assert (outputs["verdict"], outputs["stale"], outputs["refused"]) == ("fail", "true", "1")
@@ -265,7 +269,7 @@ def test_paths_and_messages_are_escaped_and_never_read_as_commands(
     line = line_of(repo, odd, "gone")
     assert annotations(result) == [
         f"::error file=playbooks/100%25%2C odd%3A name.md,line={line},"
-        "title=kgtool%3A playbooks::key file 'gone%0A::error::injected,50%25: x.py' does not "
+        "title=kgtool%3A playbooks::P411 key file 'gone%0A::error::injected,50%25: x.py' does not "
         "resolve (missing); no file by that name in git history"
     ]
     # The plain report holds the raw text, but only between stop-commands and its token.
@@ -571,7 +575,8 @@ def test_outside_actions_the_same_report_goes_to_the_terminal(
         "ok: communities",
         "ok: labels",
         "FAILED: playbooks",
-        f"  playbooks/broken.md:{line}: key file 'app/gone.py' does not resolve (missing); "
+        f"  playbooks/broken.md:{line}: error: P411 key file 'app/gone.py' does not resolve "
+        "(missing); "
         "no file by that name in git history; nearest existing path: app/store.py, app/cli.py",
     ]
     assert lines[7].startswith(f"Architecture {base[:12]} -> working tree: ")
@@ -625,12 +630,13 @@ def test_drifted_labels_are_warnings_at_their_line(
     line = next(n for n, row in enumerate(text, 1) if row.strip() == f"{beta}:")
     name = yaml.safe_load("\n".join(text))["communities"][beta]["name"]
     assert annotations(result) == [
-        f"::warning file=.kg/ontology.yaml,line={line},title=kgtool%3A labels::label '{name}' of "
+        f"::warning file=.kg/ontology.yaml,line={line},title=kgtool%3A labels::L301 label "
+        f"'{name}' of "
         f"{beta} drifted: members 0.50 > 0.30 (written for 4 files, now 8: 4 joined, 0 left); "
         f"run `kgtool label` or `kgtool label --accept {beta}`"
     ]
     drifted = section(actions.summary, "Drifted labels")
-    assert drifted.startswith(f"\n- .kg/ontology.yaml:{line}: label ")
+    assert drifted.startswith(f"\n- .kg/ontology.yaml:{line}: warning: L301 label ")
     assert "| labels | ok | 0 | 1 |" in actions.summary
     # The changelog names the label change too, in words.
     changes = section(actions.summary, "Architecture changes")
@@ -639,15 +645,16 @@ def test_drifted_labels_are_warnings_at_their_line(
 
 
 def test_a_long_report_is_cut_to_a_comment_github_accepts() -> None:
-    lines = [
-        f"playbooks/p.md:{n}: key file 'x{n}.py' does not resolve " + "y" * 200 for n in range(400)
+    problems = [
+        Finding(
+            "playbooks/p.md", n, ERROR, "P411", f"key file 'x{n}.py' does not resolve " + "y" * 200
+        )
+        for n in range(400)
     ]
+    lines = [problem.format() for problem in problems]
     report = PullRequestReport(
-        [CheckOutcome("playbooks", False, lines)],
-        [
-            Finding(ERROR, "playbooks", text, "playbooks/p.md", n, text)
-            for n, text in enumerate(lines)
-        ],
+        [CheckOutcome("playbooks", problems)],
+        [CheckFinding("playbooks", problem) for problem in problems],
         Base("a" * 40, "--base"),
         "b" * 40,
     )
@@ -682,8 +689,8 @@ def test_a_shallow_clone_still_fails_what_needs_no_base(
     assert result.code == 1
     lines = annotations(result)
     assert [line.split("::")[1] for line in lines] == [
-        "error title=kgtool%3A raw graph",
-        "error title=kgtool%3A communities",
+        "error file=.kg/raw.jsonl,title=kgtool%3A raw graph",
+        "error file=.kg/communities.json,title=kgtool%3A communities",
         f"error file=playbooks/broken.md,line={line_of(clone, 'playbooks/broken.md', 'gone')},"
         "title=kgtool%3A playbooks",
         "warning title=kgtool ci",
@@ -697,8 +704,8 @@ def test_a_shallow_clone_still_fails_what_needs_no_base(
 
 
 def test_the_cap_holds_for_each_kind_and_notes_come_first_among_warnings() -> None:
-    def finding(severity: str, n: int) -> Finding:
-        return Finding(severity, "playbooks", f"p.md:{n}: m{n}", "p.md", n, f"m{n}")
+    def finding(level: str, n: int) -> CheckFinding:
+        return CheckFinding("playbooks", Finding("p.md", n, level, "P411", f"m{n}"))
 
     found = [finding(ERROR, n) for n in range(12)] + [finding(WARNING, n) for n in range(12)]
     lines = github.annotations(found, ["fetch the base"])
@@ -707,6 +714,6 @@ def test_the_cap_holds_for_each_kind_and_notes_come_first_among_warnings() -> No
     )
     assert lines[10] == "::warning title=kgtool ci::fetch the base"
     # Line 0 means the file as a whole: no line property.
-    assert lines[11] == "::warning file=p.md,title=kgtool%3A playbooks::m0"
-    assert lines[12] == "::warning file=p.md,line=1,title=kgtool%3A playbooks::m1"
+    assert lines[11] == "::warning file=p.md,title=kgtool%3A playbooks::P411 m0"
+    assert lines[12] == "::warning file=p.md,line=1,title=kgtool%3A playbooks::P411 m1"
     assert lines[-1].startswith("::notice title=kgtool ci::2 more errors and 3 more warnings ")

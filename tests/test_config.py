@@ -1,4 +1,5 @@
-"""Settings: defaults, both file forms, and one clear error for each kind of mistake."""
+"""Settings: defaults, both file forms, one clear error for each kind of mistake, and every
+mistake of a file reported at once."""
 
 from __future__ import annotations
 
@@ -31,11 +32,14 @@ def test_yaml_and_pyproject_forms(repo: Repo) -> None:
 @pytest.mark.parametrize(
     ("text", "message", "line"),
     [
-        ("exclude: []\nmax_file_byte: 3\n", "unknown setting 'max_file_byte'", 2),
+        ("exclude: []\nmax_file_byte: 3\n", "K002 unknown setting 'max_file_byte'", 2),
         ("jobs: two\n", "'jobs' must be a whole number, not a string", 1),
         ("jobs: true\n", "'jobs' must be a whole number, not true or false", 1),
         ("exclude: [1]\n", "'exclude' must be a list of strings", 1),
-        ("exclude: [\n", "invalid YAML", 2),
+        ("exclude: [\n", "error: K001 invalid YAML", 2),
+        ("ignore: [R106, X999]\n", "K005 'ignore' names no finding code 'X999'", 1),
+        ("ignore:\n  - R106\n  - r101\n", "'r101': did you mean 'R101'?", 3),
+        ("ignore: [K002]\n", "'K002' is a settings error: it cannot be ignored", 1),
         ("- a\n", "the settings must be a mapping", 1),
         ("jobs: -5\n", "'jobs' must be between 0 and 1024, not -5", 1),
         ("max_file_bytes: -1\n", "'max_file_bytes' must be at least 1, not -1", 1),
@@ -57,7 +61,9 @@ def test_mistakes_name_the_file_and_line(repo: Repo, text: str, message: str, li
 
 def test_bad_setting_in_pyproject_names_its_line(repo: Repo) -> None:
     repo.write("pyproject.toml", "[project]\nname = 'x'\n\n[tool.kgtool]\njobs = 'many'\n")
-    with pytest.raises(KgError, match=r"^pyproject.toml:5: 'jobs' must be a whole number"):
+    with pytest.raises(
+        KgError, match=r"^pyproject.toml:5: error: K003 'jobs' must be a whole number"
+    ):
         load_config(repo.root)
 
 
@@ -65,7 +71,48 @@ def test_cli_reports_config_error_without_traceback(repo: Repo) -> None:
     repo.write(".kgtool.yaml", "nonsense: 1\n")
     result = repo.kg("update")
     assert result.code == 2
-    assert result.err.startswith("kgtool: error: .kgtool.yaml:1: unknown setting 'nonsense'")
+    assert result.err.startswith(".kgtool.yaml:1: error: K002 unknown setting 'nonsense'")
+    assert "Traceback" not in result.err
+
+
+def test_every_config_error_is_reported_at_once_with_did_you_mean(repo: Repo) -> None:
+    repo.write(
+        ".kgtool.yaml",
+        """\
+        max_file_byte: 10
+        jobs: -5
+        communities:
+          resolutoin: 2.0
+          seed: many
+        ignore: [L301, Q123]
+        """,
+    )
+    result = repo.kg("check")
+    assert result.code == 2
+    assert result.out == ""
+    assert result.err.splitlines() == [
+        ".kgtool.yaml:1: error: K002 unknown setting 'max_file_byte': "
+        "did you mean 'max_file_bytes'?",
+        ".kgtool.yaml:2: error: K004 'jobs' must be between 0 and 1024, not -5",
+        ".kgtool.yaml:4: error: K002 unknown setting 'communities.resolutoin': "
+        "did you mean 'resolution'?",
+        ".kgtool.yaml:5: error: K003 'communities.seed' must be a whole number, not a string",
+        ".kgtool.yaml:6: error: K005 'ignore' names no finding code 'Q123' (README.md lists them)",
+    ]
+
+
+def test_every_pyproject_error_is_reported_at_once(repo: Repo) -> None:
+    repo.write(
+        "pyproject.toml",
+        "[tool.kgtool]\njbos = 2\nmax_candidates = 0\n\n[tool.kgtool.ontology]\nmodle = 'x'\n",
+    )
+    result = repo.kg("update")
+    assert result.code == 2
+    assert result.err.splitlines() == [
+        "pyproject.toml:2: error: K002 unknown setting 'jbos': did you mean 'jobs'?",
+        "pyproject.toml:3: error: K004 'max_candidates' must be at least 1, not 0",
+        "pyproject.toml:6: error: K002 unknown setting 'ontology.modle': did you mean 'model'?",
+    ]
 
 
 def _hold_lock(root: str, ready: multiprocessing.synchronize.Event) -> None:

@@ -74,7 +74,8 @@ def test_check_hook_shows_drifted_labels_without_blocking(repo: Repo) -> None:
     repo.commit("map")
     drifted = try_repo(repo, "kgtool-check")
     assert drifted.returncode == 0, drifted.stdout
-    assert "warning: .kg/ontology.yaml:" in drifted.stdout and "drifted: members" in drifted.stdout
+    assert ".kg/ontology.yaml:" in drifted.stdout and ": warning: L301 label " in drifted.stdout
+    assert "drifted: members" in drifted.stdout
 
 
 @NEEDS_CHECKOUT

@@ -12,7 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GIT_ENV, PROJECT_ROOT, Repo, Result, assert_one_line_error, run_process
+from conftest import (
+    GIT_ENV,
+    PROJECT_ROOT,
+    SETTINGS_ERROR_LINE,
+    Repo,
+    Result,
+    assert_one_line_error,
+    run_process,
+)
 
 SMALL = {
     "pkg/__init__.py": "",
@@ -145,11 +153,16 @@ def test_kg_or_its_cache_as_a_regular_file_is_one_line(make_repo) -> None:
 
 def no_traceback(result: Result, codes: tuple[int, ...]) -> None:
     """An allowed exit code, no traceback, at most one line on stderr; and a refusal (2) is
-    that one clear line, never a silent failure."""
+    that one clear line, never a silent failure. Settings are the exception: every mistake
+    of the file is its own line, at its own line of the file."""
     assert result.code in codes, (result.code, result.out, result.err)
+    lines = result.err.strip().splitlines()
+    if len(lines) > 1 and all(SETTINGS_ERROR_LINE.match(line) for line in lines):
+        assert result.code == 2
+        return
     if result.code == 2:
         assert_one_line_error(result)
-    assert "Traceback" not in result.err and len(result.err.strip().splitlines()) <= 1, result.err
+    assert "Traceback" not in result.err and len(lines) <= 1, result.err
 
 
 YAML_BOMB = "".join(
@@ -255,9 +268,7 @@ HOSTILE_FILES: dict[str, dict[str, str | bytes]] = {
     "pyproject-not-a-table": {"pyproject.toml": "[tool]\nkgtool = 5\n"},
     "playbook-yaml-bomb": {"playbooks/p.md": "---\n" + YAML_BOMB + "intent: x\n---\n"},
     "playbook-bomb-in-fields": {
-        "playbooks/p.md": playbook("[*e]").replace(
-            "---\n", "---\n" + YAML_BOMB.split("f:")[0], 1
-        )
+        "playbooks/p.md": playbook("[*e]").replace("---\n", "---\n" + YAML_BOMB.split("f:")[0], 1)
     },
     "playbook-binary": {"playbooks/p.md": b"---\n\xff\0\n---\n"},
     "playbook-bad-yaml": {"playbooks/p.md": "---\nintent: [\n---\n"},
@@ -305,7 +316,9 @@ def test_hostile_files_get_one_line_at_most_and_recover(make_repo, tmp_path: Pat
         no_traceback(repo.kg(*argv), (0, 1, 2))
     assert sorted(p.name for p in tmp_path.iterdir()) == outside_before
     if case.startswith(("config", "pyproject")):
-        assert_one_line_error(repo.kg("update"))
+        refused = repo.kg("update")
+        assert refused.code == 2, refused.err
+        assert all(SETTINGS_ERROR_LINE.match(line) for line in refused.err.splitlines())
         for name in (".kgtool.yaml", "pyproject.toml"):
             (repo.root / name).unlink(missing_ok=True)
     assert_recovers(repo)
@@ -383,7 +396,10 @@ def test_playbooks_through_symlinks_out_of_the_repository_are_not_read(
     assert repo.kg("update").code == 0
     check = repo.kg("playbooks", "check")
     assert check.code == 1
-    assert "playbooks/leak.md: leads outside the repository (a symlink); not read" in check.out
+    assert (
+        "playbooks/leak.md: error: P401 leads outside the repository (a symlink); not read"
+        in check.out
+    )
     assert "secret" not in check.out + check.err
     shutil.rmtree(repo.root / "playbooks")
     (repo.root / "playbooks").symlink_to(elsewhere)

@@ -224,4 +224,4 @@ def test_a_relative_import_of_no_file_is_broken(repo: Repo) -> None:
     result = repo.kg("update")
     assert result.code == 0, result.err
     assert repo.nodes()["src/main.js"]["broken_imports"] == [{"line": 1, "module": "./gone"}]
-    assert "    src/main.js:1: ./gone" in result.out
+    assert "src/main.js:1: warning: R102 broken import './gone'" in result.out

@@ -129,7 +129,8 @@ def test_a_small_change_does_not_drift_a_large_one_does(labelled: Repo) -> None:
     )
     name = ontology_of(labelled)["communities"][beta]["name"]
     expected = (
-        f".kg/ontology.yaml:{line}: label '{name}' of {beta} drifted: members 0.50 > 0.30 "
+        f".kg/ontology.yaml:{line}: warning: L301 label '{name}' of {beta} drifted: "
+        "members 0.50 > 0.30 "
         "(written for 4 files, now 8: 4 joined, 0 left)"
     )
     assert expected in check.out
@@ -259,6 +260,22 @@ def test_set_and_accept_are_a_persons_word(labelled: Repo) -> None:
     assert ontology_of(labelled)["communities"][beta]["name"] == "Beta core"
 
 
+def test_ignoring_drift_silences_it_even_when_drift_fails(labelled: Repo) -> None:
+    labelled.write(".kgtool.yaml", "ontology:\n  fail_on_drift: true\n")
+    labelled.write_files(clique("beta", [f"b{i}" for i in range(8)]))
+    labelled.commit("beta doubles")
+    assert "1 label(s) drifted" in update(labelled)
+    failed = labelled.kg("check")
+    assert failed.code == 1
+    assert ": error: L301 label '" in failed.out and "FAILED: labels" in failed.out
+    labelled.write(".kgtool.yaml", "ontology:\n  fail_on_drift: true\nignore: [L301]\n")
+    labelled.commit("drift silenced")
+    assert "drifted" not in update(labelled)
+    passed = labelled.kg("check")
+    assert passed.code == 0, passed.out
+    assert "L301" not in passed.out and "ok: labels" in passed.out
+
+
 def test_hand_edits_are_read_and_bad_ones_named_by_line(labelled: Repo) -> None:
     path = labelled.root / ".kg" / "ontology.yaml"
     beta = community_of(labelled, "beta/b0.py")
@@ -268,7 +285,11 @@ def test_hand_edits_are_read_and_bad_ones_named_by_line(labelled: Repo) -> None:
     check = labelled.kg("check")
     line = len(head.splitlines()) + 4
     assert check.code == 1
-    assert f".kg/ontology.yaml:{line}: community 'c77': unknown field 'colour'" in check.out
+    assert (
+        f".kg/ontology.yaml:{line}: error: L300 community 'c77': unknown field 'colour'"
+        in check.out
+    )
+    assert "FAILED: labels" in check.out
     failed = labelled.kg("update")
     assert failed.code == 2 and f".kg/ontology.yaml:{line}:" in failed.err
     path.write_text(f"communities:\n  {beta}:\n    name: Hand written\n")

@@ -55,7 +55,7 @@ def test_list_shows_status_and_who_may_act_alone(app: Repo) -> None:
     ]
     check = app.kg("playbooks", "check")
     assert check.code == 1
-    assert "playbooks/retired-broken.md:6: warning: key file 'app/gone.py'" in check.out
+    assert "playbooks/retired-broken.md:6: warning: P411 key file 'app/gone.py'" in check.out
 
 
 def test_exit_codes(app: Repo) -> None:
@@ -72,7 +72,10 @@ def test_exit_codes(app: Repo) -> None:
     app.write(".kgtool.yaml", "playbooks:\n  fail_on_unresolved: true\n")
     unknown = app.kg("playbooks", "check")
     assert unknown.code == 2
-    assert ".kgtool.yaml:2: unknown setting 'playbooks.fail_on_unresolved'" in unknown.err
+    assert unknown.err == (
+        ".kgtool.yaml:2: error: K002 unknown setting 'playbooks.fail_on_unresolved': "
+        "did you mean 'fail_on_unresolved_concepts'?\n"
+    )
 
 
 def test_playbooks_dir_setting_moves_the_folder(app: Repo) -> None:
@@ -80,7 +83,7 @@ def test_playbooks_dir_setting_moves_the_folder(app: Repo) -> None:
     app.write("docs/recipes/r.md", playbook_text(["app/nothing.py"]), dedent=False)
     check = app.kg("playbooks", "check")
     assert check.code == 1
-    assert "docs/recipes/r.md:5: key file 'app/nothing.py'" in check.out
+    assert "docs/recipes/r.md:5: error: P411 key file 'app/nothing.py'" in check.out
 
 
 def test_kgtool_check_refuses_a_broken_playbook(app: Repo) -> None:
@@ -91,7 +94,10 @@ def test_kgtool_check_refuses_a_broken_playbook(app: Repo) -> None:
     add_playbook(app, "q", ["app/cli.py::nothing"])
     failed = app.kg("check")
     assert failed.code == 1
-    assert "playbooks/q.md:5: key file 'app/cli.py::nothing' does not resolve" in failed.out
+    assert (
+        "playbooks/q.md:5: error: P411 key file 'app/cli.py::nothing' does not resolve"
+        in failed.out
+    )
     assert "FAILED: playbooks" in failed.out
 
 

@@ -37,52 +37,63 @@ def test_a_good_playbook_has_no_problems_and_keeps_pointer_lines() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("# just markdown\n", "playbooks/x.md:1: no front matter"),
-        ("", "playbooks/x.md:1: no front matter"),
-        ("---\nintent: x\n", "playbooks/x.md:1: front matter is not closed"),
+        ("# just markdown\n", "playbooks/x.md:1: error: P402 no front matter"),
+        ("", "playbooks/x.md:1: error: P402 no front matter"),
+        ("---\nintent: x\n", "playbooks/x.md:1: error: P402 front matter is not closed"),
         (
             "---\nintent: [a, b\nconcepts: []\n---\n",
-            "playbooks/x.md:3: invalid YAML: while parsing a flow sequence",
+            "playbooks/x.md:3: error: P402 invalid YAML: while parsing a flow sequence",
         ),
-        ("---\n- a\n- b\n---\n", "playbooks/x.md:2: front matter must be a mapping"),
-        (GOOD.replace("  - app.py", "\t- app.py"), "playbooks/x.md:5: tab in indentation"),
+        ("---\n- a\n- b\n---\n", "playbooks/x.md:2: error: P402 front matter must be a mapping"),
+        (
+            GOOD.replace("  - app.py", "\t- app.py"),
+            "playbooks/x.md:5: error: P402 tab in indentation",
+        ),
         (
             GOOD.replace("intent: change the thing", "intent: 42"),
-            "x.md:2: field 'intent' must be a non-empty string, not a number",
+            "x.md:2: error: P403 field 'intent' must be a non-empty string, not a number",
         ),
         (
             GOOD.replace("validation: pytest", "validation: {a: b}"),
-            "x.md:6: field 'validation' must be a string or a list of strings, not a mapping",
+            "x.md:6: error: P403 field 'validation' must be a string or a list of strings, "
+            "not a mapping",
         ),
         (
             GOOD.replace("  - app.py", "  - [app.py]"),
-            "x.md:5: each entry of 'key_files' must be a string, not a list",
+            "x.md:5: error: P403 each entry of 'key_files' must be a string, not a list",
         ),
         (
             GOOD.replace("key_files:\n  - app.py", "key_files: app.py"),
-            "x.md:4: field 'key_files' must be a list of strings, not a string",
+            "x.md:4: error: P403 field 'key_files' must be a list of strings, not a string",
         ),
         (
             GOOD.replace("key_files:\n  - app.py", "key_files: []"),
-            "x.md:4: field 'key_files' is empty",
+            "x.md:4: error: P403 field 'key_files' is empty",
         ),
         (
             GOOD.replace("rollback: nothing breaks", "rollback:"),
-            "x.md:9: field 'rollback' must be a string or a list of strings, not empty",
+            "x.md:9: error: P403 field 'rollback' must be a string or a list of strings, not empty",
         ),
-        (GOOD.replace("rollback: nothing breaks\n", ""), "x.md:1: missing field 'rollback'"),
+        (
+            GOOD.replace("rollback: nothing breaks\n", ""),
+            "x.md:1: error: P403 missing field 'rollback'",
+        ),
         (
             GOOD.replace("intent:", "status: done\nintent:"),
-            "x.md:2: field 'status' must be one of active, proposed, retired, not 'done'",
+            "x.md:2: error: P403 field 'status' must be one of active, proposed, retired, "
+            "not 'done'",
         ),
-        (GOOD.replace("intent:", "intnet: typo\nintent:"), "x.md:2: unknown field 'intnet'"),
+        (
+            GOOD.replace("intent:", "intnet: typo\nintent:"),
+            "x.md:2: error: P403 unknown field 'intnet'",
+        ),
         (
             GOOD.replace("concepts: []", "concepts: []\nconcepts: [a]"),
-            "x.md:4: field 'concepts' is given twice (first on line 3)",
+            "x.md:4: error: P402 field 'concepts' is given twice (first on line 3)",
         ),
         (
             GOOD.replace("validation: pytest", "validation: !!python/object/apply:os.system [ls]"),
-            "x.md:6: invalid YAML",
+            "x.md:6: error: P402 invalid YAML",
         ),
     ],
 )
@@ -94,7 +105,7 @@ def test_front_matter_errors_name_the_line(text: str, expected: str) -> None:
 def test_non_utf8_names_the_line_of_the_bad_byte() -> None:
     data = GOOD.encode().replace(b"forgetting", b"forg\xe9tting")
     assert problems(data) == [
-        "playbooks/x.md:8: is not valid UTF-8 (byte 0xe9); write playbooks as UTF-8"
+        "playbooks/x.md:8: error: P401 is not valid UTF-8 (byte 0xe9); write playbooks as UTF-8"
     ]
 
 
@@ -131,7 +142,7 @@ def test_a_huge_body_is_not_a_problem_but_a_huge_file_is_refused(small: Repo) ->
     check = small.kg("playbooks", "check")
     assert time.perf_counter() - started < 2.0
     assert check.code == 1
-    assert "playbooks/huge.md: is 6" in check.out
+    assert "playbooks/huge.md: error: P401 is 6" in check.out
     assert "over the limit of 262144 (setting 'playbooks.max_bytes'); not read" in check.out
     assert "playbooks/long.md" not in check.out
 
@@ -165,7 +176,8 @@ def test_duplicate_slugs_between_the_folder_and_proposals(small: Repo) -> None:
     check = small.kg("playbooks", "check")
     assert check.code == 1
     assert (
-        "playbooks/proposed/deploy.md:1: duplicate slug 'deploy': playbooks/deploy.md has it"
+        "playbooks/proposed/deploy.md:1: error: P404 duplicate slug 'deploy': "
+        "playbooks/deploy.md has it"
     ) in check.out
 
 

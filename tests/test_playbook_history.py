@@ -38,7 +38,8 @@ def test_a_rename_chain_across_commits_is_followed_to_the_file_now(renamed_twice
     line = line_of(repo, path, "- args.ts")
     first = short(repo, "HEAD~2")
     assert (
-        f"{path}:{line}: key file 'args.ts' does not resolve (missing); it was renamed to "
+        f"{path}:{line}: error: P411 key file 'args.ts' does not resolve (missing); it was "
+        "renamed to "
         f"src/cli/options.ts in {short(repo)} (by way of cli-args.ts in {first})"
     ) in check.out
 
@@ -111,7 +112,8 @@ def test_a_symbol_moved_to_another_file_is_found_by_name(repo: Repo) -> None:
     assert check.code == 1
     line = line_of(repo, path, "Cart.total")
     assert (
-        f"{path}:{line}: key file 'shop/models.py::Cart.total' does not resolve (missing): "
+        f"{path}:{line}: error: P411 key file 'shop/models.py::Cart.total' does not resolve "
+        "(missing): "
         "shop/models.py defines no 'Cart.total'; 'Cart.total' is now defined as "
         "shop/pricing.py::total"
     ) in check.out

@@ -82,7 +82,8 @@ def test_ambiguous_pointer_lists_its_candidates_unless_the_symbol_decides(built:
     assert check.code == 1
     line = line_of(built, path, "  - util.py")
     assert (
-        f"{path}:{line}: key file 'util.py' does not resolve (ambiguous): it matches "
+        f"{path}:{line}: error: P412 key file 'util.py' does not resolve (ambiguous): "
+        "it matches "
         "src/core/util.py, src/web/util.py"
     ) in check.out
 
@@ -96,7 +97,8 @@ def test_missing_file_and_missing_symbol(built: Repo) -> None:
     assert check.code == 1
     line = line_of(built, path, "parse_argz")
     assert (
-        f"{path}:{line}: key file 'src/cli/args.py::parse_argz' does not resolve (missing): "
+        f"{path}:{line}: error: P411 key file 'src/cli/args.py::parse_argz' does not resolve "
+        "(missing): "
         "src/cli/args.py defines no 'parse_argz'; nearest in src/cli/args.py: parse_args"
     ) in check.out
 
@@ -165,10 +167,10 @@ def test_without_raw_jsonl_paths_and_symbols_still_resolve_from_git_and_files(
     add_playbook(repo, "p", ["args.py::Options.merge", "src/core/util.py::gone"])
     check = repo.kg("playbooks", "check")
     assert check.code == 1
-    assert ".kg/raw.jsonl does not exist" in check.out
+    assert ".kg/raw.jsonl: warning: P441 does not exist" in check.out
     assert "'src/core/util.py::gone' does not resolve (missing)" in check.out
     assert "args.py::Options.merge'" not in check.out
-    assert check.out.count("raw.jsonl does not exist") == 1
+    assert check.out.count("P441") == 1
 
 
 def test_symbols_of_a_file_changed_since_update_are_read_from_the_file(built: Repo) -> None:
@@ -195,7 +197,7 @@ def test_concepts_resolve_to_layer3_names_or_community_ids(built: Repo) -> None:
     check = built.kg("playbooks", "check")
     assert check.code == 0  # an unresolved concept warns by default
     line = line_of(built, path, "concepts:")
-    assert f"{path}:{line}: warning: concept 'Payments' is unresolved" in check.out
+    assert f"{path}:{line}: warning: P421 concept 'Payments' is unresolved" in check.out
     built.write(".kgtool.yaml", "playbooks:\n  fail_on_unresolved_concepts: true\n")
     assert built.kg("playbooks", "check").code == 1
 
@@ -222,7 +224,7 @@ def test_stale_concepts_go_through_the_drift_seam(
     add_playbook(built, "p", ["args.py"], concepts=["CLI"])
     check = built.kg("playbooks", "check")
     assert check.code == 0
-    assert "warning: concept 'CLI' (c1) is stale: members moved by 0.6" in check.out
+    assert "warning: P422 concept 'CLI' (c1) is stale: members moved by 0.6" in check.out
     built.write(".kgtool.yaml", "playbooks:\n  fail_on_stale_concepts: true\n")
     assert built.kg("playbooks", "check").code == 1
 

@@ -36,10 +36,10 @@ def test_binary_undecodable_oversized_and_broken_files(repo: Repo) -> None:
     assert nodes["empty.py"]["status"] == "ok"
     # What tree-sitter recovered around the error is kept.
     assert "broken.py::ok" in nodes and "broken.py::Fine" in nodes
-    assert "skipped (binary): image.png" in result.out
-    assert "skipped (undecodable): latin1.py" in result.out
-    assert "skipped (too-large): big.py" in result.out
-    assert "partially parsed (syntax errors at line 4): broken.py" in result.out
+    assert "image.png: note: R106 skipped (binary)" in result.out
+    assert "latin1.py: note: R106 skipped (undecodable)" in result.out
+    assert "big.py: note: R106 skipped (too-large)" in result.out
+    assert "broken.py:4: warning: R103 partially parsed: syntax errors at line 4" in result.out
 
 
 def test_empty_repository_builds_an_empty_graph(repo: Repo) -> None:
@@ -152,9 +152,10 @@ def test_deeply_nested_source_is_bounded_and_marked_partial(repo: Repo) -> None:
     nodes = repo.nodes()
     assert nodes["deep.ts"]["status"] == "partial" and nodes["deep.ts"]["partial"] == "too-deep"
     assert "deep.ts::g" in nodes  # the shallow part is kept
-    assert "nested more than 10,000 levels deep; the deeper part is not read): deep.ts" in (
-        result.out
-    )
+    assert (
+        "deep.ts: warning: R105 partially parsed: nested more than 10,000 levels deep; "
+        "the deeper part is not read"
+    ) in result.out
     assert nodes["chain.py"]["status"] == "ok" and nodes["chain.ts"]["status"] == "ok"
     assert nodes["ok.ts"]["status"] == "ok" and "partial" not in nodes["ok.ts"]
     assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build()

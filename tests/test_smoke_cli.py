@@ -33,6 +33,6 @@ def test_quiet_update_prints_only_problems_even_when_it_writes(repo: Repo) -> No
     broken = repo.kg("update", "--quiet", "--exit-code")
     assert broken.code == 1
     assert broken.out.splitlines() == [
-        "partially parsed (syntax errors at line 1): broken.py",
+        "broken.py:1: warning: R103 partially parsed: syntax errors at line 1",
         "kgtool rewrote .kg/: review it and add it to your commit (git add .kg)",
     ]

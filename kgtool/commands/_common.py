@@ -36,3 +36,14 @@ def context(args: argparse.Namespace) -> Context:
     store = Store(root)
     store.refuse_unsafe()  # before anything is read from .kg/, not only before a write
     return Context(root, load_config(root), store)
+
+
+def add_format_option(parser: argparse.ArgumentParser) -> None:
+    """``--format text|json``, the same on every command that reports findings."""
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: one finding a line (path:line: level: CODE message); json: one document "
+        "with the findings and a summary (README.md, 'Findings')",
+    )

@@ -9,71 +9,80 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kgtool.commands._common import Context, context
-from kgtool.commands.update import layer2_from
+from kgtool.commands._common import Context, add_format_option, context
+from kgtool.commands.update import layer2_from, stale_findings
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.errors import KgError
-from kgtool.ontology.drift import drift_lines, unconfirmed_lines
+from kgtool.findings import ERROR, WARNING, Finding, json_document, kept, unique
+from kgtool.ontology.drift import drift_findings, unconfirmed_findings
 from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, load_ontology
 from kgtool.ontology.view import report_for
 from kgtool.playbook.check import CheckReport
 from kgtool.playbook.check import check_playbooks as run_playbook_check
 from kgtool.raw.build import UpdateResult, update_raw
+from kgtool.store import KG_DIR, RAW_FILE
+
+NO_COMMUNITIES = "L304"
 
 
 @dataclass
 class CheckOutcome:
     name: str
-    ok: bool
-    messages: list[str] = field(default_factory=list)  # one problem per line, file:line first
-    warnings: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     # The playbook check's whole report, kept so that `kgtool ci` can tell which playbooks a
     # change touches without resolving every pointer a second time.
     playbooks: CheckReport | None = None
 
+    @property
+    def ok(self) -> bool:
+        """A check fails on an error; warnings (and silenced errors) fail nothing."""
+        return not any(f.is_error for f in self.findings)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.is_error]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if not f.is_error]
+
 
 def check_raw(ctx: Context, raw: UpdateResult) -> CheckOutcome:
-    if raw.changed:
-        return CheckOutcome(
-            "raw graph", False, [".kg/raw.jsonl is out of date: run `kgtool update`"]
-        )
-    return CheckOutcome("raw graph", True)
+    return CheckOutcome("raw graph", stale_findings(raw, None))
 
 
 def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     # Layer 2 as `kgtool update` would make it now, from the raw graph it would write, not the
     # one on disk: a stale raw.jsonl must not make stale communities look up to date.
     result = layer2_from(ctx, raw, write=False)
-    if result.stale:
-        names = ", ".join(f".kg/{n}" for n in [*result.changed, *result.removed])
-        return CheckOutcome("communities", False, [f"{names} out of date: run `kgtool update`"])
-    return CheckOutcome("communities", True)
+    return CheckOutcome("communities", stale_findings(None, result))
 
 
 def check_playbooks(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     report = run_playbook_check(ctx.root, ctx.config, ctx.store)
-    return CheckOutcome(
-        "playbooks", report.ok, report.error_lines(), report.warning_lines(), report
-    )
+    return CheckOutcome("playbooks", report.findings(), report)
 
 
 def check_labels(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     """Layer 3 against the committed layer 2: drifted labels warn (fail when configured)."""
     if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
-        return CheckOutcome("labels", True)
-    try:
-        ontology = load_ontology(ctx.store)
-    except KgError as error:
-        return CheckOutcome("labels", False, [str(error)])
+        return CheckOutcome("labels")
+    ontology = load_ontology(ctx.store)
     data = ctx.store.read_bytes(COMMUNITIES_FILE)
     if data is None:
-        return CheckOutcome("labels", True, warnings=["no .kg/communities.json to check against"])
+        missing = Finding(
+            f"{KG_DIR}/{COMMUNITIES_FILE}",
+            0,
+            WARNING,
+            NO_COMMUNITIES,
+            "does not exist: the labels cannot be checked against layer 2",
+        )
+        return CheckOutcome("labels", [missing])
     report = report_for(parse_document(data), ontology, ctx.config)
-    drifted = drift_lines(report, WHERE)
-    warnings = unconfirmed_lines(report, WHERE)
-    if ctx.config.section("ontology")["fail_on_drift"]:
-        return CheckOutcome("labels", not drifted, drifted, warnings)
-    return CheckOutcome("labels", True, warnings=drifted + warnings)
+    level = ERROR if ctx.config.section("ontology")["fail_on_drift"] else WARNING
+    return CheckOutcome(
+        "labels", drift_findings(report, WHERE, level) + unconfirmed_findings(report, WHERE)
+    )
 
 
 # Each check is given the raw graph as `kgtool update` would write it now (computed once).
@@ -87,13 +96,34 @@ CONTENT: list[Check] = [check_labels, check_playbooks]
 CHECKS: list[Check] = FRESHNESS + CONTENT
 
 
+# The code of "this check could not read its input", by check: the layer's x00...
+CANNOT_RUN = {
+    "check_raw": "R100",
+    "check_communities": "C200",
+    "check_labels": "L300",
+    "check_playbooks": "P400",
+}
+# ...unless the file it could not read belongs to a layer: drawing the map reads the labels,
+# and a broken ontology.yaml is a labels problem whichever check trips over it first.
+CANNOT_READ = {
+    f"{KG_DIR}/{RAW_FILE}": "R100",
+    f"{KG_DIR}/{COMMUNITIES_FILE}": "C200",
+    WHERE: "L300",
+}
+
+
 def _run_one(check: Check, ctx: Context, raw: UpdateResult) -> CheckOutcome:
-    """One check's verdict; bad input it trips over fails that check, not the others."""
+    """One check's verdict; bad input it trips over fails that check, not the others.
+    Findings whose code the setting ``ignore`` names are dropped here, so that they neither
+    print nor fail the check."""
     try:
-        return check(ctx, raw)
+        outcome = check(ctx, raw)
     except KgError as error:
         name = check.__name__.removeprefix("check_").replace("_", " ")
-        return CheckOutcome(name, False, [str(error)])
+        code = CANNOT_READ.get(error.path or "", CANNOT_RUN[check.__name__])
+        outcome = CheckOutcome(name, [error.finding(code)])
+    outcome.findings = kept(outcome.findings, ctx.config["ignore"])
+    return outcome
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -101,6 +131,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print only problems and warnings"
     )
+    add_format_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -108,7 +139,26 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     with ctx.store.lock():
         outcomes = run_checks(ctx)
-    return 1 if report(outcomes, args.quiet) else 0
+    if args.format == "json":
+        failed = sum(not outcome.ok for outcome in outcomes)
+        print(as_json(outcomes), end="")
+    else:
+        failed = report(outcomes, args.quiet)
+    return 1 if failed else 0
+
+
+def as_json(outcomes: list[CheckOutcome]) -> str:
+    return json_document(
+        "check",
+        all(outcome.ok for outcome in outcomes),
+        all_findings(outcomes),
+        checks=[{"name": outcome.name, "ok": outcome.ok} for outcome in outcomes],
+    )
+
+
+def all_findings(outcomes: list[CheckOutcome]) -> list[Finding]:
+    """Every check's findings, each once (a broken file fails every check that reads it)."""
+    return unique(f for outcome in outcomes for f in outcome.findings)
 
 
 def run_checks(
@@ -125,14 +175,12 @@ def run_checks(
 def report(outcomes: list[CheckOutcome], quiet: bool) -> int:
     """Prints the outcomes; the number of checks that failed."""
     failed = 0
-    said: set[str] = set()  # a broken file fails every check that reads it: say it once
+    said: list[Finding] = []  # a broken file fails every check that reads it: say it once
     for outcome in outcomes:
-        for message in outcome.messages:
-            if message not in said:
-                print(message)
-            said.add(message)
-        for warning in outcome.warnings:
-            print(f"warning: {warning}")
+        # Errors first: what fails the check leads its lines.
+        for finding in unique(said + outcome.errors + outcome.warnings)[len(said) :]:
+            print(finding.format())
+            said.append(finding)
         if not (quiet and outcome.ok):
             print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.name}")
         failed += not outcome.ok

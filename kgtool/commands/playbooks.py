@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from kgtool.commands._common import context
+from kgtool.commands._common import add_format_option, context
+from kgtool.findings import json_document
 from kgtool.integrations.skills import SKILLS_DIRS, export_skills
 from kgtool.playbook.check import CheckReport, PlaybookReport, check_playbooks, playbooks_dir
 from kgtool.playbook.fix import apply_fixes, plan_fixes
@@ -23,6 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     check = actions.add_parser("check", help="refuse playbooks whose pointers do not resolve")
+    add_format_option(check)
     check.set_defaults(run=run_check)
 
     listing = actions.add_parser("list", help="every playbook, its status, whether executable")
@@ -62,23 +64,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.set_defaults(run=run_export)
 
 
-def _print_report(report: CheckReport) -> None:
-    for playbook_report in report.playbooks:
-        for problem in playbook_report.problems:
-            print(problem)
-    for note in report.notes:
-        print(f"warning: {note}")
-
-
 def run_check(args: argparse.Namespace) -> int:
     ctx = context(args)
     report = check_playbooks(ctx.root, ctx.config, ctx.store)
-    if not report.playbooks:
+    if args.format == "json":
+        print(_check_json(report), end="")
+    elif not report.playbooks:
         print(f"no playbooks in {playbooks_dir(ctx.config)}/")
-        return 0
-    _print_report(report)
-    print(report.summary())
+    else:
+        for finding in report.findings():
+            print(finding.format())
+        print(report.summary())
     return 0 if report.ok else EXIT_REFUSED
+
+
+def _check_json(report: CheckReport) -> str:
+    return json_document(
+        "playbooks check",
+        report.ok,
+        report.findings(),
+        playbooks=len(report.playbooks),
+        executable=sum(r.executable for r in report.playbooks),
+        refused=sorted(r.playbook.slug for r in report.playbooks if r.refused),
+    )
 
 
 def _as_json(report: PlaybookReport) -> dict:
@@ -114,7 +122,8 @@ def _as_json(report: PlaybookReport) -> dict:
             for p in report.pointers
         ],
         "problems": [
-            {"line": p.line, "severity": p.severity, "message": p.message} for p in report.problems
+            {"line": p.line, "severity": p.level, "code": p.code, "message": p.message}
+            for p in report.problems
         ],
     }
 
@@ -125,7 +134,7 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         document = {
             "playbooks": [_as_json(r) for r in report.playbooks],
-            "warnings": report.notes,
+            "warnings": [note.format() for note in report.notes],
         }
         # Dates and other YAML scalars in 'evidence' are not JSON: spell them as text.
         print(json.dumps(document, indent=2, ensure_ascii=False, default=str))
@@ -170,7 +179,7 @@ def run_fix(args: argparse.Namespace) -> int:
         )
     ]
     for problem in left:
-        print(problem)
+        print(problem.format())
     if left:
         print(f"{len(left)} problem(s) left for a person: see `kgtool playbooks check`")
     return EXIT_REFUSED if left else 0

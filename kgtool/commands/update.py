@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import argparse
 
-from kgtool.commands._common import Context, context
+from kgtool.commands._common import Context, add_format_option, context
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
-from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
+from kgtool.findings import ERROR, NOTE, WARNING, Finding, json_document, kept
+from kgtool.ontology.drift import drift_findings
+from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, load_ontology
 from kgtool.ontology.view import report_for
 from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.raw.languages.base import MAX_DEPTH
 from kgtool.raw.model import PARTIAL_GRAMMAR, PARTIAL_TOO_DEEP
-from kgtool.store import KG_DIR
+from kgtool.store import KG_DIR, RAW_FILE
 
 EXIT_STALE = 1
+
+RAW_STALE = "R101"
+BROKEN_IMPORT = "R102"
+PARTIAL_CODES = {"": "R103", PARTIAL_GRAMMAR: "R104", PARTIAL_TOO_DEEP: "R105"}
+SKIPPED = "R106"
+BAD_NAME = "R107"
+COMMUNITIES_STALE = "C201"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,6 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="re-cluster communities from scratch (IDs are still mapped to the old ones)",
     )
+    add_format_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -42,33 +52,86 @@ def run(args: argparse.Namespace) -> int:
     write = not args.check
     with ctx.store.lock():
         result, layer2 = refresh(ctx, write, args.rebaseline)
+    ignore = ctx.config["ignore"]
+    # Only --check reports staleness: a run that writes has just made the layers fresh.
+    out_of_date = stale_findings(result, layer2) if args.check else []
+    stale = kept(out_of_date, ignore)
+    found = kept(problems(result), ignore)
+    skipped = kept(notes(result), ignore)
+    drifted = 0 if args.check else drifted_labels(ctx, layer2.document)
+    rewritten = bool(write and (result.changed or layer2.stale))
+    status = EXIT_STALE if stale or (args.exit_code and rewritten) else 0
+    if args.format == "json":
+        summary = summarize(result, layer2, args.check, drifted)
+        print(json_document("update", status == 0, stale + found + skipped, **summary), end="")
+        return status
     if args.check:
-        stale = []
-        if result.changed:
-            stale.append(".kg/raw.jsonl is out of date: run `kgtool update`")
-        if layer2.stale:
-            names = ", ".join(f"{KG_DIR}/{n}" for n in [*layer2.changed, *layer2.removed])
-            stale.append(f"{names} out of date: run `kgtool update`")
-        for line in stale:
-            print(line)
-        if stale:
-            return EXIT_STALE
-        if not args.quiet:
+        for finding in stale:
+            print(finding.format())
+        if not out_of_date and not args.quiet:  # silenced is not up to date: say nothing
             print(".kg/ is up to date")
-        return 0
+        return status
     if args.quiet:  # what was written is the hook's business; only problems are the user's
-        for line in problems(result):
-            print(line)
+        for finding in found:
+            print(finding.format())
     else:
         print(describe(result))
+        for finding in found + skipped:
+            print(finding.format())
         print(describe_communities(layer2))
-    drifted = drifted_labels(ctx, layer2.document)
     if drifted:
         print(f"{drifted} label(s) drifted; run `kgtool label` (see `kgtool check`)")
-    if args.exit_code and (result.changed or layer2.stale):
+    if args.exit_code and rewritten:
         print("kgtool rewrote .kg/: review it and add it to your commit (git add .kg)")
-        return EXIT_STALE
-    return 0
+    return status
+
+
+def summarize(
+    result: UpdateResult, layer2: CommunitiesResult, check: bool, drifted: int
+) -> dict[str, object]:
+    """What ``update --format json`` says besides findings: no timings, so that two runs on
+    the same tree print the same bytes."""
+    changed = ([RAW_FILE] if result.changed else []) + sorted(layer2.changed)
+    edges: dict[str, dict[str, int]] = {}
+    for (kind, tier), count in sorted(result.edges.items()):
+        edges.setdefault(kind, {})[tier] = count
+    return {
+        "mode": "check" if check else "write",
+        "up_to_date": not (result.changed or layer2.stale),
+        "changed": [f"{KG_DIR}/{name}" for name in changed],
+        "removed": [f"{KG_DIR}/{name}" for name in sorted(layer2.removed)],
+        "files": result.files,
+        "symbols": result.symbols,
+        "parsed": len(result.parsed),
+        "resolved": result.resolved,
+        "edges": edges,
+        "unresolved_calls": result.unresolved_calls,
+        "communities": len(layer2.document["communities"]),
+        "reclustered": layer2.reclustered,
+        "labels_drifted": drifted,
+    }
+
+
+def stale_findings(raw: UpdateResult | None, layer2: CommunitiesResult | None) -> list[Finding]:
+    """Errors for the layers on disk that differ from what ``kgtool update`` writes now."""
+    found = []
+    if raw is not None and raw.changed:
+        found.append(
+            Finding(
+                f"{KG_DIR}/{RAW_FILE}", 0, ERROR, RAW_STALE, "is out of date: run `kgtool update`"
+            )
+        )
+    if layer2 is not None and layer2.stale:
+        # communities.json first: the map's pages follow from it.
+        names = sorted([*layer2.changed, *layer2.removed], key=lambda n: n != COMMUNITIES_FILE)
+        first, *others = [f"{KG_DIR}/{n}" for n in names]
+        also = f" (and {', '.join(others)})" if others else ""
+        found.append(
+            Finding(
+                first, 0, ERROR, COMMUNITIES_STALE, f"is out of date{also}: run `kgtool update`"
+            )
+        )
+    return found
 
 
 def refresh(
@@ -100,9 +163,11 @@ def layer2_from(
 
 
 def drifted_labels(ctx: Context, document: dict) -> int:
+    """How many labels drifted, those the setting ``ignore`` silences left out."""
     if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
         return 0
-    return len(report_for(document, load_ontology(ctx.store), ctx.config).drifted)
+    report = report_for(document, load_ontology(ctx.store), ctx.config)
+    return len(kept(drift_findings(report, WHERE), ctx.config["ignore"]))
 
 
 def describe_communities(result: CommunitiesResult) -> str:
@@ -135,30 +200,48 @@ def describe(result: UpdateResult) -> str:
         lines.append(f"  {kind}: {total} ({', '.join(tiers)})")
     if result.unresolved_calls:
         lines.append(f"  unresolved call sites: {result.unresolved_calls}")
-    lines.extend(f"  {line}" for line in problems(result))
-    for path, reason in result.skipped:
-        lines.append(f"  skipped ({reason}): {path}")
-    lines += [f"  left out (file name is not UTF-8): {name}" for name in result.bad_names]
+    if result.broken_imports:
+        lines.append(f"  broken imports: {len(result.broken_imports)}")
     return "\n".join(lines)
 
 
-def problems(result: UpdateResult) -> list[str]:
+def problems(result: UpdateResult) -> list[Finding]:
     """What the user should fix: broken imports of the repository's own code, and files
     whose syntax errors (or the parser's limits) cost part of their graph.
 
-    Skipped files (binary, too large, ...) are not problems: they are expected and would
-    fill every commit's output.
+    Skipped files (binary, too large, ...) are not problems (see ``notes``): they are
+    expected and would fill every commit's output.
     """
-    lines = []
-    if result.broken_imports:
-        lines.append(
-            f"broken imports: {len(result.broken_imports)} (they name this repository's own "
-            "code, which has no such module)"
+    found = [
+        Finding(
+            path,
+            line,
+            WARNING,
+            BROKEN_IMPORT,
+            f"broken import '{module}': it names this repository's own code, which has no "
+            "such module",
         )
-        lines += [f"  {path}:{line}: {module}" for path, line, module in result.broken_imports]
+        for path, line, module in result.broken_imports
+    ]
     for path, error_lines, reason in result.partial:
-        lines.append(f"partially parsed ({_partial_cause(error_lines, reason)}): {path}")
-    return lines
+        line = error_lines[0] if error_lines and reason != PARTIAL_TOO_DEEP else 0
+        cause = _partial_cause(error_lines, reason)
+        found.append(
+            Finding(path, line, WARNING, PARTIAL_CODES[reason], f"partially parsed: {cause}")
+        )
+    return found
+
+
+def notes(result: UpdateResult) -> list[Finding]:
+    """Files the graph holds no symbols of, by design: skipped, or left out."""
+    found = [
+        Finding(path, 0, NOTE, SKIPPED, f"skipped ({reason})") for path, reason in result.skipped
+    ]
+    found += [
+        Finding("", 0, NOTE, BAD_NAME, f"left out (file name is not UTF-8): {name}")
+        for name in result.bad_names
+    ]
+    return found
 
 
 def _partial_cause(error_lines: list[int], reason: str) -> str:

@@ -17,6 +17,7 @@ from kgtool.commands.check import CONTENT, CheckOutcome, report, run_checks
 from kgtool.commands.update import problems, refresh
 from kgtool.config import load_config
 from kgtool.errors import KgError
+from kgtool.findings import Finding, kept
 from kgtool.ontology.model import ONTOLOGY_FILE
 from kgtool.repo import hooks_dir, index_checkout, stage, unstaged_paths, untracked_paths
 from kgtool.store import CACHE_DIR, KG_DIR, Store, atomic_write
@@ -156,16 +157,16 @@ def run(root: Path, stage_changes: bool = False) -> int:
                 # The checkout shares the working tree's cache, so unchanged files are not
                 # parsed again (we hold the lock: nobody else writes it).
                 shared = Store(tree, cache_dir=store.cache_dir)
-                lines, outcomes = _refresh_and_check(tree, shared)
+                found, outcomes = _refresh_and_check(tree, shared)
                 _mirror_generated(tree, root)
         else:
-            lines, outcomes = _refresh_and_check(root, store)
+            found, outcomes = _refresh_and_check(root, store)
         changed = unstaged_paths(root, KG_DIR) + untracked_paths(root, KG_DIR)
         pending = sorted(p for p in changed if _generated(p))
         if pending and stage_changes:
             stage(root, pending)
-    for line in lines:
-        print(line)
+    for finding in found:
+        print(finding.format())
     failed = report(outcomes, quiet=True)
     if pending and not stage_changes:
         again = "git add .kg and commit again"
@@ -187,10 +188,10 @@ def _partial_commit() -> bool:
     return "next-index-" in os.path.basename(os.environ.get("GIT_INDEX_FILE", ""))
 
 
-def _refresh_and_check(root: Path, store: Store) -> tuple[list[str], list[CheckOutcome]]:
+def _refresh_and_check(root: Path, store: Store) -> tuple[list[Finding], list[CheckOutcome]]:
     ctx = Context(root, load_config(root), store)
     result, _ = refresh(ctx)
-    return problems(result), run_checks(ctx, result, CONTENT)
+    return kept(problems(result), ctx.config["ignore"]), run_checks(ctx, result, CONTENT)
 
 
 def _generated(path: str) -> bool:

@@ -30,8 +30,8 @@ from typing import Any
 
 from kgtool.errors import KgError
 from kgtool.integrations.pr_check import (
+    CheckFinding,
     Event,
-    Finding,
     PullRequestReport,
     markdown_head,
     markdown_sections,
@@ -67,7 +67,7 @@ def command(kind: str, message: str, file: str = "", line: int = 0, title: str =
 
 
 def annotations(
-    findings: list[Finding], notes: list[str], cap: int = ANNOTATIONS_PER_KIND
+    findings: list[CheckFinding], notes: list[str], cap: int = ANNOTATIONS_PER_KIND
 ) -> list[str]:
     """Errors for failed checks, warnings for the rest (``notes`` first among them), at most
     ``cap`` of each kind, then one notice counting those GitHub would not show."""
@@ -83,7 +83,7 @@ def annotations(
             hidden[kind] += 1
             continue
         shown[kind] += 1
-        if isinstance(item, Finding):
+        if isinstance(item, CheckFinding):
             lines.append(command(kind, item.message, item.path, item.line, f"kgtool: {item.check}"))
         else:
             lines.append(command(kind, item, title="kgtool ci"))
@@ -240,9 +240,7 @@ class _Client:
             if not isinstance(batch, list):
                 raise CommentSkipped("GitHub's list of comments was not a list")
             for entry in batch:
-                if not isinstance(entry, dict) or not str(entry.get("body", "")).startswith(
-                    MARKER
-                ):
+                if not isinstance(entry, dict) or not str(entry.get("body", "")).startswith(MARKER):
                     continue
                 user = entry.get("user") or {}
                 if (user.get("login") == me) if me else (user.get("type") == "Bot"):

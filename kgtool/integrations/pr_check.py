@@ -25,9 +25,10 @@ from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_co
 from kgtool.communities.diff import render_markdown, render_text, touched_communities
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
+from kgtool.findings import Finding, unique
 from kgtool.ontology.changes import change_lines
 from kgtool.playbook.check import CheckReport
-from kgtool.playbook.model import ERROR, RETIRED, WARNING
+from kgtool.playbook.model import ERROR, RETIRED
 from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.repo import (
     default_branch,
@@ -44,19 +45,35 @@ STALE_CHECKS = ("raw graph", "communities")
 LABELS_CHECK = "labels"
 PLAYBOOKS_CHECK = "playbooks"
 
-_LINE = re.compile(r":(\d+): ")
-
 
 @dataclass(frozen=True)
-class Finding:
-    """One line of a check, as ``kgtool check`` prints it, and the file and line it names."""
+class CheckFinding:
+    """One finding of a check, and the check that made it."""
 
-    severity: str  # ERROR or WARNING
     check: str
-    text: str
-    path: str = ""
-    line: int = 0
-    message: str = ""  # the text after its location
+    finding: Finding
+
+    @property
+    def severity(self) -> str:
+        return self.finding.level
+
+    @property
+    def text(self) -> str:
+        """The line ``kgtool check`` prints for it."""
+        return self.finding.format()
+
+    @property
+    def path(self) -> str:
+        return self.finding.path
+
+    @property
+    def line(self) -> int:
+        return self.finding.line
+
+    @property
+    def message(self) -> str:
+        """What GitHub shows at the file and line: the code and the message."""
+        return f"{self.finding.code} {self.finding.message}"
 
     @property
     def stale(self) -> bool:
@@ -92,7 +109,7 @@ class Relevant:
 @dataclass
 class PullRequestReport:
     outcomes: list[CheckOutcome]
-    findings: list[Finding]
+    findings: list[CheckFinding]
     base: Base
     head: str  # the commit HEAD names; the checks read the working tree on top of it
     diff: dict[str, Any] | None = None
@@ -220,49 +237,17 @@ def _fetch_advice(root: Path, what: str, in_actions: bool, parent: bool = False)
     return f"{needs}, {lacks}: run `git fetch --unshallow`"
 
 
-def findings(root: Path, outcomes: list[CheckOutcome]) -> list[Finding]:
+def findings(outcomes: list[CheckOutcome]) -> list[CheckFinding]:
     """Every problem and warning of the checks, once each (a broken file fails every check
     that reads it), errors first."""
-    found: list[Finding] = []
-    said: set[str] = set()
-    for severity in (ERROR, WARNING):
-        for outcome in outcomes:
-            for text in outcome.messages if severity == ERROR else outcome.warnings:
-                if text in said:
-                    continue
-                said.add(text)
-                path, line, message = locate(root, text)
-                found.append(Finding(severity, outcome.name, text, path, line, message))
-    return found
-
-
-def locate(root: Path, text: str) -> tuple[str, int, str]:
-    """Split ``path:line: message`` (or ``path: message``) as the checks write it.
-
-    A path may itself hold colons, so a prefix counts as the path only when it names a file
-    of the repository; the longest such prefix wins. Without one the line names no file.
-    """
-    best: tuple[str, int, str] = ("", 0, text)
-    for colon in (i for i, char in enumerate(text) if char == ":"):
-        prefix = text[:colon]
-        if not prefix or len(prefix) > 1024 or not _repository_file(root, prefix):
-            continue
-        rest = text[colon:]
-        numbered = _LINE.match(rest)
-        if numbered:
-            best = (prefix, int(numbered.group(1)), rest[numbered.end() :])
-        elif rest.startswith(": "):
-            best = (prefix, 0, rest[2:])
-    return best
-
-
-def _repository_file(root: Path, path: str) -> bool:
-    if path.startswith(("/", "~")) or ".." in path.split("/") or "\0" in path:
-        return False
-    try:
-        return (root / path).is_file()
-    except (OSError, ValueError):
-        return False
+    found = [
+        CheckFinding(outcome.name, finding)
+        for errors in (True, False)
+        for outcome in outcomes
+        for finding in outcome.findings
+        if finding.is_error == errors
+    ]
+    return unique(found, lambda item: item.finding)
 
 
 def relevant_playbooks(report: CheckReport, changed: list[str]) -> list[Relevant]:
@@ -294,7 +279,7 @@ def gather(
         # Layer 1 once: the checks judge it, and a stale map's changelog is drawn from it.
         raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
         outcomes = run_checks(ctx, raw)
-    report = PullRequestReport(outcomes, findings(ctx.root, outcomes), base, head_commit(ctx.root))
+    report = PullRequestReport(outcomes, findings(outcomes), base, head_commit(ctx.root))
     # None when the playbook check failed on bad input: its outcome says why.
     playbooks = next((o.playbooks for o in outcomes if o.playbooks is not None), CheckReport([]))
     report.refused = sum(entry.refused for entry in playbooks.playbooks)
@@ -332,9 +317,7 @@ def render_plain(report: PullRequestReport) -> str:
     lines = [f"kgtool ci: {'passed' if report.ok else 'FAILED'}", _base_line(report)]
     for outcome in report.outcomes:
         lines.append(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.name}")
-    for finding in report.findings:
-        prefix = "" if finding.severity == ERROR else "warning: "
-        lines.append(f"  {prefix}{finding.text}")
+    lines += [f"  {finding.text}" for finding in report.findings]
     if report.not_checked:
         lines.append(f"not checked: {report.not_checked}")
     if report.diff is not None:

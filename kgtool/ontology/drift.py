@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgtool.communities.identity import id_number
+from kgtool.findings import WARNING, Finding
 from kgtool.ontology.evidence import (
     exceeds,
     jaccard,
@@ -134,9 +135,7 @@ def _counts_drift(
     weights = type_weights(settings)
     before, after = weighted(old, weights), weighted(new, weights)
     found = []
-    for kind, verb, share in type_changes(
-        before, after, float(settings["type_share"]), MIN_EDGES
-    ):
+    for kind, verb, share in type_changes(before, after, float(settings["type_share"]), MIN_EDGES):
         found.append(
             Drift(
                 f"{measure}: {kind} {verb}",
@@ -294,36 +293,48 @@ def _inherited(parent: str, ontology: Ontology) -> CommunityLabel | None:
     return label
 
 
-def drift_lines(report: DriftReport, where: str) -> list[str]:
-    """One line per drifted label, ``file:line:`` first: the label, the drift value and its
-    threshold, the old and new evidence, and what to run."""
-    lines = []
+COMMUNITY_DRIFTED = "L301"
+EDGE_DRIFTED = "L302"
+UNCONFIRMED_CODE = "L303"
+
+
+def drift_findings(report: DriftReport, where: str, level: str = WARNING) -> list[Finding]:
+    """One finding per drifted label, at its line of ``where``: the label, the drift value and
+    its threshold, the old and new evidence, and what to run."""
+    found = []
     for state in report.drifted:
         label = state.label
         line = label.line if label is not None else 0
-        place = f"{where}:{line}" if line else where
         if isinstance(state, CommunityState):
+            code = COMMUNITY_DRIFTED
             what = f"label '{state.text}' of {state.community}"
             if state.status == INHERITED:
                 what = f"{state.community} shows the label '{state.text}' of {state.inherited_from}"
         else:
+            code = EDGE_DRIFTED
             what = f"phrase '{state.text}' of {state.key}"
         reasons = "; ".join(d.describe() for d in state.drifts)
         fix = f"run `kgtool label` or `kgtool label --accept {state.key}`"
         if any(d.measure == EDGE_GONE for d in state.drifts):
             fix = "`kgtool label` retires it"  # there is no edge left to accept it against
-        lines.append(f"{place}: {what} drifted: {reasons}; {fix}")
-    return lines
+        found.append(Finding(where, line, level, code, f"{what} drifted: {reasons}; {fix}"))
+    return found
 
 
-def unconfirmed_lines(report: DriftReport, where: str) -> list[str]:
+def unconfirmed_findings(report: DriftReport, where: str) -> list[Finding]:
     states: list[CommunityState | EdgeState] = [
         *report.communities.values(),
         *report.edges.values(),
     ]
     return [
-        f"{where}:{state.label.line}: '{state.text}' ({state.key}) has no evidence, so its drift "
-        f"cannot be checked: `kgtool label --accept {state.key}` records it"
+        Finding(
+            where,
+            state.label.line,
+            WARNING,
+            UNCONFIRMED_CODE,
+            f"'{state.text}' ({state.key}) has no evidence, so its drift cannot be checked: "
+            f"`kgtool label --accept {state.key}` records it",
+        )
         for state in states
         if state.status == UNCONFIRMED and state.label is not None
     ]

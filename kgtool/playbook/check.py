@@ -13,15 +13,29 @@ from pathlib import Path
 
 from kgtool.config import Config
 from kgtool.errors import KgError
+from kgtool.findings import ERROR, WARNING, Finding, kept
 from kgtool.playbook.concepts import ConceptIndex, load_concepts
 from kgtool.playbook.layer1 import load_layer1
-from kgtool.playbook.model import ACTIVE, ERROR, RETIRED, WARNING, Playbook, Problem, Scalar
+from kgtool.playbook.model import ACTIVE, RETIRED, Playbook, Scalar
 from kgtool.playbook.parse import load_playbooks
-from kgtool.playbook.resolve import INVALID, MISSING, Resolution, Resolver, invalid_reason
+from kgtool.playbook.resolve import (
+    AMBIGUOUS,
+    INVALID,
+    MISSING,
+    Resolution,
+    Resolver,
+    invalid_reason,
+)
 from kgtool.playbook.suggest import Suggester, Suggestion
 from kgtool.store import Store
 
 TODO = "TODO"  # what ``kgtool playbooks new`` leaves for a person to fill in
+
+POINTER_CODES = {MISSING: "P411", AMBIGUOUS: "P412", INVALID: "P413"}
+CANNOT_RUN = "P400"
+UNRESOLVED_CONCEPT = "P421"
+STALE_CONCEPT = "P422"
+TODO_LEFT = "P431"
 
 
 @dataclass(frozen=True)
@@ -43,15 +57,15 @@ class PlaybookReport:
     playbook: Playbook
     pointers: list[PointerResult] = field(default_factory=list)
     concepts: list[ConceptResult] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)
 
     @property
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == ERROR]
+    def errors(self) -> list[Finding]:
+        return [p for p in self.problems if p.level == ERROR]
 
     @property
-    def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == WARNING]
+    def warnings(self) -> list[Finding]:
+        return [p for p in self.problems if p.level == WARNING]
 
     @property
     def refused(self) -> bool:
@@ -69,18 +83,15 @@ class PlaybookReport:
 @dataclass
 class CheckReport:
     playbooks: list[PlaybookReport]
-    notes: list[str] = field(default_factory=list)  # run-wide warnings, said once
+    notes: list[Finding] = field(default_factory=list)  # run-wide warnings, said once
 
     @property
     def ok(self) -> bool:
         return not any(r.refused for r in self.playbooks)
 
-    def error_lines(self) -> list[str]:
-        return [str(p) for r in self.playbooks for p in r.errors]
-
-    def warning_lines(self) -> list[str]:
-        lines = [str(p).replace(": warning: ", ": ", 1) for r in self.playbooks for p in r.warnings]
-        return lines + self.notes
+    def findings(self) -> list[Finding]:
+        """Every problem, playbook by playbook (each in line order), then the run's notes."""
+        return [p for r in self.playbooks for p in r.problems] + self.notes
 
     def summary(self) -> str:
         total = len(self.playbooks)
@@ -94,7 +105,9 @@ def playbooks_dir(config: Config) -> str:
     reason = invalid_reason(directory)
     if reason:
         raise KgError(
-            f"setting 'playbooks.dir' ({directory!r}) is not usable: {reason}", config.source
+            f"setting 'playbooks.dir' ({directory!r}) is not usable: {reason}",
+            config.source,
+            code=CANNOT_RUN,
         )
     return directory
 
@@ -114,6 +127,10 @@ def check_playbooks(root: Path, config: Config, store: Store) -> CheckReport:
     report.notes.extend(view.notes)
     if any(r.playbook.concepts for r in report.playbooks):
         report.notes.extend(concepts.notes)
+    # Silenced here, not where they are printed: a silenced error refuses no playbook.
+    for entry in report.playbooks:
+        entry.problems = kept(entry.problems, config["ignore"])
+    report.notes = kept(report.notes, config["ignore"])
     return report
 
 
@@ -133,11 +150,12 @@ def _check_one(
         report.pointers.append(PointerResult(scalar, resolution, suggestion))
         if not resolution.resolved:
             report.problems.append(
-                Problem(
+                Finding(
                     playbook.path,
                     scalar.line,
-                    describe(scalar.value, resolution, suggestion),
                     pointer_severity,
+                    POINTER_CODES[resolution.outcome],
+                    describe(scalar.value, resolution, suggestion),
                 )
             )
     for scalar in playbook.concepts:
@@ -149,35 +167,38 @@ def _check_one(
         if not community:
             severity = ERROR if settings["fail_on_unresolved_concepts"] else WARNING
             report.problems.append(
-                Problem(
+                Finding(
                     playbook.path,
                     scalar.line,
+                    min(severity, pointer_severity, key=_rank),
+                    UNRESOLVED_CONCEPT,
                     f"concept '{scalar.value}' is unresolved: no layer-3 name or community ID "
                     "matches it",
-                    min(severity, pointer_severity, key=_rank),
                 )
             )
         elif stale:
             severity = ERROR if settings["fail_on_stale_concepts"] else WARNING
             report.problems.append(
-                Problem(
+                Finding(
                     playbook.path,
                     scalar.line,
-                    f"concept '{scalar.value}' ({community}) is stale: {stale}",
                     min(severity, pointer_severity, key=_rank),
+                    STALE_CONCEPT,
+                    f"concept '{scalar.value}' ({community}) is stale: {stale}",
                 )
             )
     for name in ("validation", "pitfalls", "rollback"):
         if any(step.lstrip().startswith(TODO) for step in getattr(playbook, name)):
             report.problems.append(
-                Problem(
+                Finding(
                     playbook.path,
                     playbook.line_of(name),
-                    f"field '{name}' still holds a {TODO} from the skeleton",
                     WARNING,
+                    TODO_LEFT,
+                    f"field '{name}' still holds a {TODO} from the skeleton",
                 )
             )
-    report.problems.sort(key=lambda p: (p.line, _rank(p.severity)))
+    report.problems.sort(key=lambda p: (p.line, _rank(p.level)))
     return report
 
 

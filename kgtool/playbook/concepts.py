@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 
 from kgtool.config import load_config
 from kgtool.errors import KgError
+from kgtool.findings import WARNING, Finding
 from kgtool.ontology.model import ONTOLOGY_FILE, Ontology, load_ontology
 from kgtool.ontology.view import report_for
 from kgtool.store import KG_DIR, Store
 
 COMMUNITIES_FILE = "communities.json"
+NOT_CHECKED = "P442"
 
 
 @dataclass
@@ -26,7 +28,7 @@ class ConceptIndex:
     ids: set[str] = field(default_factory=set)
     files: dict[str, str] = field(default_factory=dict)  # path -> community ID (layer 2)
     stale: dict[str, str] = field(default_factory=dict)  # community ID -> why it is stale
-    notes: list[str] = field(default_factory=list)
+    notes: list[Finding] = field(default_factory=list)
 
     def resolve(self, concept: str) -> str:
         """The community ID a concept names, or "" when it names none."""
@@ -55,7 +57,13 @@ def load_concepts(store: Store) -> ConceptIndex:
                 raise ValueError("'communities' and 'files' must be objects")
         except (ValueError, UnicodeDecodeError, AttributeError) as exc:
             index.notes.append(
-                f"{KG_DIR}/{COMMUNITIES_FILE} cannot be read ({exc}): run `kgtool update`"
+                Finding(
+                    f"{KG_DIR}/{COMMUNITIES_FILE}",
+                    0,
+                    WARNING,
+                    NOT_CHECKED,
+                    f"cannot be read ({exc}): run `kgtool update`",
+                )
             )
         else:
             index.available = True
@@ -64,7 +72,15 @@ def load_concepts(store: Store) -> ConceptIndex:
     try:
         ontology = load_ontology(store)
     except KgError as exc:
-        index.notes.append(f"concepts were checked without layer-3 names: {exc}")
+        index.notes.append(
+            Finding(
+                exc.path or "",
+                exc.line or 0,
+                WARNING,
+                NOT_CHECKED,
+                f"concepts were checked without layer-3 names: {exc.message}",
+            )
+        )
         ontology = Ontology()
     if ontology.communities or store.read_bytes(ONTOLOGY_FILE) is not None:
         index.available = True
@@ -76,8 +92,14 @@ def load_concepts(store: Store) -> ConceptIndex:
         index.by_name.setdefault(label.name.casefold(), community)
     if not index.available:
         index.notes.append(
-            f"concepts were not checked: neither {KG_DIR}/{COMMUNITIES_FILE} (layer 2) nor "
-            f"{KG_DIR}/{ONTOLOGY_FILE} (layer 3) exists yet"
+            Finding(
+                "",
+                0,
+                WARNING,
+                NOT_CHECKED,
+                f"concepts were not checked: neither {KG_DIR}/{COMMUNITIES_FILE} (layer 2) nor "
+                f"{KG_DIR}/{ONTOLOGY_FILE} (layer 3) exists yet",
+            )
         )
     index.stale = stale_communities(store, ontology)
     return index

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.config import Config
+from kgtool.findings import WARNING, Finding
 from kgtool.raw.build import excluded
 from kgtool.raw.extract import extract_file
 from kgtool.repo import tracked_files
@@ -25,6 +26,7 @@ from kgtool.store import KG_DIR, RAW_FILE, Store
 _NODE_MARK = b'"rec":"node"'
 _META_MARK = b'"rec":"meta"'
 KNOWN_FORMATS = {1}
+NO_RAW_GRAPH = "P441"
 
 
 @dataclass
@@ -36,7 +38,7 @@ class Layer1:
     raw_present: bool
     root: Path
     max_file_bytes: int
-    notes: list[str] = field(default_factory=list)  # said once per run, as warnings
+    notes: list[Finding] = field(default_factory=list)  # said once per run, as warnings
     _parsed: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
@@ -87,7 +89,8 @@ def load_layer1(root: Path, config: Config, store: Store) -> Layer1:
             graph_files[tracked.path] = tracked.blob
     symbols: dict[str, dict[str, str]] = {}
     hashes: dict[str, str] = {}
-    notes: list[str] = []
+    notes: list[Finding] = []
+    raw_path = f"{KG_DIR}/{RAW_FILE}"
     data = store.read_bytes(RAW_FILE)
     present = data is not None
     if data is not None:
@@ -95,17 +98,28 @@ def load_layer1(root: Path, config: Config, store: Store) -> Layer1:
         if read is None:
             present = False
             notes.append(
-                f"{KG_DIR}/{RAW_FILE} is damaged or has a format this kgtool does not know: "
-                "run `kgtool update`"
+                Finding(
+                    raw_path,
+                    0,
+                    WARNING,
+                    NO_RAW_GRAPH,
+                    "is damaged or has a format this kgtool does not know: run `kgtool update`",
+                )
             )
         else:
             symbols, hashes = read
     view = Layer1(graph_files, elsewhere, symbols, hashes, present, root, config["max_file_bytes"])
     if not present and not notes:
         notes.append(
-            f"{KG_DIR}/{RAW_FILE} does not exist: pointers were checked against `git ls-files` "
-            "and the files themselves; run `kgtool update` for the full graph (and for "
-            "suggestions of where a missing symbol moved)"
+            Finding(
+                raw_path,
+                0,
+                WARNING,
+                NO_RAW_GRAPH,
+                "does not exist: pointers were checked against `git ls-files` and the files "
+                "themselves; run `kgtool update` for the full graph (and for suggestions of "
+                "where a missing symbol moved)",
+            )
         )
     view.notes.extend(notes)
     return view

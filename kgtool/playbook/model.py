@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgtool.findings import ERROR, WARNING, Finding
+
+__all__ = ["ERROR", "WARNING", "Finding"]  # the severities, as the playbook modules import them
+
 REQUIRED_FIELDS = ("intent", "concepts", "key_files", "validation", "pitfalls", "rollback")
 OPTIONAL_FIELDS = ("title", "status", "evidence")
 KNOWN_FIELDS = REQUIRED_FIELDS + OPTIONAL_FIELDS
@@ -15,22 +19,6 @@ RETIRED = "retired"
 STATUSES = (ACTIVE, PROPOSED, RETIRED)
 
 PROPOSED_DIR = "proposed"  # under the playbooks folder: where the miner writes proposals
-
-ERROR = "error"
-WARNING = "warning"
-
-
-@dataclass(frozen=True)
-class Problem:
-    path: str  # repository-relative path of the playbook
-    line: int  # 1-based; 0 when no line applies (the file as a whole)
-    message: str
-    severity: str = ERROR
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        prefix = "warning: " if self.severity == WARNING else ""
-        return f"{where}: {prefix}{self.message}"
 
 
 @dataclass(frozen=True)
@@ -62,7 +50,7 @@ class Playbook:
     rollback: list[str] = field(default_factory=list)
     evidence: Any = None
     field_lines: dict[str, int] = field(default_factory=dict)  # field name -> line of its key
-    problems: list[Problem] = field(default_factory=list)  # from reading the file
+    problems: list[Finding] = field(default_factory=list)  # from reading the file
 
     @property
     def readable(self) -> bool:

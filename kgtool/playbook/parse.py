@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from kgtool.findings import ERROR, Finding
 from kgtool.playbook.model import (
     ACTIVE,
     KNOWN_FIELDS,
@@ -22,13 +23,18 @@ from kgtool.playbook.model import (
     REQUIRED_FIELDS,
     STATUSES,
     Playbook,
-    Problem,
     Scalar,
 )
 
 # Front matter that expands (through aliases) to more values than this is refused: a few
 # anchors can otherwise stand for billions of values (the "billion laughs" document).
 MAX_EXPANDED_NODES = 10_000
+
+NOT_READ = "P401"  # the file itself: not UTF-8, too large, out of the repository
+FRONT_MATTER = "P402"  # the YAML between the '---' lines
+FIELD = "P403"  # one field: unknown, missing, of the wrong type
+DUPLICATE_SLUG = "P404"
+
 INDEX_NAMES = {"readme.md"}  # a folder's human index, not a playbook
 _STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -60,7 +66,13 @@ def load_playbooks(root: Path, directory: str, max_bytes: int) -> list[Playbook]
         first = first_by_slug.setdefault(key, playbook)
         if first is not playbook:
             playbook.problems.append(
-                Problem(playbook.path, 1, f"duplicate slug '{playbook.slug}': {first.path} has it")
+                Finding(
+                    playbook.path,
+                    1,
+                    ERROR,
+                    DUPLICATE_SLUG,
+                    f"duplicate slug '{playbook.slug}': {first.path} has it",
+                )
             )
     return playbooks
 
@@ -76,7 +88,7 @@ def read_playbook(root: Path, path: str, max_bytes: int) -> Playbook:
     if outside_repository(root, path):
         playbook = _empty(path)
         playbook.problems.append(
-            Problem(path, 0, "leads outside the repository (a symlink); not read")
+            Finding(path, 0, ERROR, NOT_READ, "leads outside the repository (a symlink); not read")
         )
         return playbook
     try:
@@ -84,9 +96,11 @@ def read_playbook(root: Path, path: str, max_bytes: int) -> Playbook:
         if size > max_bytes:
             playbook = _empty(path)
             playbook.problems.append(
-                Problem(
+                Finding(
                     path,
                     0,
+                    ERROR,
+                    NOT_READ,
                     f"is {size} bytes, over the limit of {max_bytes} "
                     "(setting 'playbooks.max_bytes'); not read",
                 )
@@ -95,7 +109,9 @@ def read_playbook(root: Path, path: str, max_bytes: int) -> Playbook:
         data = (root / path).read_bytes()
     except OSError as exc:
         playbook = _empty(path)
-        playbook.problems.append(Problem(path, 0, f"cannot be read: {exc.strerror}"))
+        playbook.problems.append(
+            Finding(path, 0, ERROR, NOT_READ, f"cannot be read: {exc.strerror}")
+        )
         return playbook
     return parse_playbook(path, data)
 
@@ -133,15 +149,17 @@ def split_front_matter(text: str) -> tuple[int, int, int] | str:
 def parse_playbook(path: str, data: bytes) -> Playbook:
     playbook = _empty(path)
 
-    def problem(line: int, message: str) -> None:
-        playbook.problems.append(Problem(path, line, message))
+    def problem(line: int, message: str, code: str = FRONT_MATTER) -> None:
+        playbook.problems.append(Finding(path, line, ERROR, code, message))
 
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         problem(
-            line, f"is not valid UTF-8 (byte 0x{data[exc.start]:02x}); write playbooks as UTF-8"
+            line,
+            f"is not valid UTF-8 (byte 0x{data[exc.start]:02x}); write playbooks as UTF-8",
+            NOT_READ,
         )
         return playbook
     split = split_front_matter(text)
@@ -200,7 +218,14 @@ def parse_playbook(path: str, data: bytes) -> Playbook:
             first_line, "front matter must be a mapping of fields (intent: ..., key_files: ...)"
         )
         return playbook
-    _read_fields(playbook, node, document, first_line, start, problem)
+    _read_fields(
+        playbook,
+        node,
+        document,
+        first_line,
+        start,
+        lambda line, message: problem(line, message, FIELD),
+    )
     return playbook
 
 

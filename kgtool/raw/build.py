@@ -119,8 +119,8 @@ def cache_version() -> str:
 # Layer 1's settings are the config's top-level ones (each other layer has its section), and
 # all are in the cache key, so that changing one redoes every file; a new one is covered
 # without a list to keep. Except these: ``exclude`` changes the file set, which every run
-# compares, and ``jobs`` changes nothing written.
-NOT_IN_CACHE_KEY = ("exclude", "jobs")
+# compares, and ``jobs`` and ``ignore`` (which findings are printed) change nothing written.
+NOT_IN_CACHE_KEY = ("exclude", "jobs", "ignore")
 
 
 def cache_key(config: Config) -> str:
