@@ -6,9 +6,12 @@ Each layer contributes one function to ``CHECKS``; a check never writes anything
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, context
 from kgtool.commands.update import layer2_from
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document
@@ -30,6 +33,7 @@ class CheckOutcome:
     # The playbook check's whole report, kept so that `kgtool ci` can tell which playbooks a
     # change touches without resolving every pointer a second time.
     playbooks: CheckReport | None = None
+    seconds: float = 0.0  # how long the check took (-v)
 
 
 def check_raw(ctx: Context, raw: UpdateResult) -> CheckOutcome:
@@ -89,17 +93,41 @@ CHECKS: list[Check] = FRESHNESS + CONTENT
 
 def _run_one(check: Check, ctx: Context, raw: UpdateResult) -> CheckOutcome:
     """One check's verdict; bad input it trips over fails that check, not the others."""
+    started = time.perf_counter()
     try:
-        return check(ctx, raw)
+        outcome = check(ctx, raw)
     except KgError as error:
         name = check.__name__.removeprefix("check_").replace("_", " ")
-        return CheckOutcome(name, False, [str(error)])
+        outcome = CheckOutcome(name, False, [str(error)])
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+DESCRIPTION = """\
+Runs every read-only check kgtool has and changes nothing (but the git-ignored cache):
+.kg/raw.jsonl and .kg/communities.json (and the map) are what `kgtool update` would write
+now; the labels of .kg/ontology.yaml have not drifted (a warning, unless
+ontology.fail_on_drift); every playbook's pointers resolve. Reads the files, .kgtool.yaml,
+.kg/ and the playbooks. Prints each problem and one ok/FAILED line per check; -q prints only
+problems and warnings, -v adds the time each check took."""
+
+EXIT_FAILED = 1
+
+EXAMPLES = [
+    ("kgtool check", "every check, one line each"),
+    ("kgtool check -q", "in a hook or CI: only problems and warnings"),
+    ("kgtool check -C ../other -v", "another repository, with each check's time"),
+]
+
+EXIT_CODES = [
+    (EXIT_OK, "every check passed (drifted labels only warn, unless ontology.fail_on_drift)"),
+    (EXIT_FAILED, "a check failed: .kg/ is stale, a playbook is refused, ..."),
+]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("check", help="run every check; change nothing")
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="print only problems and warnings"
+    parser = command_parser(
+        subparsers, "check", COMMANDS["check"], DESCRIPTION, EXAMPLES, EXIT_CODES
     )
     parser.set_defaults(run=run)
 
@@ -108,7 +136,11 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     with ctx.store.lock():
         outcomes = run_checks(ctx)
-    return 1 if report(outcomes, args.quiet) else 0
+    failed = report(outcomes, args.quiet)
+    if args.verbose:
+        for outcome in outcomes:
+            print(f"  {outcome.name}: {outcome.seconds:.2f}s")
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def run_checks(

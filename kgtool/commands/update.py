@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, context
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
 from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
@@ -16,14 +18,36 @@ from kgtool.store import KG_DIR
 EXIT_STALE = 1
 
 
+DESCRIPTION = """\
+Builds or refreshes .kg/ for the repository: layer 1 (.kg/raw.jsonl) from the files git
+tracks, parsing only those whose content changed since the last run (the cache is
+.kg/cache/, git-ignored), then layer 2 (.kg/communities.json) and the map (.kg/MAP.md and
+its pages). Reads the files, .kgtool.yaml and .kg/; writes only under .kg/, and only files
+whose bytes change. Prints what it wrote, broken imports and partly parsed files; -q prints
+only those problems, -v also names every file it parsed."""
+
+EXAMPLES = [
+    ("kgtool update", "build or refresh .kg/ here"),
+    ("kgtool update --check", "write nothing; exit 1 if .kg/ is out of date"),
+    ("kgtool update -q --exit-code", "in a hook: only problems; exit 1 if .kg/ was rewritten"),
+    ("kgtool update -C ../other", "another repository"),
+]
+
+EXIT_CODES = [
+    (EXIT_OK, ".kg/ is up to date (written now, or already)"),
+    (EXIT_STALE, "--check: .kg/ is out of date; --exit-code: something under .kg/ was rewritten"),
+]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("update", help="build or refresh .kg/ for this repository")
+    parser = command_parser(
+        subparsers, "update", COMMANDS["update"], DESCRIPTION, EXAMPLES, EXIT_CODES
+    )
     parser.add_argument(
         "--check",
         action="store_true",
         help="write nothing; exit 1 if .kg/ is out of date",
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     parser.add_argument(
         "--exit-code",
         action="store_true",
@@ -62,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(describe(result))
         print(describe_communities(layer2))
+        if args.verbose:  # which files the cache did not cover: why a run took its time
+            for path in result.parsed:
+                print(f"  parsed: {path}")
     drifted = drifted_labels(ctx, layer2.document)
     if drifted:
         print(f"{drifted} label(s) drifted; run `kgtool label` (see `kgtool check`)")
