@@ -21,7 +21,7 @@ from conftest import GIT_ENV, PROJECT_ROOT, assert_one_line_error, run_kgtool, r
 
 from kgtool.cli import build_parser
 from kgtool.commands import COMMANDS, update
-from kgtool.commands._cli import SHARED_EXIT_CODES, exit_code_table
+from kgtool.commands._cli import SHARED_EXIT_CODES, exit_code_table, settle
 from kgtool.commands.check import EXIT_FAILED as CHECK_FAILED
 from kgtool.commands.label import EXIT_PARTIAL
 from kgtool.commands.playbooks import EXIT_REFUSED
@@ -127,10 +127,8 @@ def test_every_command_takes_quiet_verbose_and_directory(command: str) -> None:
         words.append("an intent")
     parser = build_parser(words)
     for flags, quiet, verbose in ((["-q"], True, 0), (["--verbose", "-v"], False, 2)):
-        args = parser.parse_args([*words, *flags, "-C", "x"])
-        assert args.directory_after == ["x"]
-        assert getattr(args, "quiet_after", False) == quiet
-        assert getattr(args, "verbose_after", 0) == verbose
+        args = settle(parser, parser.parse_args(["-C", "w", *words, *flags, "-C", "x"]))
+        assert (args.directory, args.quiet, args.verbose) == (Path("w/x"), quiet, verbose)
 
 
 def test_verbose_update_names_each_parsed_file_and_times_the_run(make_repo) -> None:
@@ -158,7 +156,7 @@ def test_verbose_check_times_each_check_and_quiet_prints_no_ok_line(make_repo) -
 def test_quiet_commands_print_only_problems(make_repo) -> None:
     repo = make_repo({**APP, "playbooks/helper.md": PLAYBOOK})
     run = ["-C", str(repo.root)]
-    assert run_kgtool([*run, "update", "-q"]).out == ""
+    assert run_kgtool(["-q", *run, "update"]).out == ""  # before the command, too
     assert run_kgtool([*run, "playbooks", "check", "-q"]).out == ""
     assert run_kgtool([*run, "hooks", "install", "-q"]).out == ""
     assert run_kgtool([*run, "hooks", "uninstall", "-q"]).out == ""
