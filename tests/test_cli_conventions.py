@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import pty
 import re
@@ -341,3 +342,33 @@ def test_an_error_line_starts_after_the_progress_line_is_wiped(make_repo) -> Non
     drawn, wiped, error = terminal.decode().split("\r", 3)[1:]
     assert drawn.endswith("reading history") and wiped == " " * len(drawn)
     assert error.startswith("kgtool: error: this repository has no commits yet")
+
+
+# The module each distribution is imported as, where the names differ.
+IMPORT_NAMES = {
+    "tree-sitter-language-pack": "tree_sitter_language_pack",
+    "tree-sitter": "tree_sitter",
+    "python-igraph": "igraph",
+    "pyyaml": "yaml",
+}
+
+
+def test_every_runtime_dependency_is_imported_and_every_import_declared() -> None:
+    """An unused dependency costs every install; an undeclared import breaks a clean one."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
+    declared = [*project["dependencies"], *project["optional-dependencies"]["llm"]]
+    names = {re.split(r"[<>=!;\[ ]", item, maxsplit=1)[0].lower() for item in declared}
+    modules = {IMPORT_NAMES.get(name, name) for name in names}
+    imported: set[str] = set()
+    for path in (PROJECT_ROOT / "kgtool").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0])
+    third_party = imported - set(sys.stdlib_module_names) - {"kgtool"}
+    assert modules == third_party, (modules, third_party)
