@@ -168,6 +168,21 @@ def test_quiet_commands_print_only_problems(make_repo) -> None:
     assert "refused" not in refused.out.splitlines()[-1]  # no summary line, only the problem
 
 
+def test_quiet_ci_prints_only_what_the_checks_found(make_repo) -> None:
+    repo = make_repo(APP)
+    assert repo.kg("update").code == 0
+    repo.commit(".kg")
+    env = {"GITHUB_ACTIONS": "false"}
+    fresh = repo.kg_process("ci", "-q", env=env)
+    assert (fresh.code, fresh.out) == (0, ""), fresh.err
+    assert "kgtool ci: passed" in repo.kg_process("ci", env=env).out
+    repo.write("app/util.py", "def helper():\n    return 2\n\n\ndef other():\n    return 3\n")
+    repo.git("add", "app/util.py")
+    stale = repo.kg_process("ci", "-q", env=env)
+    assert stale.code == CHECK_FAILED
+    assert stale.out.splitlines() == [".kg/raw.jsonl is out of date: run `kgtool update`"]
+
+
 # -- progress on a terminal, nothing elsewhere ---------------------------------------------
 
 
