@@ -6,11 +6,18 @@ import argparse
 import io
 import os
 import sys
+import time
 from collections.abc import Sequence
-from pathlib import Path
 
-from kgtool import __version__
+from kgtool import __version__, progress
 from kgtool.commands import COMMANDS, load
+from kgtool.commands._cli import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    OPTIONS_WITH_VALUE,
+    add_shared_options,
+    settle,
+)
 from kgtool.errors import KgError
 
 
@@ -19,16 +26,12 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kgtool",
         description="Keep a four-layer code knowledge graph of a git repository fresh.",
+        epilog="-C, -q and -v may also follow the command (kgtool update -C DIR). "
+        "kgtool COMMAND --help says what a command reads and writes, with examples and its "
+        "exit codes.",
     )
     parser.add_argument("--version", action="version", version=f"kgtool {__version__}")
-    parser.add_argument(
-        "-C",
-        dest="directory",
-        type=Path,
-        default=Path.cwd(),
-        metavar="DIR",
-        help="run as if started in DIR (default: the current directory)",
-    )
+    add_shared_options(parser, top=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     chosen = _command_named(argv)
     for name, summary in COMMANDS.items():
@@ -43,7 +46,7 @@ def _command_named(argv: Sequence[str]) -> str | None:
     """The subcommand in ``argv``: its first word that is not an option or an option's value."""
     words = iter(argv)
     for word in words:
-        if word == "-C":
+        if word in OPTIONS_WITH_VALUE:
             next(words, None)
         elif not word.startswith("-"):
             return word
@@ -52,16 +55,19 @@ def _command_named(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(argv).parse_args(argv)
+    parser = build_parser(argv)
+    args = settle(parser, parser.parse_args(argv))
+    started = time.perf_counter()
+    progress.show_on_terminal(not args.quiet)
     try:
-        return int(args.run(args))
+        return _run(args)
     except KgError as error:
         for line in error.report_lines():
             print(line, file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("kgtool: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader left (``kgtool ... | head -1``): what it wanted it has; the work is done
         # and written. Quiet, as a tool killed by SIGPIPE is, and with the same status.
@@ -73,9 +79,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{error.filename}: " if error.filename else ""
         print(f"kgtool: error: {where}{error.strerror or error}", file=sys.stderr)
         return KgError.exit_code
+    finally:
+        progress.show_on_terminal(False)
+        if args.verbose:
+            name = " ".join(filter(None, (args.command, getattr(args, "action", None))))
+            print(f"kgtool {name}: {time.perf_counter() - started:.2f}s", file=sys.stderr)
 
 
-EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe ended
+def _run(args: argparse.Namespace) -> int:
+    try:
+        return int(args.run(args))
+    finally:
+        progress.clear()  # an error line that follows starts on a line of its own
 
 
 def _silence_stdout() -> None:

@@ -1,7 +1,7 @@
 """The only place that talks to git.
 
-The per-commit path uses the git CLI directly (a few milliseconds); gitpython and pydriller,
-which cost far more to import, are loaded only by the commands that walk history.
+Every command uses the git CLI directly (a few milliseconds a call), history walks included:
+no git library to import or install.
 """
 
 from __future__ import annotations

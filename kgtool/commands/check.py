@@ -6,9 +6,12 @@ Each layer contributes one function to ``CHECKS``; a check never writes anything
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, add_format_option, context
 from kgtool.commands.update import layer2_from, stale_findings
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document
@@ -32,6 +35,7 @@ class CheckOutcome:
     # The playbook check's whole report, kept so that `kgtool ci` can tell which playbooks a
     # change touches without resolving every pointer a second time.
     playbooks: CheckReport | None = None
+    seconds: float = 0.0  # how long the check took (-v)
 
     @property
     def ok(self) -> bool:
@@ -116,6 +120,7 @@ def _run_one(check: Check, ctx: Context, raw: UpdateResult) -> CheckOutcome:
     """One check's verdict; bad input it trips over fails that check, not the others.
     Findings whose code the setting ``ignore`` names are dropped here, so that they neither
     print nor fail the check."""
+    started = time.perf_counter()
     try:
         outcome = check(ctx, raw)
     except KgError as error:
@@ -123,13 +128,35 @@ def _run_one(check: Check, ctx: Context, raw: UpdateResult) -> CheckOutcome:
         code = CANNOT_READ.get(error.path or "", CANNOT_RUN[check.__name__])
         outcome = CheckOutcome(name, [error.finding(code)])
     outcome.findings = kept(outcome.findings, ctx.config["ignore"])
+    outcome.seconds = time.perf_counter() - started
     return outcome
 
 
+DESCRIPTION = """\
+Runs every read-only check kgtool has and changes nothing (but the git-ignored cache):
+.kg/raw.jsonl and .kg/communities.json (and the map) are what `kgtool update` would write
+now; the labels of .kg/ontology.yaml have not drifted (a warning, unless
+ontology.fail_on_drift); every playbook's pointers resolve. Reads the files, .kgtool.yaml,
+.kg/ and the playbooks. Prints each problem and one ok/FAILED line per check; -q prints only
+problems and warnings, -v adds the time each check took."""
+
+EXIT_FAILED = 1
+
+EXAMPLES = [
+    ("kgtool check", "every check, one line each"),
+    ("kgtool check -q", "in a hook or CI: only problems and warnings"),
+    ("kgtool check -C ../other -v", "another repository, with each check's time"),
+]
+
+EXIT_CODES = [
+    (EXIT_OK, "every check passed (drifted labels only warn, unless ontology.fail_on_drift)"),
+    (EXIT_FAILED, "a check failed: .kg/ is stale, a playbook is refused, ..."),
+]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("check", help="run every check; change nothing")
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="print only problems and warnings"
+    parser = command_parser(
+        subparsers, "check", COMMANDS["check"], DESCRIPTION, EXAMPLES, EXIT_CODES
     )
     add_format_option(parser)
     parser.set_defaults(run=run)
@@ -144,7 +171,10 @@ def run(args: argparse.Namespace) -> int:
         print(as_json(outcomes), end="")
     else:
         failed = report(outcomes, args.quiet)
-    return 1 if failed else 0
+        if args.verbose:
+            for outcome in outcomes:
+                print(f"  {outcome.name}: {outcome.seconds:.2f}s")
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def as_json(outcomes: list[CheckOutcome]) -> str:

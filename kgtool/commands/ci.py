@@ -5,9 +5,19 @@ from __future__ import annotations
 import argparse
 import os
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_ERROR, EXIT_OK, command_parser
 from kgtool.commands._common import context
+from kgtool.commands.check import EXIT_FAILED
 from kgtool.integrations import github
-from kgtool.integrations.pr_check import Event, gather, read_event, render_plain
+from kgtool.integrations.pr_check import (
+    Event,
+    PullRequestReport,
+    gather,
+    read_event,
+    render_plain,
+)
+from kgtool.playbook.model import ERROR
 
 DESCRIPTION = """\
 Checks a pull request: every check of `kgtool check` (.kg/ up to date with the code,
@@ -19,30 +29,26 @@ the merge base with GITHUB_BASE_REF); problems become annotations at their file 
 the report goes to the job summary ($GITHUB_STEP_SUMMARY) and counts to $GITHUB_OUTPUT.
 Elsewhere the base is the merge base with the default branch and the same report is
 printed, so it can be run before pushing. In a shallow clone without the base, every
-verdict is still given, and one line says what to fetch for the rest."""
+verdict is still given, and one line says what to fetch for the rest. -q prints only what
+the checks found (no changelog), outside GitHub Actions. Writes nothing in the
+repository (but the git-ignored cache); --comment needs GITHUB_TOKEN with pull-requests:
+write, and is skipped otherwise."""
 
-EPILOG = """\
-examples:
-  kgtool ci                      before pushing: the report for this branch
-  kgtool ci --base origin/main   against another base
-  kgtool ci --comment            in a workflow: also keep one pull-request comment up to date
-                                 (GITHUB_TOKEN with pull-requests: write; skipped otherwise)
+EXAMPLES = [
+    ("kgtool ci", "before pushing: the report for this branch"),
+    ("kgtool ci --base origin/main", "against another base"),
+    ("kgtool ci --comment", "in a workflow: also keep one pull-request comment up to date"),
+]
 
-exit codes:
-  0  every check passed (drifted labels only warn, unless ontology.fail_on_drift)
-  1  a check failed: .kg/ is stale, a playbook is refused, ...
-  2  bad usage or input (an unknown --base, an unreadable event file)
-  3  another kgtool run holds the lock"""
+EXIT_CODES = [
+    (EXIT_OK, "every check passed (drifted labels only warn, unless ontology.fail_on_drift)"),
+    (EXIT_FAILED, "a check failed: .kg/ is stale, a playbook is refused, ..."),
+    (EXIT_ERROR, "bad usage or input (an unknown --base, an unreadable event file)"),
+]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "ci",
-        help="check a pull request: every check, its architecture changes, its playbooks",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command_parser(subparsers, "ci", COMMANDS["ci"], DESCRIPTION, EXAMPLES, EXIT_CODES)
     parser.add_argument(
         "--base", metavar="REV", help="compare with REV (default: the pull request's base)"
     )
@@ -63,8 +69,22 @@ def run(args: argparse.Namespace) -> int:
     plain = render_plain(report)
     if in_actions:
         github.publish(report, plain, os.environ, event, args.comment)
+    elif args.quiet:
+        print(problems_only(report), end="")
     else:
         print(plain, end="")
         if args.comment:
             print("comment skipped: only a GitHub Actions run has a pull request to comment on")
-    return 0 if report.ok else 1
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def problems_only(report: PullRequestReport) -> str:
+    """-q: what the checks found and what could not be checked, as the report words them;
+    no verdict lines, no changelog."""
+    lines = [
+        f"{'' if finding.severity == ERROR else 'warning: '}{finding.text}"
+        for finding in report.findings
+    ]
+    if report.not_checked:
+        lines.append(f"not checked: {report.not_checked}")
+    return "".join(f"{line}\n" for line in lines)

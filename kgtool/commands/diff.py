@@ -13,6 +13,8 @@ import argparse
 import shutil
 from pathlib import Path
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, context
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_communities
 from kgtool.communities.diff import compare, render_markdown, render_text
@@ -35,10 +37,25 @@ from kgtool.store import KG_DIR, Store, atomic_write, pretty_json
 WORKING_TREE = "working tree"
 
 
+DESCRIPTION = """\
+Prints the architecture changelog between two revisions: communities born, retired, split or
+merged, files that moved between communities, coupling between communities that grew or
+shrank, and label changes. BASE defaults to the merge base with the default branch, HEAD to
+the working tree. A revision's layer 2 is its committed .kg/communities.json; one without it
+is built in a temporary worktree (removed afterwards). Writes nothing in the repository (but
+the git-ignored cache). The changelog is printed with -q too: it is what was asked for."""
+
+EXAMPLES = [
+    ("kgtool diff", "this branch's changes against the default branch"),
+    ("kgtool diff HEAD~10 HEAD", "between two revisions"),
+    ("kgtool diff --format markdown main", "for a pull-request description"),
+]
+
+EXIT_CODES = [(EXIT_OK, "the changelog was printed (whether or not anything changed)")]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "diff", help="architecture changes (communities, moved files, coupling) between revisions"
-    )
+    parser = command_parser(subparsers, "diff", COMMANDS["diff"], DESCRIPTION, EXAMPLES, EXIT_CODES)
     parser.add_argument(
         "base", nargs="?", help="base revision (default: merge base with the default branch)"
     )
@@ -65,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         print(render_markdown(report, base_name, head_name, labels), end="")
     else:
         print(render_text(report, base_name, head_name, labels), end="")
-    return 0
+    return EXIT_OK
 
 
 def changelog(ctx: Context, base: str, head: str | None, head_doc: dict | None = None) -> dict:

@@ -5,17 +5,82 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser, group_parser
 from kgtool.integrations import git_hooks
+from kgtool.integrations.git_hooks import EXIT_FAILED
 from kgtool.repo import find_root
+
+DESCRIPTION = """\
+Plain git hooks, for repositories that do not use the pre-commit framework: `install` puts
+kgtool's pre-commit and pre-merge-commit hooks in .git/hooks/ (or core.hooksPath), `uninstall`
+removes them and puts back what was there, and `run` is what every hook runs: refresh .kg/
+from the staged content, then every other check, in one process. See
+`kgtool hooks ACTION --help`."""
+
+EXAMPLES = [
+    ("kgtool hooks install", "commits stop when .kg/ changed (git add .kg, commit again)"),
+    ("kgtool hooks install --stage", "one-step commits: stage what the hook rewrote"),
+    ("kgtool hooks uninstall", "remove them; put back the hooks that were there"),
+]
+
+EXIT_CODES = [
+    (EXIT_OK, "done; run: .kg/ is fresh and every check passed"),
+    (
+        EXIT_FAILED,
+        "run: .kg/ was rewritten (without --stage) or a check failed; "
+        "uninstall: a hook was left alone",
+    ),
+]
+
+INSTALL_DESCRIPTION = """\
+Writes kgtool's pre-commit and pre-merge-commit scripts into the repository's hooks folder
+(.git/hooks/, or core.hooksPath); each runs `kgtool hooks run` with the interpreter kgtool is
+installed in. A hook that is already there and is not kgtool's is refused, unless --chain
+(keep it, run it first) or --force (set it aside). Writes only the hooks folder."""
+
+INSTALL_EXAMPLES = [
+    ("kgtool hooks install", "the commit stops when .kg/ changed"),
+    ("kgtool hooks install --stage --chain", "stage .kg/; keep the existing hook, run first"),
+]
+
+UNINSTALL_DESCRIPTION = """\
+Removes kgtool's hooks and puts back the hooks that were there before `install --chain` or
+`--force`. A hook that is not kgtool's is left alone. Writes only the hooks folder."""
+
+UNINSTALL_EXAMPLES = [
+    ("kgtool hooks uninstall", "remove kgtool's hooks"),
+    ("kgtool hooks uninstall -C ../other", "in another repository"),
+]
+
+RUN_DESCRIPTION = """\
+What every kgtool hook runs (plain git hooks and the pre-commit framework's one-process
+hooks): refreshes .kg/ so that it describes the staged content, then runs every other check
+of `kgtool check`, in one process. Writes .kg/ (and stages it with --stage); prints only
+problems and warnings."""
+
+RUN_EXAMPLES = [
+    ("kgtool hooks run", "what the pre-commit hook runs"),
+    ("kgtool hooks run --stage", "also stage what it rewrote under .kg/"),
+]
+
+RUN_EXIT_CODES = [
+    (EXIT_OK, ".kg/ describes the staged content and every check passed"),
+    (EXIT_FAILED, ".kg/ was rewritten (stage it and commit again), or a check failed"),
+]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "hooks", help="install or remove plain git hooks, or run what they run"
-    )
+    parser = group_parser(subparsers, "hooks", COMMANDS["hooks"], DESCRIPTION, EXAMPLES, EXIT_CODES)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    install = actions.add_parser(
-        "install", help="put kgtool's pre-commit and pre-merge-commit hooks in place"
+    install = command_parser(
+        actions,
+        "install",
+        "put kgtool's pre-commit and pre-merge-commit hooks in place",
+        INSTALL_DESCRIPTION,
+        INSTALL_EXAMPLES,
+        [(EXIT_OK, "installed")],
+        locks=False,
     )
     install.add_argument(
         "--stage",
@@ -30,12 +95,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--force", action="store_true", help="set an existing hook aside (not run)"
     )
     install.set_defaults(run=run_install)
-    uninstall = actions.add_parser(
-        "uninstall", help="remove kgtool's hooks and put back the hooks that were there"
+    uninstall = command_parser(
+        actions,
+        "uninstall",
+        "remove kgtool's hooks and put back the hooks that were there",
+        UNINSTALL_DESCRIPTION,
+        UNINSTALL_EXAMPLES,
+        [(EXIT_OK, "removed (or none was installed)"), (EXIT_FAILED, "a hook was left alone")],
+        locks=False,
     )
     uninstall.set_defaults(run=run_uninstall)
-    run = actions.add_parser(
-        "run", help="refresh .kg/ from the staged content and run every check (the hook)"
+    run = command_parser(
+        actions,
+        "run",
+        "refresh .kg/ from the staged content and run every check (the hook)",
+        RUN_DESCRIPTION,
+        RUN_EXAMPLES,
+        RUN_EXIT_CODES,
     )
     run.add_argument(
         "--stage", action="store_true", help="stage what it rewrote under .kg/ (one-step commits)"
@@ -46,14 +122,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_install(args: argparse.Namespace) -> int:
     root = find_root(args.directory)
     lines = git_hooks.install(root, args.stage, args.chain, args.force, sys.executable)
-    print("\n".join(lines))
-    return 0
+    if not args.quiet:
+        print("\n".join(lines))
+    return EXIT_OK
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
     lines, done = git_hooks.uninstall(find_root(args.directory))
-    print("\n".join(lines) if lines else "no kgtool hook installed")
-    return 0 if done else 1
+    if not args.quiet or not done:  # a hook left alone is a problem: said even with -q
+        print("\n".join(lines) if lines else "no kgtool hook installed")
+    return EXIT_OK if done else EXIT_FAILED
 
 
 def run_hook(args: argparse.Namespace) -> int:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, context
 from kgtool.commands.update import refresh
 from kgtool.communities.build import COMMUNITIES_FILE, update_communities
@@ -34,28 +36,29 @@ EXIT_PARTIAL = 1  # some items could not be labelled; the rest were written
 
 DESCRIPTION = """\
 Names the communities of .kg/MAP.md and phrases the strongest edges between them, writing
-.kg/ontology.yaml. Only what is unlabelled or drifted is labelled; labels people wrote are
-never overwritten, only flagged. With ANTHROPIC_API_KEY set, Claude writes the labels (see
-the 'ontology' settings); otherwise, or with --offline, kgtool's own deterministic labeler.
+.kg/ontology.yaml (and the map, which shows the names). Only what is unlabelled or drifted is
+labelled; labels people wrote are never overwritten, only flagged. First refreshes layers 1
+and 2 as `kgtool update` does. With ANTHROPIC_API_KEY set, Claude writes the labels (see the
+'ontology' settings; needs the llm extra: pip install 'kgtool[llm]'); otherwise, or with
+--offline, kgtool's own deterministic labeler. -q prints only problems."""
 
-examples:
-  kgtool label                      label what is missing or drifted
-  kgtool label --dry-run            show what would be sent, and its size, without sending
-  kgtool label --accept c7          a person confirms c7's label is still right
-  kgtool label --set c7 "Session storage" --summary "Keeps sessions on disk."
-  kgtool label --set "c7->c6" "persists sessions through"
+EXAMPLES = [
+    ("kgtool label", "label what is missing or drifted"),
+    ("kgtool label --dry-run", "show what would be sent, and its size, without sending"),
+    ("kgtool label --accept c7", "a person confirms c7's label is still right"),
+    ('kgtool label --set c7 "Session storage" --summary "Keeps sessions on disk."', ""),
+]
 
-exit codes: 0 done; 1 some items could not be labelled (the rest were written);
-2 bad usage or input; 3 another kgtool run holds the lock; 4 the labeler failed (no label
-was changed)."""
+EXIT_CODES = [
+    (EXIT_OK, "done"),
+    (EXIT_PARTIAL, "some items could not be labelled (the rest were written)"),
+    (LabelerError.exit_code, "the labeler failed (no label was changed)"),
+]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "label",
-        help="name unlabelled or drifted communities and edges (.kg/ontology.yaml)",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = command_parser(
+        subparsers, "label", COMMANDS["label"], DESCRIPTION, EXAMPLES, EXIT_CODES
     )
     parser.add_argument(
         "--offline", action="store_true", help="use kgtool's own labeler: no network, no key"
@@ -85,7 +88,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write a human label: a name for c7, or a phrase for c7->c6",
     )
     parser.add_argument("--summary", help="with --set on a community: its one-sentence summary")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     parser.set_defaults(run=run)
 
 

@@ -1,8 +1,4 @@
-"""``kgtool mine-playbooks``: propose playbooks from recurring changes in the history.
-
-Exit codes: 0 done (whether or not anything was proposed); 2 bad usage or input (an empty
-repository, a shallow clone, an unreadable pull-request list).
-"""
+"""``kgtool mine-playbooks``: propose playbooks from recurring changes in the history."""
 
 from __future__ import annotations
 
@@ -12,6 +8,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from kgtool import progress
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_ERROR, EXIT_OK, command_parser
 from kgtool.commands._common import context
 from kgtool.mining.filters import MAX_FILES
 from kgtool.mining.miner import MAX_PROPOSALS, Options, Progress, mine
@@ -34,9 +33,37 @@ def _at_least(low: int) -> Callable[[str], int]:
     return parse
 
 
+DESCRIPTION = """\
+Proposes playbooks from recurring changes in the history: reads the first-parent history of
+the default branch (one git log pass), finds groups of files that keep changing together,
+and writes one proposal per pattern (status: proposed) into <playbooks dir>/proposed/, with
+its evidence. Reads the history, .kg/ and the playbooks; writes only the proposals (nothing
+with --dry-run). --llm rewords the prose with Claude (needs the llm extra: pip install
+'kgtool[llm]'). On a terminal it shows its progress on stderr; -q prints nothing but
+problems, -v prints each step with its time."""
+
+EXAMPLES = [
+    ("kgtool mine-playbooks", "proposals into playbooks/proposed/, and a summary"),
+    ("kgtool mine-playbooks --since 2025-01-01 --dry-run", "recent history only; write nothing"),
+    ("kgtool mine-playbooks --prs prs.json", "enrich with a saved pull-request list"),
+    ("kgtool mine-playbooks --evaluate", "how well would it have predicted later changes?"),
+]
+
+EXIT_CODES = [
+    (EXIT_OK, "done (whether or not anything was proposed)"),
+    (EXIT_ERROR, "bad usage or input (an empty repository, a shallow clone, a bad PR list)"),
+]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "mine-playbooks", help="propose playbooks from recurring changes in the history"
+    parser = command_parser(
+        subparsers,
+        "mine-playbooks",
+        COMMANDS["mine-playbooks"],
+        DESCRIPTION,
+        EXAMPLES,
+        EXIT_CODES,
+        locks=False,
     )
     parser.add_argument("--since", metavar="DATE", help="read only commits after DATE")
     parser.add_argument(
@@ -97,14 +124,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def _progress() -> Progress | None:
-    """Periodic lines on a terminal; nothing when the output is not one (a workflow log)."""
-    if not sys.stderr.isatty():
-        return None
+def _progress(verbose: bool) -> Progress:
+    """Each step of the run, timed: on the terminal's progress line (rewritten in place), or
+    with -v as lines of their own on stderr, wherever it goes."""
     start = time.monotonic()
 
     def say(text: str) -> None:
-        print(f"[{time.monotonic() - start:5.1f}s] {text}", file=sys.stderr, flush=True)
+        line = f"[{time.monotonic() - start:5.1f}s] {text}"
+        if verbose:
+            progress.clear()
+            print(line, file=sys.stderr, flush=True)
+        else:
+            progress.draw(line)
 
     return say
 
@@ -126,10 +157,14 @@ def run(args: argparse.Namespace) -> int:
     if args.evaluate:
         from kgtool.mining.evaluate import evaluate
 
-        report = evaluate(ctx.root, options, args.cut, _progress())
+        report = evaluate(ctx.root, options, args.cut, _progress(args.verbose))
+        progress.clear()
         print("\n".join(report.lines()))
-        return 0
-    result = mine(ctx.root, ctx.config, ctx.store, options, _progress())
+        return EXIT_OK
+    result = mine(ctx.root, ctx.config, ctx.store, options, _progress(args.verbose))
+    progress.clear()
+    if args.quiet:
+        return EXIT_OK
     for proposal, path, skip in result.proposals:
         if not skip:
             p = proposal.pattern
@@ -138,4 +173,4 @@ def run(args: argparse.Namespace) -> int:
                 f"{p.confidence:.2f}, {len(proposal.key_files)} key files)"
             )
     print("\n".join(result.summary()))
-    return 0
+    return EXIT_OK

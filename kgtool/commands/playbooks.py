@@ -1,14 +1,12 @@
-"""``kgtool playbooks``: check, list, fix and start playbooks (layer 4).
-
-Exit codes: 0 when every playbook is accepted, 1 when one is refused (``check``; ``fix`` when
-a problem remains that it could not fix), 2 for bad usage or settings.
-"""
+"""``kgtool playbooks``: check, list, fix and start playbooks (layer 4)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_ERROR, EXIT_OK, command_parser, group_parser
 from kgtool.commands._common import add_format_option, context
 from kgtool.findings import json_document
 from kgtool.integrations.skills import SKILLS_DIRS, export_skills
@@ -19,23 +17,144 @@ from kgtool.playbook.new import new_playbook
 EXIT_REFUSED = 1
 
 
+DESCRIPTION = """\
+Layer 4: the playbooks in playbooks/*.md (and the miner's proposals in
+playbooks/proposed/), each with the six fields intent, concepts, key_files, validation,
+pitfalls and rollback. Every key file pointer is resolved against .kg/raw.jsonl and the files
+git tracks; a playbook with an error is refused. See `kgtool playbooks ACTION --help`."""
+
+EXAMPLES = [
+    ("kgtool playbooks check", "refuse playbooks whose pointers do not resolve"),
+    ("kgtool playbooks list --json", "every playbook, its status and every pointer's outcome"),
+    ("kgtool playbooks fix --dry-run", "show the certain renames it would apply"),
+    ('kgtool playbooks new "add a language"', "a skeleton from the current change"),
+]
+
+EXIT_CODES = [
+    (EXIT_OK, "done: every playbook accepted (check), nothing left to fix by hand (fix)"),
+    (EXIT_REFUSED, "check: a playbook is refused; fix: problems remain for a person"),
+    (EXIT_ERROR, "bad usage or settings; new: the file exists or the range selects nothing"),
+]
+
+CHECK_DESCRIPTION = """\
+Checks every playbook: its front matter, and that each key file pointer resolves to exactly
+one file or symbol (a missing one says what it probably became: a rename in git history, the
+same symbol elsewhere, the nearest path). Reads the playbooks, .kg/raw.jsonl, the files git
+tracks and, for suggestions, the history; writes nothing. Also part of `kgtool check`.
+-q prints only problems and warnings (no summary line)."""
+
+CHECK_EXAMPLES = [
+    ("kgtool playbooks check", "each problem as file:line, then a summary"),
+    ("kgtool playbooks check -q -C ../other", "another repository, only problems"),
+]
+
+CHECK_EXIT_CODES = [
+    (EXIT_OK, "every playbook accepted (warnings allowed)"),
+    (EXIT_REFUSED, "a playbook is refused"),
+]
+
+LIST_DESCRIPTION = """\
+Lists every playbook with its status and whether it is executable (active and not refused:
+an agent may act on it alone). --json adds every pointer's outcome, node, candidates and
+suggestion. Reads as `kgtool playbooks check` does; writes nothing."""
+
+LIST_EXAMPLES = [
+    ("kgtool playbooks list", "one line per playbook"),
+    ("kgtool playbooks list --json | jq '.playbooks[].slug'", "for scripts"),
+]
+
+FIX_DESCRIPTION = """\
+Rewrites the key file pointers whose rename is certain (a single chain of git renames),
+changing only that value in playbooks/*.md, and prints a unified diff of each change. What it
+cannot decide is listed for a person. Reads as `kgtool playbooks check` does; writes only the
+playbooks it fixes (nothing with --dry-run). -q prints only what is left for a person."""
+
+FIX_EXAMPLES = [
+    ("kgtool playbooks fix --dry-run", "show the diff, write nothing"),
+    ("kgtool playbooks fix", "apply it"),
+]
+
+FIX_EXIT_CODES = [
+    (EXIT_OK, "nothing is left to fix by hand"),
+    (EXIT_REFUSED, "problems remain that need a person"),
+]
+
+NEW_DESCRIPTION = """\
+Writes playbooks/<slug>.md, a skeleton with the six fields: key files and concepts are taken
+from the current change (staged and unstaged) or from --from (A..B, A...B, or one commit); a
+file renamed since is listed under its new path, and a file left out is named with the
+reason. Its status is proposed, with TODOs to fill in. Reads the change, .kg/ and the
+history; writes only the new playbook (nothing with --dry-run)."""
+
+NEW_EXAMPLES = [
+    ('kgtool playbooks new "add a language"', "from the change in the working tree"),
+    ('kgtool playbooks new "add a command" --from HEAD~3..HEAD', "from three commits"),
+    ('kgtool playbooks new "rename a field" --dry-run', "print the skeleton, write nothing"),
+]
+
+NEW_EXIT_CODES = [
+    (EXIT_OK, "written (or printed, with --dry-run)"),
+    (EXIT_ERROR, "bad usage or input: the file exists, the range selects no commits, ..."),
+]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("playbooks", help="check, list, fix or start playbooks")
+    parser = group_parser(
+        subparsers,
+        "playbooks",
+        COMMANDS["playbooks"],
+        DESCRIPTION,
+        EXAMPLES,
+        EXIT_CODES,
+        locks=False,
+    )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
-    check = actions.add_parser("check", help="refuse playbooks whose pointers do not resolve")
+    check = command_parser(
+        actions,
+        "check",
+        "refuse playbooks whose pointers do not resolve",
+        CHECK_DESCRIPTION,
+        CHECK_EXAMPLES,
+        CHECK_EXIT_CODES,
+        locks=False,
+    )
     add_format_option(check)
     check.set_defaults(run=run_check)
 
-    listing = actions.add_parser("list", help="every playbook, its status, whether executable")
+    listing = command_parser(
+        actions,
+        "list",
+        "every playbook, its status, whether executable",
+        LIST_DESCRIPTION,
+        LIST_EXAMPLES,
+        [(EXIT_OK, "listed")],
+        locks=False,
+    )
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     listing.set_defaults(run=run_list)
 
-    fix = actions.add_parser("fix", help="apply certain renames to pointers; show the diff")
+    fix = command_parser(
+        actions,
+        "fix",
+        "apply certain renames to pointers; show the diff",
+        FIX_DESCRIPTION,
+        FIX_EXAMPLES,
+        FIX_EXIT_CODES,
+        locks=False,
+    )
     fix.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
     fix.set_defaults(run=run_fix)
 
-    new = actions.add_parser("new", help="write a skeleton playbook from a change")
+    new = command_parser(
+        actions,
+        "new",
+        "write a skeleton playbook from a change",
+        NEW_DESCRIPTION,
+        NEW_EXAMPLES,
+        NEW_EXIT_CODES,
+        locks=False,
+    )
     new.add_argument("intent", help="what the user is trying to accomplish, in their words")
     new.add_argument(
         "--from",
@@ -70,12 +189,14 @@ def run_check(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(_check_json(report), end="")
     elif not report.playbooks:
-        print(f"no playbooks in {playbooks_dir(ctx.config)}/")
+        if not args.quiet:
+            print(f"no playbooks in {playbooks_dir(ctx.config)}/")
     else:
         for finding in report.findings():
             print(finding.format())
-        print(report.summary())
-    return 0 if report.ok else EXIT_REFUSED
+        if not args.quiet:
+            print(report.summary())
+    return EXIT_OK if report.ok else EXIT_REFUSED
 
 
 def _check_json(report: CheckReport) -> str:
@@ -155,15 +276,17 @@ def run_fix(args: argparse.Namespace) -> int:
     ctx = context(args)
     report = check_playbooks(ctx.root, ctx.config, ctx.store)
     result = plan_fixes(ctx.root, report)
-    for fix in result.fixes:
-        print(fix.diff(), end="")
+    if not args.quiet:
+        for fix in result.fixes:
+            print(fix.diff(), end="")
     if not args.dry_run:
         apply_fixes(ctx.root, result)
     for skipped in result.skipped:
         print(f"not fixed: {skipped}")
     renamed = sum(len(f.renames) for f in result.fixes)
     verb = "would rewrite" if args.dry_run else "rewrote"
-    print(f"{verb} {renamed} pointer{'s' * (renamed != 1)} in {len(result.fixes)} playbook(s)")
+    if not args.quiet:
+        print(f"{verb} {renamed} pointer{'s' * (renamed != 1)} in {len(result.fixes)} playbook(s)")
     # What is left is what a person must decide: count it as the check would.
     # A flow list can hold two pointers on one line: match the pointer, not just the line.
     fixed = {
@@ -211,11 +334,12 @@ def run_new(args: argparse.Namespace) -> int:
     )
     if args.dry_run:
         print(text, end="")
-        return 0
-    print(
-        f"wrote {created.path}: {len(created.key_files)} key files, "
-        f"{len(created.concepts)} concepts; fill in the TODOs, then set status: active"
-    )
-    for note in created.notes:
+        return EXIT_OK
+    if not args.quiet:
+        print(
+            f"wrote {created.path}: {len(created.key_files)} key files, "
+            f"{len(created.concepts)} concepts; fill in the TODOs, then set status: active"
+        )
+    for note in created.notes:  # files left out, and why: what the user must know
         print(f"  {note}")
-    return 0
+    return EXIT_OK

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, add_format_option, context
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
 from kgtool.findings import ERROR, NOTE, WARNING, Finding, json_document, kept
@@ -25,14 +27,36 @@ BAD_NAME = "R107"
 COMMUNITIES_STALE = "C201"
 
 
+DESCRIPTION = """\
+Builds or refreshes .kg/ for the repository: layer 1 (.kg/raw.jsonl) from the files git
+tracks, parsing only those whose content changed since the last run (the cache is
+.kg/cache/, git-ignored), then layer 2 (.kg/communities.json) and the map (.kg/MAP.md and
+its pages). Reads the files, .kgtool.yaml and .kg/; writes only under .kg/, and only files
+whose bytes change. Prints what it wrote, broken imports and partly parsed files; -q prints
+only those problems, -v also names every file it parsed."""
+
+EXAMPLES = [
+    ("kgtool update", "build or refresh .kg/ here"),
+    ("kgtool update --check", "write nothing; exit 1 if .kg/ is out of date"),
+    ("kgtool update -q --exit-code", "in a hook: only problems; exit 1 if .kg/ was rewritten"),
+    ("kgtool update -C ../other", "another repository"),
+]
+
+EXIT_CODES = [
+    (EXIT_OK, ".kg/ is up to date (written now, or already)"),
+    (EXIT_STALE, "--check: .kg/ is out of date; --exit-code: something under .kg/ was rewritten"),
+]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("update", help="build or refresh .kg/ for this repository")
+    parser = command_parser(
+        subparsers, "update", COMMANDS["update"], DESCRIPTION, EXAMPLES, EXIT_CODES
+    )
     parser.add_argument(
         "--check",
         action="store_true",
         help="write nothing; exit 1 if .kg/ is out of date",
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     parser.add_argument(
         "--exit-code",
         action="store_true",
@@ -60,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     skipped = kept(notes(result), ignore)
     drifted = 0 if args.check else drifted_labels(ctx, layer2.document)
     rewritten = bool(write and (result.changed or layer2.stale))
-    status = EXIT_STALE if stale or (args.exit_code and rewritten) else 0
+    status = EXIT_STALE if stale or (args.exit_code and rewritten) else EXIT_OK
     if args.format == "json":
         summary = summarize(result, layer2, args.check, drifted)
         print(json_document("update", status == 0, stale + found + skipped, **summary), end="")
@@ -79,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
         for finding in found + skipped:
             print(finding.format())
         print(describe_communities(layer2))
+        if args.verbose:  # which files the cache did not cover: why a run took its time
+            for path in result.parsed:
+                print(f"  parsed: {path}")
     if drifted:
         print(f"{drifted} label(s) drifted; run `kgtool label` (see `kgtool check`)")
     if args.exit_code and rewritten:

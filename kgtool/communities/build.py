@@ -21,6 +21,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Protocol
 
+from kgtool import progress
 from kgtool.communities.cluster import changed_files, cluster
 from kgtool.communities.document import (  # re-exported: commands read them from here
     COMMUNITIES_FILE,
@@ -152,7 +153,8 @@ def compute(
             changed = changed_files(graph, adjacency, old_adjacency, old_files)
         # Without the previous adjacency (an older document, new settings) every file may
         # move: a warm start from the old partition.
-        groups = cluster(graph, settings, None if rebaseline else old_files, changed)
+        with progress.status(f"clustering {len(graph.files)} files"):
+            groups = cluster(graph, settings, None if rebaseline else old_files, changed)
         identity = assign_ids(groups, old, next_id, float(settings["min_overlap"]))
     for cid in identity.retired:
         heir = identity.merged_into.get(cid)

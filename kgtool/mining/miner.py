@@ -134,6 +134,9 @@ def mine_history(root: Path, options: Options, progress: Progress | None = None)
 def mine(
     root: Path, config: Config, store: Store, options: Options, progress: Progress | None = None
 ) -> MineResult:
+    llm = options.llm if options.llm is not None else config.section("mining")["llm_prose"]
+    if llm:  # a missing SDK is said before the history is read, not after
+        import kgtool.mining.prose  # noqa: F401
     mined = mine_history(root, options, progress)
     result = MineResult(mined, dry_run=options.dry_run)
     directory = playbooks_dir(config)
@@ -152,7 +155,6 @@ def mine(
             proposals.append(proposal)
     existing = _existing(root, directory, out_dir, config.section("playbooks")["max_bytes"])
     result.proposals = place(proposals, existing, out_dir)
-    llm = options.llm if options.llm is not None else config.section("mining")["llm_prose"]
     if llm:
         result.prose = _reword(
             [p for p, _, skip in result.proposals if not skip], config, options.dry_run

@@ -13,10 +13,19 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import anthropic
-
 from kgtool.config import DEFAULTS
 from kgtool.errors import KgError
+
+MISSING_SDK = (
+    "Claude needs the anthropic package, which only kgtool's llm extra installs: "
+    "pip install 'kgtool[llm]' (or do without Claude: kgtool label --offline, "
+    "kgtool mine-playbooks --no-llm)"
+)
+
+try:
+    import anthropic
+except ImportError:  # the default install leaves it out: one line, not a traceback
+    raise KgError(MISSING_SDK) from None
 
 # English prose and JSON average 3.5-4 characters per token for Claude's tokenizer; 3.5 errs
 # on the side of a higher estimate.

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kgtool import progress
 from kgtool.config import Config
 from kgtool.raw import cache
 from kgtool.raw.cache import CachedFile
@@ -288,8 +289,12 @@ def _resolve_and_render(
     _SHARED = (index, files, config["max_candidates"])
     try:
         chunks = [paths[i :: workers * 4] for i in range(workers * 4)]
-        with worker_pool(workers, "fork") as pool:
-            for data in pool.map(_resolve_chunk, chunks):
+        with (
+            worker_pool(workers, "fork") as pool,
+            progress.counting("resolving", len(paths)) as counter,
+        ):
+            for chunk, data in zip(chunks, pool.map(_resolve_chunk, chunks), strict=True):
+                counter.advance(len(chunk))
                 for path, lines, counts, unresolved, externals, edges, broken in marshal.loads(
                     data
                 ):

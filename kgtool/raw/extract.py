@@ -6,6 +6,7 @@ import marshal
 import os
 from pathlib import Path
 
+from kgtool import progress
 from kgtool.raw.languages import language_for_path
 from kgtool.raw.model import (
     PARSE_PARTIAL,
@@ -66,15 +67,21 @@ def _extract_chunk(args: tuple[str, list[str], int]) -> bytes:
 def extract_files(root: Path, paths: list[str], max_bytes: int, jobs: int) -> dict[str, FileFacts]:
     """Facts per path; the result does not depend on ``jobs`` or on the order of ``paths``."""
     workers = jobs or os.cpu_count() or 1
-    if workers <= 1 or len(paths) < PARALLEL_THRESHOLD:
-        return {path: extract_file(root, path, max_bytes) for path in paths}
-    ordered = sorted(paths)
-    # Interleave so that each chunk gets a fair share of large and small files.
-    chunk_count = workers * 4
-    chunks = [ordered[i::chunk_count] for i in range(chunk_count)]
     results: dict[str, FileFacts] = {}
-    with worker_pool(workers) as pool:
-        for data in pool.map(_extract_chunk, [(str(root), c, max_bytes) for c in chunks]):
-            for record in marshal.loads(data):
-                results[record["path"]] = FileFacts.from_json(record)
+    with progress.counting("parsing", len(paths)) as counter:
+        if workers <= 1 or len(paths) < PARALLEL_THRESHOLD:
+            for path in paths:
+                results[path] = extract_file(root, path, max_bytes)
+                counter.advance()
+            return results
+        ordered = sorted(paths)
+        # Interleave so that each chunk gets a fair share of large and small files.
+        chunk_count = workers * 4
+        chunks = [ordered[i::chunk_count] for i in range(chunk_count)]
+        with worker_pool(workers) as pool:
+            for data in pool.map(_extract_chunk, [(str(root), c, max_bytes) for c in chunks]):
+                records = marshal.loads(data)
+                for record in records:
+                    results[record["path"]] = FileFacts.from_json(record)
+                counter.advance(len(records))
     return results

@@ -1,0 +1,165 @@
+"""What every subcommand's parser shares: ``-C``, ``-q`` and ``-v`` wherever a user types
+them, and a ``--help`` with a description, examples and the exit codes the code returns.
+
+Kept free of kgtool's heavy modules: ``kgtool/cli.py`` builds the top-level parser from it
+before it knows which command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+from kgtool.errors import KgError, LockTimeout
+
+# Exit codes every command shares; a command names its own 0 and 1 (and any other) itself.
+EXIT_OK = 0
+EXIT_ERROR = KgError.exit_code  # bad usage or input, as argparse's own usage errors
+EXIT_LOCKED = LockTimeout.exit_code
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe ended
+
+SHARED_EXIT_CODES: dict[int, str] = {
+    EXIT_ERROR: "bad usage or input (one line on stderr: kgtool: error: ...)",
+    EXIT_LOCKED: "another kgtool run held the lock for 10 seconds",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    EXIT_BROKEN_PIPE: "its output was closed early (kgtool ... | head); the work is kept",
+}
+
+# The top-level options that take a value: what the command-name scan must step over.
+OPTIONS_WITH_VALUE = ("-C",)
+
+ExitCodes = Sequence[tuple[int, str]]
+
+
+class _ChangeDirectory(argparse.Action):
+    """``-C DIR``, as git has it: each one is taken relative to the ones before it."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        value: object,
+        option: str | None = None,
+    ) -> None:
+        given = getattr(namespace, self.dest, None) or []
+        setattr(namespace, self.dest, [*given, str(value)])
+
+
+def add_shared_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
+    """``-C``, ``-q`` and ``-v`` on ``parser``: the top-level one (before the command) or a
+    command's own (after it).
+
+    argparse parses a command's options into a namespace of its own and copies it over the
+    top-level one, so the two places store under different names and :func:`settle` joins
+    them: ``kgtool -C a update -C b`` runs in a/b, ``-v`` counts wherever it is given.
+    """
+    where = "before" if top else "after"
+    parser.add_argument(
+        "-C",
+        dest=f"directory_{where}",
+        action=_ChangeDirectory,
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="run as if started in DIR; a second -C is taken relative to the first, as in git",
+    )
+    loudness = parser.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-q",
+        "--quiet",
+        dest=f"quiet_{where}",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print only problems and errors; no progress",
+    )
+    loudness.add_argument(
+        "-v",
+        "--verbose",
+        dest=f"verbose_{where}",
+        action="count",
+        default=argparse.SUPPRESS,
+        help="add detail: per-file notes and timings",
+    )
+
+
+def settle(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with the shared options joined: ``directory`` (a Path), ``quiet`` (bool) and
+    ``verbose`` (a count), whichever side of the command they were given on."""
+    given = [*getattr(args, "directory_before", []), *getattr(args, "directory_after", [])]
+    directory = Path.cwd()
+    if given:
+        directory = Path(given[0]).joinpath(*given[1:])  # an absolute one starts afresh
+    quiet = bool(getattr(args, "quiet_before", False) or getattr(args, "quiet_after", False))
+    verbose = getattr(args, "verbose_before", 0) + getattr(args, "verbose_after", 0)
+    if quiet and verbose:
+        parser.error("-q and -v say opposite things: give one")
+    for name in ("directory", "quiet", "verbose"):
+        for where in ("before", "after"):
+            if hasattr(args, f"{name}_{where}"):
+                delattr(args, f"{name}_{where}")
+    args.directory, args.quiet, args.verbose = directory, quiet, verbose
+    return args
+
+
+def command_parser(
+    subparsers: argparse._SubParsersAction,
+    name: str,
+    summary: str,
+    description: str,
+    examples: Sequence[tuple[str, str]],
+    exit_codes: ExitCodes,
+    locks: bool = True,
+) -> argparse.ArgumentParser:
+    """The parser of one (sub)command, with the shared options and a ``--help`` that has its
+    description, its examples (command line, what it does) and its exit codes: its own, then
+    the ones every command shares (the lock's only when it takes the lock)."""
+    parser = subparsers.add_parser(
+        name,
+        help=summary,
+        description=textwrap.dedent(description).strip(),
+        epilog=epilog(examples, exit_codes, locks),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_shared_options(parser)
+    return parser
+
+
+def group_parser(
+    subparsers: argparse._SubParsersAction,
+    name: str,
+    summary: str,
+    description: str,
+    examples: Sequence[tuple[str, str]],
+    exit_codes: ExitCodes,
+    locks: bool = True,
+) -> argparse.ArgumentParser:
+    """A command made of actions (``kgtool playbooks check``): the shared options go on each
+    action, where a user types them (``kgtool playbooks check -C DIR``)."""
+    return subparsers.add_parser(
+        name,
+        help=summary,
+        description=textwrap.dedent(description).strip(),
+        epilog=epilog(examples, exit_codes, locks),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def exit_code_table(exit_codes: ExitCodes, locks: bool = True) -> list[tuple[int, str]]:
+    """A command's exit codes, its own first, then the shared ones, by code."""
+    table = dict(exit_codes)
+    for code, meaning in SHARED_EXIT_CODES.items():
+        if code != EXIT_LOCKED or locks:
+            table.setdefault(code, meaning)
+    return sorted(table.items())
+
+
+def epilog(examples: Sequence[tuple[str, str]], exit_codes: ExitCodes, locks: bool) -> str:
+    width = max((len(line) for line, what in examples if what), default=0)
+    lines = ["examples:"]
+    for line, what in examples:
+        lines.append(f"  {line:<{width}}  {what}" if what else f"  {line}")
+    lines += ["", "exit codes:"]
+    lines += [f"  {code:<3}  {meaning}" for code, meaning in exit_code_table(exit_codes, locks)]
+    return "\n".join(lines)
