@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "ci": "check a pull request: every check, its architecture changes, its playbooks",
     "mine-playbooks": "propose playbooks from recurring changes in the history",
     "hooks": "install or remove plain git hooks, or run what they run",
+    "context": "the playbook, communities and symbols to read first for a task",
 }
 
 

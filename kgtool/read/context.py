@@ -1,0 +1,833 @@
+"""``kgtool context "<task>"``: the few things to read first for a task, within a budget.
+
+Reading order, as the layers intend: a playbook that matches the task comes first (layer 4),
+with its concepts' communities (layers 3 and 2) and its key symbols (layer 1); then the
+communities whose names, summaries, paths and symbols match the task best, each with the
+matching files and symbols, its bridges to other communities and its main symbols. Agent
+skill folders of the repository are shown as evidence, never as checked recipes.
+
+Matching is lexical and deterministic: the task's words (split, lower-cased, crudely stemmed,
+common words dropped) against the words of paths, symbol names, labels and playbook fields,
+each word weighted by how rare it is among the repository's files. Every item cites where it
+comes from (a playbook's path and line, ``.kg/communities.json`` and its counts, a label's
+line in ``.kg/ontology.yaml``, a symbol's ``file:line``). A refused or unchecked playbook, a
+drifted or missing label, is marked as such, never presented as fact.
+
+The budget counts characters of the whole output and is never exceeded: items are ranked,
+most relevant first, and an item that does not fit is left out (with its details).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kgtool.errors import KgError
+from kgtool.ontology.model import ONTOLOGY_FILE
+from kgtool.read._load import COMMUNITIES_FILE, MapState, Symbol, load_map
+from kgtool.read.words import MEET_LENGTH, identifier_words, meet, meets_any, task_terms
+from kgtool.store import KG_DIR, PAGES_DIR
+
+FORMATS = ("markdown", "json")
+SKILL_FOLDERS = (".claude/skills", ".agents/skills")
+SKILL_FILE = "SKILL.md"
+MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one recipe
+MAX_COMMUNITIES = 4
+FILES_PER_COMMUNITY = 12
+SYMBOLS_PER_FILE = 2
+BRIDGES_PER_COMMUNITY = 4
+MAIN_SYMBOLS = 3
+MAX_SKILLS = 3
+SIGNATURE_CHARS = 160
+SIGNATURE_LINES = 4  # a definition written over more lines is cut, marked with "…"
+# A playbook matches when it shares at least this share of the task's weight (and two of its
+# words, or its only word): enough to say "this recipe is about your task".
+PLAYBOOK_COVERAGE = 0.5
+
+
+def context_for(root: Path, task: str, budget: int, fmt: str = "markdown") -> str:
+    """The context bundle for ``task`` in the repository at ``root``: at most ``budget``
+    characters, in ``fmt`` ("markdown" or "json"), the same bytes for the same input."""
+    return bundle_and_render(root, task, budget, fmt)[0]
+
+
+def bundle_and_render(root: Path, task: str, budget: int, fmt: str) -> tuple[str, list[str]]:
+    """The rendered bundle, and its notices (what is wrong with the map), for a command that
+    also says them on stderr."""
+    if fmt not in FORMATS:
+        raise KgError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if budget < 0:
+        raise KgError(f"the budget must be 0 or more characters, not {budget}")
+    bundle = build_bundle(load_map(root), task)
+    text = render_json(bundle, budget) if fmt == "json" else render_markdown(bundle, budget)
+    return text, bundle.notices
+
+
+# -- the bundle ----------------------------------------------------------------------------
+
+
+@dataclass
+class Item:
+    """One unit of the answer: shown whole or not at all. ``parent`` must be shown first."""
+
+    markdown: str
+    data: dict[str, Any]
+    parent: int = -1
+
+
+@dataclass
+class Bundle:
+    task: str
+    notices: list[str]
+    words: dict[str, str] = field(default_factory=dict)  # stem -> the task's word
+    items: list[Item] = field(default_factory=list)
+
+    def said(self, terms: list[str]) -> list[str]:
+        """Matched stems as the task wrote them."""
+        return [self.words.get(t, t) for t in terms]
+
+    def add(self, markdown: str, data: dict[str, Any], parent: int = -1) -> int:
+        self.items.append(Item(markdown, data, parent))
+        return len(self.items) - 1
+
+
+@dataclass
+class FileMatch:
+    path: str
+    score: float
+    terms: list[str]
+    symbols: list[Symbol]
+
+
+class Index:
+    """The repository's words (layer 1's, read by kgtool.read._load), to meet a task's.
+
+    Words are bucketed by their first letters, so that a task word is compared only with the
+    words it could meet.
+    """
+
+    def __init__(self, state: MapState) -> None:
+        self.state = state
+        self.paths = sorted(set(state.file_lines) | set(state.community_of))
+        self._buckets: dict[str, list[str]] = {}
+        for word in sorted({*state.path_words, *state.symbol_words}):
+            self._buckets.setdefault(word[:MEET_LENGTH], []).append(word)
+
+    def words_meeting(self, term: str) -> list[str]:
+        if len(term) < MEET_LENGTH:
+            known = term in self.state.path_words or term in self.state.symbol_words
+            return [term] if known else []
+        return [w for w in self._buckets.get(term[:MEET_LENGTH], ()) if meet(term, w)]
+
+    def idf(self, terms: list[str]) -> dict[str, float]:
+        """Each term's weight: rare among the files is telling, everywhere is not."""
+        total = max(len(self.paths), 1)
+        weights = {}
+        for term in terms:
+            files: set[str] = set()
+            for word in self.words_meeting(term):
+                files.update(self.state.path_words.get(word, ()))
+                files.update(s.path for s in self.state.symbol_words.get(word, ()))
+            weights[term] = math.log(1 + total / (1 + len(files)))
+        return weights
+
+    def match_files(self, weights: dict[str, float]) -> list[FileMatch]:
+        scores: dict[str, float] = {}
+        matched: dict[str, list[str]] = {}
+        symbol_scores: dict[str, dict[Symbol, float]] = {}
+        for term, weight in weights.items():
+            in_path: set[str] = set()
+            hits: dict[str, set[Symbol]] = {}
+            for word in self.words_meeting(term):
+                in_path.update(self.state.path_words.get(word, ()))
+                for symbol in self.state.symbol_words.get(word, ()):
+                    hits.setdefault(symbol.path, set()).add(symbol)
+            for path in in_path | set(hits):
+                found = hits.get(path, set())
+                gain = weight * (2.0 if path in in_path else 1.0)
+                scores[path] = scores.get(path, 0.0) + gain + weight * min(len(found), 5) * 0.1
+                matched.setdefault(path, []).append(term)
+                per_symbol = symbol_scores.setdefault(path, {})
+                for symbol in found:
+                    per_symbol[symbol] = per_symbol.get(symbol, 0.0) + weight
+        found_files = []
+        for path, score in scores.items():
+            per_symbol = symbol_scores.get(path, {})
+            ranked = sorted(per_symbol, key=lambda s: (-round(per_symbol[s], 9), s.id))
+            found_files.append(FileMatch(path, score, matched[path], ranked))
+        found_files.sort(key=lambda m: (-round(m.score, 9), m.path))
+        return found_files
+
+
+def build_bundle(state: MapState, task: str) -> Bundle:
+    words = task_terms(task)
+    bundle = Bundle(task, list(state.notices), words)
+    terms = list(words)
+    index = Index(state)
+    weights = index.idf(terms)
+    lines = SourceLines(state.root)
+    playbooks = _matching_playbooks(state, task, terms, weights)
+    for playbook, matched in playbooks[:MAX_PLAYBOOKS]:
+        _add_playbook(bundle, state, playbook, matched, lines)
+    for skill, matched in _matching_skills(state.root, weights)[:MAX_SKILLS]:
+        _add_skill(bundle, skill, matched)
+    if state.layered:
+        files = index.match_files(weights)
+        _add_communities(bundle, state, files, weights, lines, bool(playbooks))
+    elif not bundle.items:
+        bundle.notices.append("nothing matches: without .kg/ only the playbooks can be read")
+    return bundle
+
+
+# -- playbooks -----------------------------------------------------------------------------
+
+
+@dataclass
+class PlaybookMatch:
+    report: Any  # kgtool.playbook.check.PlaybookReport, or a bare Playbook when unchecked
+    checked: bool
+
+
+def _playbook_words(playbook: Any) -> set[str]:
+    text = " ".join(
+        [playbook.title, playbook.intent, playbook.slug]
+        + [s.value for s in playbook.key_files]
+        + [s.value for s in playbook.concepts]
+    )
+    return identifier_words(text)
+
+
+def _matching_playbooks(
+    state: MapState, task: str, terms: list[str], weights: dict[str, float]
+) -> list[tuple[PlaybookMatch, list[str]]]:
+    from kgtool.playbook.check import playbooks_dir
+    from kgtool.playbook.parse import load_playbooks
+
+    settings = state.config.section("playbooks")
+    playbooks = load_playbooks(state.root, playbooks_dir(state.config), settings["max_bytes"])
+    if not playbooks or not terms:
+        return []
+    # A word the repository's files never use still counts when a playbook uses it.
+    all_weights = {t: weights.get(t) or math.log(1 + len(state.file_lines) + 1) for t in terms}
+    total = sum(all_weights.values())
+    lowered = task.lower()
+    scored = []
+    for playbook in playbooks:
+        words = _playbook_words(playbook)
+        matched = [t for t in terms if meets_any(t, words)]
+        weight = sum(all_weights[t] for t in matched)
+        # A task that names one of the playbook's key files or symbols outright is about it.
+        named = any(
+            s.value.rsplit("::", 1)[-1].lower() in lowered and len(s.value) >= 4
+            for s in playbook.key_files
+        )
+        enough_words = len(matched) >= min(2, len(terms))
+        if named or (enough_words and weight >= PLAYBOOK_COVERAGE * total):
+            scored.append((weight + (total if named else 0.0), playbook, matched))
+    scored.sort(key=lambda item: (-round(item[0], 9), item[1].path))
+    if not scored:
+        return []
+    chosen = [(p, m) for _, p, m in scored[:MAX_PLAYBOOKS]]
+    reports = _check(state, [p for p, _ in chosen])
+    return [
+        (PlaybookMatch(reports.get(p.path, p), p.path in reports), matched) for p, matched in chosen
+    ]
+
+
+def _check(state: MapState, playbooks: list[Any]) -> dict[str, Any]:
+    """The verdict of ``kgtool playbooks check`` on these playbooks, against the graph as
+    raw.jsonl records it (nothing is parsed); empty when there is no graph to check against."""
+    if not state.raw_present:
+        return {}
+    from kgtool.playbook.check import check_against
+    from kgtool.playbook.layer1 import Layer1
+
+    # A file recorded with no blob id (a skipped file) is taken as recorded, never re-read.
+    hashes = {p: h or "recorded" for p, h in state.raw_hashes.items()}
+    symbols = {p: {s.qualname: s.kind for s in found} for p, found in state.symbols.items()}
+    view = Layer1(
+        dict(hashes), {}, symbols, hashes, True, state.root, state.config["max_file_bytes"]
+    )
+    settings = state.config.section("playbooks")
+    report = check_against(playbooks, view, state.root, state.store, settings)
+    return {r.playbook.path: r for r in report.playbooks}
+
+
+def _playbook_status(match: PlaybookMatch) -> tuple[str, list[str]]:
+    """(status words, the reasons it may not be followed as is)."""
+    if not match.checked:
+        playbook = match.report
+        return "NOT CHECKED (no .kg/ to check it against): not executable", [
+            str(p) for p in playbook.problems
+        ]
+    report = match.report
+    if report.refused:
+        return "REFUSED by `kgtool playbooks check`: not executable, do not follow it as is", [
+            str(p) for p in report.errors
+        ]
+    warnings = [str(p) for p in report.warnings]
+    if report.executable:
+        return "active, executable (checked: every key file resolves)", warnings
+    return f"{report.playbook.status}, not executable (not active)", warnings
+
+
+def _add_playbook(
+    bundle: Bundle, state: MapState, match: PlaybookMatch, matched: list[str], lines: SourceLines
+) -> None:
+    report = match.report
+    playbook = report.playbook if match.checked else report
+    status, reasons = _playbook_status(match)
+    title = playbook.title or playbook.slug
+    head = [
+        f"## Playbook: {title} ({playbook.path}:1)",
+        f"Status: {status}",
+        *[f"- {reason}" for reason in reasons],
+        f"Matched task words: {', '.join(bundle.said(matched)) or '(a key file it names)'}",
+        f"Intent ({playbook.path}:{playbook.line_of('intent')}): {playbook.intent}",
+    ]
+    parent = bundle.add(
+        "\n".join(head),
+        {
+            "kind": "playbook",
+            "path": playbook.path,
+            "title": title,
+            "status": status,
+            "problems": reasons,
+            "matched": bundle.said(matched),
+            "intent": playbook.intent,
+            "source": f"{playbook.path}:{playbook.line_of('intent')}",
+        },
+    )
+    pointers = {p.scalar.value: p.resolution for p in report.pointers} if match.checked else {}
+    key_lines = [f"Key files ({playbook.path}:{playbook.line_of('key_files')}):"]
+    key_data = []
+    for scalar in playbook.key_files:
+        resolution = pointers.get(scalar.value)
+        where = f"{playbook.path}:{scalar.line}"
+        if resolution is None:
+            key_lines.append(f"- `{scalar.value}` ({where}; not checked)")
+            key_data.append({"pointer": scalar.value, "source": where, "outcome": "unchecked"})
+        elif not resolution.resolved:
+            key_lines.append(f"- `{scalar.value}` ({where}) does not resolve: {resolution.outcome}")
+            key_data.append(
+                {"pointer": scalar.value, "source": where, "outcome": resolution.outcome}
+            )
+        else:
+            located = _locate(state, resolution.target, lines)
+            key_lines.append(f"- `{scalar.value}` ({where}) → {located['text']}")
+            key_data.append(
+                {"pointer": scalar.value, "source": where, "outcome": resolution.outcome}
+                | located["data"]
+            )
+    bundle.add(
+        "\n".join(key_lines),
+        {"kind": "key_files", "playbook": playbook.path, "files": key_data},
+        parent,
+    )
+    for name in ("validation", "pitfalls", "rollback"):
+        steps = getattr(playbook, name)
+        if not steps:
+            continue
+        where = f"{playbook.path}:{playbook.line_of(name)}"
+        text = f"{name.capitalize()} ({where}):\n" + "\n".join(f"- {s}" for s in steps)
+        bundle.add(
+            text,
+            {"kind": name, "playbook": playbook.path, "source": where, "steps": list(steps)},
+            parent,
+        )
+    if match.checked:
+        for concept in report.concepts:
+            bundle.add(*_concept(state, playbook.path, concept), parent)
+
+
+def _concept(state: MapState, path: str, concept: Any) -> tuple[str, dict[str, Any]]:
+    where = f"{path}:{concept.scalar.line}"
+    cid = concept.community
+    if not cid:
+        return (
+            f"Concept '{concept.scalar.value}' ({where}): unresolved, no community matches it",
+            {"kind": "concept", "concept": concept.scalar.value, "source": where, "community": ""},
+        )
+    labels = _Labels(state)
+    name = labels.title(cid)
+    community = state.communities.get(cid, {})
+    size = community.get("size", 0)
+    out_edges = [e for e in _edges(state) if e["src"] == cid][:BRIDGES_PER_COMMUNITY]
+    bridges = "; ".join(_bridge_text(state, labels, e, cid) for e in out_edges)
+    stale = f" — label drifted: {concept.stale}" if concept.stale else ""
+    text = (
+        f"Concept '{concept.scalar.value}' ({where}) → {cid} {name}{stale}: {size} files "
+        f"({KG_DIR}/{COMMUNITIES_FILE}); edges out: {bridges or 'none'}"
+    )
+    return text, {
+        "kind": "concept",
+        "concept": concept.scalar.value,
+        "source": where,
+        "community": cid,
+        "name": name,
+        "label": labels.mark(cid),
+        "drift": concept.stale,
+        "size": size,
+        "edges_out": [_bridge_data(e) for e in out_edges],
+    }
+
+
+# -- skills --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Skill:
+    path: str
+    name: str
+    description: str
+
+
+def _read_skills(root: Path) -> list[Skill]:
+    found = []
+    for folder in SKILL_FOLDERS:
+        base = root / folder
+        if not base.is_dir() or base.is_symlink():
+            continue
+        for entry in sorted(base.iterdir()):
+            file = entry / SKILL_FILE
+            if entry.is_symlink() or file.is_symlink() or not file.is_file():
+                continue
+            try:
+                text = file.read_text(encoding="utf-8", errors="replace")[:20_000]
+            except OSError:
+                continue
+            meta = _front_matter(text)
+            found.append(
+                Skill(
+                    f"{folder}/{entry.name}/{SKILL_FILE}",
+                    str(meta.get("name") or entry.name),
+                    " ".join(str(meta.get("description") or "").split()),
+                )
+            )
+    return found
+
+
+def _front_matter(text: str) -> dict[str, Any]:
+    if not text.startswith("---"):
+        return {}
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(text[3:end])
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _matching_skills(root: Path, weights: dict[str, float]) -> list[tuple[Skill, list[str]]]:
+    terms = list(weights)
+    if not terms:
+        return []
+    scored = []
+    for skill in _read_skills(root):
+        words = identifier_words(f"{skill.name} {skill.description}")
+        matched = [t for t in terms if meets_any(t, words)]
+        if len(matched) >= min(2, len(terms)):
+            scored.append((len(matched), skill, matched))
+    scored.sort(key=lambda item: (-item[0], item[1].path))
+    return [(skill, matched) for _, skill, matched in scored]
+
+
+def _add_skill(bundle: Bundle, skill: Skill, matched: list[str]) -> None:
+    bundle.add(
+        f"## Agent skill (evidence, not checked by kgtool): {skill.name} ({skill.path}:1)\n"
+        f"{skill.description}\nMatched task words: {', '.join(bundle.said(matched))}",
+        {
+            "kind": "skill",
+            "path": skill.path,
+            "source": f"{skill.path}:1",
+            "name": skill.name,
+            "description": skill.description,
+            "matched": bundle.said(matched),
+            "checked": False,
+        },
+    )
+
+
+# -- communities ---------------------------------------------------------------------------
+
+
+class _Labels:
+    """Layer-3 names as the map shows them: a drifted label marked, a missing one said so."""
+
+    def __init__(self, state: MapState) -> None:
+        self.state = state
+        self._report: Any = None
+
+    @property
+    def report(self) -> Any:
+        if self._report is None:
+            from kgtool.ontology.drift import DriftReport
+            from kgtool.ontology.view import report_for
+
+            ontology = self.state.ontology
+            if self.state.document is None or not (ontology.communities or ontology.edges):
+                self._report = DriftReport({}, {})
+            else:
+                self._report = report_for(self.state.document, ontology, self.state.config)
+        return self._report
+
+    def mark(self, cid: str) -> str:
+        """Fresh, "drifted", "unconfirmed" (a person's label with no evidence yet), or
+        "unlabelled"."""
+        state = self.report.communities.get(cid)
+        if state is None or state.label is None or state.status in ("missing", "retired"):
+            return "unlabelled"
+        if state.status in ("drifted", "inherited"):
+            return "drifted"
+        return state.status
+
+    def name(self, cid: str) -> str:
+        state = self.report.communities.get(cid)
+        return state.label.name if self.mark(cid) != "unlabelled" else ""
+
+    def title(self, cid: str) -> str:
+        mark = self.mark(cid)
+        if mark == "unlabelled":
+            return "(unlabelled)"
+        name = self.name(cid)
+        return f"'{name}' (drifted)" if mark == "drifted" else f"'{name}'"
+
+    def why(self, cid: str) -> str:
+        state = self.report.communities.get(cid)
+        return "; ".join(d.describe() for d in state.drifts) if state else ""
+
+    def line(self, cid: str) -> int:
+        state = self.report.communities.get(cid)
+        return state.label.line if state and state.label else 0
+
+    def summary(self, cid: str) -> str:
+        state = self.report.communities.get(cid)
+        return state.label.summary if state and state.label else ""
+
+    def phrase(self, key: str) -> tuple[str, str, int]:
+        """(phrase, mark, line) of an edge's label; ("", "", 0) when it has none."""
+        edge = self.report.edges.get(key)
+        if edge is None or edge.label is None or edge.status in ("missing", "retired"):
+            return "", "", 0
+        return edge.label.phrase, "drifted" if edge.status == "drifted" else "", edge.label.line
+
+
+def _edges(state: MapState) -> list[dict[str, Any]]:
+    edges = (state.document or {}).get("edges", [])
+    return sorted(edges, key=lambda e: (-e["total"], e["src"], e["dst"]))
+
+
+def _counts_text(types: dict[str, dict[str, int]]) -> str:
+    parts = []
+    for kind, tiers in sorted(types.items(), key=lambda i: (-sum(i[1].values()), i[0])):
+        tier_text = ", ".join(f"{t} {n}" for t, n in sorted(tiers.items()))
+        parts.append(f"{kind} {sum(tiers.values())} ({tier_text})")
+    return ", ".join(parts)
+
+
+def _bridge_text(state: MapState, labels: _Labels, edge: dict[str, Any], cid: str) -> str:
+    outgoing = edge["src"] == cid
+    other = edge["dst"] if outgoing else edge["src"]
+    arrow = "→" if outgoing else "←"
+    phrase, mark, line = labels.phrase(f"{edge['src']}->{edge['dst']}")
+    said = ""
+    if phrase:
+        drifted = " (drifted)" if mark else ""
+        said = f', "{phrase}"{drifted} ({KG_DIR}/{ONTOLOGY_FILE}:{line})'
+    return f"{arrow} {other} {labels.title(other)}: {_counts_text(edge['types'])}{said}"
+
+
+def _bridge_data(edge: dict[str, Any]) -> dict[str, Any]:
+    return {"src": edge["src"], "dst": edge["dst"], "total": edge["total"], "types": edge["types"]}
+
+
+def _community_scores(
+    state: MapState, labels: _Labels, files: list[FileMatch], weights: dict[str, float]
+) -> list[tuple[float, str, list[FileMatch], list[str]]]:
+    by_community: dict[str, list[FileMatch]] = {}
+    for match in files:
+        cid = state.community_of.get(match.path)
+        if cid:
+            by_community.setdefault(cid, []).append(match)
+    ranked = []
+    for cid in state.communities:
+        found = by_community.get(cid, [])
+        words = identifier_words(f"{labels.name(cid)} {labels.summary(cid)}")
+        named = [t for t in weights if meets_any(t, words)]
+        score = sum(m.score for m in found[:3]) + sum(2 * weights[t] for t in named)
+        if score > 0:
+            ranked.append((score, cid, found, named))
+    ranked.sort(key=lambda item: (-round(item[0], 9), _id_number(item[1])))
+    return ranked
+
+
+def _id_number(cid: str) -> int:
+    return int(cid[1:]) if cid[1:].isdigit() else 0
+
+
+def _add_communities(
+    bundle: Bundle,
+    state: MapState,
+    files: list[FileMatch],
+    weights: dict[str, float],
+    lines: SourceLines,
+    after_playbook: bool,
+) -> None:
+    labels = _Labels(state)
+    ranked = _community_scores(state, labels, files, weights)[:MAX_COMMUNITIES]
+    if not ranked:
+        bundle.notices.append("no playbook, community, path or symbol matches the task's words")
+        return
+    intro = (
+        "## Communities that also match the task (layers 2 and 3)"
+        if after_playbook
+        else "## No playbook matches: the communities that match the task best (layers 2 and 3)"
+    )
+    for score, cid, found, named in ranked:
+        community = state.communities[cid]
+        mark = labels.mark(cid)
+        head = [
+            f"### {cid} {labels.title(cid)} — {community.get('size', 0)} files "
+            f"({KG_DIR}/{COMMUNITIES_FILE}; page {KG_DIR}/{PAGES_DIR}/{cid}.md)"
+        ]
+        if intro:
+            head.insert(0, intro)
+            intro = ""
+        where = f"{KG_DIR}/{ONTOLOGY_FILE}:{labels.line(cid)}"
+        if mark == "unlabelled":
+            head.append("Label: none yet (run `kgtool label`): named here by its ID only")
+        elif mark == "drifted":
+            head.append(
+                f"Label ({where}) has DRIFTED, not a description of today's code: {labels.why(cid)}"
+            )
+        elif mark == "unconfirmed":
+            head.append(f"Label ({where}) written by hand, not confirmed against layer 2")
+        summary = labels.summary(cid) if mark != "unlabelled" else ""
+        if summary:
+            head.append(f"Summary ({where}): {summary}")
+        if named:
+            head.append(f"Its label matches: {', '.join(bundle.said(named))}")
+        parent = bundle.add(
+            "\n".join(head),
+            {
+                "kind": "community",
+                "id": cid,
+                "name": labels.name(cid),
+                "label": mark,
+                "drift": labels.why(cid) if mark == "drifted" else "",
+                "summary": summary,
+                "size": community.get("size", 0),
+                "source": f"{KG_DIR}/{COMMUNITIES_FILE}",
+                "label_source": where if mark != "unlabelled" else "",
+                "score": round(score, 3),
+            },
+        )
+        for match in found[:FILES_PER_COMMUNITY]:
+            bundle.add(*_file_item(state, cid, match, lines, bundle.said(match.terms)), parent)
+        bridges = [e for e in _edges(state) if cid in (e["src"], e["dst"]) and e["src"] != e["dst"]]
+        bridges = bridges[:BRIDGES_PER_COMMUNITY]
+        if bridges:
+            text = f"Bridges of {cid} (layer-2 counts, {KG_DIR}/{COMMUNITIES_FILE}):\n" + "\n".join(
+                f"- {_bridge_text(state, labels, e, cid)}" for e in bridges
+            )
+            bundle.add(
+                text,
+                {"kind": "bridges", "community": cid, "edges": [_bridge_data(e) for e in bridges]},
+                parent,
+            )
+        mains = community.get("top_symbols", [])[:MAIN_SYMBOLS]
+        if mains:
+            located = [(_locate(state, sid, lines), degree) for sid, degree in mains]
+            text = (
+                f"Main symbols of {cid} (by callers, {KG_DIR}/{COMMUNITIES_FILE}):\n"
+                + "\n".join(f"- {loc['text']} — {degree} in" for loc, degree in located)
+            )
+            bundle.add(
+                text,
+                {
+                    "kind": "main_symbols",
+                    "community": cid,
+                    "symbols": [loc["data"] | {"in": d} for loc, d in located],
+                },
+                parent,
+            )
+
+
+def _file_item(
+    state: MapState, cid: str, match: FileMatch, lines: SourceLines, said: list[str]
+) -> tuple[str, dict[str, Any]]:
+    symbols = [_locate(state, s.id, lines) for s in match.symbols[:SYMBOLS_PER_FILE]]
+    size = state.file_lines.get(match.path, 0)
+    text = f"- `{match.path}` ({size} lines; matches {', '.join(said)})"
+    text += "".join(f"\n  - {loc['text']}" for loc in symbols)
+    return text, {
+        "kind": "file",
+        "community": cid,
+        "path": match.path,
+        "lines": size,
+        "matched": said,
+        "symbols": [loc["data"] for loc in symbols],
+        "score": round(match.score, 3),
+    }
+
+
+class SourceLines:
+    """The first lines of definitions, read from the working tree for signatures."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._files: dict[str, list[str]] = {}
+
+    def signature(self, path: str, line: int) -> str:
+        if path not in self._files:
+            try:
+                data = (self.root / path).read_bytes()[:2_000_000]
+                self._files[path] = data.decode("utf-8", "replace").splitlines()
+            except OSError:
+                self._files[path] = []
+        text = self._files[path]
+        if not 0 < line <= len(text):
+            return ""
+        parts = []
+        for number in range(line - 1, min(line - 1 + SIGNATURE_LINES, len(text))):
+            parts.append(text[number].strip())
+            joined = " ".join(parts)
+            if _complete(joined):
+                break
+        else:
+            parts.append("…")
+        signature = " ".join(" ".join(parts).split())
+        if len(signature) > SIGNATURE_CHARS:
+            signature = signature[: SIGNATURE_CHARS - 1] + "…"
+        return signature
+
+
+def _complete(text: str) -> bool:
+    """A definition's head has ended: its brackets are closed and it opens a body."""
+    depth = sum(text.count(c) for c in "([") - sum(text.count(c) for c in ")]")
+    return depth <= 0 and (text.endswith((":", "{", ";", ")")) or "{" in text or "=>" in text)
+
+
+def _locate(state: MapState, node_id: str, lines: SourceLines) -> dict[str, Any]:
+    """A layer-1 node as ``file:line`` with its signature (text and data)."""
+    symbol = state.symbol(node_id)
+    if symbol is None:
+        path = node_id.partition("::")[0]
+        size = state.file_lines.get(path, 0)
+        return {"text": f"`{path}` ({size} lines)", "data": {"id": node_id, "file": path}}
+    signature = lines.signature(symbol.path, symbol.line)
+    where = f"{symbol.path}:{symbol.line}"
+    text = f"`{symbol.qualname}` {where}" + (f" `{signature}`" if signature else "")
+    return {
+        "text": text,
+        "data": {
+            "id": node_id,
+            "file": symbol.path,
+            "line": symbol.line,
+            "end": symbol.end,
+            "kind": symbol.kind,
+            "signature": signature,
+        },
+    }
+
+
+# -- rendering within the budget -----------------------------------------------------------
+
+
+def _chosen(bundle: Bundle, fits: Any) -> tuple[list[int], int]:
+    """Indices of the items kept, best first, and how many were left out. ``fits(i)`` says
+    whether item ``i`` can be added to those kept so far (and keeps it if so)."""
+    kept: list[int] = []
+    kept_set: set[int] = set()
+    for number, item in enumerate(bundle.items):
+        if item.parent >= 0 and item.parent not in kept_set:
+            continue
+        if fits(number):
+            kept.append(number)
+            kept_set.add(number)
+    return kept, len(bundle.items) - len(kept)
+
+
+def _omitted_line(count: int, budget: int) -> str:
+    items = f"{count} more item{'s' * (count != 1)}"
+    return f"\n({items} did not fit the budget of {budget} characters)\n"
+
+
+def render_markdown(bundle: Bundle, budget: int) -> str:
+    head = f"# Context for: {bundle.task}\n"
+    head += "".join(f"\n> kgtool: {notice}\n" for notice in bundle.notices)
+    if len(head) > budget:
+        return head[:budget]
+    reserve = len(_omitted_line(len(bundle.items), budget))
+    used = len(head)
+    parts: list[str] = []
+
+    def fits(number: int) -> bool:
+        nonlocal used
+        text = "\n" + bundle.items[number].markdown + "\n"
+        if used + len(text) + reserve > budget:
+            return False
+        parts.append(text)
+        used += len(text)
+        return True
+
+    kept, omitted = _chosen(bundle, fits)
+    if not kept and reserve > budget - len(head):
+        # Too small for the promise of a summary line: fill what is left without one.
+        reserve = 0
+        kept, omitted = _chosen(bundle, fits)
+    out = head + "".join(parts)
+    if omitted and len(out) + len(_omitted_line(omitted, budget)) <= budget:
+        out += _omitted_line(omitted, budget)
+    return out
+
+
+def _json_text(bundle: Bundle, items: list[dict[str, Any]], omitted: int) -> str:
+    document = {
+        "task": bundle.task,
+        "notices": bundle.notices,
+        "items": items,
+        "omitted": omitted,
+    }
+    return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def render_json(bundle: Bundle, budget: int) -> str:
+    """One JSON object: task, notices, the items kept (flat, each citing its source, a
+    child naming its parent by index), and how many were left out; empty if even the frame
+    does not fit."""
+    total = len(bundle.items)
+    frame = len(_json_text(bundle, [], total))
+    if frame > budget:
+        return ""
+    kept_data: list[dict[str, Any]] = []
+    position: dict[int, int] = {}
+    used = frame
+
+    def fits(number: int) -> bool:
+        nonlocal used
+        item = bundle.items[number]
+        data = dict(item.data)
+        if item.parent >= 0:
+            data["parent"] = position[item.parent]
+        size = len(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+        size += 1 if kept_data else 0  # the comma
+        if used + size > budget:
+            return False
+        position[number] = len(kept_data)
+        kept_data.append(data)
+        used += size
+        return True
+
+    _, omitted = _chosen(bundle, fits)
+    text = _json_text(bundle, kept_data, omitted)
+    # "omitted" may have fewer digits than the frame reserved, never more.
+    assert len(text) <= budget
+    return text
