@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,14 +170,17 @@ def build_bundle(state: MapState, task: str) -> Bundle:
     index = Index(state)
     weights = index.idf(terms)
     lines = SourceLines(state.root)
+    labels = _Labels(state)
     playbooks = _matching_playbooks(state, task, terms, weights)
     for playbook, matched in playbooks[:MAX_PLAYBOOKS]:
-        _add_playbook(bundle, state, playbook, matched, lines)
+        _add_playbook(bundle, state, labels, playbook, matched, lines)
     for skill, matched in _matching_skills(state.root, weights)[:MAX_SKILLS]:
         _add_skill(bundle, skill, matched)
     if state.layered:
-        files = index.match_files(weights)
-        _add_communities(bundle, state, files, weights, lines, bool(playbooks))
+        # Playbook files are read as layer 4 above, not offered again as code to read.
+        shelf = f"{playbooks_folder(state)}/"
+        files = [m for m in index.match_files(weights) if not m.path.startswith(shelf)]
+        _add_communities(bundle, state, labels, files, weights, lines, bool(playbooks))
     elif not bundle.items:
         bundle.notices.append("nothing matches: without .kg/ only the playbooks can be read")
     return bundle
@@ -203,11 +207,10 @@ def _playbook_words(playbook: Any) -> set[str]:
 def _matching_playbooks(
     state: MapState, task: str, terms: list[str], weights: dict[str, float]
 ) -> list[tuple[PlaybookMatch, list[str]]]:
-    from kgtool.playbook.check import playbooks_dir
     from kgtool.playbook.parse import load_playbooks
 
     settings = state.config.section("playbooks")
-    playbooks = load_playbooks(state.root, playbooks_dir(state.config), settings["max_bytes"])
+    playbooks = load_playbooks(state.root, playbooks_folder(state), settings["max_bytes"])
     if not playbooks or not terms:
         return []
     # A word the repository's files never use still counts when a playbook uses it.
@@ -235,6 +238,12 @@ def _matching_playbooks(
     return [
         (PlaybookMatch(reports.get(p.path, p), p.path in reports), matched) for p, matched in chosen
     ]
+
+
+def playbooks_folder(state: MapState) -> str:
+    from kgtool.playbook.check import playbooks_dir
+
+    return playbooks_dir(state.config)
 
 
 def _check(state: MapState, playbooks: list[Any]) -> dict[str, Any]:
@@ -275,7 +284,12 @@ def _playbook_status(match: PlaybookMatch) -> tuple[str, list[str]]:
 
 
 def _add_playbook(
-    bundle: Bundle, state: MapState, match: PlaybookMatch, matched: list[str], lines: SourceLines
+    bundle: Bundle,
+    state: MapState,
+    labels: _Labels,
+    match: PlaybookMatch,
+    matched: list[str],
+    lines: SourceLines,
 ) -> None:
     report = match.report
     playbook = report.playbook if match.checked else report
@@ -327,6 +341,9 @@ def _add_playbook(
         {"kind": "key_files", "playbook": playbook.path, "files": key_data},
         parent,
     )
+    if match.checked:
+        for concept in report.concepts:
+            bundle.add(*_concept(state, labels, playbook.path, concept), parent)
     for name in ("validation", "pitfalls", "rollback"):
         steps = getattr(playbook, name)
         if not steps:
@@ -338,12 +355,11 @@ def _add_playbook(
             {"kind": name, "playbook": playbook.path, "source": where, "steps": list(steps)},
             parent,
         )
-    if match.checked:
-        for concept in report.concepts:
-            bundle.add(*_concept(state, playbook.path, concept), parent)
 
 
-def _concept(state: MapState, path: str, concept: Any) -> tuple[str, dict[str, Any]]:
+def _concept(
+    state: MapState, labels: _Labels, path: str, concept: Any
+) -> tuple[str, dict[str, Any]]:
     where = f"{path}:{concept.scalar.line}"
     cid = concept.community
     if not cid:
@@ -351,27 +367,26 @@ def _concept(state: MapState, path: str, concept: Any) -> tuple[str, dict[str, A
             f"Concept '{concept.scalar.value}' ({where}): unresolved, no community matches it",
             {"kind": "concept", "concept": concept.scalar.value, "source": where, "community": ""},
         )
-    labels = _Labels(state)
     name = labels.title(cid)
     community = state.communities.get(cid, {})
     size = community.get("size", 0)
-    out_edges = [e for e in _edges(state) if e["src"] == cid][:BRIDGES_PER_COMMUNITY]
-    bridges = "; ".join(_bridge_text(state, labels, e, cid) for e in out_edges)
-    stale = f" — label drifted: {concept.stale}" if concept.stale else ""
+    bridges = _bridges(state, cid)
+    shown = "; ".join(_bridge_text(labels, e, cid) for e in bridges)
+    stale = f" — its label has DRIFTED: {concept.stale}" if concept.stale else ""
     text = (
-        f"Concept '{concept.scalar.value}' ({where}) → {cid} {name}{stale}: {size} files "
-        f"({KG_DIR}/{COMMUNITIES_FILE}); edges out: {bridges or 'none'}"
+        f"Concept '{concept.scalar.value}' ({where}) → {cid} {name}{stale}: {_files(size)} "
+        f"({KG_DIR}/{COMMUNITIES_FILE}); edges: {shown or 'none'}"
     )
     return text, {
         "kind": "concept",
         "concept": concept.scalar.value,
         "source": where,
         "community": cid,
-        "name": name,
+        "name": labels.name(cid),
         "label": labels.mark(cid),
         "drift": concept.stale,
         "size": size,
-        "edges_out": [_bridge_data(e) for e in out_edges],
+        "edges": [_bridge_data(e) for e in bridges],
     }
 
 
@@ -532,7 +547,13 @@ def _counts_text(types: dict[str, dict[str, int]]) -> str:
     return ", ".join(parts)
 
 
-def _bridge_text(state: MapState, labels: _Labels, edge: dict[str, Any], cid: str) -> str:
+def _bridges(state: MapState, cid: str) -> list[dict[str, Any]]:
+    """A community's strongest edges to others, both ways."""
+    found = [e for e in _edges(state) if cid in (e["src"], e["dst"]) and e["src"] != e["dst"]]
+    return found[:BRIDGES_PER_COMMUNITY]
+
+
+def _bridge_text(labels: _Labels, edge: dict[str, Any], cid: str) -> str:
     outgoing = edge["src"] == cid
     other = edge["dst"] if outgoing else edge["src"]
     arrow = "→" if outgoing else "←"
@@ -568,6 +589,10 @@ def _community_scores(
     return ranked
 
 
+def _files(count: int) -> str:
+    return f"{count} file{'s' * (count != 1)}"
+
+
 def _id_number(cid: str) -> int:
     return int(cid[1:]) if cid[1:].isdigit() else 0
 
@@ -575,12 +600,12 @@ def _id_number(cid: str) -> int:
 def _add_communities(
     bundle: Bundle,
     state: MapState,
+    labels: _Labels,
     files: list[FileMatch],
     weights: dict[str, float],
     lines: SourceLines,
     after_playbook: bool,
 ) -> None:
-    labels = _Labels(state)
     ranked = _community_scores(state, labels, files, weights)[:MAX_COMMUNITIES]
     if not ranked:
         bundle.notices.append("no playbook, community, path or symbol matches the task's words")
@@ -594,7 +619,7 @@ def _add_communities(
         community = state.communities[cid]
         mark = labels.mark(cid)
         head = [
-            f"### {cid} {labels.title(cid)} — {community.get('size', 0)} files "
+            f"### {cid} {labels.title(cid)} — {_files(community.get('size', 0))} "
             f"({KG_DIR}/{COMMUNITIES_FILE}; page {KG_DIR}/{PAGES_DIR}/{cid}.md)"
         ]
         if intro:
@@ -631,11 +656,10 @@ def _add_communities(
         )
         for match in found[:FILES_PER_COMMUNITY]:
             bundle.add(*_file_item(state, cid, match, lines, bundle.said(match.terms)), parent)
-        bridges = [e for e in _edges(state) if cid in (e["src"], e["dst"]) and e["src"] != e["dst"]]
-        bridges = bridges[:BRIDGES_PER_COMMUNITY]
+        bridges = _bridges(state, cid)
         if bridges:
             text = f"Bridges of {cid} (layer-2 counts, {KG_DIR}/{COMMUNITIES_FILE}):\n" + "\n".join(
-                f"- {_bridge_text(state, labels, e, cid)}" for e in bridges
+                f"- {_bridge_text(labels, e, cid)}" for e in bridges
             )
             bundle.add(
                 text,
@@ -761,30 +785,33 @@ def _omitted_line(count: int, budget: int) -> str:
 
 
 def render_markdown(bundle: Bundle, budget: int) -> str:
+    """The bundle as markdown: the task and notices, then the items that fit, best first,
+    and a last line saying how many did not (when there is room to say it)."""
     head = f"# Context for: {bundle.task}\n"
     head += "".join(f"\n> kgtool: {notice}\n" for notice in bundle.notices)
     if len(head) > budget:
         return head[:budget]
+    texts = ["\n" + item.markdown + "\n" for item in bundle.items]
+    if len(head) + sum(map(len, texts)) <= budget:
+        return head + "".join(texts)
+    # Not everything fits: keep room for the line that says so, unless that leaves none.
     reserve = len(_omitted_line(len(bundle.items), budget))
+    if reserve > budget - len(head):
+        reserve = 0
     used = len(head)
     parts: list[str] = []
 
     def fits(number: int) -> bool:
         nonlocal used
-        text = "\n" + bundle.items[number].markdown + "\n"
-        if used + len(text) + reserve > budget:
+        if used + len(texts[number]) + reserve > budget:
             return False
-        parts.append(text)
-        used += len(text)
+        parts.append(texts[number])
+        used += len(texts[number])
         return True
 
-    kept, omitted = _chosen(bundle, fits)
-    if not kept and reserve > budget - len(head):
-        # Too small for the promise of a summary line: fill what is left without one.
-        reserve = 0
-        kept, omitted = _chosen(bundle, fits)
+    _, omitted = _chosen(bundle, fits)
     out = head + "".join(parts)
-    if omitted and len(out) + len(_omitted_line(omitted, budget)) <= budget:
+    if len(out) + len(_omitted_line(omitted, budget)) <= budget:
         out += _omitted_line(omitted, budget)
     return out
 
@@ -799,11 +826,28 @@ def _json_text(bundle: Bundle, items: list[dict[str, Any]], omitted: int) -> str
     return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
+def _json_items(bundle: Bundle, numbers: Iterable[int]) -> list[dict[str, Any]]:
+    """The data of these items, a child naming its parent by its position among them."""
+    position: dict[int, int] = {}
+    found = []
+    for number in numbers:
+        item = bundle.items[number]
+        data = dict(item.data)
+        if item.parent >= 0:
+            data["parent"] = position[item.parent]
+        position[number] = len(found)
+        found.append(data)
+    return found
+
+
 def render_json(bundle: Bundle, budget: int) -> str:
     """One JSON object: task, notices, the items kept (flat, each citing its source, a
     child naming its parent by index), and how many were left out; empty if even the frame
     does not fit."""
     total = len(bundle.items)
+    everything = _json_text(bundle, _json_items(bundle, range(total)), 0)
+    if len(everything) <= budget:
+        return everything
     frame = len(_json_text(bundle, [], total))
     if frame > budget:
         return ""
