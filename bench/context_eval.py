@@ -94,9 +94,11 @@ def kgtool(repo: Path, *args: str) -> str:
     return done.stdout
 
 
-def choose_tasks(repo: Path, name: str, count: int) -> list[Task]:
-    """The rule of the module docstring, applied to the first-parent history of HEAD."""
-    log = git(repo, "log", "--first-parent", "--no-merges", "--format=%H%x00%P%x00%s", "-n5000")
+def choose_tasks(repo: Path, name: str, count: int, tip: str) -> list[Task]:
+    """The rule of the module docstring, applied to the first-parent history of ``tip``."""
+    log = git(
+        repo, "log", "--first-parent", "--no-merges", "--format=%H%x00%P%x00%s", "-n5000", tip
+    )
     tasks: list[Task] = []
     for line in log.splitlines():
         commit, parents, subject = line.split("\0", 2)
@@ -165,7 +167,10 @@ def evaluate(name: str, source: str, work: Path, count: int) -> list[dict]:
     clone = work / name
     if not clone.exists():
         subprocess.run(["git", "clone", "-q", source, str(clone)], check=True)
-    tasks = choose_tasks(clone, name, count)
+    # The source's HEAD as cloned (the clone's own HEAD moves to each task's parent).
+    tip = git(clone, "rev-parse", "origin/HEAD").strip()
+    print(f"{name}: tasks from the history of {tip[:12]}", file=sys.stderr)
+    tasks = choose_tasks(clone, name, count, tip)
     results = []
     for number, task in enumerate(tasks, 1):
         git(clone, "checkout", "-q", "--detach", "--force", task.parent)

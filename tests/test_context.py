@@ -351,3 +351,19 @@ def test_the_read_path_loads_no_parser_clusterer_or_network_client(shop: Repo) -
     )
     assert done.stderr.strip().splitlines()[-1] == "loaded: []"
     assert "## Playbook: Add a payment provider" in done.stdout
+
+
+def test_files_that_do_not_fit_whole_are_named_and_never_without_their_community(
+    shop: Repo,
+) -> None:
+    full = context_for(shop.root, AUTH_TASK, 10**9)
+    shortened = 0
+    for budget in range(300, len(full), 40):
+        text = context_for(shop.root, AUTH_TASK, budget)
+        assert len(text) <= budget
+        lines = text.splitlines()
+        for number, line in enumerate(lines):
+            if line.startswith("- `auth/"):
+                assert any(earlier.startswith("### c") for earlier in lines[:number])
+                shortened += line.endswith("`")  # the path alone: its details did not fit
+    assert shortened > 0

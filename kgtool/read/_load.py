@@ -26,10 +26,12 @@ from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write
 COMMUNITIES_FILE = "communities.json"  # layer 2 (kgtool.communities.build, not imported: slow)
 _NODE_MARK = b'"rec":"node"'
 _META_MARK = b'"rec":"meta"'
+_EDGE_MARK = b'"rec":"edge"'
+_BOUND_MARK = b'"dst":"'  # an edge bound to one target (ambiguous ones list candidates)
 KNOWN_RAW_FORMATS = {1}
 KNOWN_COMMUNITY_FORMATS = {2}
 READ_CACHE = "read.marshal"  # in .kg/cache/: layer 1's nodes and words, decoded
-READ_CACHE_VERSION = 1  # raise when what _rows() computes changes
+READ_CACHE_VERSION = 3  # raise when what _rows() computes changes
 STALE_NAMED = 3  # changed files named in the notice; the rest are counted
 
 
@@ -58,6 +60,9 @@ class MapState:
     # word -> symbols whose name holds it.
     path_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
     symbol_words: dict[str, list[Symbol]] = field(default_factory=dict)
+    # File -> the other files its layer-1 edges (imports, calls, inherits) join it to, either
+    # way, with how many edges: (neighbour, count), most first.
+    neighbours: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     raw_present: bool = False
     stale_files: list[str] = field(default_factory=list)  # changed since raw.jsonl was written
     notices: list[str] = field(default_factory=list)  # one line each: what the reader must know
@@ -143,7 +148,8 @@ def _read_layer1(data: bytes, state: MapState) -> bool:
     rows = cached if cached is not None else _rows(data)
     if rows is None:
         return False
-    file_lines, raw_hashes, symbol_rows, path_words, symbol_words = rows
+    file_lines, raw_hashes, symbol_rows, path_words, symbol_words, neighbours = rows
+    state.neighbours = neighbours
     state.file_lines, state.raw_hashes, state.path_words = file_lines, raw_hashes, path_words
     symbols = [Symbol(*row) for row in symbol_rows]
     for symbol in symbols:
@@ -156,9 +162,17 @@ def _read_layer1(data: bytes, state: MapState) -> bool:
 
 
 def _rows(data: bytes) -> tuple | None:
-    lines = [line for line in data.split(b"\n") if _NODE_MARK in line or _META_MARK in line]
+    lines = []
+    edge_lines = []
+    for line in data.split(b"\n"):
+        if _EDGE_MARK in line:
+            if _BOUND_MARK in line:
+                edge_lines.append(line)
+        elif _NODE_MARK in line or _META_MARK in line:
+            lines.append(line)
     try:
         records = json.loads(b"[" + b",".join(lines) + b"]")
+        edges = json.loads(b"[" + b",".join(edge_lines) + b"]")
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
     if not records or not isinstance(records[0], dict) or records[0].get("rec") != "meta":
@@ -201,7 +215,30 @@ def _rows(data: bytes) -> tuple | None:
         symbols,
         {w: tuple(paths) for w, paths in path_words.items()},
         {w: tuple(found) for w, found in symbol_words.items()},
+        _file_neighbours(edges),
     )
+
+
+def _file_neighbours(edges: list[Any]) -> dict[str, tuple[tuple[str, int], ...]]:
+    """Files joined by layer-1 edges (either way), with how many; "contains" never crosses
+    files and packages outside the repository are not files of it."""
+    counts: dict[str, dict[str, int]] = {}
+    for edge in edges:
+        if not isinstance(edge, dict):
+            continue
+        dst, src = str(edge.get("dst", "")), str(edge.get("src", ""))
+        if dst.startswith("ext:"):
+            continue
+        first, second = src.partition("::")[0], dst.partition("::")[0]
+        if first == second:
+            continue
+        for one, other in ((first, second), (second, first)):
+            found = counts.setdefault(one, {})
+            found[other] = found.get(other, 0) + 1
+    return {
+        path: tuple(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+        for path, found in sorted(counts.items())
+    }
 
 
 def _cache_key(store: Store) -> str:
@@ -224,7 +261,7 @@ def _cached_rows(store: Store, key: str) -> tuple | None:
     if not isinstance(record, tuple) or len(record) != 2 or record[0] != key:
         return None
     rows = record[1]
-    return rows if isinstance(rows, tuple) and len(rows) == 5 else None
+    return rows if isinstance(rows, tuple) and len(rows) == 6 else None
 
 
 def _remember(store: Store, key: str, rows: tuple) -> None:

@@ -36,10 +36,17 @@ FORMATS = ("markdown", "json")
 SKILL_FOLDERS = (".claude/skills", ".agents/skills")
 SKILL_FILE = "SKILL.md"
 MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one recipe
-MAX_COMMUNITIES = 4
-FILES_PER_COMMUNITY = 12
-SYMBOLS_PER_FILE = 2
-BRIDGES_PER_COMMUNITY = 4
+MAX_COMMUNITIES = 4  # shown with their bridges and main symbols
+MAX_FILES = 40
+CONTEXT_EVERY = 8  # a best community's bridges and main symbols come after this many files
+SYMBOLS_PER_FILE = 2  # for the best few files; one for the rest
+SYMBOLS_FOR_BEST = 5
+NEIGHBOUR_SOURCES = 5  # the best matches whose neighbours (by layer-1 edges) join the ranking
+NEIGHBOURS_EACH = 8
+NEIGHBOUR_SHARE = 0.15  # a neighbour's share of the score of the match it is joined to...
+NEIGHBOUR_EDGES = 5  # ...in full from this many edges between them
+FIRST_RANK = -1_000_000.0  # unranked items (playbooks, skills) come before ranked ones
+BRIDGES_PER_COMMUNITY = 3
 MAIN_SYMBOLS = 3
 MAX_SKILLS = 3
 SIGNATURE_CHARS = 160
@@ -72,11 +79,14 @@ def bundle_and_render(root: Path, task: str, budget: int, fmt: str) -> tuple[str
 
 @dataclass
 class Item:
-    """One unit of the answer: shown whole or not at all. ``parent`` must be shown first."""
+    """One unit of the answer: shown whole or not at all, and only with its ``parent``.
+    Items are chosen by ``rank`` (lowest first) and shown in the order they were added."""
 
     markdown: str
     data: dict[str, Any]
     parent: int = -1
+    rank: float = 0.0
+    short: tuple[str, dict[str, Any]] | None = None  # shown instead when the item does not fit
 
 
 @dataclass
@@ -90,9 +100,26 @@ class Bundle:
         """Matched stems as the task wrote them."""
         return [self.words.get(t, t) for t in terms]
 
-    def add(self, markdown: str, data: dict[str, Any], parent: int = -1) -> int:
-        self.items.append(Item(markdown, data, parent))
+    def add(
+        self,
+        markdown: str,
+        data: dict[str, Any],
+        parent: int = -1,
+        rank: float | None = None,
+        short: tuple[str, dict[str, Any]] | None = None,
+    ) -> int:
+        """Add an item; without a ``rank`` it is chosen before every ranked one, in order."""
+        chosen = rank if rank is not None else FIRST_RANK + len(self.items)
+        self.items.append(Item(markdown, data, parent, chosen, short))
         return len(self.items) - 1
+
+    def text(self, number: int, short: bool) -> str:
+        item = self.items[number]
+        return "\n" + (item.short[0] if short and item.short else item.markdown) + "\n"
+
+    def data(self, number: int, short: bool) -> dict[str, Any]:
+        item = self.items[number]
+        return dict(item.short[1] if short and item.short else item.data)
 
 
 @dataclass
@@ -101,6 +128,7 @@ class FileMatch:
     score: float
     terms: list[str]
     symbols: list[Symbol]
+    via: list[tuple[str, int]] = field(default_factory=list)  # joined by edges to (file, count)
 
 
 class Index:
@@ -158,6 +186,11 @@ class Index:
         for path, score in scores.items():
             per_symbol = symbol_scores.get(path, {})
             ranked = sorted(per_symbol, key=lambda s: (-round(per_symbol[s], 9), s.id))
+            # One name holding several of the task's words ("_get_auto_indent" for "auto
+            # indent") says more than a large file holding each somewhere.
+            best = per_symbol[ranked[0]] if ranked else 0.0
+            if ranked and best > max(weights[t] for t in matched[path]) + 1e-9:
+                score += best
             found_files.append(FileMatch(path, score, matched[path], ranked))
         found_files.sort(key=lambda m: (-round(m.score, 9), m.path))
         return found_files
@@ -597,6 +630,25 @@ def _id_number(cid: str) -> int:
     return int(cid[1:]) if cid[1:].isdigit() else 0
 
 
+def with_neighbours(state: MapState, files: list[FileMatch]) -> list[FileMatch]:
+    """The matches, plus the files layer-1 edges join to the best of them (their tests, the
+    module that re-exports them, their callers), which score a share of what they join."""
+    scores = {m.path: m.score for m in files}
+    via: dict[str, list[tuple[str, int]]] = {}
+    for source in files[:NEIGHBOUR_SOURCES]:
+        for other, count in state.neighbours.get(source.path, ())[:NEIGHBOURS_EACH]:
+            gain = NEIGHBOUR_SHARE * source.score * min(count, NEIGHBOUR_EDGES) / NEIGHBOUR_EDGES
+            scores[other] = scores.get(other, 0.0) + gain
+            via.setdefault(other, []).append((source.path, count))
+    found = {m.path: m for m in files}
+    ranked = []
+    for path, score in scores.items():
+        match = found.get(path) or FileMatch(path, 0.0, [], [])
+        ranked.append(FileMatch(path, score, match.terms, match.symbols, via.get(path, [])))
+    ranked.sort(key=lambda m: (-round(m.score, 9), m.path))
+    return ranked
+
+
 def _add_communities(
     bundle: Bundle,
     state: MapState,
@@ -606,90 +658,147 @@ def _add_communities(
     lines: SourceLines,
     after_playbook: bool,
 ) -> None:
-    ranked = _community_scores(state, labels, files, weights)[:MAX_COMMUNITIES]
+    """The files that match best, each under its community, and the best communities with
+    their bridges and main symbols. Files are chosen by their own rank across communities
+    (a community's header comes with its first file); the best communities' bridges and main
+    symbols come in after every few files."""
+    files = [m for m in with_neighbours(state, files) if m.path in state.community_of]
+    files = files[:MAX_FILES]
+    ranked = _community_scores(state, labels, files, weights)
     if not ranked:
         bundle.notices.append("no playbook, community, path or symbol matches the task's words")
         return
+    top = [cid for _, cid, _, _ in ranked[:MAX_COMMUNITIES]]
+    file_rank = {m.path: number for number, m in enumerate(files)}
+    shown = set(top) | {state.community_of[m.path] for m in files}
+
+    def first_file(cid: str) -> float:
+        ranks = [file_rank[m.path] for m in files if state.community_of[m.path] == cid]
+        return min(ranks) if ranks else len(files) + top.index(cid)
+
+    order = sorted(shown, key=lambda cid: (first_file(cid), _id_number(cid)))
     intro = (
         "## Communities that also match the task (layers 2 and 3)"
         if after_playbook
-        else "## No playbook matches: the communities that match the task best (layers 2 and 3)"
+        else "## No playbook matches: the communities and files that match the task best "
+        "(layers 2 and 3)"
     )
-    for score, cid, found, named in ranked:
-        community = state.communities[cid]
-        mark = labels.mark(cid)
-        head = [
-            f"### {cid} {labels.title(cid)} — {_files(community.get('size', 0))} "
-            f"({KG_DIR}/{COMMUNITIES_FILE}; page {KG_DIR}/{PAGES_DIR}/{cid}.md)"
-        ]
-        if intro:
-            head.insert(0, intro)
-            intro = ""
-        where = f"{KG_DIR}/{ONTOLOGY_FILE}:{labels.line(cid)}"
-        if mark == "unlabelled":
-            head.append("Label: none yet (run `kgtool label`): named here by its ID only")
-        elif mark == "drifted":
-            head.append(
-                f"Label ({where}) has DRIFTED, not a description of today's code: {labels.why(cid)}"
-            )
-        elif mark == "unconfirmed":
-            head.append(f"Label ({where}) written by hand, not confirmed against layer 2")
-        summary = labels.summary(cid) if mark != "unlabelled" else ""
-        if summary:
-            head.append(f"Summary ({where}): {summary}")
-        if named:
-            head.append(f"Its label matches: {', '.join(bundle.said(named))}")
-        parent = bundle.add(
-            "\n".join(head),
-            {
-                "kind": "community",
-                "id": cid,
-                "name": labels.name(cid),
-                "label": mark,
-                "drift": labels.why(cid) if mark == "drifted" else "",
-                "summary": summary,
-                "size": community.get("size", 0),
-                "source": f"{KG_DIR}/{COMMUNITIES_FILE}",
-                "label_source": where if mark != "unlabelled" else "",
-                "score": round(score, 3),
-            },
+    bundle.add(intro, {"kind": "section", "title": intro.lstrip("# ")}, rank=-1)
+    scores = {cid: score for score, cid, _, _ in ranked}
+    named_of = {cid: named for _, cid, _, named in ranked}
+    for cid in order:
+        said = bundle.said(named_of.get(cid, []))
+        line = _community_line(state, labels, cid)
+        # Only the best communities are described; the rest are named, as where a file lives.
+        full = _community_header(state, labels, cid, scores.get(cid, 0.0), said)
+        header = bundle.add(
+            *(full if cid in top else line),
+            rank=first_file(cid) - 0.5,
+            short=line if cid in top else None,
         )
-        for match in found[:FILES_PER_COMMUNITY]:
-            bundle.add(*_file_item(state, cid, match, lines, bundle.said(match.terms)), parent)
+        for match in (m for m in files if state.community_of[m.path] == cid):
+            item = _file_item(state, cid, match, lines, bundle.said(match.terms), file_rank)
+            short = (
+                f"- `{match.path}`",
+                {"kind": "file", "community": cid, "path": match.path, "short": True},
+            )
+            bundle.add(*item, header, rank=file_rank[match.path], short=short)
+        if cid not in top:
+            continue
+        context_rank = CONTEXT_EVERY * (top.index(cid) + 1) + 0.5
         bridges = _bridges(state, cid)
         if bridges:
             text = f"Bridges of {cid} (layer-2 counts, {KG_DIR}/{COMMUNITIES_FILE}):\n" + "\n".join(
                 f"- {_bridge_text(labels, e, cid)}" for e in bridges
             )
-            bundle.add(
-                text,
-                {"kind": "bridges", "community": cid, "edges": [_bridge_data(e) for e in bridges]},
-                parent,
-            )
-        mains = community.get("top_symbols", [])[:MAIN_SYMBOLS]
+            data = {
+                "kind": "bridges",
+                "community": cid,
+                "edges": [_bridge_data(e) for e in bridges],
+            }
+            bundle.add(text, data, header, rank=context_rank)
+        mains = state.communities[cid].get("top_symbols", [])[:MAIN_SYMBOLS]
         if mains:
             located = [(_locate(state, sid, lines), degree) for sid, degree in mains]
             text = (
                 f"Main symbols of {cid} (by callers, {KG_DIR}/{COMMUNITIES_FILE}):\n"
                 + "\n".join(f"- {loc['text']} — {degree} in" for loc, degree in located)
             )
-            bundle.add(
-                text,
-                {
-                    "kind": "main_symbols",
-                    "community": cid,
-                    "symbols": [loc["data"] | {"in": d} for loc, d in located],
-                },
-                parent,
-            )
+            data = {
+                "kind": "main_symbols",
+                "community": cid,
+                "symbols": [loc["data"] | {"in": d} for loc, d in located],
+            }
+            bundle.add(text, data, header, rank=context_rank + 0.1)
+
+
+def _community_line(state: MapState, labels: _Labels, cid: str) -> tuple[str, dict[str, Any]]:
+    """A community in one line, for when its full header does not fit."""
+    size = state.communities[cid].get("size", 0)
+    return f"### {cid} {labels.title(cid)} — {_files(size)} ({KG_DIR}/{COMMUNITIES_FILE})", {
+        "kind": "community",
+        "id": cid,
+        "name": labels.name(cid),
+        "label": labels.mark(cid),
+        "size": size,
+        "source": f"{KG_DIR}/{COMMUNITIES_FILE}",
+        "short": True,
+    }
+
+
+def _community_header(
+    state: MapState, labels: _Labels, cid: str, score: float, named: list[str]
+) -> tuple[str, dict[str, Any]]:
+    community = state.communities[cid]
+    mark = labels.mark(cid)
+    head = [
+        f"### {cid} {labels.title(cid)} — {_files(community.get('size', 0))} "
+        f"({KG_DIR}/{COMMUNITIES_FILE}; page {KG_DIR}/{PAGES_DIR}/{cid}.md)"
+    ]
+    where = f"{KG_DIR}/{ONTOLOGY_FILE}:{labels.line(cid)}"
+    if mark == "unlabelled":
+        head.append("Label: none yet (run `kgtool label`): named here by its ID only")
+    elif mark == "drifted":
+        head.append(
+            f"Label ({where}) has DRIFTED, not a description of today's code: {labels.why(cid)}"
+        )
+    elif mark == "unconfirmed":
+        head.append(f"Label ({where}) written by hand, not confirmed against layer 2")
+    summary = labels.summary(cid) if mark != "unlabelled" else ""
+    if summary:
+        head.append(f"Summary ({where}): {summary}")
+    if named:
+        head.append(f"Its label matches: {', '.join(named)}")
+    return "\n".join(head), {
+        "kind": "community",
+        "id": cid,
+        "name": labels.name(cid),
+        "label": mark,
+        "drift": labels.why(cid) if mark == "drifted" else "",
+        "summary": summary,
+        "size": community.get("size", 0),
+        "source": f"{KG_DIR}/{COMMUNITIES_FILE}",
+        "label_source": where if mark != "unlabelled" else "",
+        "score": round(score, 3),
+    }
 
 
 def _file_item(
-    state: MapState, cid: str, match: FileMatch, lines: SourceLines, said: list[str]
+    state: MapState,
+    cid: str,
+    match: FileMatch,
+    lines: SourceLines,
+    said: list[str],
+    file_rank: dict[str, int],
 ) -> tuple[str, dict[str, Any]]:
-    symbols = [_locate(state, s.id, lines) for s in match.symbols[:SYMBOLS_PER_FILE]]
+    many = SYMBOLS_PER_FILE if file_rank[match.path] < SYMBOLS_FOR_BEST else 1
+    symbols = [_locate(state, s.id, lines) for s in match.symbols[:many]]
     size = state.file_lines.get(match.path, 0)
-    text = f"- `{match.path}` ({size} lines; matches {', '.join(said)})"
+    why = [f"matches {', '.join(said)}"] if said else []
+    if match.via and not said:
+        joined = ", ".join(f"`{path}` ({count})" for path, count in match.via[:2])
+        why.append(f"joined by layer-1 edges to {joined}")
+    text = f"- `{match.path}` ({size} lines; {'; '.join(why)})"
     text += "".join(f"\n  - {loc['text']}" for loc in symbols)
     return text, {
         "kind": "file",
@@ -697,6 +806,7 @@ def _file_item(
         "path": match.path,
         "lines": size,
         "matched": said,
+        "joined_to": [{"file": path, "edges": count} for path, count in match.via],
         "symbols": [loc["data"] for loc in symbols],
         "score": round(match.score, 3),
     }
@@ -765,18 +875,23 @@ def _locate(state: MapState, node_id: str, lines: SourceLines) -> dict[str, Any]
 # -- rendering within the budget -----------------------------------------------------------
 
 
-def _chosen(bundle: Bundle, fits: Any) -> tuple[list[int], int]:
-    """Indices of the items kept, best first, and how many were left out. ``fits(i)`` says
-    whether item ``i`` can be added to those kept so far (and keeps it if so)."""
-    kept: list[int] = []
-    kept_set: set[int] = set()
-    for number, item in enumerate(bundle.items):
-        if item.parent >= 0 and item.parent not in kept_set:
+def _chosen(bundle: Bundle, fits: Any) -> tuple[list[int], set[int], int]:
+    """The items kept, in the order they are shown; those kept in their short form; and how
+    many were left out. Items are offered best rank first; ``fits(i, short)`` says whether
+    item ``i`` (in that form) still fits, and counts it when it does."""
+    kept: set[int] = set()
+    shortened: set[int] = set()
+    by_rank = sorted(range(len(bundle.items)), key=lambda n: (bundle.items[n].rank, n))
+    for number in by_rank:
+        item = bundle.items[number]
+        if item.parent >= 0 and item.parent not in kept:
             continue
-        if fits(number):
-            kept.append(number)
-            kept_set.add(number)
-    return kept, len(bundle.items) - len(kept)
+        if fits(number, False):
+            kept.add(number)
+        elif item.short is not None and fits(number, True):
+            kept.add(number)
+            shortened.add(number)
+    return sorted(kept), shortened, len(bundle.items) - len(kept)
 
 
 def _omitted_line(count: int, budget: int) -> str:
@@ -791,26 +906,25 @@ def render_markdown(bundle: Bundle, budget: int) -> str:
     head += "".join(f"\n> kgtool: {notice}\n" for notice in bundle.notices)
     if len(head) > budget:
         return head[:budget]
-    texts = ["\n" + item.markdown + "\n" for item in bundle.items]
-    if len(head) + sum(map(len, texts)) <= budget:
-        return head + "".join(texts)
+    everything = "".join(bundle.text(n, False) for n in range(len(bundle.items)))
+    if len(head) + len(everything) <= budget:
+        return head + everything
     # Not everything fits: keep room for the line that says so, unless that leaves none.
     reserve = len(_omitted_line(len(bundle.items), budget))
     if reserve > budget - len(head):
         reserve = 0
     used = len(head)
-    parts: list[str] = []
 
-    def fits(number: int) -> bool:
+    def fits(number: int, short: bool) -> bool:
         nonlocal used
-        if used + len(texts[number]) + reserve > budget:
+        size = len(bundle.text(number, short))
+        if used + size + reserve > budget:
             return False
-        parts.append(texts[number])
-        used += len(texts[number])
+        used += size
         return True
 
-    _, omitted = _chosen(bundle, fits)
-    out = head + "".join(parts)
+    kept, shortened, omitted = _chosen(bundle, fits)
+    out = head + "".join(bundle.text(number, number in shortened) for number in kept)
     if len(out) + len(_omitted_line(omitted, budget)) <= budget:
         out += _omitted_line(omitted, budget)
     return out
@@ -826,13 +940,15 @@ def _json_text(bundle: Bundle, items: list[dict[str, Any]], omitted: int) -> str
     return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def _json_items(bundle: Bundle, numbers: Iterable[int]) -> list[dict[str, Any]]:
+def _json_items(
+    bundle: Bundle, numbers: Iterable[int], shortened: set[int] | None = None
+) -> list[dict[str, Any]]:
     """The data of these items, a child naming its parent by its position among them."""
     position: dict[int, int] = {}
     found = []
     for number in numbers:
         item = bundle.items[number]
-        data = dict(item.data)
+        data = bundle.data(number, number in (shortened or set()))
         if item.parent >= 0:
             data["parent"] = position[item.parent]
         position[number] = len(found)
@@ -851,27 +967,27 @@ def render_json(bundle: Bundle, budget: int) -> str:
     frame = len(_json_text(bundle, [], total))
     if frame > budget:
         return ""
-    kept_data: list[dict[str, Any]] = []
-    position: dict[int, int] = {}
     used = frame
+    count = 0
 
-    def fits(number: int) -> bool:
-        nonlocal used
+    def fits(number: int, short: bool) -> bool:
+        nonlocal used, count
         item = bundle.items[number]
-        data = dict(item.data)
+        data = bundle.data(number, short)
         if item.parent >= 0:
-            data["parent"] = position[item.parent]
+            # Sized with the parent's index among all items: its position among those kept,
+            # written in the end, is never longer.
+            data["parent"] = item.parent
         size = len(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
-        size += 1 if kept_data else 0  # the comma
+        size += 1 if count else 0  # the comma
         if used + size > budget:
             return False
-        position[number] = len(kept_data)
-        kept_data.append(data)
         used += size
+        count += 1
         return True
 
-    _, omitted = _chosen(bundle, fits)
-    text = _json_text(bundle, kept_data, omitted)
-    # "omitted" may have fewer digits than the frame reserved, never more.
+    kept, shortened, omitted = _chosen(bundle, fits)
+    text = _json_text(bundle, _json_items(bundle, kept, shortened), omitted)
+    # Positions and "omitted" may have fewer digits than were reserved, never more.
     assert len(text) <= budget
     return text

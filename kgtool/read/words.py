@@ -32,6 +32,10 @@ def stem(word: str) -> str:
     for suffix in ("ing", "ies", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            # "logging" and "mapped" are "log" and "map" again, not "logg" and "mapp".
+            double = len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls"
+            if suffix in ("ing", "ed") and double:
+                word = word[:-1]
             break
     if word.endswith("e") and len(word) > 3:
         word = word[:-1]
