@@ -367,3 +367,22 @@ def test_files_that_do_not_fit_whole_are_named_and_never_without_their_community
                 assert any(earlier.startswith("### c") for earlier in lines[:number])
                 shortened += line.endswith("`")  # the path alone: its details did not fit
     assert shortened > 0
+
+
+def test_without_labels_communities_are_marked_unlabelled_and_no_words_is_said(
+    shop: Repo,
+) -> None:
+    (shop.root / ".kg" / "ontology.yaml").unlink()
+    out, _ = context(shop, AUTH_TASK, "--budget", "100000")
+    auth = community_of(shop, "auth/login.py")
+    lines = out.splitlines()
+    assert (
+        f"### {auth} (unlabelled) — 5 files (.kg/communities.json; page .kg/communities/{auth}.md)"
+        in lines
+    )
+    assert "Label: none yet (run `kgtool label`): named here by its ID only" in lines
+    assert "'User authentication'" not in out and "Summary" not in out
+    out, err = context(shop, "fix it")
+    notice = "no playbook, community, path or symbol matches the task's words"
+    assert out == f"# Context for: fix it\n\n> kgtool: {notice}\n"
+    assert err == f"kgtool: warning: {notice}\n"
