@@ -386,3 +386,18 @@ def test_without_labels_communities_are_marked_unlabelled_and_no_words_is_said(
     notice = "no playbook, community, path or symbol matches the task's words"
     assert out == f"# Context for: fix it\n\n> kgtool: {notice}\n"
     assert err == f"kgtool: warning: {notice}\n"
+
+
+def test_words_the_repository_never_uses_do_not_hide_a_playbook(shop: Repo) -> None:
+    task = "add an idempotent payment provider, quickly"
+    out = context_for(shop.root, task, 100000)
+    assert "## Playbook: Add a payment provider" in out
+    assert "Matched task words: payment, provider\n" in out
+    # Too small for the key files with their signatures: they are listed with locations only.
+    budgets = range(600, 1600, 20)
+    short = [
+        text
+        for text in (context_for(shop.root, task, b) for b in budgets)
+        if "→ payments/base.py:4\n" in text
+    ]
+    assert short and all("`class Provider:`" not in text for text in short)

@@ -204,7 +204,7 @@ def build_bundle(state: MapState, task: str) -> Bundle:
     weights = index.idf(terms)
     lines = SourceLines(state.root)
     labels = _Labels(state)
-    playbooks = _matching_playbooks(state, task, terms, weights)
+    playbooks = _matching_playbooks(state, task, terms, weights, index)
     for playbook, matched in playbooks[:MAX_PLAYBOOKS]:
         _add_playbook(bundle, state, labels, playbook, matched, lines)
     for skill, matched in _matching_skills(state.root, weights)[:MAX_SKILLS]:
@@ -238,7 +238,7 @@ def _playbook_words(playbook: Any) -> set[str]:
 
 
 def _matching_playbooks(
-    state: MapState, task: str, terms: list[str], weights: dict[str, float]
+    state: MapState, task: str, terms: list[str], weights: dict[str, float], index: Index
 ) -> list[tuple[PlaybookMatch, list[str]]]:
     from kgtool.playbook.parse import load_playbooks
 
@@ -246,22 +246,27 @@ def _matching_playbooks(
     playbooks = load_playbooks(state.root, playbooks_folder(state), settings["max_bytes"])
     if not playbooks or not terms:
         return []
-    # A word the repository's files never use still counts when a playbook uses it.
-    all_weights = {t: weights.get(t) or math.log(1 + len(state.file_lines) + 1) for t in terms}
-    total = sum(all_weights.values())
+    words_of = {p.path: _playbook_words(p) for p in playbooks}
+    # Only words the repository uses somewhere (a file or a playbook) can be asked to match:
+    # "make label drift less sensitive" is about labels and drift wherever "sensitive" is.
+    known = [
+        t
+        for t in terms
+        if index.words_meeting(t) or any(meets_any(t, w) for w in words_of.values())
+    ]
+    total = sum(weights[t] for t in known)
     lowered = task.lower()
     scored = []
     for playbook in playbooks:
-        words = _playbook_words(playbook)
-        matched = [t for t in terms if meets_any(t, words)]
-        weight = sum(all_weights[t] for t in matched)
+        matched = [t for t in known if meets_any(t, words_of[playbook.path])]
+        weight = sum(weights[t] for t in matched)
         # A task that names one of the playbook's key files or symbols outright is about it.
         named = any(
             s.value.rsplit("::", 1)[-1].lower() in lowered and len(s.value) >= 4
             for s in playbook.key_files
         )
-        enough_words = len(matched) >= min(2, len(terms))
-        if named or (enough_words and weight >= PLAYBOOK_COVERAGE * total):
+        enough_words = len(matched) >= min(2, len(known))
+        if named or (matched and enough_words and weight >= PLAYBOOK_COVERAGE * total):
             scored.append((weight + (total if named else 0.0), playbook, matched))
     scored.sort(key=lambda item: (-round(item[0], 9), item[1].path))
     if not scored:
@@ -349,30 +354,38 @@ def _add_playbook(
         },
     )
     pointers = {p.scalar.value: p.resolution for p in report.pointers} if match.checked else {}
-    key_lines = [f"Key files ({playbook.path}:{playbook.line_of('key_files')}):"]
-    key_data = []
+    heading = f"Key files ({playbook.path}:{playbook.line_of('key_files')}):"
+    key_lines, short_lines, key_data = [heading], [heading], []
     for scalar in playbook.key_files:
         resolution = pointers.get(scalar.value)
         where = f"{playbook.path}:{scalar.line}"
+        entry = {"pointer": scalar.value, "source": where}
         if resolution is None:
             key_lines.append(f"- `{scalar.value}` ({where}; not checked)")
-            key_data.append({"pointer": scalar.value, "source": where, "outcome": "unchecked"})
+            entry["outcome"] = "unchecked"
         elif not resolution.resolved:
             key_lines.append(f"- `{scalar.value}` ({where}) does not resolve: {resolution.outcome}")
-            key_data.append(
-                {"pointer": scalar.value, "source": where, "outcome": resolution.outcome}
-            )
+            entry["outcome"] = resolution.outcome
         else:
             located = _locate(state, resolution.target, lines)
             key_lines.append(f"- `{scalar.value}` ({where}) → {located['text']}")
-            key_data.append(
-                {"pointer": scalar.value, "source": where, "outcome": resolution.outcome}
-                | located["data"]
-            )
+            entry |= {"outcome": resolution.outcome} | located["data"]
+        key_data.append(entry)
+        # Without signatures and playbook lines, for a budget too small for the whole list.
+        found = f"{entry['file']}:{entry['line']}" if entry.get("line") else entry.get("file")
+        short_lines.append(
+            f"- `{scalar.value}`" + (f" → {found}" if found else f" ({entry['outcome']})")
+        )
+    data = {"kind": "key_files", "playbook": playbook.path, "files": key_data}
+    short_data = [
+        {k: v for k, v in entry.items() if k in ("pointer", "outcome", "file", "line")}
+        for entry in key_data
+    ]
     bundle.add(
         "\n".join(key_lines),
-        {"kind": "key_files", "playbook": playbook.path, "files": key_data},
+        data,
         parent,
+        short=("\n".join(short_lines), {**data, "files": short_data, "short": True}),
     )
     if match.checked:
         for concept in report.concepts:
