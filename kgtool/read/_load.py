@@ -112,10 +112,15 @@ def load_map(root: Path, config: Config | None = None) -> MapState:
                 "know: run `kgtool update`"
             )
     if missing:
+        without = (
+            "this answer is read from the playbooks alone, nothing in it is checked"
+            if raw is None
+            else "no communities or files are shown"
+        )
         state.notices.insert(
             0,
             f"{KG_DIR}/ is missing ({', '.join(missing)} not found): run `kgtool update`; "
-            "this answer is read from the playbooks alone, nothing in it is checked",
+            f"{without}",
         )
     try:
         state.ontology = load_ontology(store)
