@@ -121,11 +121,18 @@ def leaf_commands() -> list[str]:
     return [line for line, _ in every_parser() if line not in groups]
 
 
+# What each command needs besides the shared options, for its parser to accept the line.
+REQUIRED_WORDS: dict[str, list[str]] = {
+    "playbooks new": ["an intent"],
+    "playbooks export": ["--to", "claude"],
+    "context": ["a task"],
+    "explain": ["c1"],
+}
+
+
 @pytest.mark.parametrize("command", leaf_commands())
 def test_every_command_takes_quiet_verbose_and_directory(command: str) -> None:
-    words = command.split()
-    if command == "playbooks new":
-        words.append("an intent")
+    words = command.split() + REQUIRED_WORDS.get(command, [])
     parser = build_parser(words)
     for flags, quiet, verbose in ((["-q"], True, 0), (["--verbose", "-v"], False, 2)):
         args = settle(parser, parser.parse_args(["-C", "w", *words, *flags, "-C", "x"]))
@@ -180,7 +187,9 @@ def test_quiet_ci_prints_only_what_the_checks_found(make_repo) -> None:
     repo.git("add", "app/util.py")
     stale = repo.kg_process("ci", "-q", env=env)
     assert stale.code == CHECK_FAILED
-    assert stale.out.splitlines() == [".kg/raw.jsonl is out of date: run `kgtool update`"]
+    assert stale.out.splitlines() == [
+        ".kg/raw.jsonl: error: R101 is out of date: run `kgtool update`"
+    ]
 
 
 # -- progress on a terminal, nothing elsewhere ---------------------------------------------
@@ -375,7 +384,8 @@ def test_every_runtime_dependency_is_imported_and_every_import_declared() -> Non
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
     project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
-    declared = [*project["dependencies"], *project["optional-dependencies"]["llm"]]
+    extras = project["optional-dependencies"]
+    declared = [*project["dependencies"], *extras["llm"], *extras["mcp"]]
     names = {re.split(r"[<>=!;\[ ]", item, maxsplit=1)[0].lower() for item in declared}
     modules = {IMPORT_NAMES.get(name, name) for name in names}
     imported: set[str] = set()

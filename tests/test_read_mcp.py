@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from typing import Any
@@ -55,15 +54,15 @@ def test_tools_and_resources_over_stdio(repo: Repo) -> None:
             "unknown": await session.call_tool("explain", {"subject": "app/nope.py"}),
             "list": await session.call_tool("playbooks", {}),
             "refused": await session.call_tool("playbooks", {"name": "old-cache"}),
+            "context": await session.call_tool(
+                "context", {"task": "save records in the store", "budget": 3000}
+            ),
             "map": await session.read_resource("kgtool://map"),
             "page": await session.read_resource("kgtool://communities/c3"),
         }
 
     got = run_session(repo, script)
-    expected = ["explain", "impact", "playbooks"]
-    if importlib.util.find_spec("kgtool.read.context") is not None:
-        expected = sorted([*expected, "context"])
-    assert got["tools"] == expected
+    assert got["tools"] == ["context", "explain", "impact", "playbooks"]
     assert got["resources"] == [
         "kgtool://communities/c1",
         "kgtool://communities/c2",
@@ -77,6 +76,9 @@ def test_tools_and_resources_over_stdio(repo: Repo) -> None:
     assert text_of(got["impact"]) == command.out
     assert not got["impact"].is_error
     assert text_of(got["explain"]) == repo.kg("explain", "app/api.py").out
+    context = repo.kg("context", "save records in the store", "--budget", "3000")
+    assert text_of(got["context"]) == context.out
+    assert 0 < len(context.out) <= 3000 and "save-records" in context.out
     assert got["unknown"].is_error
     assert "names no community, layer-3 name, file or path::Symbol" in text_of(got["unknown"])
     assert text_of(got["list"]) == (

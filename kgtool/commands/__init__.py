@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "impact": "what depends on a file or symbol (callers, importers, subclasses)",
     "explain": "what a community, label, file or symbol is, where it lives, what it touches",
     "mcp": "serve impact, explain, playbooks and the map to agents (MCP on stdio)",
+    "context": "the playbook, communities and symbols to read first for a task",
 }
 
 

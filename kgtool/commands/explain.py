@@ -11,14 +11,32 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import context
 from kgtool.read.explain import explain_answer
 
+DESCRIPTION = """\
+What a community (c7), a layer-3 name, a file or a symbol (path::Symbol) is: its label and
+summary (marked when unlabelled or drifted), where it lives (files, file:line), what it
+touches (typed edge counts in and out, by community) and which playbooks point at it (refused
+ones marked). Reads .kg/ and the playbooks only; writes nothing."""
+
+EXAMPLES = [
+    ("kgtool explain c7", "a community"),
+    ('kgtool explain "Storage"', "a layer-3 name"),
+    ("kgtool explain src/store.py::Store.save", "a symbol"),
+    ("kgtool explain src/store.py --format json", "a file, for scripts"),
+]
+
+EXIT_CODES = [
+    (EXIT_OK, "answered (also when .kg/ is older than the working tree: said on stderr)"),
+]
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "explain",
-        help="what a community, label, file or symbol is, where it lives, what it touches",
+    parser = command_parser(
+        subparsers, "explain", COMMANDS["explain"], DESCRIPTION, EXAMPLES, EXIT_CODES, locks=False
     )
     parser.add_argument(
         "subject", help="a community ID (c7), a layer-3 name, a path, or path::Symbol"
@@ -33,4 +51,4 @@ def run(args: argparse.Namespace) -> int:
     if stale:
         print(stale, file=sys.stderr)
     sys.stdout.write(output)
-    return 0
+    return EXIT_OK

@@ -9,15 +9,36 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import context
 from kgtool.read.impact import impact_answer
 
 DEFAULT_DEPTH = 3
 
+DESCRIPTION = """\
+What depends on a file or symbol: its callers, importers and subclasses, then theirs, to a
+depth, each with the weakest tier on its path and the product of the confidences, grouped by
+community. Stated as a lower bound: ambiguous calls and unresolved call sites that bear one of
+the target's names are counted apart, as what could also reach it. --diff takes every file
+that differs from BASE as the target. Reads .kg/ only (a warning on stderr when it is older
+than the working tree); writes nothing."""
+
+EXAMPLES = [
+    ("kgtool impact src/store.py::Store.save", "what calls, imports or subclasses it"),
+    ("kgtool impact src/store.py --depth 1", "direct dependents of a file's symbols"),
+    ("kgtool impact --diff origin/main", "the impact of the current change set"),
+    ("kgtool impact src/store.py --format json", "for scripts"),
+]
+
+EXIT_CODES = [
+    (EXIT_OK, "answered (also when .kg/ is older than the working tree: said on stderr)"),
+]
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "impact", help="what depends on a file or symbol (callers, importers, subclasses)"
+    parser = command_parser(
+        subparsers, "impact", COMMANDS["impact"], DESCRIPTION, EXAMPLES, EXIT_CODES, locks=False
     )
     parser.add_argument("target", nargs="?", help="a path, or path::Symbol (a layer-1 ID)")
     parser.add_argument(
@@ -50,4 +71,4 @@ def run(args: argparse.Namespace) -> int:
     if stale:
         print(stale, file=sys.stderr)
     sys.stdout.write(output)
-    return 0
+    return EXIT_OK

@@ -9,15 +9,27 @@ from __future__ import annotations
 
 import argparse
 
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import context
+
+DESCRIPTION = """\
+Serves kgtool's read path over the Model Context Protocol on stdin/stdout: the tools context,
+impact, explain and playbooks, and the map, the community pages and the playbooks as
+resources. Register it with an MCP client (README: `kgtool mcp`); it is not meant to be run
+by hand. Reads .kg/ and the playbooks only. Needs the mcp extra: pip install 'kgtool[mcp]'."""
+
+EXAMPLES = [
+    ("kgtool mcp", "what an MCP client runs (claude mcp add kgtool -- kgtool mcp)"),
+    ("kgtool mcp -C /path/to/repo", "serve another repository"),
+]
+
+EXIT_CODES = [(EXIT_OK, "the client closed the connection")]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "mcp",
-        help="serve impact, explain, playbooks and the map to agents (MCP on stdio)",
-        description="Serve kgtool's read path over the Model Context Protocol on stdin/stdout. "
-        "Register it with an MCP client (see README: 'kgtool mcp'); do not run it by hand.",
+    parser = command_parser(
+        subparsers, "mcp", COMMANDS["mcp"], DESCRIPTION, EXAMPLES, EXIT_CODES, locks=False
     )
     parser.set_defaults(run=run)
 
@@ -28,4 +40,4 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     require_sdk()
     serve(ctx.root, ctx.config, ctx.store)
-    return 0
+    return EXIT_OK

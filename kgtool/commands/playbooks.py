@@ -36,6 +36,19 @@ EXIT_CODES = [
     (EXIT_ERROR, "bad usage or settings; new: the file exists or the range selects nothing"),
 ]
 
+EXPORT_DESCRIPTION = """\
+Writes each executable playbook as an agent skill folder: .claude/skills/<name>/SKILL.md
+(--to claude) or .agents/skills/<name>/SKILL.md (--to agents), YAML front matter with name
+and description, then the playbook's steps, key files, validation, pitfalls and rollback, and
+how to verify it (`kgtool playbooks check`). Refused playbooks are skipped and named. Only
+folders kgtool wrote (they carry a marker line) are rewritten or removed; a skill of yours is
+never touched. Byte-identical when nothing changed."""
+
+EXPORT_EXAMPLES = [
+    ("kgtool playbooks export --to claude", "skills for Claude Code"),
+    ("kgtool playbooks export --to agents --out build/skills", "into another folder"),
+]
+
 CHECK_DESCRIPTION = """\
 Checks every playbook: its front matter, and that each key file pointer resolves to exactly
 one file or symbol (a missing one says what it probably became: a rename in git history, the
@@ -166,8 +179,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--dry-run", action="store_true", help="print the skeleton, write nothing")
     new.set_defaults(run=run_new)
 
-    export = actions.add_parser(
-        "export", help="write each executable playbook as an agent skill folder (SKILL.md)"
+    export = command_parser(
+        actions,
+        "export",
+        "write each executable playbook as an agent skill folder (SKILL.md)",
+        EXPORT_DESCRIPTION,
+        EXPORT_EXAMPLES,
+        [(EXIT_OK, "exported (refused playbooks are skipped and named, not an error)")],
+        locks=False,
     )
     export.add_argument(
         "--to",
@@ -324,7 +343,7 @@ def run_export(args: argparse.Namespace) -> int:
         f"{exported} skill(s) exported ({len(result.written)} written, "
         f"{len(result.unchanged)} unchanged), {len(result.skipped)} playbook(s) skipped"
     )
-    return 0
+    return EXIT_OK
 
 
 def run_new(args: argparse.Namespace) -> int:

@@ -23,7 +23,6 @@ from kgtool.ontology.drift import (
 )
 from kgtool.ontology.facts import community_items, phrased_edges, read_docstrings
 from kgtool.ontology.model import Ontology
-from kgtool.ontology.offline import OfflineLabeler
 
 Document = dict[str, Any]
 
@@ -83,6 +82,10 @@ def label_view(root: Path, config: Config, document: Document, ontology: Ontolog
         items = community_items(
             _only(document, unlabelled), docstrings, {}, int(config["ontology"]["max_paths"])
         )
+        # Imported here: readers that only need drift (playbook concepts, `kgtool context`)
+        # must not pay for the labeler.
+        from kgtool.ontology.offline import OfflineLabeler
+
         batch = OfflineLabeler().label(list(items.values()), [], taken)
         for cid in unlabelled:
             text = batch.communities.get(cid)

@@ -15,7 +15,7 @@ from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.findings import ERROR, WARNING, Finding, kept
 from kgtool.playbook.concepts import ConceptIndex, load_concepts
-from kgtool.playbook.layer1 import load_layer1
+from kgtool.playbook.layer1 import Layer1, load_layer1
 from kgtool.playbook.model import ACTIVE, RETIRED, Playbook, Scalar
 from kgtool.playbook.parse import load_playbooks
 from kgtool.playbook.resolve import (
@@ -118,7 +118,16 @@ def check_playbooks(root: Path, config: Config, store: Store) -> CheckReport:
     report = CheckReport([])
     if not playbooks:
         return report
-    view = load_layer1(root, config, store)
+    return check_against(playbooks, load_layer1(root, config, store), root, store, config)
+
+
+def check_against(
+    playbooks: list[Playbook], view: Layer1, root: Path, store: Store, config: Config
+) -> CheckReport:
+    """The check of ``playbooks`` against a given layer-1 view (a reader that must not parse
+    passes the graph as committed in raw.jsonl)."""
+    settings = config.section("playbooks")
+    report = CheckReport([])
     concepts = load_concepts(store)
     resolver = Resolver(view, root)
     suggester = Suggester(view, root, settings["history_commits"])

@@ -16,8 +16,6 @@ from pathlib import Path
 
 from kgtool.config import Config
 from kgtool.findings import WARNING, Finding
-from kgtool.raw.build import excluded
-from kgtool.raw.extract import extract_file
 from kgtool.repo import tracked_files
 from kgtool.store import KG_DIR, RAW_FILE, Store
 
@@ -52,6 +50,9 @@ class Layer1:
         if self.raw_hashes.get(path) == self.files[path] and self.files[path]:
             return self.raw_symbols.get(path, {})
         if path not in self._parsed:
+            # Imported here: a reader of raw.jsonl alone never loads the extractor.
+            from kgtool.raw.extract import extract_file
+
             facts = extract_file(self.root, path, self.max_file_bytes)
             self._parsed[path] = {s.qualname: s.kind for s in facts.symbols}
         return self._parsed[path]
@@ -76,6 +77,8 @@ class Layer1:
 
 
 def load_layer1(root: Path, config: Config, store: Store) -> Layer1:
+    from kgtool.raw.build import excluded
+
     graph_files: dict[str, str] = {}
     elsewhere: dict[str, str] = {}
     for tracked in tracked_files(root):

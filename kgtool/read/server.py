@@ -1,7 +1,7 @@
 """``kgtool mcp``: the read path served to agents over the Model Context Protocol, on stdio.
 
 Tools answer the same questions as the commands (impact, explain, the playbooks and their
-verdicts, and the task context when this kgtool has it); resources are the map, the community
+verdicts, and the task context); resources are the map, the community
 pages and the playbooks. Every call reads ``.kg/`` and ``playbooks/`` afresh, so a server left
 running follows the repository, and every answer starts with the one-line warning when
 ``.kg/`` is out of date. Refused playbooks are marked wherever they appear.
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
 INSTALL = "pip install 'kgtool[mcp]'"
-CONTEXT_MODULE = "kgtool.read.context"
 SCHEME = "kgtool"
 PAGE_NAME = re.compile(r"c[0-9]+")
 INSTRUCTIONS = (
@@ -123,15 +122,13 @@ def build_server(root: Path, config: Config, store: Store) -> MCPServer:
     def playbooks(name: str = "") -> str:
         return _tool_error(lambda: playbook_lookup(root, config, store, name))
 
-    if importlib.util.find_spec(CONTEXT_MODULE) is not None:
-        _add_context_tool(server, root)
-
+    _add_context_tool(server, root)
     _add_resources(server, root, config, store)
     return server
 
 
 def _add_context_tool(server: MCPServer, root: Path) -> None:
-    context_for: Callable[..., str] = importlib.import_module(CONTEXT_MODULE).context_for
+    from kgtool.read.context import context_for
 
     @server.tool(
         name="context",

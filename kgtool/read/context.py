@@ -1,0 +1,1005 @@
+"""``kgtool context "<task>"``: the few things to read first for a task, within a budget.
+
+Reading order, as the layers intend: a playbook that matches the task comes first (layer 4),
+with its concepts' communities (layers 3 and 2) and its key symbols (layer 1); then the
+communities whose names, summaries, paths and symbols match the task best, each with the
+matching files and symbols, its bridges to other communities and its main symbols. Agent
+skill folders of the repository are shown as evidence, never as checked recipes.
+
+Matching is lexical and deterministic: the task's words (split, lower-cased, crudely stemmed,
+common words dropped) against the words of paths, symbol names, labels and playbook fields,
+each word weighted by how rare it is among the repository's files. Every item cites where it
+comes from (a playbook's path and line, ``.kg/communities.json`` and its counts, a label's
+line in ``.kg/ontology.yaml``, a symbol's ``file:line``). A refused or unchecked playbook, a
+drifted or missing label, is marked as such, never presented as fact.
+
+The budget counts characters of the whole output and is never exceeded: items are ranked,
+most relevant first, and an item that does not fit is left out (with its details).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kgtool.errors import KgError
+from kgtool.ontology.model import ONTOLOGY_FILE
+from kgtool.read._load import COMMUNITIES_FILE, MapState, Symbol, load_map
+from kgtool.read.words import MEET_LENGTH, identifier_words, meet, meets_any, task_terms
+from kgtool.store import KG_DIR, PAGES_DIR
+
+FORMATS = ("markdown", "json")
+SKILL_FOLDERS = (".claude/skills", ".agents/skills")
+SKILL_FILE = "SKILL.md"
+MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one recipe
+MAX_COMMUNITIES = 4  # shown with their bridges and main symbols
+MAX_FILES = 40
+CONTEXT_EVERY = 8  # a best community's bridges and main symbols come after this many files
+SYMBOLS_PER_FILE = 2  # for the best few files; one for the rest
+SYMBOLS_FOR_BEST = 5
+NEIGHBOUR_SOURCES = 5  # the best matches whose neighbours (by layer-1 edges) join the ranking
+NEIGHBOURS_EACH = 8
+NEIGHBOUR_SHARE = 0.15  # a neighbour's share of the score of the match it is joined to...
+NEIGHBOUR_EDGES = 5  # ...in full from this many edges between them
+FIRST_RANK = -1_000_000.0  # unranked items (playbooks, skills) come before ranked ones
+BRIDGES_PER_COMMUNITY = 3
+MAIN_SYMBOLS = 3
+MAX_SKILLS = 3
+SIGNATURE_CHARS = 160
+SIGNATURE_LINES = 4  # a definition written over more lines is cut, marked with "…"
+# A playbook matches when it shares at least this share of the task's weight (and two of its
+# words, or its only word): enough to say "this recipe is about your task".
+PLAYBOOK_COVERAGE = 0.5
+
+
+def context_for(root: Path, task: str, budget: int, fmt: str = "markdown") -> str:
+    """The context bundle for ``task`` in the repository at ``root``: at most ``budget``
+    characters, in ``fmt`` ("markdown" or "json"), the same bytes for the same input."""
+    return bundle_and_render(root, task, budget, fmt)[0]
+
+
+def bundle_and_render(root: Path, task: str, budget: int, fmt: str) -> tuple[str, list[str]]:
+    """The rendered bundle, and its notices (what is wrong with the map), for a command that
+    also says them on stderr."""
+    if fmt not in FORMATS:
+        raise KgError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if budget < 0:
+        raise KgError(f"the budget must be 0 or more characters, not {budget}")
+    bundle = build_bundle(load_map(root), task)
+    text = render_json(bundle, budget) if fmt == "json" else render_markdown(bundle, budget)
+    return text, bundle.notices
+
+
+# -- the bundle ----------------------------------------------------------------------------
+
+
+@dataclass
+class Item:
+    """One unit of the answer: shown whole or not at all, and only with its ``parent``.
+    Items are chosen by ``rank`` (lowest first) and shown in the order they were added."""
+
+    markdown: str
+    data: dict[str, Any]
+    parent: int = -1
+    rank: float = 0.0
+    short: tuple[str, dict[str, Any]] | None = None  # shown instead when the item does not fit
+
+
+@dataclass
+class Bundle:
+    task: str
+    notices: list[str]
+    words: dict[str, str] = field(default_factory=dict)  # stem -> the task's word
+    items: list[Item] = field(default_factory=list)
+
+    def said(self, terms: list[str]) -> list[str]:
+        """Matched stems as the task wrote them."""
+        return [self.words.get(t, t) for t in terms]
+
+    def add(
+        self,
+        markdown: str,
+        data: dict[str, Any],
+        parent: int = -1,
+        rank: float | None = None,
+        short: tuple[str, dict[str, Any]] | None = None,
+    ) -> int:
+        """Add an item; without a ``rank`` it is chosen before every ranked one, in order."""
+        chosen = rank if rank is not None else FIRST_RANK + len(self.items)
+        self.items.append(Item(markdown, data, parent, chosen, short))
+        return len(self.items) - 1
+
+    def text(self, number: int, short: bool) -> str:
+        item = self.items[number]
+        return "\n" + (item.short[0] if short and item.short else item.markdown) + "\n"
+
+    def data(self, number: int, short: bool) -> dict[str, Any]:
+        item = self.items[number]
+        return dict(item.short[1] if short and item.short else item.data)
+
+
+@dataclass
+class FileMatch:
+    path: str
+    score: float
+    terms: list[str]
+    symbols: list[Symbol]
+    via: list[tuple[str, int]] = field(default_factory=list)  # joined by edges to (file, count)
+
+
+class Index:
+    """The repository's words (layer 1's, read by kgtool.read._load), to meet a task's.
+
+    Words are bucketed by their first letters, so that a task word is compared only with the
+    words it could meet.
+    """
+
+    def __init__(self, state: MapState) -> None:
+        self.state = state
+        self.paths = sorted(set(state.file_lines) | set(state.community_of))
+        self._buckets: dict[str, list[str]] = {}
+        for word in sorted({*state.path_words, *state.symbol_words}):
+            self._buckets.setdefault(word[:MEET_LENGTH], []).append(word)
+
+    def words_meeting(self, term: str) -> list[str]:
+        if len(term) < MEET_LENGTH:
+            known = term in self.state.path_words or term in self.state.symbol_words
+            return [term] if known else []
+        return [w for w in self._buckets.get(term[:MEET_LENGTH], ()) if meet(term, w)]
+
+    def idf(self, terms: list[str]) -> dict[str, float]:
+        """Each term's weight: rare among the files is telling, everywhere is not."""
+        total = max(len(self.paths), 1)
+        weights = {}
+        for term in terms:
+            files: set[str] = set()
+            for word in self.words_meeting(term):
+                files.update(self.state.path_words.get(word, ()))
+                files.update(s.path for s in self.state.symbol_words.get(word, ()))
+            weights[term] = math.log(1 + total / (1 + len(files)))
+        return weights
+
+    def match_files(self, weights: dict[str, float]) -> list[FileMatch]:
+        scores: dict[str, float] = {}
+        matched: dict[str, list[str]] = {}
+        symbol_scores: dict[str, dict[Symbol, float]] = {}
+        for term, weight in weights.items():
+            in_path: set[str] = set()
+            hits: dict[str, set[Symbol]] = {}
+            for word in self.words_meeting(term):
+                in_path.update(self.state.path_words.get(word, ()))
+                for symbol in self.state.symbol_words.get(word, ()):
+                    hits.setdefault(symbol.path, set()).add(symbol)
+            for path in in_path | set(hits):
+                found = hits.get(path, set())
+                gain = weight * (2.0 if path in in_path else 1.0)
+                scores[path] = scores.get(path, 0.0) + gain + weight * min(len(found), 5) * 0.1
+                matched.setdefault(path, []).append(term)
+                per_symbol = symbol_scores.setdefault(path, {})
+                for symbol in found:
+                    per_symbol[symbol] = per_symbol.get(symbol, 0.0) + weight
+        found_files = []
+        for path, score in scores.items():
+            per_symbol = symbol_scores.get(path, {})
+            ranked = sorted(per_symbol, key=lambda s: (-round(per_symbol[s], 9), s.id))
+            # One name holding several of the task's words ("_get_auto_indent" for "auto
+            # indent") says more than a large file holding each somewhere.
+            best = per_symbol[ranked[0]] if ranked else 0.0
+            if ranked and best > max(weights[t] for t in matched[path]) + 1e-9:
+                score += best
+            found_files.append(FileMatch(path, score, matched[path], ranked))
+        found_files.sort(key=lambda m: (-round(m.score, 9), m.path))
+        return found_files
+
+
+def build_bundle(state: MapState, task: str) -> Bundle:
+    words = task_terms(task)
+    bundle = Bundle(task, list(state.notices), words)
+    terms = list(words)
+    index = Index(state)
+    weights = index.idf(terms)
+    lines = SourceLines(state.root)
+    labels = _Labels(state)
+    playbooks = _matching_playbooks(state, task, terms, weights, index)
+    for playbook, matched in playbooks[:MAX_PLAYBOOKS]:
+        _add_playbook(bundle, state, labels, playbook, matched, lines)
+    for skill, matched in _matching_skills(state.root, weights)[:MAX_SKILLS]:
+        _add_skill(bundle, skill, matched)
+    if state.layered:
+        # Playbook files are read as layer 4 above, not offered again as code to read.
+        shelf = f"{playbooks_folder(state)}/"
+        files = [m for m in index.match_files(weights) if not m.path.startswith(shelf)]
+        _add_communities(bundle, state, labels, files, weights, lines, bool(playbooks))
+    elif not bundle.items:
+        bundle.notices.append("nothing matches: without .kg/ only the playbooks can be read")
+    return bundle
+
+
+# -- playbooks -----------------------------------------------------------------------------
+
+
+@dataclass
+class PlaybookMatch:
+    report: Any  # kgtool.playbook.check.PlaybookReport, or a bare Playbook when unchecked
+    checked: bool
+
+
+def _playbook_words(playbook: Any) -> set[str]:
+    text = " ".join(
+        [playbook.title, playbook.intent, playbook.slug]
+        + [s.value for s in playbook.key_files]
+        + [s.value for s in playbook.concepts]
+    )
+    return identifier_words(text)
+
+
+def _matching_playbooks(
+    state: MapState, task: str, terms: list[str], weights: dict[str, float], index: Index
+) -> list[tuple[PlaybookMatch, list[str]]]:
+    from kgtool.playbook.parse import load_playbooks
+
+    settings = state.config.section("playbooks")
+    playbooks = load_playbooks(state.root, playbooks_folder(state), settings["max_bytes"])
+    if not playbooks or not terms:
+        return []
+    words_of = {p.path: _playbook_words(p) for p in playbooks}
+    # Only words the repository uses somewhere (a file or a playbook) can be asked to match:
+    # "make label drift less sensitive" is about labels and drift wherever "sensitive" is.
+    known = [
+        t
+        for t in terms
+        if index.words_meeting(t) or any(meets_any(t, w) for w in words_of.values())
+    ]
+    total = sum(weights[t] for t in known)
+    lowered = task.lower()
+    scored = []
+    for playbook in playbooks:
+        matched = [t for t in known if meets_any(t, words_of[playbook.path])]
+        weight = sum(weights[t] for t in matched)
+        # A task that names one of the playbook's key files or symbols outright is about it.
+        named = any(
+            s.value.rsplit("::", 1)[-1].lower() in lowered and len(s.value) >= 4
+            for s in playbook.key_files
+        )
+        enough_words = len(matched) >= min(2, len(known))
+        if named or (matched and enough_words and weight >= PLAYBOOK_COVERAGE * total):
+            scored.append((weight + (total if named else 0.0), playbook, matched))
+    scored.sort(key=lambda item: (-round(item[0], 9), item[1].path))
+    if not scored:
+        return []
+    chosen = [(p, m) for _, p, m in scored[:MAX_PLAYBOOKS]]
+    reports = _check(state, [p for p, _ in chosen])
+    return [
+        (PlaybookMatch(reports.get(p.path, p), p.path in reports), matched) for p, matched in chosen
+    ]
+
+
+def playbooks_folder(state: MapState) -> str:
+    from kgtool.playbook.check import playbooks_dir
+
+    return playbooks_dir(state.config)
+
+
+def _check(state: MapState, playbooks: list[Any]) -> dict[str, Any]:
+    """The verdict of ``kgtool playbooks check`` on these playbooks, against the graph as
+    raw.jsonl records it (nothing is parsed); empty when there is no graph to check against."""
+    if not state.raw_present:
+        return {}
+    from kgtool.playbook.check import check_against
+    from kgtool.playbook.layer1 import Layer1
+
+    # A file recorded with no blob id (a skipped file) is taken as recorded, never re-read.
+    hashes = {p: h or "recorded" for p, h in state.raw_hashes.items()}
+    symbols = {p: {s.qualname: s.kind for s in found} for p, found in state.symbols.items()}
+    view = Layer1(
+        dict(hashes), {}, symbols, hashes, True, state.root, state.config["max_file_bytes"]
+    )
+    report = check_against(playbooks, view, state.root, state.store, state.config)
+    return {r.playbook.path: r for r in report.playbooks}
+
+
+def _playbook_status(match: PlaybookMatch) -> tuple[str, list[str]]:
+    """(status words, the reasons it may not be followed as is)."""
+    if not match.checked:
+        playbook = match.report
+        return "NOT CHECKED (no .kg/ to check it against): not executable", [
+            str(p) for p in playbook.problems
+        ]
+    report = match.report
+    if report.refused:
+        return "REFUSED by `kgtool playbooks check`: not executable, do not follow it as is", [
+            str(p) for p in report.errors
+        ]
+    warnings = [str(p) for p in report.warnings]
+    if report.executable:
+        return "active, executable (checked: every key file resolves)", warnings
+    return f"{report.playbook.status}, not executable (not active)", warnings
+
+
+def _add_playbook(
+    bundle: Bundle,
+    state: MapState,
+    labels: _Labels,
+    match: PlaybookMatch,
+    matched: list[str],
+    lines: SourceLines,
+) -> None:
+    report = match.report
+    playbook = report.playbook if match.checked else report
+    status, reasons = _playbook_status(match)
+    title = playbook.title or playbook.slug
+    head = [
+        f"## Playbook: {title} ({playbook.path}:1)",
+        f"Status: {status}",
+        *[f"- {reason}" for reason in reasons],
+        f"Matched task words: {', '.join(bundle.said(matched)) or '(a key file it names)'}",
+        f"Intent ({playbook.path}:{playbook.line_of('intent')}): {playbook.intent}",
+    ]
+    parent = bundle.add(
+        "\n".join(head),
+        {
+            "kind": "playbook",
+            "path": playbook.path,
+            "title": title,
+            "status": status,
+            "problems": reasons,
+            "matched": bundle.said(matched),
+            "intent": playbook.intent,
+            "source": f"{playbook.path}:{playbook.line_of('intent')}",
+        },
+    )
+    pointers = {p.scalar.value: p.resolution for p in report.pointers} if match.checked else {}
+    heading = f"Key files ({playbook.path}:{playbook.line_of('key_files')}):"
+    key_lines, short_lines, key_data = [heading], [heading], []
+    for scalar in playbook.key_files:
+        resolution = pointers.get(scalar.value)
+        where = f"{playbook.path}:{scalar.line}"
+        entry = {"pointer": scalar.value, "source": where}
+        if resolution is None:
+            key_lines.append(f"- `{scalar.value}` ({where}; not checked)")
+            entry["outcome"] = "unchecked"
+        elif not resolution.resolved:
+            key_lines.append(f"- `{scalar.value}` ({where}) does not resolve: {resolution.outcome}")
+            entry["outcome"] = resolution.outcome
+        else:
+            located = _locate(state, resolution.target, lines)
+            key_lines.append(f"- `{scalar.value}` ({where}) → {located['text']}")
+            entry |= {"outcome": resolution.outcome} | located["data"]
+        key_data.append(entry)
+        # Without signatures and playbook lines, for a budget too small for the whole list.
+        found = f"{entry['file']}:{entry['line']}" if entry.get("line") else entry.get("file")
+        short_lines.append(
+            f"- `{scalar.value}`" + (f" → {found}" if found else f" ({entry['outcome']})")
+        )
+    data = {"kind": "key_files", "playbook": playbook.path, "files": key_data}
+    short_data = [
+        {k: v for k, v in entry.items() if k in ("pointer", "outcome", "file", "line")}
+        for entry in key_data
+    ]
+    bundle.add(
+        "\n".join(key_lines),
+        data,
+        parent,
+        short=("\n".join(short_lines), {**data, "files": short_data, "short": True}),
+    )
+    if match.checked:
+        for concept in report.concepts:
+            bundle.add(*_concept(state, labels, playbook.path, concept), parent)
+    for name in ("validation", "pitfalls", "rollback"):
+        steps = getattr(playbook, name)
+        if not steps:
+            continue
+        where = f"{playbook.path}:{playbook.line_of(name)}"
+        text = f"{name.capitalize()} ({where}):\n" + "\n".join(f"- {s}" for s in steps)
+        bundle.add(
+            text,
+            {"kind": name, "playbook": playbook.path, "source": where, "steps": list(steps)},
+            parent,
+        )
+
+
+def _concept(
+    state: MapState, labels: _Labels, path: str, concept: Any
+) -> tuple[str, dict[str, Any]]:
+    where = f"{path}:{concept.scalar.line}"
+    cid = concept.community
+    if not cid:
+        return (
+            f"Concept '{concept.scalar.value}' ({where}): unresolved, no community matches it",
+            {"kind": "concept", "concept": concept.scalar.value, "source": where, "community": ""},
+        )
+    name = labels.title(cid)
+    community = state.communities.get(cid, {})
+    size = community.get("size", 0)
+    bridges = _bridges(state, cid)
+    shown = "; ".join(_bridge_text(labels, e, cid) for e in bridges)
+    stale = f" — its label has DRIFTED: {concept.stale}" if concept.stale else ""
+    text = (
+        f"Concept '{concept.scalar.value}' ({where}) → {cid} {name}{stale}: {_files(size)} "
+        f"({KG_DIR}/{COMMUNITIES_FILE}); edges: {shown or 'none'}"
+    )
+    return text, {
+        "kind": "concept",
+        "concept": concept.scalar.value,
+        "source": where,
+        "community": cid,
+        "name": labels.name(cid),
+        "label": labels.mark(cid),
+        "drift": concept.stale,
+        "size": size,
+        "edges": [_bridge_data(e) for e in bridges],
+    }
+
+
+# -- skills --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Skill:
+    path: str
+    name: str
+    description: str
+
+
+def _read_skills(root: Path) -> list[Skill]:
+    found = []
+    for folder in SKILL_FOLDERS:
+        base = root / folder
+        if not base.is_dir() or base.is_symlink():
+            continue
+        for entry in sorted(base.iterdir()):
+            file = entry / SKILL_FILE
+            if entry.is_symlink() or file.is_symlink() or not file.is_file():
+                continue
+            try:
+                text = file.read_text(encoding="utf-8", errors="replace")[:20_000]
+            except OSError:
+                continue
+            meta = _front_matter(text)
+            found.append(
+                Skill(
+                    f"{folder}/{entry.name}/{SKILL_FILE}",
+                    str(meta.get("name") or entry.name),
+                    " ".join(str(meta.get("description") or "").split()),
+                )
+            )
+    return found
+
+
+def _front_matter(text: str) -> dict[str, Any]:
+    if not text.startswith("---"):
+        return {}
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(text[3:end])
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _matching_skills(root: Path, weights: dict[str, float]) -> list[tuple[Skill, list[str]]]:
+    terms = list(weights)
+    if not terms:
+        return []
+    scored = []
+    for skill in _read_skills(root):
+        words = identifier_words(f"{skill.name} {skill.description}")
+        matched = [t for t in terms if meets_any(t, words)]
+        if len(matched) >= min(2, len(terms)):
+            scored.append((len(matched), skill, matched))
+    scored.sort(key=lambda item: (-item[0], item[1].path))
+    return [(skill, matched) for _, skill, matched in scored]
+
+
+def _add_skill(bundle: Bundle, skill: Skill, matched: list[str]) -> None:
+    bundle.add(
+        f"## Agent skill (evidence, not checked by kgtool): {skill.name} ({skill.path}:1)\n"
+        f"{skill.description}\nMatched task words: {', '.join(bundle.said(matched))}",
+        {
+            "kind": "skill",
+            "path": skill.path,
+            "source": f"{skill.path}:1",
+            "name": skill.name,
+            "description": skill.description,
+            "matched": bundle.said(matched),
+            "checked": False,
+        },
+    )
+
+
+# -- communities ---------------------------------------------------------------------------
+
+
+class _Labels:
+    """Layer-3 names as the map shows them: a drifted label marked, a missing one said so."""
+
+    def __init__(self, state: MapState) -> None:
+        self.state = state
+        self._report: Any = None
+
+    @property
+    def report(self) -> Any:
+        if self._report is None:
+            from kgtool.ontology.drift import DriftReport
+            from kgtool.ontology.view import report_for
+
+            ontology = self.state.ontology
+            if self.state.document is None or not (ontology.communities or ontology.edges):
+                self._report = DriftReport({}, {})
+            else:
+                self._report = report_for(self.state.document, ontology, self.state.config)
+        return self._report
+
+    def mark(self, cid: str) -> str:
+        """Fresh, "drifted", "unconfirmed" (a person's label with no evidence yet), or
+        "unlabelled"."""
+        state = self.report.communities.get(cid)
+        if state is None or state.label is None or state.status in ("missing", "retired"):
+            return "unlabelled"
+        if state.status in ("drifted", "inherited"):
+            return "drifted"
+        return state.status
+
+    def name(self, cid: str) -> str:
+        state = self.report.communities.get(cid)
+        return state.label.name if self.mark(cid) != "unlabelled" else ""
+
+    def title(self, cid: str) -> str:
+        mark = self.mark(cid)
+        if mark == "unlabelled":
+            return "(unlabelled)"
+        name = self.name(cid)
+        return f"'{name}' (drifted)" if mark == "drifted" else f"'{name}'"
+
+    def why(self, cid: str) -> str:
+        state = self.report.communities.get(cid)
+        return "; ".join(d.describe() for d in state.drifts) if state else ""
+
+    def line(self, cid: str) -> int:
+        state = self.report.communities.get(cid)
+        return state.label.line if state and state.label else 0
+
+    def summary(self, cid: str) -> str:
+        state = self.report.communities.get(cid)
+        return state.label.summary if state and state.label else ""
+
+    def phrase(self, key: str) -> tuple[str, str, int]:
+        """(phrase, mark, line) of an edge's label; ("", "", 0) when it has none."""
+        edge = self.report.edges.get(key)
+        if edge is None or edge.label is None or edge.status in ("missing", "retired"):
+            return "", "", 0
+        return edge.label.phrase, "drifted" if edge.status == "drifted" else "", edge.label.line
+
+
+def _edges(state: MapState) -> list[dict[str, Any]]:
+    edges = (state.document or {}).get("edges", [])
+    return sorted(edges, key=lambda e: (-e["total"], e["src"], e["dst"]))
+
+
+def _counts_text(types: dict[str, dict[str, int]]) -> str:
+    parts = []
+    for kind, tiers in sorted(types.items(), key=lambda i: (-sum(i[1].values()), i[0])):
+        tier_text = ", ".join(f"{t} {n}" for t, n in sorted(tiers.items()))
+        parts.append(f"{kind} {sum(tiers.values())} ({tier_text})")
+    return ", ".join(parts)
+
+
+def _bridges(state: MapState, cid: str) -> list[dict[str, Any]]:
+    """A community's strongest edges to others, both ways."""
+    found = [e for e in _edges(state) if cid in (e["src"], e["dst"]) and e["src"] != e["dst"]]
+    return found[:BRIDGES_PER_COMMUNITY]
+
+
+def _bridge_text(labels: _Labels, edge: dict[str, Any], cid: str) -> str:
+    outgoing = edge["src"] == cid
+    other = edge["dst"] if outgoing else edge["src"]
+    arrow = "→" if outgoing else "←"
+    phrase, mark, line = labels.phrase(f"{edge['src']}->{edge['dst']}")
+    said = ""
+    if phrase:
+        drifted = " (drifted)" if mark else ""
+        said = f', "{phrase}"{drifted} ({KG_DIR}/{ONTOLOGY_FILE}:{line})'
+    return f"{arrow} {other} {labels.title(other)}: {_counts_text(edge['types'])}{said}"
+
+
+def _bridge_data(edge: dict[str, Any]) -> dict[str, Any]:
+    return {"src": edge["src"], "dst": edge["dst"], "total": edge["total"], "types": edge["types"]}
+
+
+def _community_scores(
+    state: MapState, labels: _Labels, files: list[FileMatch], weights: dict[str, float]
+) -> list[tuple[float, str, list[FileMatch], list[str]]]:
+    by_community: dict[str, list[FileMatch]] = {}
+    for match in files:
+        cid = state.community_of.get(match.path)
+        if cid:
+            by_community.setdefault(cid, []).append(match)
+    ranked = []
+    for cid in state.communities:
+        found = by_community.get(cid, [])
+        words = identifier_words(f"{labels.name(cid)} {labels.summary(cid)}")
+        named = [t for t in weights if meets_any(t, words)]
+        score = sum(m.score for m in found[:3]) + sum(2 * weights[t] for t in named)
+        if score > 0:
+            ranked.append((score, cid, found, named))
+    ranked.sort(key=lambda item: (-round(item[0], 9), _id_number(item[1])))
+    return ranked
+
+
+def _files(count: int) -> str:
+    return f"{count} file{'s' * (count != 1)}"
+
+
+def _id_number(cid: str) -> int:
+    return int(cid[1:]) if cid[1:].isdigit() else 0
+
+
+def with_neighbours(state: MapState, files: list[FileMatch]) -> list[FileMatch]:
+    """The matches, plus the files layer-1 edges join to the best of them (their tests, the
+    module that re-exports them, their callers), which score a share of what they join."""
+    scores = {m.path: m.score for m in files}
+    via: dict[str, list[tuple[str, int]]] = {}
+    for source in files[:NEIGHBOUR_SOURCES]:
+        for other, count in state.neighbours.get(source.path, ())[:NEIGHBOURS_EACH]:
+            gain = NEIGHBOUR_SHARE * source.score * min(count, NEIGHBOUR_EDGES) / NEIGHBOUR_EDGES
+            scores[other] = scores.get(other, 0.0) + gain
+            via.setdefault(other, []).append((source.path, count))
+    found = {m.path: m for m in files}
+    ranked = []
+    for path, score in scores.items():
+        match = found.get(path) or FileMatch(path, 0.0, [], [])
+        ranked.append(FileMatch(path, score, match.terms, match.symbols, via.get(path, [])))
+    ranked.sort(key=lambda m: (-round(m.score, 9), m.path))
+    return ranked
+
+
+def _add_communities(
+    bundle: Bundle,
+    state: MapState,
+    labels: _Labels,
+    files: list[FileMatch],
+    weights: dict[str, float],
+    lines: SourceLines,
+    after_playbook: bool,
+) -> None:
+    """The files that match best, each under its community, and the best communities with
+    their bridges and main symbols. Files are chosen by their own rank across communities
+    (a community's header comes with its first file); the best communities' bridges and main
+    symbols come in after every few files."""
+    files = [m for m in with_neighbours(state, files) if m.path in state.community_of]
+    files = files[:MAX_FILES]
+    ranked = _community_scores(state, labels, files, weights)
+    if not ranked:
+        bundle.notices.append("no playbook, community, path or symbol matches the task's words")
+        return
+    top = [cid for _, cid, _, _ in ranked[:MAX_COMMUNITIES]]
+    file_rank = {m.path: number for number, m in enumerate(files)}
+    shown = set(top) | {state.community_of[m.path] for m in files}
+
+    def first_file(cid: str) -> float:
+        ranks = [file_rank[m.path] for m in files if state.community_of[m.path] == cid]
+        return min(ranks) if ranks else len(files) + top.index(cid)
+
+    order = sorted(shown, key=lambda cid: (first_file(cid), _id_number(cid)))
+    intro = (
+        "## Communities that also match the task (layers 2 and 3)"
+        if after_playbook
+        else "## No playbook matches: the communities and files that match the task best "
+        "(layers 2 and 3)"
+    )
+    bundle.add(intro, {"kind": "section", "title": intro.lstrip("# ")}, rank=-1)
+    scores = {cid: score for score, cid, _, _ in ranked}
+    named_of = {cid: named for _, cid, _, named in ranked}
+    for cid in order:
+        said = bundle.said(named_of.get(cid, []))
+        line = _community_line(state, labels, cid)
+        # Only the best communities are described; the rest are named, as where a file lives.
+        full = _community_header(state, labels, cid, scores.get(cid, 0.0), said)
+        header = bundle.add(
+            *(full if cid in top else line),
+            rank=first_file(cid) - 0.5,
+            short=line if cid in top else None,
+        )
+        for match in (m for m in files if state.community_of[m.path] == cid):
+            item = _file_item(state, cid, match, lines, bundle.said(match.terms), file_rank)
+            short = (
+                f"- `{match.path}`",
+                {"kind": "file", "community": cid, "path": match.path, "short": True},
+            )
+            bundle.add(*item, header, rank=file_rank[match.path], short=short)
+        if cid not in top:
+            continue
+        context_rank = CONTEXT_EVERY * (top.index(cid) + 1) + 0.5
+        bridges = _bridges(state, cid)
+        if bridges:
+            text = f"Bridges of {cid} (layer-2 counts, {KG_DIR}/{COMMUNITIES_FILE}):\n" + "\n".join(
+                f"- {_bridge_text(labels, e, cid)}" for e in bridges
+            )
+            data = {
+                "kind": "bridges",
+                "community": cid,
+                "edges": [_bridge_data(e) for e in bridges],
+            }
+            bundle.add(text, data, header, rank=context_rank)
+        mains = state.communities[cid].get("top_symbols", [])[:MAIN_SYMBOLS]
+        if mains:
+            located = [(_locate(state, sid, lines), degree) for sid, degree in mains]
+            text = (
+                f"Main symbols of {cid} (by callers, {KG_DIR}/{COMMUNITIES_FILE}):\n"
+                + "\n".join(f"- {loc['text']} — {degree} in" for loc, degree in located)
+            )
+            data = {
+                "kind": "main_symbols",
+                "community": cid,
+                "symbols": [loc["data"] | {"in": d} for loc, d in located],
+            }
+            bundle.add(text, data, header, rank=context_rank + 0.1)
+
+
+def _community_line(state: MapState, labels: _Labels, cid: str) -> tuple[str, dict[str, Any]]:
+    """A community in one line, for when its full header does not fit."""
+    size = state.communities[cid].get("size", 0)
+    return f"### {cid} {labels.title(cid)} — {_files(size)} ({KG_DIR}/{COMMUNITIES_FILE})", {
+        "kind": "community",
+        "id": cid,
+        "name": labels.name(cid),
+        "label": labels.mark(cid),
+        "size": size,
+        "source": f"{KG_DIR}/{COMMUNITIES_FILE}",
+        "short": True,
+    }
+
+
+def _community_header(
+    state: MapState, labels: _Labels, cid: str, score: float, named: list[str]
+) -> tuple[str, dict[str, Any]]:
+    community = state.communities[cid]
+    mark = labels.mark(cid)
+    head = [
+        f"### {cid} {labels.title(cid)} — {_files(community.get('size', 0))} "
+        f"({KG_DIR}/{COMMUNITIES_FILE}; page {KG_DIR}/{PAGES_DIR}/{cid}.md)"
+    ]
+    where = f"{KG_DIR}/{ONTOLOGY_FILE}:{labels.line(cid)}"
+    if mark == "unlabelled":
+        head.append("Label: none yet (run `kgtool label`): named here by its ID only")
+    elif mark == "drifted":
+        head.append(
+            f"Label ({where}) has DRIFTED, not a description of today's code: {labels.why(cid)}"
+        )
+    elif mark == "unconfirmed":
+        head.append(f"Label ({where}) written by hand, not confirmed against layer 2")
+    summary = labels.summary(cid) if mark != "unlabelled" else ""
+    if summary:
+        head.append(f"Summary ({where}): {summary}")
+    if named:
+        head.append(f"Its label matches: {', '.join(named)}")
+    return "\n".join(head), {
+        "kind": "community",
+        "id": cid,
+        "name": labels.name(cid),
+        "label": mark,
+        "drift": labels.why(cid) if mark == "drifted" else "",
+        "summary": summary,
+        "size": community.get("size", 0),
+        "source": f"{KG_DIR}/{COMMUNITIES_FILE}",
+        "label_source": where if mark != "unlabelled" else "",
+        "score": round(score, 3),
+    }
+
+
+def _file_item(
+    state: MapState,
+    cid: str,
+    match: FileMatch,
+    lines: SourceLines,
+    said: list[str],
+    file_rank: dict[str, int],
+) -> tuple[str, dict[str, Any]]:
+    many = SYMBOLS_PER_FILE if file_rank[match.path] < SYMBOLS_FOR_BEST else 1
+    symbols = [_locate(state, s.id, lines) for s in match.symbols[:many]]
+    size = state.file_lines.get(match.path, 0)
+    why = [f"matches {', '.join(said)}"] if said else []
+    if match.via and not said:
+        joined = ", ".join(f"`{path}` ({count})" for path, count in match.via[:2])
+        why.append(f"joined by layer-1 edges to {joined}")
+    text = f"- `{match.path}` ({size} lines; {'; '.join(why)})"
+    text += "".join(f"\n  - {loc['text']}" for loc in symbols)
+    return text, {
+        "kind": "file",
+        "community": cid,
+        "path": match.path,
+        "lines": size,
+        "matched": said,
+        "joined_to": [{"file": path, "edges": count} for path, count in match.via],
+        "symbols": [loc["data"] for loc in symbols],
+        "score": round(match.score, 3),
+    }
+
+
+class SourceLines:
+    """The first lines of definitions, read from the working tree for signatures."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._files: dict[str, list[str]] = {}
+
+    def signature(self, path: str, line: int) -> str:
+        if path not in self._files:
+            try:
+                data = (self.root / path).read_bytes()[:2_000_000]
+                self._files[path] = data.decode("utf-8", "replace").splitlines()
+            except OSError:
+                self._files[path] = []
+        text = self._files[path]
+        if not 0 < line <= len(text):
+            return ""
+        parts = []
+        for number in range(line - 1, min(line - 1 + SIGNATURE_LINES, len(text))):
+            parts.append(text[number].strip())
+            joined = " ".join(parts)
+            if _complete(joined):
+                break
+        else:
+            parts.append("…")
+        signature = " ".join(" ".join(parts).split())
+        if len(signature) > SIGNATURE_CHARS:
+            signature = signature[: SIGNATURE_CHARS - 1] + "…"
+        return signature
+
+
+def _complete(text: str) -> bool:
+    """A definition's head has ended: its brackets are closed and it opens a body."""
+    depth = sum(text.count(c) for c in "([") - sum(text.count(c) for c in ")]")
+    return depth <= 0 and (text.endswith((":", "{", ";", ")")) or "{" in text or "=>" in text)
+
+
+def _locate(state: MapState, node_id: str, lines: SourceLines) -> dict[str, Any]:
+    """A layer-1 node as ``file:line`` with its signature (text and data)."""
+    symbol = state.symbol(node_id)
+    if symbol is None:
+        path = node_id.partition("::")[0]
+        size = state.file_lines.get(path, 0)
+        return {"text": f"`{path}` ({size} lines)", "data": {"id": node_id, "file": path}}
+    signature = lines.signature(symbol.path, symbol.line)
+    where = f"{symbol.path}:{symbol.line}"
+    text = f"`{symbol.qualname}` {where}" + (f" `{signature}`" if signature else "")
+    return {
+        "text": text,
+        "data": {
+            "id": node_id,
+            "file": symbol.path,
+            "line": symbol.line,
+            "end": symbol.end,
+            "kind": symbol.kind,
+            "signature": signature,
+        },
+    }
+
+
+# -- rendering within the budget -----------------------------------------------------------
+
+
+def _chosen(bundle: Bundle, fits: Any) -> tuple[list[int], set[int], int]:
+    """The items kept, in the order they are shown; those kept in their short form; and how
+    many were left out. Items are offered best rank first; ``fits(i, short)`` says whether
+    item ``i`` (in that form) still fits, and counts it when it does."""
+    kept: set[int] = set()
+    shortened: set[int] = set()
+    by_rank = sorted(range(len(bundle.items)), key=lambda n: (bundle.items[n].rank, n))
+    for number in by_rank:
+        item = bundle.items[number]
+        if item.parent >= 0 and item.parent not in kept:
+            continue
+        if fits(number, False):
+            kept.add(number)
+        elif item.short is not None and fits(number, True):
+            kept.add(number)
+            shortened.add(number)
+    return sorted(kept), shortened, len(bundle.items) - len(kept)
+
+
+def _omitted_line(count: int, budget: int) -> str:
+    items = f"{count} more item{'s' * (count != 1)}"
+    return f"\n({items} did not fit the budget of {budget} characters)\n"
+
+
+def render_markdown(bundle: Bundle, budget: int) -> str:
+    """The bundle as markdown: the task and notices, then the items that fit, best first,
+    and a last line saying how many did not (when there is room to say it)."""
+    head = f"# Context for: {bundle.task}\n"
+    head += "".join(f"\n> kgtool: {notice}\n" for notice in bundle.notices)
+    if len(head) > budget:
+        return head[:budget]
+    everything = "".join(bundle.text(n, False) for n in range(len(bundle.items)))
+    if len(head) + len(everything) <= budget:
+        return head + everything
+    # Not everything fits: keep room for the line that says so, unless that leaves none.
+    reserve = len(_omitted_line(len(bundle.items), budget))
+    if reserve > budget - len(head):
+        reserve = 0
+    used = len(head)
+
+    def fits(number: int, short: bool) -> bool:
+        nonlocal used
+        size = len(bundle.text(number, short))
+        if used + size + reserve > budget:
+            return False
+        used += size
+        return True
+
+    kept, shortened, omitted = _chosen(bundle, fits)
+    out = head + "".join(bundle.text(number, number in shortened) for number in kept)
+    if len(out) + len(_omitted_line(omitted, budget)) <= budget:
+        out += _omitted_line(omitted, budget)
+    return out
+
+
+def _json_text(bundle: Bundle, items: list[dict[str, Any]], omitted: int) -> str:
+    document = {
+        "task": bundle.task,
+        "notices": bundle.notices,
+        "items": items,
+        "omitted": omitted,
+    }
+    return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _json_items(
+    bundle: Bundle, numbers: Iterable[int], shortened: set[int] | None = None
+) -> list[dict[str, Any]]:
+    """The data of these items, a child naming its parent by its position among them."""
+    position: dict[int, int] = {}
+    found = []
+    for number in numbers:
+        item = bundle.items[number]
+        data = bundle.data(number, number in (shortened or set()))
+        if item.parent >= 0:
+            data["parent"] = position[item.parent]
+        position[number] = len(found)
+        found.append(data)
+    return found
+
+
+def render_json(bundle: Bundle, budget: int) -> str:
+    """One JSON object: task, notices, the items kept (flat, each citing its source, a
+    child naming its parent by index), and how many were left out; empty if even the frame
+    does not fit."""
+    total = len(bundle.items)
+    everything = _json_text(bundle, _json_items(bundle, range(total)), 0)
+    if len(everything) <= budget:
+        return everything
+    frame = len(_json_text(bundle, [], total))
+    if frame > budget:
+        return ""
+    used = frame
+    count = 0
+
+    def fits(number: int, short: bool) -> bool:
+        nonlocal used, count
+        item = bundle.items[number]
+        data = bundle.data(number, short)
+        if item.parent >= 0:
+            # Sized with the parent's index among all items: its position among those kept,
+            # written in the end, is never longer.
+            data["parent"] = item.parent
+        size = len(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+        size += 1 if count else 0  # the comma
+        if used + size > budget:
+            return False
+        used += size
+        count += 1
+        return True
+
+    kept, shortened, omitted = _chosen(bundle, fits)
+    text = _json_text(bundle, _json_items(bundle, kept, shortened), omitted)
+    # Positions and "omitted" may have fewer digits than were reserved, never more.
+    assert len(text) <= budget
+    return text

@@ -1,0 +1,404 @@
+"""`kgtool context`: a task matched to playbooks, labels, communities and symbols."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from communities_helpers import community_of
+from conftest import PROJECT_ROOT, Repo, assert_one_line_error
+
+from kgtool.errors import KgError
+from kgtool.read.context import context_for
+
+SHOP_FILES = {
+    "payments/__init__.py": "",
+    "payments/base.py": (
+        '"""What every payment provider is."""\n\n\n'
+        "class Provider:\n    def record(self, amount):\n        return amount\n"
+    ),
+    "payments/gateway.py": (
+        '"""Payment gateway: picks a provider and charges a card."""\n\n'
+        "from payments.paypal_provider import PayPalProvider\n"
+        "from payments.stripe_provider import StripeProvider\n\n"
+        'PROVIDERS = {"stripe": StripeProvider, "paypal": PayPalProvider}\n\n\n'
+        "def charge_card(provider_name, amount):\n"
+        "    provider = PROVIDERS[provider_name]()\n"
+        "    return provider.charge(amount)\n"
+    ),
+    "payments/stripe_provider.py": (
+        '"""Charges cards through the Stripe API."""\n\n'
+        "from payments.base import Provider\n\n\n"
+        "class StripeProvider(Provider):\n"
+        "    def charge(self, amount):\n        return self.record(amount)\n"
+    ),
+    "payments/paypal_provider.py": (
+        '"""Charges through PayPal checkout."""\n\n'
+        "from payments.base import Provider\n\n\n"
+        "class PayPalProvider(Provider):\n"
+        "    def charge(self, amount):\n        return self.record(amount)\n"
+    ),
+    "auth/__init__.py": "",
+    "auth/login.py": (
+        '"""Login: checks a password and opens a session."""\n\n'
+        "from auth.passwords import check_password\nfrom auth.session import open_session\n\n\n"
+        "def login(user, password):\n    check_password(user, password)\n"
+        "    return open_session(user)\n"
+    ),
+    "auth/session.py": (
+        '"""Sessions kept in signed cookies."""\n\n'
+        "from auth.tokens import sign_token\n\n\n"
+        "def open_session(user):\n    return sign_token(user)\n\n\n"
+        "def close_session(token):\n    return sign_token(token)\n"
+    ),
+    "auth/tokens.py": (
+        '"""Signed access tokens."""\n\nfrom auth.passwords import hash_password\n\n\n'
+        "def sign_token(value):\n    return hash_password(value)\n"
+    ),
+    "auth/passwords.py": (
+        '"""Password hashing and verification."""\n\n\n'
+        "def hash_password(value):\n    return str(value)\n\n\n"
+        "def check_password(user, password):\n    return hash_password(password) == user\n"
+    ),
+    "app.py": (
+        '"""The shop\'s entry point."""\n\n'
+        "from auth.login import login\nfrom payments.gateway import charge_card\n\n\n"
+        "def main(user, password):\n    login(user, password)\n"
+        '    return charge_card("stripe", 10)\n'
+    ),
+}
+
+PLAYBOOK_PATH = "playbooks/add-a-payment-provider.md"
+PLAYBOOK = """\
+---
+title: Add a payment provider
+intent: Add a new payment provider (a card processor) that the gateway can charge through.
+concepts:
+  - Payment providers
+  - Checkout gateway
+key_files:
+  - payments/stripe_provider.py::StripeProvider.charge
+  - payments/base.py::Provider
+  - payments/gateway.py::charge_card
+validation: python -m pytest tests/test_payments.py
+pitfalls:
+  - A provider missing from PROVIDERS in payments/gateway.py is never charged.
+rollback: Removing the provider class without its PROVIDERS entry breaks every charge.
+---
+
+# Add a payment provider
+
+Copy `payments/stripe_provider.py`, then register the class in PROVIDERS.
+"""
+LABELS = {
+    "payments/base.py": "Payment providers",
+    "payments/gateway.py": "Checkout gateway",
+    "auth/login.py": "User authentication",
+}
+
+
+def build_shop(repo: Repo) -> Repo:
+    """The shop with its playbook, mapped, labelled (three names by hand), all committed."""
+    repo.write_files(SHOP_FILES)
+    repo.write(PLAYBOOK_PATH, PLAYBOOK, dedent=False)
+    repo.commit("shop")
+    for args in (("update",), ("label", "--offline")):
+        result = repo.kg(*args)
+        assert result.code == 0, result.err
+    for path, name in LABELS.items():
+        result = repo.kg("label", "--set", community_of(repo, path), name)
+        assert result.code == 0, result.err
+    repo.commit("labels")
+    return repo
+
+
+@pytest.fixture
+def shop(make_repo: Callable[..., Repo]) -> Repo:
+    return build_shop(make_repo())
+
+
+def context(repo: Repo, task: str, *args: str) -> tuple[str, str]:
+    result = repo.kg("context", task, *args)
+    assert result.code == 0, result.err
+    return result.out, result.err
+
+
+PROVIDER_TASK = "add a payment provider for Adyen"
+AUTH_TASK = "hash passwords with a salt before signing tokens"
+
+# The exact answers, kept as files (their lines are as long as the output's).
+EXPECTED = Path(__file__).parent / "fixtures" / "context"
+
+
+def test_a_matching_playbook_comes_first_with_its_concepts_and_key_symbols(shop: Repo) -> None:
+    out, err = context(shop, PROVIDER_TASK, "--budget", "100000")
+    assert err == ""
+    assert out == (EXPECTED / "playbook.md").read_text()
+
+
+def test_a_task_no_playbook_matches_gets_the_best_communities(shop: Repo) -> None:
+    out, err = context(shop, AUTH_TASK, "--budget", "100000")
+    assert err == ""
+    assert out == (EXPECTED / "communities.md").read_text()
+
+
+def test_json_holds_the_same_items_each_citing_its_source(shop: Repo) -> None:
+    out, _ = context(shop, PROVIDER_TASK, "--budget", "100000", "--format", "json")
+    document = json.loads(out)
+    assert (document["task"], document["notices"], document["omitted"]) == (PROVIDER_TASK, [], 0)
+    items = document["items"]
+    kinds = [item["kind"] for item in items]
+    assert kinds[:7] == [
+        "playbook", "key_files", "concept", "concept", "validation", "pitfalls", "rollback",
+    ]  # fmt: skip
+    assert items[0]["status"] == "active, executable (checked: every key file resolves)"
+    assert items[0]["source"] == f"{PLAYBOOK_PATH}:3"
+    assert items[1]["files"][0] == {
+        "pointer": "payments/stripe_provider.py::StripeProvider.charge",
+        "source": f"{PLAYBOOK_PATH}:8",
+        "outcome": "exact",
+        "id": "payments/stripe_provider.py::StripeProvider.charge",
+        "file": "payments/stripe_provider.py",
+        "line": 7,
+        "end": 8,
+        "kind": "method",
+        "signature": "def charge(self, amount):",
+    }
+    providers = community_of(shop, "payments/base.py")
+    concept = items[2]
+    assert (concept["community"], concept["name"], concept["label"]) == (
+        providers,
+        "Payment providers",
+        "fresh",
+    )
+    for number, item in enumerate(items):
+        assert item.get("parent", -1) < number  # a detail comes after what it details
+    files = [item["path"] for item in items if item["kind"] == "file"]
+    assert files[:3] == [
+        "payments/paypal_provider.py", "payments/stripe_provider.py", "payments/base.py",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "json"])
+def test_the_budget_is_a_hard_limit_and_the_best_comes_first(shop: Repo, fmt: str) -> None:
+    full = context_for(shop.root, PROVIDER_TASK, 10**9, fmt)
+    assert context_for(shop.root, PROVIDER_TASK, len(full), fmt) == full
+    heads = []
+    for budget in (0, 1, 12, 200, 400, 700, 1500, 3000, len(full) - 1):
+        text = context_for(shop.root, PROVIDER_TASK, budget, fmt)
+        assert len(text) <= budget, (budget, len(text))
+        if fmt == "json":
+            if text:
+                document = json.loads(text)
+                assert document["omitted"] + len(document["items"]) > len(document["items"])
+                heads.append((budget, [item["kind"] for item in document["items"]][:1]))
+        else:
+            assert full.startswith(text[:30])
+            if "## Playbook" in text:
+                assert text.index("## Playbook") < text.find("## Communities") or (
+                    "## Communities" not in text
+                )
+                assert "did not fit the budget of" in text
+    assert context_for(shop.root, PROVIDER_TASK, 0, fmt) == ""
+    if fmt == "markdown":
+        assert context_for(shop.root, PROVIDER_TASK, 12, fmt) == "# Context fo"
+    else:
+        # Once the playbook fits, it comes first; below that, what fits of the rest.
+        assert [kinds for budget, kinds in heads if budget >= 700] == [["playbook"]] * 4
+
+
+def test_the_same_question_gives_the_same_bytes(shop: Repo) -> None:
+    first, _ = context(shop, AUTH_TASK, "--budget", "2500")
+    second, _ = context(shop, AUTH_TASK, "--budget", "2500")
+    assert first == second == context_for(shop.root, AUTH_TASK, 2500)
+    process = shop.kg_process("context", AUTH_TASK, "--budget", "2500")
+    assert process.code == 0 and process.out == first
+
+
+def test_a_refused_playbook_and_a_drifted_label_are_marked_never_fact(shop: Repo) -> None:
+    text = (shop.root / PLAYBOOK_PATH).read_text()
+    shop.write(PLAYBOOK_PATH, text.replace("StripeProvider.charge", "StripeProvider.refund"))
+    for name in ("adyen", "klarna", "square", "mollie", "braintree"):
+        shop.write(
+            f"payments/{name}_provider.py",
+            f"from payments.base import Provider\n\n\nclass {name.title()}Provider(Provider):\n"
+            "    def charge(self, amount):\n        return self.record(amount)\n",
+        )
+    shop.commit("five more providers")
+    assert shop.kg("update").code == 0  # layer 2 moves; the labels stay as written
+    out, err = context(shop, PROVIDER_TASK, "--budget", "100000")
+    assert err == ""
+    providers = community_of(shop, "payments/base.py")
+    lines = out.splitlines()
+    assert lines[3] == (
+        "Status: REFUSED by `kgtool playbooks check`: not executable, do not follow it as is"
+    )
+    assert lines[4] == (
+        f"- {PLAYBOOK_PATH}:8: error: P411 key file "
+        "'payments/stripe_provider.py::StripeProvider.refund' "
+        "does not resolve (missing): payments/stripe_provider.py defines no "
+        "'StripeProvider.refund'; nearest in payments/stripe_provider.py: "
+        "StripeProvider.charge, StripeProvider"
+    )
+    assert (
+        f"- `payments/stripe_provider.py::StripeProvider.refund` ({PLAYBOOK_PATH}:8) does not "
+        "resolve: missing"
+    ) in lines
+    assert "executable (checked" not in out
+    drift = "members 0.56 > 0.30 (written for 4 files, now 9: 5 joined, 0 left)"
+    assert (
+        f"Concept 'Payment providers' ({PLAYBOOK_PATH}:5) → {providers} 'Payment providers' "
+        f"(drifted) — its label has DRIFTED: {drift}: 9 files (.kg/communities.json); "
+    ) in out
+    header = f"### {providers} 'Payment providers' (drifted) — 9 files"
+    assert any(line.startswith(header) for line in lines)
+    assert (
+        f"Label (.kg/ontology.yaml:40) has DRIFTED, not a description of today's code: {drift}"
+    ) in lines
+    # Every showing of the name carries the mark (the playbook's own words are quoted as such).
+    shown = out.count("'Payment providers'") - out.count("Concept 'Payment providers'")
+    assert shown == out.count("'Payment providers' (drifted)") == 4
+    document = json.loads(context_for(shop.root, PROVIDER_TASK, 100000, "json"))
+    playbook = document["items"][0]
+    assert playbook["status"].startswith("REFUSED") and len(playbook["problems"]) == 1
+    community = next(i for i in document["items"] if i.get("id") == providers)
+    assert (community["label"], community["drift"]) == ("drifted", drift)
+
+
+def test_a_missing_map_is_said_on_stderr_and_in_the_answer(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo({**SHOP_FILES, PLAYBOOK_PATH: PLAYBOOK})
+    out, err = context(repo, PROVIDER_TASK)
+    notice = (
+        ".kg/ is missing (.kg/raw.jsonl, .kg/communities.json not found): run `kgtool update`; "
+        "this answer is read from the playbooks alone, nothing in it is checked"
+    )
+    assert err == f"kgtool: warning: {notice}\n"
+    assert out.splitlines()[2] == f"> kgtool: {notice}"
+    assert "Status: NOT CHECKED (no .kg/ to check it against): not executable" in out
+    assert "## Communities" not in out and "→" not in out  # nothing is located without a map
+    assert not (repo.root / ".kg").exists()  # a reader writes nothing, not even a cache
+
+
+def test_a_map_older_than_the_tree_is_said_with_the_files(shop: Repo) -> None:
+    shop.write("payments/base.py", '"""Moved down."""\n\n\n' + SHOP_FILES["payments/base.py"])
+    shop.write("payments/refunds.py", "def refund(amount):\n    return -amount\n")
+    shop.git("add", "payments/refunds.py")
+    shop.write("notes.txt", "not tracked, not in the graph\n")
+    out, err = context(shop, PROVIDER_TASK, "--budget", "100000")
+    notice = (
+        ".kg/ is out of date: 2 files changed since the last `kgtool update` "
+        "(payments/base.py, payments/refunds.py); line numbers there may be off: run "
+        "`kgtool update`"
+    )
+    assert err == f"kgtool: warning: {notice}\n"
+    assert f"> kgtool: {notice}" in out.splitlines()
+    assert shop.kg("update").code == 0
+    out, err = context(shop, PROVIDER_TASK, "--budget", "100000")
+    assert err == "" and "> kgtool:" not in out
+
+
+def test_agent_skill_folders_are_read_as_evidence(shop: Repo) -> None:
+    shop.write(
+        ".claude/skills/payment-providers/SKILL.md",
+        "---\nname: payment-providers\ndescription: How to add a payment provider to the "
+        "gateway.\n---\n\n# Steps\n",
+    )
+    shop.write(
+        ".agents/skills/release/SKILL.md",
+        "---\nname: release\ndescription: Cut a release of the shop.\n---\n",
+    )
+    shop.commit("skills")
+    assert shop.kg("update").code == 0
+    out, _ = context(shop, PROVIDER_TASK, "--budget", "100000")
+    skill = (
+        "## Agent skill (evidence, not checked by kgtool): payment-providers "
+        "(.claude/skills/payment-providers/SKILL.md:1)\n"
+        "How to add a payment provider to the gateway.\n"
+        "Matched task words: payment, provider\n"
+    )
+    assert skill in out
+    assert out.index("## Playbook") < out.index("## Agent skill") < out.index("## Communities")
+    assert "release" not in out
+
+
+def test_bad_input_is_one_line(shop: Repo) -> None:
+    assert_one_line_error(shop.kg("context", "  "), says="the task is empty")
+    result = shop.kg("context", PROVIDER_TASK, "--budget", "-1")
+    assert result.code == 2 and "must be 0 or more" in result.err
+    with pytest.raises(KgError, match="unknown format 'yaml'"):
+        context_for(shop.root, PROVIDER_TASK, 100, "yaml")
+
+
+def test_the_read_path_loads_no_parser_clusterer_or_network_client(shop: Repo) -> None:
+    probe = (
+        "import sys\nfrom kgtool.cli import main\n"
+        f"main(['-C', {str(shop.root)!r}, 'context', {PROVIDER_TASK!r}])\n"
+        "heavy = ('igraph', 'leidenalg', 'tree_sitter', 'anthropic', 'kgtool.raw.extract',\n"
+        "         'kgtool.communities.cluster', 'kgtool.ontology.offline')\n"
+        "print('loaded:', sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+        check=True,
+    )
+    assert done.stderr.strip().splitlines()[-1] == "loaded: []"
+    assert "## Playbook: Add a payment provider" in done.stdout
+
+
+def test_files_that_do_not_fit_whole_are_named_and_never_without_their_community(
+    shop: Repo,
+) -> None:
+    full = context_for(shop.root, AUTH_TASK, 10**9)
+    shortened = 0
+    for budget in range(300, len(full), 40):
+        text = context_for(shop.root, AUTH_TASK, budget)
+        assert len(text) <= budget
+        lines = text.splitlines()
+        for number, line in enumerate(lines):
+            if line.startswith("- `auth/"):
+                assert any(earlier.startswith("### c") for earlier in lines[:number])
+                shortened += line.endswith("`")  # the path alone: its details did not fit
+    assert shortened > 0
+
+
+def test_without_labels_communities_are_marked_unlabelled_and_no_words_is_said(
+    shop: Repo,
+) -> None:
+    (shop.root / ".kg" / "ontology.yaml").unlink()
+    out, _ = context(shop, AUTH_TASK, "--budget", "100000")
+    auth = community_of(shop, "auth/login.py")
+    lines = out.splitlines()
+    assert (
+        f"### {auth} (unlabelled) — 5 files (.kg/communities.json; page .kg/communities/{auth}.md)"
+        in lines
+    )
+    assert "Label: none yet (run `kgtool label`): named here by its ID only" in lines
+    assert "'User authentication'" not in out and "Summary" not in out
+    out, err = context(shop, "fix it")
+    notice = "no playbook, community, path or symbol matches the task's words"
+    assert out == f"# Context for: fix it\n\n> kgtool: {notice}\n"
+    assert err == f"kgtool: warning: {notice}\n"
+
+
+def test_words_the_repository_never_uses_do_not_hide_a_playbook(shop: Repo) -> None:
+    task = "add an idempotent payment provider, quickly"
+    out = context_for(shop.root, task, 100000)
+    assert "## Playbook: Add a payment provider" in out
+    assert "Matched task words: payment, provider\n" in out
+    # Too small for the key files with their signatures: they are listed with locations only.
+    budgets = range(600, 1600, 20)
+    short = [
+        text
+        for text in (context_for(shop.root, task, b) for b in budgets)
+        if "→ payments/base.py:4\n" in text
+    ]
+    assert short and all("`class Provider:`" not in text for text in short)
