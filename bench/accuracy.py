@@ -10,13 +10,18 @@ repository, ``kgtool update`` runs on it, and its ``calls`` edges are scored:
 - recall: the share of true call sites bound to the right callee (EXTRACTED or INFERRED), and
   the share that are at least listed (adding AMBIGUOUS candidates).
 
+kgtool runs in this process, imported from this checkout (put first on ``sys.path``, and
+checked): a subprocess would score whichever kgtool its interpreter imports, an installed copy
+rather than the code under test.
+
 Usage: python bench/accuracy.py [FIXTURE_DIR ...]
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -26,6 +31,20 @@ from pathlib import Path
 CHECKOUT = Path(__file__).resolve().parent.parent
 FIXTURES = CHECKOUT / "tests" / "fixtures" / "accuracy"
 TRUTH_FILE = "expected_calls.json"
+
+if str(CHECKOUT) not in sys.path[:1]:
+    sys.path.insert(0, str(CHECKOUT))
+
+import kgtool  # noqa: E402  (after the checkout is put first on the path)
+from kgtool.cli import main as kgtool_main  # noqa: E402
+
+
+def scored_kgtool() -> Path:
+    """The kgtool package being scored, refused unless it is this checkout's."""
+    package = Path(kgtool.__file__).resolve().parent
+    if package != CHECKOUT / "kgtool":
+        raise RuntimeError(f"scoring {package}, not this checkout's kgtool ({CHECKOUT})")
+    return package
 
 
 def score(fixture: Path) -> dict:
@@ -42,11 +61,12 @@ def score(fixture: Path) -> dict:
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)
         subprocess.run(["git", "add", "-A"], cwd=root, check=True)
         subprocess.run([*env_git, "commit", "-qm", "fixture"], cwd=root, check=True)
-        # This checkout's kgtool, whatever is installed: the numbers must be of this code.
-        env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
-        subprocess.run(
-            [sys.executable, "-m", "kgtool", "update", "-q"], cwd=root, check=True, env=env
-        )
+        scored_kgtool()
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = kgtool_main(["-C", str(root), "update", "-q"])
+        if code != 0:
+            raise RuntimeError(f"kgtool update failed on {fixture.name}: {err.getvalue()}")
         records = [
             json.loads(line) for line in (root / ".kg" / "raw.jsonl").read_text().splitlines()
         ]
@@ -89,6 +109,7 @@ def main(argv: list[str]) -> int:
     fixtures = [Path(a) for a in argv] or sorted(
         p for p in FIXTURES.iterdir() if (p / TRUTH_FILE).exists()
     )
+    print(f"scoring {scored_kgtool()}", file=sys.stderr)
     for fixture in fixtures:
         result = score(fixture)
         print(json.dumps(result, indent=2))
