@@ -1,6 +1,9 @@
 """Call-edge accuracy of layer 1 against hand-checked ground truth.
 
-Each folder under tests/fixtures/accuracy/<language>/ is a small program plus
+Each folder under tests/fixtures/accuracy/<language>/ (tuning fixtures: the resolver was
+developed against them) and tests/fixtures/accuracy_held_out/<language>/ (held-out fixtures:
+their truth was written before kgtool first ran on them, and the resolver is never tuned on
+them; once it is, the fixture moves to the tuning set) is a small program plus
 ``expected_calls.json``: every call site that targets a symbol of the program, as
 ``{"src": caller ID, "dst": callee ID, "line": N}``. The program is committed to a fresh git
 repository, ``kgtool update`` runs on it, and its ``calls`` edges are scored:
@@ -30,6 +33,8 @@ from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 FIXTURES = CHECKOUT / "tests" / "fixtures" / "accuracy"
+HELD_OUT = CHECKOUT / "tests" / "fixtures" / "accuracy_held_out"
+SETS = {"tuning": FIXTURES, "held-out": HELD_OUT}
 TRUTH_FILE = "expected_calls.json"
 
 if str(CHECKOUT) not in sys.path[:1]:
@@ -105,13 +110,22 @@ def score(fixture: Path) -> dict:
     }
 
 
+def fixtures_of(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if (p / TRUTH_FILE).exists())
+
+
+def set_of(fixture: Path) -> str:
+    parent = fixture.resolve().parent
+    return next((name for name, folder in SETS.items() if folder == parent), "other")
+
+
 def main(argv: list[str]) -> int:
-    fixtures = [Path(a) for a in argv] or sorted(
-        p for p in FIXTURES.iterdir() if (p / TRUTH_FILE).exists()
-    )
+    fixtures = [Path(a) for a in argv] or [
+        fixture for folder in SETS.values() for fixture in fixtures_of(folder)
+    ]
     print(f"scoring {scored_kgtool()}", file=sys.stderr)
     for fixture in fixtures:
-        result = score(fixture)
+        result = {"set": set_of(fixture), **score(fixture)}
         print(json.dumps(result, indent=2))
     return 0
 
