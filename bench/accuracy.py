@@ -1,6 +1,9 @@
 """Call-edge accuracy of layer 1 against hand-checked ground truth.
 
-Each folder under tests/fixtures/accuracy/<language>/ is a small program plus
+Each folder under tests/fixtures/accuracy/<language>/ (tuning fixtures: the resolver was
+developed against them) and tests/fixtures/accuracy_held_out/<language>/ (held-out fixtures:
+their truth was written before kgtool first ran on them, and the resolver is never tuned on
+them; once it is, the fixture moves to the tuning set) is a small program plus
 ``expected_calls.json``: every call site that targets a symbol of the program, as
 ``{"src": caller ID, "dst": callee ID, "line": N}``. The program is committed to a fresh git
 repository, ``kgtool update`` runs on it, and its ``calls`` edges are scored:
@@ -10,13 +13,18 @@ repository, ``kgtool update`` runs on it, and its ``calls`` edges are scored:
 - recall: the share of true call sites bound to the right callee (EXTRACTED or INFERRED), and
   the share that are at least listed (adding AMBIGUOUS candidates).
 
+kgtool runs in this process, imported from this checkout (put first on ``sys.path``, and
+checked): a subprocess would score whichever kgtool its interpreter imports, an installed copy
+rather than the code under test.
+
 Usage: python bench/accuracy.py [FIXTURE_DIR ...]
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -25,7 +33,23 @@ from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 FIXTURES = CHECKOUT / "tests" / "fixtures" / "accuracy"
+HELD_OUT = CHECKOUT / "tests" / "fixtures" / "accuracy_held_out"
+SETS = {"tuning": FIXTURES, "held-out": HELD_OUT}
 TRUTH_FILE = "expected_calls.json"
+
+if str(CHECKOUT) not in sys.path[:1]:
+    sys.path.insert(0, str(CHECKOUT))
+
+import kgtool  # noqa: E402  (after the checkout is put first on the path)
+from kgtool.cli import main as kgtool_main  # noqa: E402
+
+
+def scored_kgtool() -> Path:
+    """The kgtool package being scored, refused unless it is this checkout's."""
+    package = Path(kgtool.__file__).resolve().parent
+    if package != CHECKOUT / "kgtool":
+        raise RuntimeError(f"scoring {package}, not this checkout's kgtool ({CHECKOUT})")
+    return package
 
 
 def score(fixture: Path) -> dict:
@@ -42,11 +66,12 @@ def score(fixture: Path) -> dict:
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)
         subprocess.run(["git", "add", "-A"], cwd=root, check=True)
         subprocess.run([*env_git, "commit", "-qm", "fixture"], cwd=root, check=True)
-        # This checkout's kgtool, whatever is installed: the numbers must be of this code.
-        env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
-        subprocess.run(
-            [sys.executable, "-m", "kgtool", "update", "-q"], cwd=root, check=True, env=env
-        )
+        scored_kgtool()
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = kgtool_main(["-C", str(root), "update", "-q"])
+        if code != 0:
+            raise RuntimeError(f"kgtool update failed on {fixture.name}: {err.getvalue()}")
         records = [
             json.loads(line) for line in (root / ".kg" / "raw.jsonl").read_text().splitlines()
         ]
@@ -85,12 +110,22 @@ def score(fixture: Path) -> dict:
     }
 
 
+def fixtures_of(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if (p / TRUTH_FILE).exists())
+
+
+def set_of(fixture: Path) -> str:
+    parent = fixture.resolve().parent
+    return next((name for name, folder in SETS.items() if folder == parent), "other")
+
+
 def main(argv: list[str]) -> int:
-    fixtures = [Path(a) for a in argv] or sorted(
-        p for p in FIXTURES.iterdir() if (p / TRUTH_FILE).exists()
-    )
+    fixtures = [Path(a) for a in argv] or [
+        fixture for folder in SETS.values() for fixture in fixtures_of(folder)
+    ]
+    print(f"scoring {scored_kgtool()}", file=sys.stderr)
     for fixture in fixtures:
-        result = score(fixture)
+        result = {"set": set_of(fixture), **score(fixture)}
         print(json.dumps(result, indent=2))
     return 0
 

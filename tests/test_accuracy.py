@@ -1,4 +1,22 @@
-"""Call-edge accuracy against the hand-checked fixtures (scored by bench/accuracy.py)."""
+"""Call-edge accuracy against the hand-checked fixtures (scored by bench/accuracy.py).
+
+The gate is per language and per tier, at the levels measured when it was set (recorded
+next to each floor) minus a margin of about one call site, so that a regression of two or
+three call sites fails: precision of EXTRACTED and INFERRED edges, the share of AMBIGUOUS
+edges that list the right candidate, the share of true call sites bound to the right callee
+(EXTRACTED or INFERRED) and the share at least listed (AMBIGUOUS candidates included).
+
+Two sets, reported apart. Every fixture under tests/fixtures/accuracy/ was written before or
+alongside the resolver code it exercises, and the resolver was then tuned until it scored well
+on it: tuning fixtures, whose scores say how well kgtool does on code it was shaped by. The
+fixtures under tests/fixtures/accuracy_held_out/ had their truth written by hand before kgtool
+first ran on them, and were committed before they were scored: their scores say how well it
+does on code it has not seen. A resolver change made for a held-out fixture makes it a
+tuning fixture (move it), and a new held-out one is written, truth first.
+
+kgtool is scored in this process, imported from this checkout: the test fails if the
+interpreter imports another copy (an installed one) instead.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +25,134 @@ from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "accuracy.py"
+import kgtool
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+BENCH = CHECKOUT / "bench" / "accuracy.py"
 spec = importlib.util.spec_from_file_location("accuracy", BENCH)
 assert spec is not None and spec.loader is not None
 accuracy = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(accuracy)
 
-FIXTURES = sorted(p for p in accuracy.FIXTURES.iterdir() if (p / accuracy.TRUTH_FILE).exists())
+FIXTURES = [
+    (name, fixture)
+    for name, folder in accuracy.SETS.items()
+    for fixture in accuracy.fixtures_of(folder)
+]
+
+# Measured with `python bench/accuracy.py` on 2026-12-01. Truth sites: tuning go 30, java 43,
+# python 27, typescript 54; held-out javascript 15, python 20. Keys: precision per tier
+# ("AMBIGUOUS" is the share of AMBIGUOUS edges listing the right candidate), then
+# recall_bound and recall_listed.
+MEASURED: dict[str, dict[str, float]] = {
+    "tuning/go": {"EXTRACTED": 1.0, "INFERRED": 1.0, "recall_bound": 1.0, "recall_listed": 1.0},
+    "tuning/java": {
+        "EXTRACTED": 1.0,
+        "INFERRED": 1.0,
+        "recall_bound": 0.907,
+        "recall_listed": 0.907,
+    },
+    "tuning/python": {
+        "EXTRACTED": 1.0,
+        "INFERRED": 1.0,
+        "AMBIGUOUS": 1.0,
+        "recall_bound": 0.926,
+        "recall_listed": 1.0,
+    },
+    "tuning/typescript": {
+        "EXTRACTED": 1.0,
+        "INFERRED": 1.0,
+        "AMBIGUOUS": 1.0,
+        "recall_bound": 0.963,
+        "recall_listed": 0.981,
+    },
+    "held-out/javascript": {
+        "EXTRACTED": 1.0,
+        "INFERRED": 1.0,
+        "recall_bound": 1.0,
+        "recall_listed": 1.0,
+    },
+    # AMBIGUOUS 2 of 4: `self.data.items()` on a dict attribute is listed as a call of the
+    # repository's three `items` methods (the attribute's stated type is not read).
+    "held-out/python": {
+        "EXTRACTED": 1.0,
+        "INFERRED": 1.0,
+        "AMBIGUOUS": 0.5,
+        "recall_bound": 0.9,
+        "recall_listed": 1.0,
+    },
+}
+# Floors: one wrong edge in any tier fails (the smallest tier has 3 edges, the largest 36,
+# so 0.95 lets only rounding through, except one wrong of TypeScript's 36 EXTRACTED edges);
+# recall may lose one call site and fails at two (go: 29/30 passes, 28/30 fails; java:
+# 38/43 passes, 37/43 fails; python: 24/27 passes, 23/27 fails; typescript bound: 51/54
+# passes, 50/54 fails; listed 52/54 passes, 51/54 fails; held-out javascript: 14/15 passes,
+# 13/15 fails; held-out python bound 17/20 passes, 16/20 fails, listed 19/20 passes, 18/20
+# fails; its AMBIGUOUS share fails at one more wrong edge, 2 of 5).
+FLOORS: dict[str, dict[str, float]] = {
+    "tuning/go": {"EXTRACTED": 0.95, "INFERRED": 0.95, "recall_bound": 0.96, "recall_listed": 0.96},
+    "tuning/java": {
+        "EXTRACTED": 0.95,
+        "INFERRED": 0.95,
+        "recall_bound": 0.88,
+        "recall_listed": 0.88,
+    },
+    "tuning/python": {
+        "EXTRACTED": 0.95,
+        "INFERRED": 0.95,
+        "AMBIGUOUS": 0.95,
+        "recall_bound": 0.88,
+        "recall_listed": 0.96,
+    },
+    "tuning/typescript": {
+        "EXTRACTED": 0.97,
+        "INFERRED": 0.95,
+        "AMBIGUOUS": 0.95,
+        "recall_bound": 0.94,
+        "recall_listed": 0.96,
+    },
+    "held-out/javascript": {
+        "EXTRACTED": 0.95,
+        "INFERRED": 0.95,
+        "recall_bound": 0.93,
+        "recall_listed": 0.93,
+    },
+    "held-out/python": {
+        "EXTRACTED": 0.95,
+        "INFERRED": 0.95,
+        "AMBIGUOUS": 0.45,
+        "recall_bound": 0.85,
+        "recall_listed": 0.95,
+    },
+}
+TIERS = ("EXTRACTED", "INFERRED", "AMBIGUOUS")
 
 
-@pytest.mark.parametrize("fixture", FIXTURES, ids=[p.name for p in FIXTURES])
-def test_extracted_calls_are_right_and_most_sites_bind(fixture: Path) -> None:
+def test_the_scored_kgtool_is_this_checkout() -> None:
+    assert Path(kgtool.__file__).resolve().parent == CHECKOUT / "kgtool"
+    assert accuracy.scored_kgtool() == CHECKOUT / "kgtool"
+
+
+def test_every_fixture_has_a_gate() -> None:
+    assert sorted(f"{name}/{fixture.name}" for name, fixture in FIXTURES) == sorted(FLOORS)
+    assert {name for name, _ in FIXTURES} == {"tuning", "held-out"}
+    for key, floors in FLOORS.items():
+        assert floors.keys() == MEASURED[key].keys(), key
+        for score, floor in floors.items():
+            assert floor <= MEASURED[key][score], (key, score)
+
+
+@pytest.mark.parametrize(
+    ("fixture_set", "fixture"), FIXTURES, ids=[f"{n}/{f.name}" for n, f in FIXTURES]
+)
+def test_calls_per_tier_are_right_and_sites_bind(fixture_set: str, fixture: Path) -> None:
     result = accuracy.score(fixture)
-    assert result["precision"].get("EXTRACTED", 0) >= 0.99, result["wrong"]
-    assert result["recall_bound"] >= 0.8, result["missed"]
+    floors = FLOORS[f"{fixture_set}/{fixture.name}"]
+    scores = {**result["precision"], "recall_bound": result["recall_bound"]}
+    scores["recall_listed"] = result["recall_listed"]
+    for tier in TIERS:
+        # A tier the fixture has must be gated, and a gated tier must not vanish (every
+        # INFERRED edge turned unresolved would otherwise leave no precision to check).
+        assert (tier in result["precision"]) == (tier in floors), (tier, result["edges"])
+    failing = {key: scores[key] for key, floor in floors.items() if scores[key] < floor}
+    assert not failing, (failing, result["wrong"], result["missed"])

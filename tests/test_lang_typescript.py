@@ -208,10 +208,10 @@ def test_typescript_imports_and_inheritance(repo: Repo) -> None:
         ("src/esm.mts", "src/text.ts", 2),
         ("src/cjs.cts", "src/esm.mts", 1),
     }
-    inherits = {(e["src"], e["dst"]) for e in built.edges("inherits")}
-    assert inherits == {
-        ("src/base.ts::Base", "src/base.ts::Greeter"),
-        ("src/polite.ts::Polite", "src/base.ts::Base"),
+    inherits = {(e["src"], e["dst"], e["tier"], e["confidence"]) for e in built.edges("inherits")}
+    assert inherits == {  # stated by the syntax (implements, extends an import): EXTRACTED
+        ("src/base.ts::Base", "src/base.ts::Greeter", "EXTRACTED", 1.0),
+        ("src/polite.ts::Polite", "src/base.ts::Base", "EXTRACTED", 1.0),
     }
 
 
