@@ -27,12 +27,14 @@ def test_a_base_no_import_binds_is_found_by_its_name(repo: Repo) -> None:
     }
 
 
-def test_an_impl_for_an_unknown_type_does_not_hide_the_impls_after_it(repo: Repo) -> None:
+def test_an_impl_for_an_unknown_type_does_not_hide_the_other_impls(repo: Repo) -> None:
+    # Unknown types on both sides of the known one, whatever order the impls are read in.
     extra = (
         "use crate::config::{Config, Named};\n\n"
         "pub trait Loud {}\n\n"
-        "impl Loud for Missing {}\n\n"  # no such type anywhere: no edge
-        "impl Loud for Config {}\n"  # a type of config.rs, brought in by use
+        "impl Loud for Absent {}\n\n"  # no such type anywhere: no edge
+        "impl Loud for Config {}\n\n"  # a type of config.rs, brought in by use
+        "impl Loud for Zombie {}\n"
     )
     repo.build({**RUST_FILES, "src/extra.rs": extra})
     assert repo.edge_rows("inherits") == [
