@@ -17,12 +17,12 @@ def mode(path: Path) -> int:
 def test_a_new_file_gets_the_mode_open_gives_and_a_rewrite_keeps_the_old_one(
     tmp_path: Path,
 ) -> None:
-    previous = os.umask(0o027)
+    previous = os.umask(0o022)
     try:
         fresh = tmp_path / "deep" / "er" / "fresh.json"
         atomic_write(fresh, b"one\n")  # its folders are made on the way
         assert fresh.read_bytes() == b"one\n"
-        assert mode(fresh) == 0o640  # 0o666 without the umask's bits
+        assert mode(fresh) == 0o644  # 0o666 without the umask's bits: never executable
         fresh.chmod(0o600)
         atomic_write(fresh, b"two\n")
         assert fresh.read_bytes() == b"two\n"
