@@ -123,6 +123,7 @@ def _hold_lock(root: str, ready: multiprocessing.synchronize.Event) -> None:
         time.sleep(3)
 
 
+@pytest.mark.slow
 def test_second_run_waits_then_gives_up_clearly(repo: Repo) -> None:
     context = multiprocessing.get_context("fork")
     ready = context.Event()

@@ -121,6 +121,7 @@ def kill_then_recover(repo: Repo, sig: int, delay: float, clean: dict[str, bytes
     assert repo.kg_bytes() == clean, f"{where}: not the bytes of a clean build"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["KILL", "TERM"])
 def test_cold_build_killed_anywhere_recovers(make_repo, sig: int) -> None:
     repo = big_repo(make_repo)
@@ -133,6 +134,7 @@ def test_cold_build_killed_anywhere_recovers(make_repo, sig: int) -> None:
         kill_then_recover(repo, sig, delay, clean, where)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["KILL", "TERM"])
 def test_incremental_update_killed_anywhere_recovers(make_repo, sig: int) -> None:
     repo = big_repo(make_repo)
@@ -153,6 +155,7 @@ def test_incremental_update_killed_anywhere_recovers(make_repo, sig: int) -> Non
         kill_then_recover(repo, sig, delay, clean, where)
 
 
+@pytest.mark.slow
 def test_concurrent_runs_serialise(make_repo) -> None:
     repo = big_repo(make_repo)
     runs = [start_update(repo) for _ in range(CONCURRENT)]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -15,20 +17,58 @@ KGTOOL_CHECKOUT = Path(__file__).resolve().parent.parent
 NEEDS_CHECKOUT = pytest.mark.skipif(
     not (KGTOOL_CHECKOUT / ".git").exists(), reason="needs kgtool's git checkout"
 )
+# Each test runs pre-commit, which runs kgtool in its own environment: seconds per test, and
+# the first one of a run pip-installs kgtool there.
+pytestmark = pytest.mark.slow
 
 
-def try_repo(repo: Repo, hook: str, all_files: bool = True) -> subprocess.CompletedProcess[str]:
+@dataclass(frozen=True)
+class HookSource:
+    """This checkout as pre-commit installs it, and the one PRE_COMMIT_HOME of a test run."""
+
+    repo: Path
+    rev: str
+    home: Path
+
+
+@pytest.fixture(scope="session")
+def hook_source(tmp_path_factory: pytest.TempPathFactory) -> HookSource:
+    """One copy of this checkout (its working tree as it is, committed) and one pre-commit
+    home for the whole run: pre-commit pip-installs kgtool once, on the first hook run, and
+    every later run reuses that environment. (``pre-commit try-repo`` would install it again
+    on every call: it gives each call a new temporary home.)"""
+    base = tmp_path_factory.mktemp("hook-source")
+    source = Repo(base / "kgtool")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=KGTOOL_CHECKOUT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for relative in filter(None, listed.split("\0")):
+        if (KGTOOL_CHECKOUT / relative).is_file():
+            target = source.root / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(KGTOOL_CHECKOUT / relative, target)
+    source.git("init", "-q", "-b", "main")
+    rev = source.commit("kgtool as tested")
+    return HookSource(source.root, rev, base / "pre-commit-home")
+
+
+def run_hook(
+    repo: Repo, hook_source: HookSource, hook: str, all_files: bool = True
+) -> subprocess.CompletedProcess[str]:
     """pre-commit runs ``hook`` from this checkout; without ``all_files`` it runs as on a
-    commit, stashing unstaged changes first."""
-    env = {
-        **os.environ,
-        **GIT_ENV,
-        # One hook environment for all tests in a run: pre-commit builds it once.
-        "PRE_COMMIT_HOME": str(Path(os.environ.get("KGTOOL_PRE_COMMIT_HOME", repo.root.parent))),
-    }
+    commit, stashing unstaged changes first. The config lives outside the repository, as
+    ``pre-commit try-repo`` keeps it."""
+    config = repo.root.parent / f"pre-commit-config-{repo.root.name}.yaml"
+    config.write_text(
+        f"repos:\n- repo: {hook_source.repo}\n  rev: {hook_source.rev}\n  hooks:\n  - id: {hook}\n"
+    )
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(hook_source.home)}
     return subprocess.run(
         [
-            *(sys.executable, "-m", "pre_commit", "try-repo", str(KGTOOL_CHECKOUT), hook),
+            *(sys.executable, "-m", "pre_commit", "run", "--config", str(config), hook),
             *(["--all-files"] if all_files else []),
         ],
         cwd=repo.root,
@@ -40,64 +80,70 @@ def try_repo(repo: Repo, hook: str, all_files: bool = True) -> subprocess.Comple
 
 
 @NEEDS_CHECKOUT
-def test_update_hook_fails_when_it_rewrites_then_passes(repo: Repo) -> None:
+def test_update_hook_fails_when_it_rewrites_then_passes(
+    repo: Repo, hook_source: HookSource
+) -> None:
     repo.write_files({"app.py": APP})
     repo.commit()
-    first = try_repo(repo, "kgtool-update")
+    first = run_hook(repo, hook_source, "kgtool-update")
     assert first.returncode == 1, first.stdout + first.stderr
     assert "kgtool rewrote .kg/" in first.stdout
     assert (repo.root / ".kg" / "raw.jsonl").exists()
     repo.commit("graph")
-    second = try_repo(repo, "kgtool-update")
+    second = run_hook(repo, hook_source, "kgtool-update")
     assert second.returncode == 0, second.stdout + second.stderr
-    check = try_repo(repo, "kgtool-check")
+    check = run_hook(repo, hook_source, "kgtool-check")
     assert check.returncode == 0, check.stdout + check.stderr
     repo.write("app.py", "def main():\n    pass\n")
     repo.git("add", "app.py")
-    stale = try_repo(repo, "kgtool-check")
+    stale = run_hook(repo, hook_source, "kgtool-check")
     assert stale.returncode == 1
     assert "out of date" in stale.stdout
 
 
 @NEEDS_CHECKOUT
-def test_check_hook_shows_drifted_labels_without_blocking(repo: Repo) -> None:
+def test_check_hook_shows_drifted_labels_without_blocking(
+    repo: Repo, hook_source: HookSource
+) -> None:
     package = {f"pkg/m{i}.py": f"from pkg.m0 import f0\ndef f{i}():\n    f0()\n" for i in range(4)}
     repo.write_files({**package, "other/x.py": "def x():\n    pass\n"})
     repo.commit()
     assert repo.kg("label", "--offline").code == 0
     repo.commit("labels")
-    clean = try_repo(repo, "kgtool-check")
+    clean = run_hook(repo, hook_source, "kgtool-check")
     assert clean.returncode == 0 and "drifted" not in clean.stdout, clean.stdout
     repo.write_files({f"pkg/n{i}.py": "from pkg.m0 import f0\nf0()\n" for i in range(6)})
     repo.commit("pkg grows")
     assert repo.kg("update").code == 0
     repo.commit("map")
-    drifted = try_repo(repo, "kgtool-check")
+    drifted = run_hook(repo, hook_source, "kgtool-check")
     assert drifted.returncode == 0, drifted.stdout
     assert ".kg/ontology.yaml:" in drifted.stdout and ": warning: L301 label " in drifted.stdout
     assert "drifted: members" in drifted.stdout
 
 
 @NEEDS_CHECKOUT
-def test_one_process_hook_fails_when_it_rewrites_then_passes_quietly(repo: Repo) -> None:
+def test_one_process_hook_fails_when_it_rewrites_then_passes_quietly(
+    repo: Repo, hook_source: HookSource
+) -> None:
     repo.write_files({"app.py": APP})
     repo.commit()
-    first = try_repo(repo, "kgtool-update-check")
+    first = run_hook(repo, hook_source, "kgtool-update-check")
     assert first.returncode == 1, first.stdout + first.stderr
     assert "kgtool rewrote .kg/ (.kg/.gitignore, .kg/MAP.md, .kg/communities.json and" in (
         first.stdout
     )
     repo.commit("graph")
-    second = try_repo(repo, "kgtool-update-check")
+    second = run_hook(repo, hook_source, "kgtool-update-check")
     assert second.returncode == 0, second.stdout + second.stderr
     assert "kgtool" not in second.stdout.split("Passed", 1)[1].replace("- hook id: kgtool", "")
 
 
 @NEEDS_CHECKOUT
-def test_stage_hook_commits_in_one_step(repo: Repo) -> None:
+def test_stage_hook_commits_in_one_step(repo: Repo, hook_source: HookSource) -> None:
     repo.write_files({"app.py": APP})
     repo.commit()
-    staged = try_repo(repo, "kgtool-update-stage")
+    staged = run_hook(repo, hook_source, "kgtool-update-stage")
     assert staged.returncode == 0, staged.stdout + staged.stderr
     assert ".kg/raw.jsonl" in repo.git("diff", "--cached", "--name-only")
     assert repo.git("status", "--porcelain", "--", ".kg").startswith("A  .kg/")
@@ -108,16 +154,16 @@ def test_stage_hook_commits_in_one_step(repo: Repo) -> None:
 @NEEDS_CHECKOUT
 @pytest.mark.parametrize("hook", ["kgtool-update-check", "kgtool-update-stage"])
 def test_framework_maps_the_staged_content_of_a_partially_staged_file(
-    repo: Repo, hook: str
+    repo: Repo, hook_source: HookSource, hook: str
 ) -> None:
     mapped_repo(repo)
     partially_stage(repo)
-    run = try_repo(repo, hook, all_files=False)
+    run = run_hook(repo, hook_source, hook, all_files=False)
     if hook == "kgtool-update-check":  # review mode: rewritten, not staged
         assert run.returncode == 1, run.stdout + run.stderr
         assert "kgtool rewrote .kg/ (.kg/raw.jsonl)" in run.stdout
         repo.git("add", ".kg")
-        assert try_repo(repo, hook, all_files=False).returncode == 0
+        assert run_hook(repo, hook_source, hook, all_files=False).returncode == 0
     else:
         assert run.returncode == 0, run.stdout + run.stderr
     repo.git("commit", "-q", "-m", "add f")

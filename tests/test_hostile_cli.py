@@ -324,6 +324,7 @@ def test_hostile_files_get_one_line_at_most_and_recover(make_repo, tmp_path: Pat
     assert_recovers(repo)
 
 
+@pytest.mark.slow
 def test_repository_shapes(make_repo, tmp_path: Path) -> None:
     update_first = [["update"], *EVERY_COMMAND]
     empty = make_repo()

@@ -147,6 +147,7 @@ def test_a_huge_body_is_not_a_problem_but_a_huge_file_is_refused(small: Repo) ->
     assert "playbooks/long.md" not in check.out
 
 
+@pytest.mark.slow
 def test_a_front_matter_with_thousands_of_pointers_is_read(small: Repo) -> None:
     small.write("playbooks/many.md", playbook_text(["app.py"] * 3000), dedent=False)
     check = small.kg("playbooks", "check")

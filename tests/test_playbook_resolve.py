@@ -112,6 +112,7 @@ def test_missing_file_and_missing_symbol(built: Repo) -> None:
         ("../outside.py", "outside the repository"),
         ("src/../../outside.py", "outside the repository"),
         ("src/cli/../cli/args.py", "write it as 'src/cli/args.py'"),
+        ("src/../src/cli/args.py", "write it as 'src/cli/args.py'"),  # back to the root, not out
         ("./src/cli/args.py", "write 'src/cli/args.py'"),
         ("src//cli/args.py", "write 'src/cli/args.py'"),
         ("src\\\\cli\\\\args.py", "uses '\\'"),

@@ -126,6 +126,7 @@ def test_import_of_a_file_without_symbols_binds_nothing(repo: Repo) -> None:
     assert {(e["src"], e["dst"]) for e in repo.edges("imports")} == {("main.ts", "data.json")}
 
 
+@pytest.mark.slow
 def test_deeply_nested_source_is_bounded_and_marked_partial(repo: Repo) -> None:
     import time
 

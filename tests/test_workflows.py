@@ -86,6 +86,7 @@ def test_actionlint_would_catch_an_injection(tmp_path: Path) -> None:
     assert done.returncode == 1 and "potentially untrusted" in done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("schema", "paths"),
     [("vendor.github-workflows", WORKFLOWS), ("vendor.github-actions", [ACTION])],

@@ -1,0 +1,17 @@
+"""What the miner reads in a change's title: its verb, and its content words in singular."""
+
+from __future__ import annotations
+
+from kgtool.mining.patterns import title_words, verb_of
+
+
+def test_title_words_are_lowercase_singular_and_once_each() -> None:
+    title = "Add Providers, libraries and class access for the gas bus; providers again"
+    # -ies -> -y, -s dropped but not -ss or from a three-letter word; verbs and stop words out.
+    assert title_words(title) == ["provider", "library", "class", "access", "gas", "bus", "again"]
+
+
+def test_a_title_with_no_known_verb_is_a_change_unless_its_type_says_more() -> None:
+    assert verb_of("Tidy the parser") == "change"
+    assert verb_of("docs: tidy the parser") == "document"
+    assert verb_of("feat(api): support tokens") == "add"

@@ -1,0 +1,79 @@
+""".kg/'s store on its own: the bytes and modes it writes, the .gitignore it keeps, the temp
+files it clears. What whole runs show only in passing, or through a child process."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from kgtool.store import Store, atomic_write, canonical_json, pretty_json
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_a_new_file_gets_the_mode_open_gives_and_a_rewrite_keeps_the_old_one(
+    tmp_path: Path,
+) -> None:
+    previous = os.umask(0o022)
+    try:
+        fresh = tmp_path / "deep" / "er" / "fresh.json"
+        atomic_write(fresh, b"one\n")  # its folders are made on the way
+        assert fresh.read_bytes() == b"one\n"
+        assert mode(fresh) == 0o644  # 0o666 without the umask's bits: never executable
+        fresh.chmod(0o600)
+        atomic_write(fresh, b"two\n")
+        assert fresh.read_bytes() == b"two\n"
+        assert mode(fresh) == 0o600
+    finally:
+        os.umask(previous)
+    assert [p.name for p in fresh.parent.iterdir()] == ["fresh.json"]  # no temp file left
+
+
+def test_write_if_changed_says_whether_it_wrote(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    assert store.write_if_changed("raw.jsonl", b"a\n") is True
+    assert store.write_if_changed("raw.jsonl", b"a\n") is False
+    assert store.write_if_changed("raw.jsonl", b"b\n") is True
+    assert store.read_bytes("raw.jsonl") == b"b\n"
+
+
+def test_ensure_writes_the_gitignore_lines_once_and_completes_an_older_one(
+    tmp_path: Path,
+) -> None:
+    kg = tmp_path / ".kg"
+    Store(tmp_path).ensure()
+    assert (kg / ".gitignore").read_bytes() == b"cache/\n.*.tmp\n"
+    Store(tmp_path).ensure()
+    assert (kg / ".gitignore").read_bytes() == b"cache/\n.*.tmp\n"
+    # An older kgtool wrote only "cache/", here with a line of the user's and no final newline.
+    (kg / ".gitignore").write_bytes(b"cache/\nmine")
+    Store(tmp_path).ensure()
+    assert (kg / ".gitignore").read_bytes() == b"cache/\nmine\n.*.tmp\n"
+    (kg / ".gitignore").write_bytes(b"mine\n")
+    Store(tmp_path).ensure()
+    assert (kg / ".gitignore").read_bytes() == b"mine\ncache/\n.*.tmp\n"
+
+
+def test_stray_temp_files_are_removed_and_named_and_nothing_else_is(tmp_path: Path) -> None:
+    kg = tmp_path / ".kg"
+    strays = [kg / ".raw.jsonl.k2j3.tmp", kg / "communities" / ".c1.md.x9.tmp"]
+    kept = [kg / "raw.jsonl", kg / ".gitignore", kg / "communities" / "c1.md", kg / "x.tmp"]
+    for path in [*strays, *kept]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"x")
+    removed = Store(tmp_path).remove_stray_temps()
+    assert removed == [".raw.jsonl.k2j3.tmp", "communities/.c1.md.x9.tmp"]
+    assert not any(p.exists() for p in strays)
+    assert all(p.exists() for p in kept)
+
+
+def test_json_is_sorted_and_keeps_non_ascii_text() -> None:
+    value = {"b": "naïve", "a": [1, {"d": "☃", "c": None}]}
+    assert canonical_json(value) == '{"a":[1,{"c":null,"d":"☃"}],"b":"naïve"}'
+    assert pretty_json(value) == (
+        '{\n  "a": [\n    1,\n    {\n      "c": null,\n      "d": "☃"\n    }\n  ],\n'
+        '  "b": "naïve"\n}\n'
+    )
