@@ -105,8 +105,9 @@ def test_answers_follow_the_repository_and_say_when_kg_is_stale(repo: Repo) -> N
 
     first = run_session(repo, script).splitlines()[0]
     assert first == (
-        "warning: .kg/ is out of date: 1 file(s) differ from what it was built from "
-        "(app/disk.py); answers describe the last `kgtool update`: run it"
+        "kgtool: warning: .kg/ is out of date: 1 file changed since the last `kgtool update` "
+        "(app/disk.py); answers describe the code as it was then, line numbers may be off: "
+        "run `kgtool update`"
     )
 
 

@@ -49,6 +49,6 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     output, stale = explain_answer(ctx.root, ctx.config, ctx.store, args.subject, args.format)
     if stale:
-        print(stale, file=sys.stderr)
+        print(f"kgtool: warning: {stale}", file=sys.stderr)
     sys.stdout.write(output)
     return EXIT_OK

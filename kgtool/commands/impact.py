@@ -69,6 +69,6 @@ def run(args: argparse.Namespace) -> int:
         ctx.root, ctx.config, ctx.store, args.target, args.depth, args.format, args.diff
     )
     if stale:
-        print(stale, file=sys.stderr)
+        print(f"kgtool: warning: {stale}", file=sys.stderr)
     sys.stdout.write(output)
     return EXIT_OK

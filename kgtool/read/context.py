@@ -28,9 +28,9 @@ from typing import Any
 
 from kgtool.errors import KgError
 from kgtool.ontology.model import ONTOLOGY_FILE
-from kgtool.read._load import COMMUNITIES_FILE, MapState, Symbol, load_map
+from kgtool.read.kg import COMMUNITIES_FILE, MapState, Symbol, load_map, missing_notice
 from kgtool.read.words import MEET_LENGTH, identifier_words, meet, meets_any, task_terms
-from kgtool.store import KG_DIR, PAGES_DIR
+from kgtool.store import KG_DIR, PAGES_DIR, RAW_FILE
 
 FORMATS = ("markdown", "json")
 SKILL_FOLDERS = (".claude/skills", ".agents/skills")
@@ -69,7 +69,7 @@ def bundle_and_render(root: Path, task: str, budget: int, fmt: str) -> tuple[str
         raise KgError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     if budget < 0:
         raise KgError(f"the budget must be 0 or more characters, not {budget}")
-    bundle = build_bundle(load_map(root), task)
+    bundle = build_bundle(load_map(root, indexed=True), task)
     text = render_json(bundle, budget) if fmt == "json" else render_markdown(bundle, budget)
     return text, bundle.notices
 
@@ -132,7 +132,7 @@ class FileMatch:
 
 
 class Index:
-    """The repository's words (layer 1's, read by kgtool.read._load), to meet a task's.
+    """The repository's words (layer 1's, read by kgtool.read.kg), to meet a task's.
 
     Words are bucketed by their first letters, so that a task word is compared only with the
     words it could meet.
@@ -198,7 +198,7 @@ class Index:
 
 def build_bundle(state: MapState, task: str) -> Bundle:
     words = task_terms(task)
-    bundle = Bundle(task, list(state.notices), words)
+    bundle = Bundle(task, [_with_consequence(state, n) for n in state.notices], words)
     terms = list(words)
     index = Index(state)
     weights = index.idf(terms)
@@ -217,6 +217,15 @@ def build_bundle(state: MapState, task: str) -> Bundle:
     elif not bundle.items:
         bundle.notices.append("nothing matches: without .kg/ only the playbooks can be read")
     return bundle
+
+
+def _with_consequence(state: MapState, notice: str) -> str:
+    """A notice about missing layers, with what this answer is without them."""
+    if not state.missing or notice != missing_notice(state.missing):
+        return notice
+    if f"{KG_DIR}/{RAW_FILE}" in state.missing:
+        return f"{notice}; this answer is read from the playbooks alone, nothing in it is checked"
+    return f"{notice}; no communities or files are shown"
 
 
 # -- playbooks -----------------------------------------------------------------------------
@@ -240,10 +249,9 @@ def _playbook_words(playbook: Any) -> set[str]:
 def _matching_playbooks(
     state: MapState, task: str, terms: list[str], weights: dict[str, float], index: Index
 ) -> list[tuple[PlaybookMatch, list[str]]]:
-    from kgtool.playbook.parse import load_playbooks
+    from kgtool.read.playbooks import read_playbooks
 
-    settings = state.config.section("playbooks")
-    playbooks = load_playbooks(state.root, playbooks_folder(state), settings["max_bytes"])
+    playbooks = read_playbooks(state)
     if not playbooks or not terms:
         return []
     words_of = {p.path: _playbook_words(p) for p in playbooks}
@@ -285,21 +293,11 @@ def playbooks_folder(state: MapState) -> str:
 
 
 def _check(state: MapState, playbooks: list[Any]) -> dict[str, Any]:
-    """The verdict of ``kgtool playbooks check`` on these playbooks, against the graph as
-    raw.jsonl records it (nothing is parsed); empty when there is no graph to check against."""
-    if not state.raw_present:
-        return {}
-    from kgtool.playbook.check import check_against
-    from kgtool.playbook.layer1 import Layer1
+    """The verdicts of these playbooks; empty when there is no graph to check against."""
+    from kgtool.read.playbooks import check_with_map
 
-    # A file recorded with no blob id (a skipped file) is taken as recorded, never re-read.
-    hashes = {p: h or "recorded" for p, h in state.raw_hashes.items()}
-    symbols = {p: {s.qualname: s.kind for s in found} for p, found in state.symbols.items()}
-    view = Layer1(
-        dict(hashes), {}, symbols, hashes, True, state.root, state.config["max_file_bytes"]
-    )
-    report = check_against(playbooks, view, state.root, state.store, state.config)
-    return {r.playbook.path: r for r in report.playbooks}
+    report = check_with_map(state, playbooks)
+    return {r.playbook.path: r for r in report.playbooks} if report else {}
 
 
 def _playbook_status(match: PlaybookMatch) -> tuple[str, list[str]]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from kgtool.communities.counts import describe_counts
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.read.kg import Edge, KgGraph, did_you_mean, load_graph
+from kgtool.read.kg import Edge, KgGraph, MapState, did_you_mean, load_map
 from kgtool.read.labels import CommunityText, community_text
 
 if TYPE_CHECKING:
@@ -34,21 +34,22 @@ def explain_answer(
     root: Path, config: Config, store: Store, text: str, fmt: str = "text"
 ) -> tuple[str, str]:
     """(the rendered explanation, the one-line staleness warning or "")."""
-    graph = load_graph(root, config, store)
-    answer = explain(graph, store, text, lambda: _statuses(root, config, store))
+    state = load_map(root, config, store)
+    graph = state.graph
+    answer = explain(graph, store, text, lambda: _statuses(state))
     if fmt == "json":
         return pretty_json({**answer, "stale": graph.stale or None}), graph.stale
     return render_text(answer), graph.stale
 
 
-def _statuses(root: Path, config: Config, store: Store) -> list[PlaybookStatus]:
+def _statuses(state: MapState) -> list[PlaybookStatus]:
     """The playbooks' verdicts; none, and none of the checker's imports, without playbooks."""
-    folder = root / str(config.section("playbooks")["dir"]).strip().rstrip("/")
+    folder = state.root / str(state.config.section("playbooks")["dir"]).strip().rstrip("/")
     if not folder.is_dir() or not any(folder.rglob("*.md")):
         return []
-    from kgtool.read.playbooks import playbook_statuses  # the checker imports layer 1's parser
+    from kgtool.read.playbooks import playbook_statuses  # the checker costs its imports
 
-    return playbook_statuses(root, config, store)
+    return playbook_statuses(state.root, state.config, state.store, state)
 
 
 def explain(

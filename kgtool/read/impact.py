@@ -18,7 +18,7 @@ from typing import Any
 
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.read.kg import DEPENDENCY_TYPES, KgGraph, load_graph, require_node
+from kgtool.read.kg import DEPENDENCY_TYPES, KgGraph, load_map, require_node, stale_notice
 from kgtool.read.labels import titles
 from kgtool.repo import paths_differing, resolve_commit
 from kgtool.store import KG_DIR, RAW_FILE, Store, pretty_json
@@ -284,11 +284,18 @@ def impact_answer(
     """(the rendered report, the one-line staleness warning or "")."""
     if depth < 1:
         raise KgError(f"--depth must be 1 or more, not {depth}")
-    graph = load_graph(root, config, store)
+    state = load_map(root, config, store)
+    graph = state.graph
+    stale = graph.stale
     notes: list[str] = []
     if diff_base is not None:
         resolve_commit(root, diff_base)
         changed = paths_differing(root, diff_base)
+        # The change set is read as the graph before it (what depended on those files then):
+        # that they differ from .kg/ is the question itself, not a reason to doubt the answer.
+        elsewhere = [path for path in state.stale_files if path not in set(changed)]
+        if state.stale_files:
+            stale = stale_notice(elsewhere) if elsewhere else ""
         known = set(graph.files())
         targets = [path for path in changed if path in known]
         unknown = [path for path in changed if path not in known]
@@ -307,5 +314,5 @@ def impact_answer(
     report.notes.extend(notes)
     names = titles(store, sorted(graph.communities))
     if fmt == "json":
-        return pretty_json(as_json(report, names, graph.stale)), graph.stale
-    return render_text(report, names), graph.stale
+        return pretty_json(as_json(report, names, stale)), stale
+    return render_text(report, names), stale

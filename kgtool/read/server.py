@@ -24,6 +24,7 @@ from kgtool.errors import KgError
 from kgtool.ontology.map import MAP_FILE
 from kgtool.read.explain import explain_answer
 from kgtool.read.impact import impact_answer
+from kgtool.read.kg import missing_notice
 from kgtool.read.playbooks import EXECUTABLE, PlaybookStatus, find_playbook, playbook_statuses
 from kgtool.store import KG_DIR, PAGES_DIR, Store
 
@@ -56,7 +57,7 @@ def serve(root: Path, config: Config, store: Store) -> None:
 def _answer(answer: tuple[str, str]) -> str:
     """A command's answer as a tool gives it: the staleness warning (if any) on top."""
     output, stale = answer
-    return f"{stale}\n{output}" if stale else output
+    return f"kgtool: warning: {stale}\n{output}" if stale else output
 
 
 def _tool_error(call: Callable[[], str]) -> str:
@@ -174,9 +175,7 @@ def _add_resources(server: MCPServer, root: Path, config: Config, store: Store) 
         def read() -> str:
             data = store.read_bytes(name)
             if data is None:
-                raise ResourceNotFoundError(
-                    f"{KG_DIR}/{name} does not exist: run `kgtool update`"
-                )
+                raise ResourceNotFoundError(missing_notice([f"{KG_DIR}/{name}"]))
             return data.decode("utf-8", "replace")
 
         return read
