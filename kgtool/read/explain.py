@@ -18,7 +18,7 @@ from kgtool.communities.counts import describe_counts
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.read.kg import Edge, KgGraph, MapState, did_you_mean, load_map
-from kgtool.read.labels import CommunityText, community_text
+from kgtool.read.labels import CommunityText, Labels
 
 if TYPE_CHECKING:
     from kgtool.read.playbooks import PlaybookStatus
@@ -36,7 +36,7 @@ def explain_answer(
     """(the rendered explanation, the one-line staleness warning or "")."""
     state = load_map(root, config, store)
     graph = state.graph
-    answer = explain(graph, store, text, lambda: _statuses(state))
+    answer = explain(graph, Labels(state), text, lambda: _statuses(state))
     if fmt == "json":
         return pretty_json({**answer, "stale": graph.stale or None}), graph.stale
     return render_text(answer), graph.stale
@@ -53,13 +53,13 @@ def _statuses(state: MapState) -> list[PlaybookStatus]:
 
 
 def explain(
-    graph: KgGraph, store: Store, text: str, statuses: Callable[[], list[PlaybookStatus]]
+    graph: KgGraph, labels: Labels, text: str, statuses: Callable[[], list[PlaybookStatus]]
 ) -> Answer:
     """What ``text`` names, explained; ``statuses`` gives the playbooks' verdicts when called
     (the check is only run once the argument is known to name something)."""
     wanted = text.strip().removeprefix("./")
     communities = graph.communities
-    texts = {cid: community_text(store, cid) for cid in sorted(communities, key=_cid_order)}
+    texts = {cid: labels.text(cid) for cid in sorted(communities, key=_cid_order)}
     if wanted in communities:
         return _community(graph, texts, wanted, statuses())
     by_name = [cid for cid, t in texts.items() if t.name and t.name.casefold() == wanted.casefold()]

@@ -19,7 +19,7 @@ from typing import Any
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.read.kg import DEPENDENCY_TYPES, KgGraph, load_map, require_node, stale_notice
-from kgtool.read.labels import titles
+from kgtool.read.labels import Labels
 from kgtool.repo import paths_differing, resolve_commit
 from kgtool.store import KG_DIR, RAW_FILE, Store, pretty_json
 
@@ -312,7 +312,7 @@ def impact_answer(
         targets = [require_node(graph, target)]
     report = impact(graph, targets, depth)
     report.notes.extend(notes)
-    names = titles(store, sorted(graph.communities))
+    names = Labels(state).titles(sorted(graph.communities))
     if fmt == "json":
         return pretty_json(as_json(report, names, stale)), stale
     return render_text(report, names), stale
