@@ -116,6 +116,8 @@ class MapState:
     @property
     def index(self) -> LayerIndex:
         if self._index is None:
+            if self._rows is None:
+                self._rows = _cached_rows(self.store, _cache_key(self.store))
             rows = self._rows if self._rows is not None else _rows(self._raw)
             if rows is None:  # damaged past its first line: as if it were not there
                 rows = ({}, {}, [], {}, {}, {})
@@ -220,7 +222,7 @@ def load_map(
     raw = store.read_bytes(RAW_FILE)
     if raw is None:
         state.missing.append(f"{KG_DIR}/{RAW_FILE}")
-    elif not _read_layer1(raw, state):
+    elif not _read_layer1(raw, state, indexed):
         state.notices.append(f"{KG_DIR}/{RAW_FILE} {DAMAGED}")
     elif indexed:
         state.index  # noqa: B018 - built now, or its damage said now
@@ -249,11 +251,12 @@ def load_map(
     return state
 
 
-def _read_layer1(data: bytes, state: MapState) -> bool:
+def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
     """Take raw.jsonl's bytes and the blob ids it recorded; False when it cannot be read.
 
-    The index is left for the first reader that needs it (``MapState.index``), unless the
-    read cache holds it already: then the blob ids come from there too."""
+    The index is left for the first reader that needs it (``MapState.index``); a reader
+    that will need it (``indexed``) takes the blob ids from the read cache when it is warm,
+    the others take them from one search of raw.jsonl, which costs less than the cache."""
     first = data.split(b"\n", 1)[0]  # layer 1 writes its meta record first
     try:
         meta = json.loads(first)
@@ -264,7 +267,8 @@ def _read_layer1(data: bytes, state: MapState) -> bool:
     if meta.get("format") not in KNOWN_RAW_FORMATS:
         return False
     state._raw = data
-    state._rows = _cached_rows(state.store, _cache_key(state.store))
+    if indexed:
+        state._rows = _cached_rows(state.store, _cache_key(state.store))
     if state._rows is not None:
         state.raw_hashes = state._rows[1]
     elif b"\\" not in data:
@@ -283,15 +287,24 @@ def _read_layer1(data: bytes, state: MapState) -> bool:
 def _rows(data: bytes) -> tuple | None:
     lines = []
     edge_lines = []
+    exact = b"\\" not in data  # IDs can be read from the bytes: see _BOUND_EDGE_AT
     for line in data.split(b"\n"):
         if _EDGE_MARK in line:
-            if _BOUND_MARK in line:
+            if not exact and _BOUND_MARK in line:
                 edge_lines.append(line)
         elif _NODE_MARK in line or _META_MARK in line:
             lines.append(line)
     try:
         records = json.loads(b"[" + b",".join(lines) + b"]")
-        edges = json.loads(b"[" + b",".join(edge_lines) + b"]")
+        if exact:
+            # Only the ends of each edge are needed: decoding 20,000 edges whole would cost
+            # a quarter of a cold read.
+            edges: list[Any] = [
+                {"dst": dst.decode(), "src": src.decode()}
+                for dst, src in _BOUND_EDGE_AT.findall(data)
+            ]
+        else:
+            edges = json.loads(b"[" + b",".join(edge_lines) + b"]")
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
     if not records or not isinstance(records[0], dict) or records[0].get("rec") != "meta":
@@ -690,6 +703,8 @@ def _edge(line: bytes) -> Edge:
 _FILE_AT = re.compile(rb'"hash":"([0-9a-f]*)","id":"([^"\\]*)"')  # a file node's blob and ID
 _UNRESOLVED_AT = re.compile(rb'"id":"([^"\\]*)"[^\n]*?"unresolved_calls":(\{[^}\n]*\})')
 _DST_AT = re.compile(rb'"dst":"([^"\\]*)"')
+# A bound edge's two ends (keys are sorted: "dst" precedes "rec" and "src").
+_BOUND_EDGE_AT = re.compile(rb'"dst":"([^"\\]*)"[^\n]*?"rec":"edge","src":"([^"\\]*)"')
 _ID_AT = re.compile(rb'"id":"([^"\\]*)"')
 # Anchored on the newline, not ``^``: a literal start lets the engine skip ahead instead of
 # trying every position (the meta record is always the first line, so none is missed).
