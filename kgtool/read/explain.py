@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from kgtool.communities.counts import describe_counts
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.read.kg import Edge, KgGraph, MapState, did_you_mean, load_map
+from kgtool.read.kg import Edge, KgGraph, MapState, cid_order, did_you_mean, load_map
 from kgtool.read.labels import CommunityText, Labels
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def explain(
     (the check is only run once the argument is known to name something)."""
     wanted = text.strip().removeprefix("./")
     communities = graph.communities
-    texts = {cid: labels.text(cid) for cid in sorted(communities, key=_cid_order)}
+    texts = {cid: labels.text(cid) for cid in sorted(communities, key=cid_order)}
     if wanted in communities:
         return _community(graph, texts, wanted, statuses())
     by_name = [cid for cid, t in texts.items() if t.name and t.name.casefold() == wanted.casefold()]
@@ -75,11 +75,6 @@ def explain(
         f"{text!r} names no community, layer-3 name, file or path::Symbol in {KG_DIR}/"
         + did_you_mean(graph, wanted, [*communities, *names])
     )
-
-
-def _cid_order(cid: str) -> tuple[int, str]:
-    digits = cid[1:]
-    return (int(digits), cid) if digits.isdigit() else (1 << 30, cid)
 
 
 def _label(texts: dict[str, CommunityText], cid: str) -> dict[str, Any]:
@@ -107,7 +102,7 @@ def _community(
                     }
                 )
     for entries in touches.values():
-        entries.sort(key=lambda e: (-e["total"], _cid_order(e["id"])))
+        entries.sort(key=lambda e: (-e["total"], cid_order(e["id"])))
     members = set(community["members"])
     pointing = []
     for status in statuses:
@@ -187,7 +182,7 @@ def _touches(
                 }
                 for cid, types in by_community.items()
             ),
-            key=lambda e: (-e["total"], _cid_order(e["id"] or "")),
+            key=lambda e: (-e["total"], cid_order(e["id"] or "")),
         )
     return result
 

@@ -18,7 +18,14 @@ from typing import Any
 
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.read.kg import DEPENDENCY_TYPES, KgGraph, load_map, require_node, stale_notice
+from kgtool.read.kg import (
+    DEPENDENCY_TYPES,
+    KgGraph,
+    cid_order,
+    load_map,
+    require_node,
+    stale_notice,
+)
 from kgtool.read.labels import Labels
 from kgtool.repo import paths_differing, resolve_commit
 from kgtool.store import KG_DIR, RAW_FILE, Store, pretty_json
@@ -69,7 +76,7 @@ class ImpactReport:
 
     @property
     def communities(self) -> list[str]:
-        return sorted({d.community for d in self.dependents if d.community}, key=_cid_order)
+        return sorted({d.community for d in self.dependents if d.community}, key=cid_order)
 
     def unresolved_names(self) -> Counter[str]:
         names: Counter[str] = Counter()
@@ -115,11 +122,6 @@ def _plural(count: int, noun: str) -> str:
 
 def _by_count(names: Counter[str]) -> list[tuple[str, int]]:
     return sorted(names.items(), key=lambda item: (-item[1], item[0]))
-
-
-def _cid_order(cid: str) -> tuple[int, str]:
-    digits = cid[1:]
-    return (int(digits), cid) if digits.isdigit() else (1 << 30, cid)
 
 
 def impact(graph: KgGraph, targets: list[str], depth: int) -> ImpactReport:
@@ -206,7 +208,7 @@ def render_text(report: ImpactReport, titles: dict[str, str]) -> str:
     groups: dict[str, list[Dependent]] = {}
     for dependent in report.dependents:
         groups.setdefault(dependent.community, []).append(dependent)
-    for cid in sorted(groups, key=_cid_order):
+    for cid in sorted(groups, key=cid_order):
         members = sorted(groups[cid], key=lambda d: (d.depth, -d.confidence, d.node))
         lines += ["", f"{titles.get(cid, cid or '(no community)')}: {len(members)}"]
         for d in members:

@@ -181,13 +181,24 @@ class MapState:
             assert self.document is not None
             self._graph = KgGraph(self.root, self.document, self._raw, b"\\" in self._raw)
             self._graph._file_hashes = self.raw_hashes
-            self._graph.stale = stale_notice(self.stale_files) if self.stale_files else ""
-            if not self._graph.stale:
-                self._graph.stale = next((n for n in self.notices if _BUILT_APART in n), "")
+            self._graph.stale = self.stale
         return self._graph
+
+    @property
+    def stale(self) -> str:
+        """The one line saying how ``.kg/`` is out of date; "" when it is current."""
+        if self.stale_files:
+            return stale_notice(self.stale_files)
+        return next((n for n in self.notices if _BUILT_APART in n), "")
 
 
 _BUILT_APART = "was built from another layer 1"
+
+
+def cid_order(cid: str) -> tuple[int, str]:
+    """Community IDs in their number's order (c2 before c10), anything else after them."""
+    digits = cid[1:]
+    return (int(digits), cid) if digits.isdigit() else (1 << 30, cid)
 
 
 def missing_notice(missing: list[str]) -> str:

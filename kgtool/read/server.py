@@ -24,7 +24,7 @@ from kgtool.errors import KgError
 from kgtool.ontology.map import MAP_FILE
 from kgtool.read.explain import explain_answer
 from kgtool.read.impact import impact_answer
-from kgtool.read.kg import missing_notice
+from kgtool.read.kg import load_map, missing_notice
 from kgtool.read.playbooks import EXECUTABLE, PlaybookStatus, find_playbook, playbook_statuses
 from kgtool.store import KG_DIR, PAGES_DIR, Store
 
@@ -147,15 +147,18 @@ def _add_context_tool(server: MCPServer, root: Path) -> None:
 
 
 def playbook_lookup(root: Path, config: Config, store: Store, name: str = "") -> str:
-    statuses = playbook_statuses(root, config, store)
-    if not name.strip():
-        if not statuses:
-            return "no playbooks\n"
-        lines = [status.line() for status in statuses]
-        executable = sum(s.verdict == EXECUTABLE for s in statuses)
-        lines.append(f"{len(statuses)} playbook(s), {executable} executable")
-        return "\n".join(lines) + "\n"
-    return marked_playbook(root, find_playbook(statuses, name))
+    """The playbooks with their verdicts, or one in full; under the staleness warning when
+    ``.kg/``, which the verdicts are checked against, is out of date."""
+    state = load_map(root, config, store)
+    statuses = playbook_statuses(root, config, store, state)
+    if name.strip():
+        return _answer((marked_playbook(root, find_playbook(statuses, name)), state.stale))
+    if not statuses:
+        return "no playbooks\n"
+    lines = [status.line() for status in statuses]
+    executable = sum(s.verdict == EXECUTABLE for s in statuses)
+    lines.append(f"{len(statuses)} playbook(s), {executable} executable")
+    return _answer(("\n".join(lines) + "\n", state.stale))
 
 
 def marked_playbook(root: Path, status: PlaybookStatus) -> str:
