@@ -46,7 +46,9 @@ _BOUND_MARK = b'"dst":"'  # an edge bound to one target (ambiguous ones list can
 KNOWN_RAW_FORMATS = {1}
 KNOWN_COMMUNITY_FORMATS = {2}
 READ_CACHE = "read.marshal"  # in .kg/cache/: layer 1's nodes and words, decoded
-READ_CACHE_VERSION = 3  # raise when what _rows() computes changes
+EDGE_CACHE = "read-edges.marshal"  # in .kg/cache/: raw.jsonl's edges by target, as offsets
+UNRESOLVED_CACHE = "read-unresolved.marshal"  # in .kg/cache/: unbound call sites by caller
+READ_CACHE_VERSION = 4  # raise when what _rows() or the edge index computes changes
 STALE_NAMED = 3  # changed files named in the notice; the rest are counted
 # Edge types along which a change reaches a dependent (``contains`` is structure, not use).
 DEPENDENCY_TYPES = ("calls", "imports", "inherits")
@@ -181,6 +183,7 @@ class MapState:
             assert self.document is not None
             self._graph = KgGraph(self.root, self.document, self._raw, b"\\" in self._raw)
             self._graph._file_hashes = self.raw_hashes
+            self._graph._store, self._graph._cache_key = self.store, _cache_key(self.store)
             self._graph.stale = self.stale
         return self._graph
 
@@ -395,24 +398,30 @@ def _cache_key(store: Store) -> str:
 
 
 def _cached_rows(store: Store, key: str) -> tuple | None:
+    rows = _cached(store, READ_CACHE, key)
+    return rows if isinstance(rows, tuple) and len(rows) == 6 else None
+
+
+def _cached(store: Store, name: str, key: str) -> Any:
+    """What ``_remember`` kept in the cache file ``name`` under ``key``; None when it holds
+    nothing for this raw.jsonl."""
     if not key:
         return None
     try:
-        record = marshal.loads((store.cache_dir / READ_CACHE).read_bytes())
+        record = marshal.loads((store.cache_dir / name).read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
         return None
     if not isinstance(record, tuple) or len(record) != 2 or record[0] != key:
         return None
-    rows = record[1]
-    return rows if isinstance(rows, tuple) and len(rows) == 6 else None
+    return record[1]
 
 
-def _remember(store: Store, key: str, rows: tuple) -> None:
+def _remember(store: Store, key: str, value: Any, name: str = READ_CACHE) -> None:
     if not key or not store.dir.is_dir():
         return
     # A cache that cannot be written costs time, never correctness.
     with contextlib.suppress(OSError, ValueError):
-        atomic_write(store.cache_dir / READ_CACHE, marshal.dumps((key, rows)), durable=False)
+        atomic_write(store.cache_dir / name, marshal.dumps((key, value)), durable=False)
 
 
 def _read_document(data: bytes) -> dict[str, Any] | None:
@@ -485,6 +494,10 @@ class KgGraph:
     _searches: int = 0  # targeted searches so far: past SEARCHES_BEFORE_INDEX, index
     _nodes: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     _file_hashes: dict[str, str] | None = None
+    # Where the edge index is kept once built (None: nowhere), and the raw.jsonl it is for.
+    _unresolved: dict[str, dict[str, int]] | None = None
+    _store: Store | None = None
+    _cache_key: str = ""
     stale: str = ""  # one line saying how .kg/ is out of date; "" when it is current
 
     def _line_at(self, offset: int) -> bytes:
@@ -520,6 +533,9 @@ class KgGraph:
 
     @property
     def incoming_index(self) -> dict[bytes, list[int]]:
+        if self._incoming_index is None and self._store is not None:
+            cached = _cached(self._store, EDGE_CACHE, self._cache_key)
+            self._incoming_index = cached if isinstance(cached, dict) else None
         if self._incoming_index is None:
             if self._slow:
                 self._index_slowly()
@@ -536,6 +552,8 @@ class KgGraph:
                     for candidate in match.group(1)[1:-1].split(b'","'):
                         incoming.setdefault(candidate, []).append(match.start() + 1)
                 self._incoming_index = incoming
+            if self._store is not None:
+                _remember(self._store, self._cache_key, self._incoming_index, EDGE_CACHE)
         assert self._incoming_index is not None
         return self._incoming_index
 
@@ -666,6 +684,20 @@ class KgGraph:
         found: dict[str, dict[str, int]] = {}
         if not names:
             return found
+        for caller, counts in self.unresolved_calls().items():
+            hits = {name: int(counts[name]) for name in names & counts.keys()}
+            if hits:
+                found[caller] = dict(sorted(hits.items()))
+        return dict(sorted(found.items()))
+
+    def unresolved_calls(self) -> dict[str, dict[str, int]]:
+        """Caller ID -> {name: count} of its call sites that bound to nothing, for every
+        caller that has some; kept in the read cache beside the edge index."""
+        if self._unresolved is None and self._store is not None:
+            cached = _cached(self._store, UNRESOLVED_CACHE, self._cache_key)
+            self._unresolved = cached if isinstance(cached, dict) else None
+        if self._unresolved is not None:
+            return self._unresolved
         if self._slow:
             callers = (
                 (str(record.get("id", "")), record.get("unresolved_calls", {}))
@@ -680,11 +712,10 @@ class KgGraph:
                 (caller.decode(), json.loads(counts))
                 for caller, counts in _UNRESOLVED_AT.findall(self._data)
             )
-        for caller, counts in callers:
-            hits = {name: int(counts[name]) for name in names & counts.keys()}
-            if hits:
-                found[caller] = dict(sorted(hits.items()))
-        return dict(sorted(found.items()))
+        self._unresolved = {caller: counts for caller, counts in callers if counts}
+        if self._store is not None:
+            _remember(self._store, self._cache_key, self._unresolved, UNRESOLVED_CACHE)
+        return self._unresolved
 
     # -- layer 2 ---------------------------------------------------------------------------
 
