@@ -271,7 +271,8 @@ def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
     The index is left for the first reader that needs it (``MapState.index``); a reader
     that will need it (``indexed``) takes the blob ids from the read cache when it is warm,
     the others take them from one search of raw.jsonl, which costs less than the cache."""
-    first = data.split(b"\n", 1)[0]  # layer 1 writes its meta record first
+    end = data.find(b"\n")  # layer 1 writes its meta record first
+    first = data if end < 0 else data[:end]
     try:
         meta = json.loads(first)
     except (json.JSONDecodeError, UnicodeDecodeError):
