@@ -1,11 +1,13 @@
-"""The read path on a real repository: how fast ``impact`` and ``explain`` start, and how many
-of the files a real change had to touch ``impact`` names.
+"""The read path on a real repository: how fast ``context``, ``impact`` and ``explain`` start,
+and how many of the files a real change had to touch ``impact`` names.
 
 Speed: the repository (a clone of ``--repo``, ~700 files for pytest) gets ``kgtool update``
 once; then each command runs as its own process, interpreter start-up included, ``--runs``
 times. Reported: the median wall time and the median CPU time (user + system) of the child,
 next to ``kgtool --version`` (start-up alone) — on a shared, loaded machine the CPU time is
-the steadier of the two.
+the steadier of the two. ``context`` is measured warm (its read cache, ``.kg/cache/
+read.marshal``, filled) and cold: raw.jsonl rewritten as a new file before each run, as
+``kgtool update`` leaves it after a change, so that the run builds the cache again.
 
 Recall: for each of the newest ``--commits`` first-parent commits that change 2 to 12 Python
 files (merges and pure test or docs commits left out), ``.kg/`` is built at its parent, the
@@ -41,6 +43,11 @@ from kgtool.store import Store
 
 DEFAULT_REPO = "/work/.mirror/pytest-dev+pytest/repo"
 DEPTHS = (1, 2, 3)
+CONTEXT_TASKS = (
+    "fixture teardown ordering with parametrize",
+    "Reject negative log_auto_indent values",
+    "add a new command line option to the terminal reporter",
+)
 
 
 def kgtool(root: Path, *args: str) -> tuple[float, float, str]:
@@ -84,6 +91,7 @@ def speed(root: Path, runs: int) -> None:
     print(f"speed on {files} files ({root.name}); {runs} runs each, medians:")
     cases = [
         ("--version",),
+        *(("context", task, "--budget", "12000") for task in CONTEXT_TASKS),
         ("impact", symbol),
         ("impact", main_file, "--depth", "2"),
         ("explain", largest),
@@ -97,10 +105,22 @@ def speed(root: Path, runs: int) -> None:
             wall, cpu, _ = kgtool(root, *case)
             walls.append(wall)
             cpus.append(cpu)
-        print(
-            f"  kgtool {' '.join(case):<60} wall {statistics.median(walls):.3f} s  "
-            f"cpu {statistics.median(cpus):.3f} s"
-        )
+        report(" ".join(case), walls, cpus)
+    raw = root / ".kg" / "raw.jsonl"
+    walls, cpus = [], []
+    for _ in range(runs):
+        raw.write_bytes(raw.read_bytes())  # a new file: the read cache no longer matches it
+        wall, cpu, _ = kgtool(root, "context", CONTEXT_TASKS[0], "--budget", "12000")
+        walls.append(wall)
+        cpus.append(cpu)
+    report(f"context {CONTEXT_TASKS[0]} (cold: builds the read cache)", walls, cpus)
+
+
+def report(case: str, walls: list[float], cpus: list[float]) -> None:
+    print(
+        f"  kgtool {case:<60} wall {statistics.median(walls):.3f} s  "
+        f"cpu {statistics.median(cpus):.3f} s"
+    )
 
 
 def changed_python(root: Path, commit: str) -> dict[str, int]:

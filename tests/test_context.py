@@ -292,8 +292,8 @@ def test_a_map_older_than_the_tree_is_said_with_the_files(shop: Repo) -> None:
     out, err = context(shop, PROVIDER_TASK, "--budget", "100000")
     notice = (
         ".kg/ is out of date: 2 files changed since the last `kgtool update` "
-        "(payments/base.py, payments/refunds.py); line numbers there may be off: run "
-        "`kgtool update`"
+        "(payments/base.py, payments/refunds.py); answers describe the code as it was then, "
+        "line numbers may be off: run `kgtool update`"
     )
     assert err == f"kgtool: warning: {notice}\n"
     assert f"> kgtool: {notice}" in out.splitlines()

@@ -101,12 +101,16 @@ def test_answers_follow_the_repository_and_say_when_kg_is_stale(repo: Repo) -> N
     repo.write("app/disk.py", "class Disk:\n    pass\n")
 
     async def script(session: ClientSession) -> str:
-        return text_of(await session.call_tool("explain", {"subject": "c3"}))
+        explained = text_of(await session.call_tool("explain", {"subject": "c3"}))
+        listed = text_of(await session.call_tool("playbooks", {}))
+        return f"{explained.splitlines()[0]}\n{listed.splitlines()[0]}"
 
-    first = run_session(repo, script).splitlines()[0]
+    first, verdicts = run_session(repo, script).splitlines()
+    assert verdicts == first  # the verdicts are checked against the same out-of-date map
     assert first == (
-        "warning: .kg/ is out of date: 1 file(s) differ from what it was built from "
-        "(app/disk.py); answers describe the last `kgtool update`: run it"
+        "kgtool: warning: .kg/ is out of date: 1 file changed since the last `kgtool update` "
+        "(app/disk.py); answers describe the code as it was then, line numbers may be off: "
+        "run `kgtool update`"
     )
 
 

@@ -20,7 +20,8 @@ DESCRIPTION = """\
 What a community (c7), a layer-3 name, a file or a symbol (path::Symbol) is: its label and
 summary (marked when unlabelled or drifted), where it lives (files, file:line), what it
 touches (typed edge counts in and out, by community) and which playbooks point at it (refused
-ones marked). Reads .kg/ and the playbooks only; writes nothing."""
+ones marked). Reads .kg/ and the playbooks only (a warning on stderr when .kg/ is older than
+the working tree); writes only its read cache under .kg/cache/."""
 
 EXAMPLES = [
     ("kgtool explain c7", "a community"),
@@ -49,6 +50,6 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     output, stale = explain_answer(ctx.root, ctx.config, ctx.store, args.subject, args.format)
     if stale:
-        print(stale, file=sys.stderr)
+        print(f"kgtool: warning: {stale}", file=sys.stderr)
     sys.stdout.write(output)
     return EXIT_OK

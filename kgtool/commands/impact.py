@@ -22,7 +22,7 @@ depth, each with the weakest tier on its path and the product of the confidences
 community. Stated as a lower bound: ambiguous calls and unresolved call sites that bear one of
 the target's names are counted apart, as what could also reach it. --diff takes every file
 that differs from BASE as the target. Reads .kg/ only (a warning on stderr when it is older
-than the working tree); writes nothing."""
+than the working tree); writes only its read cache under .kg/cache/."""
 
 EXAMPLES = [
     ("kgtool impact src/store.py::Store.save", "what calls, imports or subclasses it"),
@@ -69,6 +69,6 @@ def run(args: argparse.Namespace) -> int:
         ctx.root, ctx.config, ctx.store, args.target, args.depth, args.format, args.diff
     )
     if stale:
-        print(stale, file=sys.stderr)
+        print(f"kgtool: warning: {stale}", file=sys.stderr)
     sys.stdout.write(output)
     return EXIT_OK

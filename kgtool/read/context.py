@@ -28,9 +28,10 @@ from typing import Any
 
 from kgtool.errors import KgError
 from kgtool.ontology.model import ONTOLOGY_FILE
-from kgtool.read._load import COMMUNITIES_FILE, MapState, Symbol, load_map
+from kgtool.read.kg import COMMUNITIES_FILE, MapState, Symbol, load_map, missing_notice
+from kgtool.read.labels import Labels
 from kgtool.read.words import MEET_LENGTH, identifier_words, meet, meets_any, task_terms
-from kgtool.store import KG_DIR, PAGES_DIR
+from kgtool.store import KG_DIR, PAGES_DIR, RAW_FILE
 
 FORMATS = ("markdown", "json")
 SKILL_FOLDERS = (".claude/skills", ".agents/skills")
@@ -69,7 +70,7 @@ def bundle_and_render(root: Path, task: str, budget: int, fmt: str) -> tuple[str
         raise KgError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     if budget < 0:
         raise KgError(f"the budget must be 0 or more characters, not {budget}")
-    bundle = build_bundle(load_map(root), task)
+    bundle = build_bundle(load_map(root, indexed=True), task)
     text = render_json(bundle, budget) if fmt == "json" else render_markdown(bundle, budget)
     return text, bundle.notices
 
@@ -132,7 +133,7 @@ class FileMatch:
 
 
 class Index:
-    """The repository's words (layer 1's, read by kgtool.read._load), to meet a task's.
+    """The repository's words (layer 1's, read by kgtool.read.kg), to meet a task's.
 
     Words are bucketed by their first letters, so that a task word is compared only with the
     words it could meet.
@@ -198,12 +199,12 @@ class Index:
 
 def build_bundle(state: MapState, task: str) -> Bundle:
     words = task_terms(task)
-    bundle = Bundle(task, list(state.notices), words)
+    bundle = Bundle(task, [_with_consequence(state, n) for n in state.notices], words)
     terms = list(words)
     index = Index(state)
     weights = index.idf(terms)
     lines = SourceLines(state.root)
-    labels = _Labels(state)
+    labels = Labels(state)
     playbooks = _matching_playbooks(state, task, terms, weights, index)
     for playbook, matched in playbooks[:MAX_PLAYBOOKS]:
         _add_playbook(bundle, state, labels, playbook, matched, lines)
@@ -217,6 +218,15 @@ def build_bundle(state: MapState, task: str) -> Bundle:
     elif not bundle.items:
         bundle.notices.append("nothing matches: without .kg/ only the playbooks can be read")
     return bundle
+
+
+def _with_consequence(state: MapState, notice: str) -> str:
+    """A notice about missing layers, with what this answer is without them."""
+    if not state.missing or notice != missing_notice(state.missing):
+        return notice
+    if f"{KG_DIR}/{RAW_FILE}" in state.missing:
+        return f"{notice}; this answer is read from the playbooks alone, nothing in it is checked"
+    return f"{notice}; no communities or files are shown"
 
 
 # -- playbooks -----------------------------------------------------------------------------
@@ -240,10 +250,9 @@ def _playbook_words(playbook: Any) -> set[str]:
 def _matching_playbooks(
     state: MapState, task: str, terms: list[str], weights: dict[str, float], index: Index
 ) -> list[tuple[PlaybookMatch, list[str]]]:
-    from kgtool.playbook.parse import load_playbooks
+    from kgtool.read.playbooks import read_playbooks
 
-    settings = state.config.section("playbooks")
-    playbooks = load_playbooks(state.root, playbooks_folder(state), settings["max_bytes"])
+    playbooks = read_playbooks(state)
     if not playbooks or not terms:
         return []
     words_of = {p.path: _playbook_words(p) for p in playbooks}
@@ -285,21 +294,11 @@ def playbooks_folder(state: MapState) -> str:
 
 
 def _check(state: MapState, playbooks: list[Any]) -> dict[str, Any]:
-    """The verdict of ``kgtool playbooks check`` on these playbooks, against the graph as
-    raw.jsonl records it (nothing is parsed); empty when there is no graph to check against."""
-    if not state.raw_present:
-        return {}
-    from kgtool.playbook.check import check_against
-    from kgtool.playbook.layer1 import Layer1
+    """The verdicts of these playbooks; empty when there is no graph to check against."""
+    from kgtool.read.playbooks import check_with_map
 
-    # A file recorded with no blob id (a skipped file) is taken as recorded, never re-read.
-    hashes = {p: h or "recorded" for p, h in state.raw_hashes.items()}
-    symbols = {p: {s.qualname: s.kind for s in found} for p, found in state.symbols.items()}
-    view = Layer1(
-        dict(hashes), {}, symbols, hashes, True, state.root, state.config["max_file_bytes"]
-    )
-    report = check_against(playbooks, view, state.root, state.store, state.config)
-    return {r.playbook.path: r for r in report.playbooks}
+    report = check_with_map(state, playbooks)
+    return {r.playbook.path: r for r in report.playbooks} if report else {}
 
 
 def _playbook_status(match: PlaybookMatch) -> tuple[str, list[str]]:
@@ -323,7 +322,7 @@ def _playbook_status(match: PlaybookMatch) -> tuple[str, list[str]]:
 def _add_playbook(
     bundle: Bundle,
     state: MapState,
-    labels: _Labels,
+    labels: Labels,
     match: PlaybookMatch,
     matched: list[str],
     lines: SourceLines,
@@ -403,7 +402,7 @@ def _add_playbook(
 
 
 def _concept(
-    state: MapState, labels: _Labels, path: str, concept: Any
+    state: MapState, labels: Labels, path: str, concept: Any
 ) -> tuple[str, dict[str, Any]]:
     where = f"{path}:{concept.scalar.line}"
     cid = concept.community
@@ -412,7 +411,7 @@ def _concept(
             f"Concept '{concept.scalar.value}' ({where}): unresolved, no community matches it",
             {"kind": "concept", "concept": concept.scalar.value, "source": where, "community": ""},
         )
-    name = labels.title(cid)
+    name = _title(labels, cid)
     community = state.communities.get(cid, {})
     size = community.get("size", 0)
     bridges = _bridges(state, cid)
@@ -518,65 +517,13 @@ def _add_skill(bundle: Bundle, skill: Skill, matched: list[str]) -> None:
 # -- communities ---------------------------------------------------------------------------
 
 
-class _Labels:
-    """Layer-3 names as the map shows them: a drifted label marked, a missing one said so."""
-
-    def __init__(self, state: MapState) -> None:
-        self.state = state
-        self._report: Any = None
-
-    @property
-    def report(self) -> Any:
-        if self._report is None:
-            from kgtool.ontology.drift import DriftReport
-            from kgtool.ontology.view import report_for
-
-            ontology = self.state.ontology
-            if self.state.document is None or not (ontology.communities or ontology.edges):
-                self._report = DriftReport({}, {})
-            else:
-                self._report = report_for(self.state.document, ontology, self.state.config)
-        return self._report
-
-    def mark(self, cid: str) -> str:
-        """Fresh, "drifted", "unconfirmed" (a person's label with no evidence yet), or
-        "unlabelled"."""
-        state = self.report.communities.get(cid)
-        if state is None or state.label is None or state.status in ("missing", "retired"):
-            return "unlabelled"
-        if state.status in ("drifted", "inherited"):
-            return "drifted"
-        return state.status
-
-    def name(self, cid: str) -> str:
-        state = self.report.communities.get(cid)
-        return state.label.name if self.mark(cid) != "unlabelled" else ""
-
-    def title(self, cid: str) -> str:
-        mark = self.mark(cid)
-        if mark == "unlabelled":
-            return "(unlabelled)"
-        name = self.name(cid)
-        return f"'{name}' (drifted)" if mark == "drifted" else f"'{name}'"
-
-    def why(self, cid: str) -> str:
-        state = self.report.communities.get(cid)
-        return "; ".join(d.describe() for d in state.drifts) if state else ""
-
-    def line(self, cid: str) -> int:
-        state = self.report.communities.get(cid)
-        return state.label.line if state and state.label else 0
-
-    def summary(self, cid: str) -> str:
-        state = self.report.communities.get(cid)
-        return state.label.summary if state and state.label else ""
-
-    def phrase(self, key: str) -> tuple[str, str, int]:
-        """(phrase, mark, line) of an edge's label; ("", "", 0) when it has none."""
-        edge = self.report.edges.get(key)
-        if edge is None or edge.label is None or edge.status in ("missing", "retired"):
-            return "", "", 0
-        return edge.label.phrase, "drifted" if edge.status == "drifted" else "", edge.label.line
+def _title(labels: Labels, cid: str) -> str:
+    """``'Name'``, ``'Name' (drifted)`` or ``(unlabelled)``: the name is quoted, as a label."""
+    mark = labels.mark(cid)
+    if mark == "unlabelled":
+        return "(unlabelled)"
+    name = labels.name(cid)
+    return f"'{name}' (drifted)" if mark == "drifted" else f"'{name}'"
 
 
 def _edges(state: MapState) -> list[dict[str, Any]]:
@@ -598,7 +545,7 @@ def _bridges(state: MapState, cid: str) -> list[dict[str, Any]]:
     return found[:BRIDGES_PER_COMMUNITY]
 
 
-def _bridge_text(labels: _Labels, edge: dict[str, Any], cid: str) -> str:
+def _bridge_text(labels: Labels, edge: dict[str, Any], cid: str) -> str:
     outgoing = edge["src"] == cid
     other = edge["dst"] if outgoing else edge["src"]
     arrow = "→" if outgoing else "←"
@@ -607,7 +554,7 @@ def _bridge_text(labels: _Labels, edge: dict[str, Any], cid: str) -> str:
     if phrase:
         drifted = " (drifted)" if mark else ""
         said = f', "{phrase}"{drifted} ({KG_DIR}/{ONTOLOGY_FILE}:{line})'
-    return f"{arrow} {other} {labels.title(other)}: {_counts_text(edge['types'])}{said}"
+    return f"{arrow} {other} {_title(labels, other)}: {_counts_text(edge['types'])}{said}"
 
 
 def _bridge_data(edge: dict[str, Any]) -> dict[str, Any]:
@@ -615,7 +562,7 @@ def _bridge_data(edge: dict[str, Any]) -> dict[str, Any]:
 
 
 def _community_scores(
-    state: MapState, labels: _Labels, files: list[FileMatch], weights: dict[str, float]
+    state: MapState, labels: Labels, files: list[FileMatch], weights: dict[str, float]
 ) -> list[tuple[float, str, list[FileMatch], list[str]]]:
     by_community: dict[str, list[FileMatch]] = {}
     for match in files:
@@ -664,7 +611,7 @@ def with_neighbours(state: MapState, files: list[FileMatch]) -> list[FileMatch]:
 def _add_communities(
     bundle: Bundle,
     state: MapState,
-    labels: _Labels,
+    labels: Labels,
     files: list[FileMatch],
     weights: dict[str, float],
     lines: SourceLines,
@@ -744,10 +691,10 @@ def _add_communities(
             bundle.add(text, data, header, rank=context_rank + 0.1)
 
 
-def _community_line(state: MapState, labels: _Labels, cid: str) -> tuple[str, dict[str, Any]]:
+def _community_line(state: MapState, labels: Labels, cid: str) -> tuple[str, dict[str, Any]]:
     """A community in one line, for when its full header does not fit."""
     size = state.communities[cid].get("size", 0)
-    return f"### {cid} {labels.title(cid)} — {_files(size)} ({KG_DIR}/{COMMUNITIES_FILE})", {
+    return f"### {cid} {_title(labels, cid)} — {_files(size)} ({KG_DIR}/{COMMUNITIES_FILE})", {
         "kind": "community",
         "id": cid,
         "name": labels.name(cid),
@@ -759,12 +706,12 @@ def _community_line(state: MapState, labels: _Labels, cid: str) -> tuple[str, di
 
 
 def _community_header(
-    state: MapState, labels: _Labels, cid: str, score: float, named: list[str]
+    state: MapState, labels: Labels, cid: str, score: float, named: list[str]
 ) -> tuple[str, dict[str, Any]]:
     community = state.communities[cid]
     mark = labels.mark(cid)
     head = [
-        f"### {cid} {labels.title(cid)} — {_files(community.get('size', 0))} "
+        f"### {cid} {_title(labels, cid)} — {_files(community.get('size', 0))} "
         f"({KG_DIR}/{COMMUNITIES_FILE}; page {KG_DIR}/{PAGES_DIR}/{cid}.md)"
     ]
     where = f"{KG_DIR}/{ONTOLOGY_FILE}:{labels.line(cid)}"

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from kgtool.communities.counts import describe_counts
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.read.kg import Edge, KgGraph, did_you_mean, load_graph
-from kgtool.read.labels import CommunityText, community_text
+from kgtool.read.kg import Edge, KgGraph, MapState, cid_order, did_you_mean, load_map
+from kgtool.read.labels import CommunityText, Labels
 
 if TYPE_CHECKING:
     from kgtool.read.playbooks import PlaybookStatus
@@ -34,31 +34,32 @@ def explain_answer(
     root: Path, config: Config, store: Store, text: str, fmt: str = "text"
 ) -> tuple[str, str]:
     """(the rendered explanation, the one-line staleness warning or "")."""
-    graph = load_graph(root, config, store)
-    answer = explain(graph, store, text, lambda: _statuses(root, config, store))
+    state = load_map(root, config, store)
+    graph = state.graph
+    answer = explain(graph, Labels(state), text, lambda: _statuses(state))
     if fmt == "json":
         return pretty_json({**answer, "stale": graph.stale or None}), graph.stale
     return render_text(answer), graph.stale
 
 
-def _statuses(root: Path, config: Config, store: Store) -> list[PlaybookStatus]:
+def _statuses(state: MapState) -> list[PlaybookStatus]:
     """The playbooks' verdicts; none, and none of the checker's imports, without playbooks."""
-    folder = root / str(config.section("playbooks")["dir"]).strip().rstrip("/")
+    folder = state.root / str(state.config.section("playbooks")["dir"]).strip().rstrip("/")
     if not folder.is_dir() or not any(folder.rglob("*.md")):
         return []
-    from kgtool.read.playbooks import playbook_statuses  # the checker imports layer 1's parser
+    from kgtool.read.playbooks import playbook_statuses  # the checker costs its imports
 
-    return playbook_statuses(root, config, store)
+    return playbook_statuses(state.root, state.config, state.store, state)
 
 
 def explain(
-    graph: KgGraph, store: Store, text: str, statuses: Callable[[], list[PlaybookStatus]]
+    graph: KgGraph, labels: Labels, text: str, statuses: Callable[[], list[PlaybookStatus]]
 ) -> Answer:
     """What ``text`` names, explained; ``statuses`` gives the playbooks' verdicts when called
     (the check is only run once the argument is known to name something)."""
     wanted = text.strip().removeprefix("./")
     communities = graph.communities
-    texts = {cid: community_text(store, cid) for cid in sorted(communities, key=_cid_order)}
+    texts = {cid: labels.text(cid) for cid in sorted(communities, key=cid_order)}
     if wanted in communities:
         return _community(graph, texts, wanted, statuses())
     by_name = [cid for cid, t in texts.items() if t.name and t.name.casefold() == wanted.casefold()]
@@ -74,11 +75,6 @@ def explain(
         f"{text!r} names no community, layer-3 name, file or path::Symbol in {KG_DIR}/"
         + did_you_mean(graph, wanted, [*communities, *names])
     )
-
-
-def _cid_order(cid: str) -> tuple[int, str]:
-    digits = cid[1:]
-    return (int(digits), cid) if digits.isdigit() else (1 << 30, cid)
 
 
 def _label(texts: dict[str, CommunityText], cid: str) -> dict[str, Any]:
@@ -106,7 +102,7 @@ def _community(
                     }
                 )
     for entries in touches.values():
-        entries.sort(key=lambda e: (-e["total"], _cid_order(e["id"])))
+        entries.sort(key=lambda e: (-e["total"], cid_order(e["id"])))
     members = set(community["members"])
     pointing = []
     for status in statuses:
@@ -186,7 +182,7 @@ def _touches(
                 }
                 for cid, types in by_community.items()
             ),
-            key=lambda e: (-e["total"], _cid_order(e["id"] or "")),
+            key=lambda e: (-e["total"], cid_order(e["id"] or "")),
         )
     return result
 

@@ -18,8 +18,15 @@ from typing import Any
 
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.read.kg import DEPENDENCY_TYPES, KgGraph, load_graph, require_node
-from kgtool.read.labels import titles
+from kgtool.read.kg import (
+    DEPENDENCY_TYPES,
+    KgGraph,
+    cid_order,
+    load_map,
+    require_node,
+    stale_notice,
+)
+from kgtool.read.labels import Labels
 from kgtool.repo import paths_differing, resolve_commit
 from kgtool.store import KG_DIR, RAW_FILE, Store, pretty_json
 
@@ -69,7 +76,7 @@ class ImpactReport:
 
     @property
     def communities(self) -> list[str]:
-        return sorted({d.community for d in self.dependents if d.community}, key=_cid_order)
+        return sorted({d.community for d in self.dependents if d.community}, key=cid_order)
 
     def unresolved_names(self) -> Counter[str]:
         names: Counter[str] = Counter()
@@ -115,11 +122,6 @@ def _plural(count: int, noun: str) -> str:
 
 def _by_count(names: Counter[str]) -> list[tuple[str, int]]:
     return sorted(names.items(), key=lambda item: (-item[1], item[0]))
-
-
-def _cid_order(cid: str) -> tuple[int, str]:
-    digits = cid[1:]
-    return (int(digits), cid) if digits.isdigit() else (1 << 30, cid)
 
 
 def impact(graph: KgGraph, targets: list[str], depth: int) -> ImpactReport:
@@ -206,7 +208,7 @@ def render_text(report: ImpactReport, titles: dict[str, str]) -> str:
     groups: dict[str, list[Dependent]] = {}
     for dependent in report.dependents:
         groups.setdefault(dependent.community, []).append(dependent)
-    for cid in sorted(groups, key=_cid_order):
+    for cid in sorted(groups, key=cid_order):
         members = sorted(groups[cid], key=lambda d: (d.depth, -d.confidence, d.node))
         lines += ["", f"{titles.get(cid, cid or '(no community)')}: {len(members)}"]
         for d in members:
@@ -284,11 +286,18 @@ def impact_answer(
     """(the rendered report, the one-line staleness warning or "")."""
     if depth < 1:
         raise KgError(f"--depth must be 1 or more, not {depth}")
-    graph = load_graph(root, config, store)
+    state = load_map(root, config, store)
+    graph = state.graph
+    stale = graph.stale
     notes: list[str] = []
     if diff_base is not None:
         resolve_commit(root, diff_base)
         changed = paths_differing(root, diff_base)
+        # The change set is read as the graph before it (what depended on those files then):
+        # that they differ from .kg/ is the question itself, not a reason to doubt the answer.
+        elsewhere = [path for path in state.stale_files if path not in set(changed)]
+        if state.stale_files:
+            stale = stale_notice(elsewhere) if elsewhere else ""
         known = set(graph.files())
         targets = [path for path in changed if path in known]
         unknown = [path for path in changed if path not in known]
@@ -305,7 +314,7 @@ def impact_answer(
         targets = [require_node(graph, target)]
     report = impact(graph, targets, depth)
     report.notes.extend(notes)
-    names = titles(store, sorted(graph.communities))
+    names = Labels(state).titles(sorted(graph.communities))
     if fmt == "json":
-        return pretty_json(as_json(report, names, graph.stale)), graph.stale
-    return render_text(report, names), graph.stale
+        return pretty_json(as_json(report, names, stale)), stale
+    return render_text(report, names), stale

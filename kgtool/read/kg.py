@@ -1,37 +1,469 @@
-"""``.kg/`` as the read path sees it: layer 1's edges indexed by target, layer 2, and freshness.
+"""``.kg/`` as every read command sees it: layers 1-3 as committed, and whether they are current.
 
-Reading must cost little on every call (an agent asks many small questions), so raw.jsonl is
-not decoded whole: its lines are split once, each edge filed under its target by a substring
-search, and a line is decoded only when an answer needs it. Records are canonical JSON
-(sorted keys, no spaces), which is what makes the substring search exact; a line whose ID
-holds an escaped character is decoded in full instead.
+One loader serves ``context``, ``impact``, ``explain`` and the MCP server, so they say the same
+thing in the same words when ``.kg/`` is missing, damaged or out of date.
+
+Freshness is judged cheaply and exactly where it matters: the blob id ``raw.jsonl`` recorded
+for each file against the blob id of the file in the working tree (one ``git ls-files``),
+which is what makes a ``file:line`` citation right or wrong.
+
+Layer 1 is read two ways, each paid for only by the questions that need it:
+
+- the index (nodes, the words of paths and names, file-to-file neighbours), for ``context``:
+  decoding every node and splitting every name into words costs more than the rest of a read
+  together on a large repository, so it is kept in ``.kg/cache/read.marshal``, keyed by
+  raw.jsonl's identity on disk (every write of it is a new file, renamed into place), and
+  built by the first reader that needs it;
+- the graph (``KgGraph``), for ``impact`` and ``explain``: raw.jsonl is not decoded whole, its
+  edges are found by substring search and a line is decoded only when an answer needs it.
+  Records are canonical JSON (sorted keys, no spaces), which is what makes the search exact;
+  a raw.jsonl whose IDs hold an escaped character is decoded line by line instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import marshal
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from kgtool.communities.document import COMMUNITIES_FILE, Document, parse_document
-from kgtool.config import Config
+from kgtool.communities.document import COMMUNITIES_FILE, Document
+from kgtool.config import Config, load_config
 from kgtool.errors import KgError
+from kgtool.ontology.model import Ontology, load_ontology
+from kgtool.read.words import identifier_words
 from kgtool.repo import tracked_files
-from kgtool.store import KG_DIR, RAW_FILE, Store
+from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write
 
-_EDGE_MARK = b'"rec":"edge"'
 _NODE_MARK = b'"rec":"node"'
 _META_MARK = b'"rec":"meta"'
-KNOWN_FORMATS = {1}
+_EDGE_MARK = b'"rec":"edge"'
+_BOUND_MARK = b'"dst":"'  # an edge bound to one target (ambiguous ones list candidates)
+KNOWN_RAW_FORMATS = {1}
+KNOWN_COMMUNITY_FORMATS = {2}
+READ_CACHE = "read.marshal"  # in .kg/cache/: layer 1's nodes and words, decoded
+EDGE_CACHE = "read-edges.marshal"  # in .kg/cache/: raw.jsonl's edges by target, as offsets
+UNRESOLVED_CACHE = "read-unresolved.marshal"  # in .kg/cache/: unbound call sites by caller
+READ_CACHE_VERSION = 4  # raise when what _rows() or the edge index computes changes
+STALE_NAMED = 3  # changed files named in the notice; the rest are counted
 # Edge types along which a change reaches a dependent (``contains`` is structure, not use).
 DEPENDENCY_TYPES = ("calls", "imports", "inherits")
-SHOWN_STALE = 3
 # Targeted searches for a node's incoming edges (a scan of raw.jsonl each) before the whole
 # edge index is built instead: a few cost less than the index, many cost more.
-SEARCHES_BEFORE_INDEX = 4  # stale paths named in the one-line warning
+SEARCHES_BEFORE_INDEX = 4
+DAMAGED = "is damaged or has a format this kgtool does not know: run `kgtool update`"
+
+
+class Symbol(NamedTuple):
+    id: str  # layer-1 ID, "path::Qual.name"
+    path: str
+    qualname: str
+    kind: str
+    line: int  # first line of its span; 0 when layer 1 recorded none
+    end: int
+
+
+class LayerIndex(NamedTuple):
+    """Layer 1 decoded for searching by words (what the read cache keeps)."""
+
+    file_lines: dict[str, int]  # path -> lines
+    symbols: dict[str, list[Symbol]]  # path -> its symbols, in source order
+    # The words of layer 1 (see kgtool.read.words): word -> paths whose path holds it, and
+    # word -> symbols whose name holds it.
+    path_words: dict[str, tuple[str, ...]]
+    symbol_words: dict[str, list[Symbol]]
+    # File -> the other files its layer-1 edges (imports, calls, inherits) join it to, either
+    # way, with how many edges: (neighbour, count), most first.
+    neighbours: dict[str, tuple[tuple[str, int], ...]]
+
+
+@dataclass
+class MapState:
+    """The map as committed under ``.kg/``, with what is wrong with it, if anything."""
+
+    root: Path
+    config: Config
+    store: Store
+    document: dict[str, Any] | None = None  # .kg/communities.json; None when unreadable
+    ontology: Ontology = field(default_factory=Ontology)
+    raw_hashes: dict[str, str] = field(default_factory=dict)  # path -> blob id layer 1 read
+    raw_present: bool = False  # raw.jsonl is there and readable
+    missing: list[str] = field(default_factory=list)  # files of .kg/ not found
+    stale_files: list[str] = field(default_factory=list)  # changed since raw.jsonl was written
+    notices: list[str] = field(default_factory=list)  # one line each: what the reader must know
+    _raw: bytes = b""
+    _rows: tuple | None = None  # the index as the read cache keeps it
+    _index: LayerIndex | None = None
+    _graph: KgGraph | None = None
+
+    @property
+    def community_of(self) -> dict[str, str]:
+        return (self.document or {}).get("files", {})
+
+    @property
+    def communities(self) -> dict[str, dict[str, Any]]:
+        return (self.document or {}).get("communities", {})
+
+    @property
+    def layered(self) -> bool:
+        """Layers 1 and 2 are there to read."""
+        return self.raw_present and self.document is not None
+
+    # -- the index (context), from the read cache or built once and cached ---------------
+
+    @property
+    def index(self) -> LayerIndex:
+        if self._index is None:
+            if self._rows is None:
+                self._rows = _cached_rows(self.store, _cache_key(self.store))
+            rows = self._rows if self._rows is not None else _rows(self._raw)
+            if rows is None:  # damaged past its first line: as if it were not there
+                rows = ({}, {}, [], {}, {}, {})
+                if self.raw_present:
+                    self.raw_present = False
+                    self.notices.append(f"{KG_DIR}/{RAW_FILE} {DAMAGED}")
+            elif self._rows is None:
+                self._rows = rows
+                _remember(self.store, _cache_key(self.store), rows)
+            file_lines, _, symbol_rows, path_words, symbol_words, neighbours = rows
+            symbols = [Symbol(*row) for row in symbol_rows]
+            by_path: dict[str, list[Symbol]] = {}
+            for symbol in symbols:
+                by_path.setdefault(symbol.path, []).append(symbol)
+            self._index = LayerIndex(
+                file_lines,
+                by_path,
+                path_words,
+                {w: [symbols[i] for i in found] for w, found in symbol_words.items()},
+                neighbours,
+            )
+        return self._index
+
+    @property
+    def file_lines(self) -> dict[str, int]:
+        return self.index.file_lines
+
+    @property
+    def symbols(self) -> dict[str, list[Symbol]]:
+        return self.index.symbols
+
+    @property
+    def path_words(self) -> dict[str, tuple[str, ...]]:
+        return self.index.path_words
+
+    @property
+    def symbol_words(self) -> dict[str, list[Symbol]]:
+        return self.index.symbol_words
+
+    @property
+    def neighbours(self) -> dict[str, tuple[tuple[str, int], ...]]:
+        return self.index.neighbours
+
+    def symbol(self, node_id: str) -> Symbol | None:
+        path = node_id.partition("::")[0]
+        for found in self.symbols.get(path, ()):
+            if found.id == node_id:
+                return found
+        return None
+
+    # -- the graph (impact, explain), searched in place ----------------------------------
+
+    @property
+    def graph(self) -> KgGraph:
+        """Layers 1 and 2 for following edges; a one-line error when they cannot be read."""
+        if self._graph is None:
+            if self.missing:
+                raise KgError(missing_notice(self.missing))
+            if not self.layered:
+                raise KgError(next(n for n in self.notices if DAMAGED in n))
+            assert self.document is not None
+            self._graph = KgGraph(self.root, self.document, self._raw, b"\\" in self._raw)
+            self._graph._file_hashes = self.raw_hashes
+            self._graph._store, self._graph._cache_key = self.store, _cache_key(self.store)
+            self._graph.stale = self.stale
+        return self._graph
+
+    @property
+    def stale(self) -> str:
+        """The one line saying how ``.kg/`` is out of date; "" when it is current."""
+        if self.stale_files:
+            return stale_notice(self.stale_files)
+        return next((n for n in self.notices if _BUILT_APART in n), "")
+
+
+_BUILT_APART = "was built from another layer 1"
+
+
+def cid_order(cid: str) -> tuple[int, str]:
+    """Community IDs in their number's order (c2 before c10), anything else after them."""
+    digits = cid[1:]
+    return (int(digits), cid) if digits.isdigit() else (1 << 30, cid)
+
+
+def missing_notice(missing: list[str]) -> str:
+    """The one line every read command gives when files of ``.kg/`` are not there."""
+    return f"{KG_DIR}/ is missing ({', '.join(missing)} not found): run `kgtool update`"
+
+
+def stale_notice(changed: list[str]) -> str:
+    """The one line every read command gives when files differ from what ``.kg/`` was built
+    from: how many, the first few by name."""
+    named = ", ".join(changed[:STALE_NAMED])
+    more = len(changed) - STALE_NAMED
+    named += f" and {more} more" if more > 0 else ""
+    count = len(changed)
+    return (
+        f"{KG_DIR}/ is out of date: {count} file{'s' * (count != 1)} changed since the last "
+        f"`kgtool update` ({named}); answers describe the code as it was then, line numbers "
+        "may be off: run `kgtool update`"
+    )
+
+
+def load_map(
+    root: Path, config: Config | None = None, store: Store | None = None, indexed: bool = False
+) -> MapState:
+    """``.kg/`` as committed, with a notice for each thing wrong with it. Reads what every
+    command needs (raw.jsonl's bytes, layer 2, layer 3, the blob ids for freshness), and the
+    index too when ``indexed`` (so that a raw.jsonl damaged past its first line is said)."""
+    if store is None:
+        store = Store(root)
+        store.refuse_unsafe()
+    state = MapState(root, config if config is not None else load_config(root), store)
+    raw = store.read_bytes(RAW_FILE)
+    if raw is None:
+        state.missing.append(f"{KG_DIR}/{RAW_FILE}")
+    elif not _read_layer1(raw, state, indexed):
+        state.notices.append(f"{KG_DIR}/{RAW_FILE} {DAMAGED}")
+    elif indexed:
+        state.index  # noqa: B018 - built now, or its damage said now
+    document = store.read_bytes(COMMUNITIES_FILE)
+    if document is None:
+        state.missing.append(f"{KG_DIR}/{COMMUNITIES_FILE}")
+    else:
+        state.document = _read_document(document)
+        if state.document is None:
+            state.notices.append(f"{KG_DIR}/{COMMUNITIES_FILE} {DAMAGED}")
+    if state.missing:
+        state.notices.insert(0, missing_notice(state.missing))
+    try:
+        state.ontology = load_ontology(store)
+    except KgError as exc:
+        state.notices.append(f"layer-3 labels were not read: {exc}")
+    if state.raw_present:
+        state.stale_files = _changed_files(root, state)
+        if state.stale_files:
+            state.notices.append(stale_notice(state.stale_files))
+        elif state.document is not None and state.community_of.keys() != state.raw_hashes.keys():
+            state.notices.append(
+                f"{KG_DIR}/{COMMUNITIES_FILE} {_BUILT_APART} than {KG_DIR}/{RAW_FILE}: "
+                "run `kgtool update`"
+            )
+    return state
+
+
+def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
+    """Take raw.jsonl's bytes and the blob ids it recorded; False when it cannot be read.
+
+    The index is left for the first reader that needs it (``MapState.index``); a reader
+    that will need it (``indexed``) takes the blob ids from the read cache when it is warm,
+    the others take them from one search of raw.jsonl, which costs less than the cache."""
+    end = data.find(b"\n")  # layer 1 writes its meta record first
+    first = data if end < 0 else data[:end]
+    try:
+        meta = json.loads(first)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+    if not isinstance(meta, dict) or meta.get("rec") != "meta":
+        return False
+    if meta.get("format") not in KNOWN_RAW_FORMATS:
+        return False
+    state._raw = data
+    if indexed:
+        state._rows = _cached_rows(state.store, _cache_key(state.store))
+    if state._rows is not None:
+        state.raw_hashes = state._rows[1]
+    elif b"\\" not in data:
+        state.raw_hashes = {path.decode(): blob.decode() for blob, path in _FILE_AT.findall(data)}
+    else:  # an escaped character somewhere: decode, never slice
+        rows = _rows(data)
+        if rows is None:
+            return False
+        state._rows = rows
+        _remember(state.store, _cache_key(state.store), rows)
+        state.raw_hashes = rows[1]
+    state.raw_present = True
+    return True
+
+
+def _rows(data: bytes) -> tuple | None:
+    lines = []
+    edge_lines = []
+    exact = b"\\" not in data  # IDs can be read from the bytes: see _BOUND_EDGE_AT
+    for line in data.split(b"\n"):
+        if _EDGE_MARK in line:
+            if not exact and _BOUND_MARK in line:
+                edge_lines.append(line)
+        elif _NODE_MARK in line or _META_MARK in line:
+            lines.append(line)
+    try:
+        records = json.loads(b"[" + b",".join(lines) + b"]")
+        if exact:
+            # Only the ends of each edge are needed: decoding 20,000 edges whole would cost
+            # a quarter of a cold read.
+            edges: list[Any] = [
+                {"dst": dst.decode(), "src": src.decode()}
+                for dst, src in _BOUND_EDGE_AT.findall(data)
+            ]
+        else:
+            edges = json.loads(b"[" + b",".join(edge_lines) + b"]")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not records or not isinstance(records[0], dict) or records[0].get("rec") != "meta":
+        return None
+    if records[0].get("format") not in KNOWN_RAW_FORMATS:
+        return None
+    file_lines: dict[str, int] = {}
+    hashes: dict[str, str] = {}
+    symbols: list[tuple[str, str, str, str, int, int]] = []
+    for record in records[1:]:
+        if not isinstance(record, dict):
+            return None
+        node_id = record.get("id")
+        if not isinstance(node_id, str) or record.get("external"):
+            continue
+        kind = str(record.get("kind", ""))
+        if kind == "file":
+            hashes[node_id] = str(record.get("hash", ""))
+            file_lines[node_id] = int(record.get("lines") or 0)
+        elif "::" in node_id:
+            path, _, qualname = node_id.partition("::")
+            span = record.get("span") or [0, 0]
+            symbols.append((node_id, path, qualname, kind, int(span[0]), int(span[-1])))
+    path_words: dict[str, list[str]] = {}
+    for path in sorted(file_lines):
+        for word in identifier_words(path):
+            path_words.setdefault(word, []).append(path)
+    symbol_words: dict[str, list[int]] = {}
+    words_of: dict[str, set[str]] = {}  # names repeat a lot (run, __init__, test_x)
+    for number, (_, _, qualname, _, _, _) in enumerate(symbols):
+        name = qualname.rsplit(".", 1)[-1]
+        words = words_of.get(name)
+        if words is None:
+            words = words_of[name] = identifier_words(name)
+        for word in words:
+            symbol_words.setdefault(word, []).append(number)
+    return (
+        file_lines,
+        hashes,
+        symbols,
+        {w: tuple(paths) for w, paths in path_words.items()},
+        {w: tuple(found) for w, found in symbol_words.items()},
+        _file_neighbours(edges),
+    )
+
+
+def _file_neighbours(edges: list[Any]) -> dict[str, tuple[tuple[str, int], ...]]:
+    """Files joined by layer-1 edges (either way), with how many; "contains" never crosses
+    files and packages outside the repository are not files of it."""
+    counts: dict[str, dict[str, int]] = {}
+    for edge in edges:
+        if not isinstance(edge, dict):
+            continue
+        dst, src = str(edge.get("dst", "")), str(edge.get("src", ""))
+        if dst.startswith("ext:"):
+            continue
+        first, second = src.partition("::")[0], dst.partition("::")[0]
+        if first == second:
+            continue
+        for one, other in ((first, second), (second, first)):
+            found = counts.setdefault(one, {})
+            found[other] = found.get(other, 0) + 1
+    return {
+        path: tuple(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+        for path, found in sorted(counts.items())
+    }
+
+
+def _cache_key(store: Store) -> str:
+    try:
+        info = store.path(RAW_FILE).stat()
+    except OSError:
+        return ""
+    return (
+        f"{READ_CACHE_VERSION}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+    )
+
+
+def _cached_rows(store: Store, key: str) -> tuple | None:
+    rows = _cached(store, READ_CACHE, key)
+    return rows if isinstance(rows, tuple) and len(rows) == 6 else None
+
+
+def _cached(store: Store, name: str, key: str) -> Any:
+    """What ``_remember`` kept in the cache file ``name`` under ``key``; None when it holds
+    nothing for this raw.jsonl."""
+    if not key:
+        return None
+    try:
+        record = marshal.loads((store.cache_dir / name).read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(record, tuple) or len(record) != 2 or record[0] != key:
+        return None
+    return record[1]
+
+
+def _remember(store: Store, key: str, value: Any, name: str = READ_CACHE) -> None:
+    if not key or not store.dir.is_dir():
+        return
+    # A cache that cannot be written costs time, never correctness.
+    with contextlib.suppress(OSError, ValueError):
+        atomic_write(store.cache_dir / name, marshal.dumps((key, value)), durable=False)
+
+
+def _read_document(data: bytes) -> dict[str, Any] | None:
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if (
+        not isinstance(document, dict)
+        or document.get("format") not in KNOWN_COMMUNITY_FORMATS
+        or not isinstance(document.get("communities"), dict)
+        or not isinstance(document.get("files"), dict)
+        or not isinstance(document.get("edges"), list)
+    ):
+        return None
+    return document
+
+
+def _changed_files(root: Path, state: MapState) -> list[str]:
+    """Files whose content differs from what raw.jsonl was built from: edited, added, deleted."""
+    changed = []
+    unknown = []
+    seen = set()
+    for tracked in tracked_files(root):
+        path = tracked.path
+        if path.startswith(f"{KG_DIR}/"):
+            continue
+        seen.add(path)
+        recorded = state.raw_hashes.get(path)
+        if recorded is None:
+            unknown.append(path)
+        elif tracked.deleted or (tracked.blob and tracked.blob != recorded):
+            changed.append(path)
+    if unknown:
+        # Only a file new to the graph needs the exclude globs; their module costs an import.
+        from kgtool.raw.build import excluded
+
+        patterns = state.config["exclude"]
+        changed += [p for p in unknown if not excluded(p, patterns)]
+    changed += [p for p in state.raw_hashes if p not in seen]  # no longer tracked
+    return sorted(changed)
 
 
 @dataclass(frozen=True)
@@ -63,6 +495,10 @@ class KgGraph:
     _searches: int = 0  # targeted searches so far: past SEARCHES_BEFORE_INDEX, index
     _nodes: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     _file_hashes: dict[str, str] | None = None
+    # Where the edge index is kept once built (None: nowhere), and the raw.jsonl it is for.
+    _unresolved: dict[str, dict[str, int]] | None = None
+    _store: Store | None = None
+    _cache_key: str = ""
     stale: str = ""  # one line saying how .kg/ is out of date; "" when it is current
 
     def _line_at(self, offset: int) -> bytes:
@@ -98,6 +534,9 @@ class KgGraph:
 
     @property
     def incoming_index(self) -> dict[bytes, list[int]]:
+        if self._incoming_index is None and self._store is not None:
+            cached = _cached(self._store, EDGE_CACHE, self._cache_key)
+            self._incoming_index = cached if isinstance(cached, dict) else None
         if self._incoming_index is None:
             if self._slow:
                 self._index_slowly()
@@ -114,6 +553,8 @@ class KgGraph:
                     for candidate in match.group(1)[1:-1].split(b'","'):
                         incoming.setdefault(candidate, []).append(match.start() + 1)
                 self._incoming_index = incoming
+            if self._store is not None:
+                _remember(self._store, self._cache_key, self._incoming_index, EDGE_CACHE)
         assert self._incoming_index is not None
         return self._incoming_index
 
@@ -176,11 +617,7 @@ class KgGraph:
         from the file's own stretch of raw.jsonl (its symbols follow its node there)."""
         path = node_id.split("::", 1)[0]
         prefix = f"{node_id}::" if "::" not in node_id else f"{node_id}."
-        inside = [
-            symbol
-            for symbol, _ in self._block(path)
-            if symbol.startswith(prefix)
-        ]
+        inside = [symbol for symbol, _ in self._block(path) if symbol.startswith(prefix)]
         return [node_id, *sorted(inside)]
 
     def _block(self, path: str) -> Iterator[tuple[str, bytes]]:
@@ -248,6 +685,20 @@ class KgGraph:
         found: dict[str, dict[str, int]] = {}
         if not names:
             return found
+        for caller, counts in self.unresolved_calls().items():
+            hits = {name: int(counts[name]) for name in names & counts.keys()}
+            if hits:
+                found[caller] = dict(sorted(hits.items()))
+        return dict(sorted(found.items()))
+
+    def unresolved_calls(self) -> dict[str, dict[str, int]]:
+        """Caller ID -> {name: count} of its call sites that bound to nothing, for every
+        caller that has some; kept in the read cache beside the edge index."""
+        if self._unresolved is None and self._store is not None:
+            cached = _cached(self._store, UNRESOLVED_CACHE, self._cache_key)
+            self._unresolved = cached if isinstance(cached, dict) else None
+        if self._unresolved is not None:
+            return self._unresolved
         if self._slow:
             callers = (
                 (str(record.get("id", "")), record.get("unresolved_calls", {}))
@@ -262,11 +713,10 @@ class KgGraph:
                 (caller.decode(), json.loads(counts))
                 for caller, counts in _UNRESOLVED_AT.findall(self._data)
             )
-        for caller, counts in callers:
-            hits = {name: int(counts[name]) for name in names & counts.keys()}
-            if hits:
-                found[caller] = dict(sorted(hits.items()))
-        return dict(sorted(found.items()))
+        self._unresolved = {caller: counts for caller, counts in callers if counts}
+        if self._store is not None:
+            _remember(self._store, self._cache_key, self._unresolved, UNRESOLVED_CACHE)
+        return self._unresolved
 
     # -- layer 2 ---------------------------------------------------------------------------
 
@@ -291,89 +741,27 @@ def _edge(line: bytes) -> Edge:
     )
 
 
-def load_graph(root: Path, config: Config, store: Store) -> KgGraph:
-    """Layer 1 and 2 as on disk; a one-line error when they are missing or unreadable."""
-    data = store.read_bytes(RAW_FILE)
-    if data is None:
-        raise KgError(f"{KG_DIR}/{RAW_FILE} does not exist: run `kgtool update` first")
-    communities = store.read_bytes(COMMUNITIES_FILE)
-    if communities is None:
-        raise KgError(f"{KG_DIR}/{COMMUNITIES_FILE} does not exist: run `kgtool update` first")
-    graph = KgGraph(root, parse_document(communities))
-    _open(graph, data)
-    graph.stale = staleness(root, config, graph)
-    return graph
-
-
 # An ID is found by these patterns only when it holds no escaped character; a raw.jsonl that
 # holds a backslash anywhere is read line by line, decoded, instead (``_index_slowly``).
 _FILE_AT = re.compile(rb'"hash":"([0-9a-f]*)","id":"([^"\\]*)"')  # a file node's blob and ID
 _UNRESOLVED_AT = re.compile(rb'"id":"([^"\\]*)"[^\n]*?"unresolved_calls":(\{[^}\n]*\})')
 _DST_AT = re.compile(rb'"dst":"([^"\\]*)"')
+# A bound edge's two ends (keys are sorted: "dst" precedes "rec" and "src").
+_BOUND_EDGE_AT = re.compile(rb'"dst":"([^"\\]*)"[^\n]*?"rec":"edge","src":"([^"\\]*)"')
 _ID_AT = re.compile(rb'"id":"([^"\\]*)"')
 # Anchored on the newline, not ``^``: a literal start lets the engine skip ahead instead of
 # trying every position (the meta record is always the first line, so none is missed).
 _CANDIDATES_AT = re.compile(rb'\n\{"candidates":\[([^\]]*)\]')
 
 
-def _open(graph: KgGraph, data: bytes) -> None:
-    graph._data = data
-    first = data.split(b"\n", 1)[0]  # layer 1 writes its meta record first
-    if _META_MARK not in first or _decoded(first).get("format") not in KNOWN_FORMATS:
-        raise KgError(
-            f"{KG_DIR}/{RAW_FILE} has no format line this kgtool knows: run `kgtool update`"
-        )
-    graph._slow = b"\\" in data
-
-
 def _decoded(line: bytes) -> dict[str, Any]:
     try:
         record = json.loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise KgError(f"{KG_DIR}/{RAW_FILE} is damaged: run `kgtool update`") from exc
+        raise KgError(f"{KG_DIR}/{RAW_FILE} {DAMAGED}") from exc
     if not isinstance(record, dict):
-        raise KgError(f"{KG_DIR}/{RAW_FILE} is damaged: run `kgtool update`")
+        raise KgError(f"{KG_DIR}/{RAW_FILE} {DAMAGED}")
     return record
-
-
-def staleness(root: Path, config: Config, graph: KgGraph) -> str:
-    """One line saying which files differ from what .kg/ was built from; "" when none do."""
-    built = graph.file_hashes()
-    changed: list[str] = []
-    current: set[str] = set()
-    for tracked in tracked_files(root):
-        if tracked.path.startswith(f"{KG_DIR}/") or tracked.deleted:
-            continue
-        if tracked.path not in built:
-            if not _excluded(tracked.path, config):
-                changed.append(tracked.path)
-            continue
-        current.add(tracked.path)
-        if tracked.blob != built[tracked.path]:
-            changed.append(tracked.path)
-    changed.extend(path for path in built if path not in current)
-    layer2 = set(graph.document.get("files", {}))
-    if not changed and layer2 and layer2 != set(built):
-        return (
-            f"warning: {KG_DIR}/{COMMUNITIES_FILE} was built from another layer 1 than "
-            f"{KG_DIR}/{RAW_FILE}: run `kgtool update`"
-        )
-    if not changed:
-        return ""
-    changed.sort()
-    shown = ", ".join(changed[:SHOWN_STALE]) + (", ..." if len(changed) > SHOWN_STALE else "")
-    return (
-        f"warning: {KG_DIR}/ is out of date: {len(changed)} file(s) differ from what it was "
-        f"built from ({shown}); answers describe the last `kgtool update`: run it"
-    )
-
-
-def _excluded(path: str, config: Config) -> bool:
-    # Imported here: only a file missing from layer 1 needs the pattern matcher, and the
-    # module that holds it is layer 1's builder, costly to import on every read.
-    from kgtool.raw.build import excluded
-
-    return excluded(path, config["exclude"])
 
 
 def require_node(graph: KgGraph, text: str, what: str = "a path or path::Symbol") -> str:
@@ -395,3 +783,8 @@ def did_you_mean(graph: KgGraph, text: str, extra: list[str] | None = None) -> s
     close = difflib.get_close_matches(text, ids, n=3, cutoff=0.6)
     guesses = list(dict.fromkeys([*same_name[:3], *close]))[:3]
     return f"; did you mean {', '.join(guesses)}?" if guesses else ""
+
+
+def load_graph(root: Path, config: Config, store: Store) -> KgGraph:
+    """Layers 1 and 2 for following edges; a one-line error when ``.kg/`` cannot be read."""
+    return load_map(root, config, store).graph

@@ -1,28 +1,31 @@
-"""Community names as the map shows them, each with its mark when it is not a current label.
+"""Layer-3 names as every read command shows them: a drifted label marked with why, a missing
+one said so, never presented as fact.
 
-Read from the community pages ``kgtool update`` (and ``kgtool label``) drew under
-``.kg/communities/``: they hold the layer-3 name, the summary and the mark (unlabelled, or
-drifted and why) exactly as the map shows them, so a reader needs neither the drift
-computation nor the offline labeler (and their imports) to say the same thing.
+The marks come from one place, the drift report of ``.kg/ontology.yaml`` against layer 2 as
+committed (the computation ``kgtool label`` and the map use). The community pages under
+``.kg/communities/`` are read only for what they alone hold: the name and summary kgtool made
+from paths and docstrings for a community nobody labelled (making them again would mean
+reading source).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from kgtool.read.kg import MapState
 from kgtool.store import PAGES_DIR, Store
 
 UNLABELLED = "unlabelled"
 DRIFTED = "drifted"
-_MARKS = {"Unlabelled:": UNLABELLED, "Drifted:": DRIFTED}
 
 
 @dataclass(frozen=True)
 class CommunityText:
     cid: str
-    name: str  # "" when the page is missing: the ID stands alone
+    name: str  # "" when there is neither a label nor a page: the ID stands alone
     mark: str = ""  # "", "unlabelled" or "drifted"
-    why: str = ""  # the page's sentence about the mark
+    why: str = ""  # a sentence about the mark
     summary: str = ""
 
     @property
@@ -33,10 +36,88 @@ class CommunityText:
         return f"{self.cid} · {self.name}" + (f" ({self.mark})" if self.mark else "")
 
 
-def community_text(store: Store, cid: str) -> CommunityText:
+class Labels:
+    """The labels of one map, from its drift report (computed once, when first asked)."""
+
+    def __init__(self, state: MapState) -> None:
+        self.state = state
+        self._report: Any = None
+
+    @property
+    def report(self) -> Any:
+        if self._report is None:
+            from kgtool.ontology.drift import DriftReport
+            from kgtool.ontology.view import report_for
+
+            ontology = self.state.ontology
+            if self.state.document is None or not (ontology.communities or ontology.edges):
+                self._report = DriftReport({}, {})
+            else:
+                self._report = report_for(self.state.document, ontology, self.state.config)
+        return self._report
+
+    def mark(self, cid: str) -> str:
+        """Fresh, "drifted", "unconfirmed" (a person's label with no evidence yet), or
+        "unlabelled"."""
+        state = self.report.communities.get(cid)
+        if state is None or state.label is None or state.status in ("missing", "retired"):
+            return UNLABELLED
+        if state.status in ("drifted", "inherited"):
+            return DRIFTED
+        return state.status
+
+    def name(self, cid: str) -> str:
+        state = self.report.communities.get(cid)
+        return state.label.name if self.mark(cid) != UNLABELLED else ""
+
+    def why(self, cid: str) -> str:
+        state = self.report.communities.get(cid)
+        return "; ".join(d.describe() for d in state.drifts) if state else ""
+
+    def line(self, cid: str) -> int:
+        state = self.report.communities.get(cid)
+        return state.label.line if state and state.label else 0
+
+    def summary(self, cid: str) -> str:
+        state = self.report.communities.get(cid)
+        return state.label.summary if state and state.label else ""
+
+    def phrase(self, key: str) -> tuple[str, str, int]:
+        """(phrase, mark, line) of an edge's label; ("", "", 0) when it has none."""
+        edge = self.report.edges.get(key)
+        if edge is None or edge.label is None or edge.status in ("missing", "retired"):
+            return "", "", 0
+        return edge.label.phrase, DRIFTED if edge.status == "drifted" else "", edge.label.line
+
+    def text(self, cid: str) -> CommunityText:
+        """The community as the map names it: its label, or kgtool's own name from its page,
+        marked unless it is a current label."""
+        mark = self.mark(cid)
+        if mark == UNLABELLED:
+            name, summary = _page_name(self.state.store, cid)
+            why = (
+                "Unlabelled: kgtool made this name and summary from paths, identifiers and "
+                "docstrings; `kgtool label` writes a label."
+            )
+            return CommunityText(cid, name, UNLABELLED if name else "", why, summary)
+        if mark == DRIFTED:
+            why = (
+                "Drifted: this label was written for a community that has changed "
+                f"({self.why(cid)}). Treat it as a guess until `kgtool label` rewrites it or a "
+                f"person confirms it (`kgtool label --accept {cid}`)."
+            )
+            return CommunityText(cid, self.name(cid), DRIFTED, why, self.summary(cid))
+        return CommunityText(cid, self.name(cid), "", "", self.summary(cid))
+
+    def titles(self, cids: list[str]) -> dict[str, str]:
+        return {cid: self.text(cid).title for cid in cids}
+
+
+def _page_name(store: Store, cid: str) -> tuple[str, str]:
+    """(name, summary) from the community's page; ("", "") when it has none."""
     data = store.read_bytes(f"{PAGES_DIR}/{cid}.md")
     if data is None:
-        return CommunityText(cid, "")
+        return "", ""
     lines = data.decode("utf-8", "replace").splitlines()
     head = lines[0] if lines else ""
     name = head.removeprefix(f"# {cid} · ") if head.startswith(f"# {cid} · ") else ""
@@ -48,16 +129,5 @@ def community_text(store: Store, cid: str) -> CommunityText:
             paragraphs.append("")
         elif paragraphs:
             paragraphs[-1] = f"{paragraphs[-1]} {line}".strip()
-    mark = why = ""
-    summary = []
-    for paragraph in filter(None, paragraphs):
-        first = paragraph.split(" ", 1)[0]
-        if first in _MARKS and not mark:
-            mark, why = _MARKS[first], paragraph
-        else:
-            summary.append(paragraph)
-    return CommunityText(cid, name, mark, why, " ".join(summary))
-
-
-def titles(store: Store, cids: list[str]) -> dict[str, str]:
-    return {cid: community_text(store, cid).title for cid in cids}
+    summary = [p for p in paragraphs if p and p.split(" ", 1)[0] not in ("Unlabelled:", "Drifted:")]
+    return name, " ".join(summary)

@@ -1,7 +1,9 @@
 """Playbooks as the read path shows them: each with its verdict, and what its pointers reach.
 
-The verdict is the check's own (``kgtool playbooks check``): a refused playbook is marked as
-such wherever it appears, never offered as a recipe to follow.
+The verdict is the check's own (``kgtool playbooks check``), taken against the graph as
+raw.jsonl records it: a reader parses nothing, so a key file edited since ``kgtool update`` is
+judged by what it was then (the read commands say ``.kg/`` is out of date). A refused
+playbook is marked as such wherever it appears, never offered as a recipe to follow.
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ from pathlib import Path
 
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.playbook.check import PlaybookReport, check_playbooks
-from kgtool.store import Store
+from kgtool.playbook.check import CheckReport, PlaybookReport, check_against, playbooks_dir
+from kgtool.playbook.layer1 import Layer1
+from kgtool.playbook.parse import Playbook, load_playbooks
+from kgtool.read.kg import MapState, load_map, missing_notice
+from kgtool.store import KG_DIR, RAW_FILE, Store
 
 EXECUTABLE = "executable"
 REFUSED = "refused"
@@ -64,8 +69,38 @@ class PlaybookStatus:
         return f"{self.path} ({self.verdict}, {status}): {self.about}"
 
 
-def playbook_statuses(root: Path, config: Config, store: Store) -> list[PlaybookStatus]:
-    return [PlaybookStatus(r) for r in check_playbooks(root, config, store).playbooks]
+def check_with_map(state: MapState, playbooks: list[Playbook]) -> CheckReport | None:
+    """The verdict of ``kgtool playbooks check`` on ``playbooks``, against the graph as
+    raw.jsonl records it (nothing is parsed); None when there is no graph to check against."""
+    if not state.raw_present or not playbooks:
+        return None
+    # A file recorded with no blob id (a skipped file) is taken as recorded, never re-read.
+    hashes = {p: h or "recorded" for p, h in state.raw_hashes.items()}
+    symbols = {p: {s.qualname: s.kind for s in found} for p, found in state.symbols.items()}
+    view = Layer1(
+        dict(hashes), {}, symbols, hashes, True, state.root, state.config["max_file_bytes"]
+    )
+    return check_against(playbooks, view, state.root, state.store, state.config)
+
+
+def read_playbooks(state: MapState) -> list[Playbook]:
+    settings = state.config.section("playbooks")
+    return load_playbooks(state.root, playbooks_dir(state.config), settings["max_bytes"])
+
+
+def playbook_statuses(
+    root: Path, config: Config, store: Store, state: MapState | None = None
+) -> list[PlaybookStatus]:
+    """Every playbook with its verdict; a one-line error when there is no ``.kg/`` to check
+    them against."""
+    state = state if state is not None else load_map(root, config, store)
+    playbooks = read_playbooks(state)
+    if not playbooks:
+        return []
+    report = check_with_map(state, playbooks)
+    if report is None:
+        raise KgError(missing_notice(state.missing or [f"{KG_DIR}/{RAW_FILE}"]))
+    return [PlaybookStatus(r) for r in report.playbooks]
 
 
 def find_playbook(statuses: list[PlaybookStatus], name: str) -> PlaybookStatus:

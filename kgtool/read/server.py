@@ -24,6 +24,7 @@ from kgtool.errors import KgError
 from kgtool.ontology.map import MAP_FILE
 from kgtool.read.explain import explain_answer
 from kgtool.read.impact import impact_answer
+from kgtool.read.kg import load_map, missing_notice
 from kgtool.read.playbooks import EXECUTABLE, PlaybookStatus, find_playbook, playbook_statuses
 from kgtool.store import KG_DIR, PAGES_DIR, Store
 
@@ -56,7 +57,7 @@ def serve(root: Path, config: Config, store: Store) -> None:
 def _answer(answer: tuple[str, str]) -> str:
     """A command's answer as a tool gives it: the staleness warning (if any) on top."""
     output, stale = answer
-    return f"{stale}\n{output}" if stale else output
+    return f"kgtool: warning: {stale}\n{output}" if stale else output
 
 
 def _tool_error(call: Callable[[], str]) -> str:
@@ -146,15 +147,18 @@ def _add_context_tool(server: MCPServer, root: Path) -> None:
 
 
 def playbook_lookup(root: Path, config: Config, store: Store, name: str = "") -> str:
-    statuses = playbook_statuses(root, config, store)
-    if not name.strip():
-        if not statuses:
-            return "no playbooks\n"
-        lines = [status.line() for status in statuses]
-        executable = sum(s.verdict == EXECUTABLE for s in statuses)
-        lines.append(f"{len(statuses)} playbook(s), {executable} executable")
-        return "\n".join(lines) + "\n"
-    return marked_playbook(root, find_playbook(statuses, name))
+    """The playbooks with their verdicts, or one in full; under the staleness warning when
+    ``.kg/``, which the verdicts are checked against, is out of date."""
+    state = load_map(root, config, store)
+    statuses = playbook_statuses(root, config, store, state)
+    if name.strip():
+        return _answer((marked_playbook(root, find_playbook(statuses, name)), state.stale))
+    if not statuses:
+        return "no playbooks\n"
+    lines = [status.line() for status in statuses]
+    executable = sum(s.verdict == EXECUTABLE for s in statuses)
+    lines.append(f"{len(statuses)} playbook(s), {executable} executable")
+    return _answer(("\n".join(lines) + "\n", state.stale))
 
 
 def marked_playbook(root: Path, status: PlaybookStatus) -> str:
@@ -174,9 +178,7 @@ def _add_resources(server: MCPServer, root: Path, config: Config, store: Store) 
         def read() -> str:
             data = store.read_bytes(name)
             if data is None:
-                raise ResourceNotFoundError(
-                    f"{KG_DIR}/{name} does not exist: run `kgtool update`"
-                )
+                raise ResourceNotFoundError(missing_notice([f"{KG_DIR}/{name}"]))
             return data.decode("utf-8", "replace")
 
         return read
