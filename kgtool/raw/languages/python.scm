@@ -20,3 +20,17 @@
 
 ; A decorator is a call of the decorator on the definition, made where the definition stands.
 (decorator [(identifier) (attribute)] @call.function) @call
+
+; Stated types: parameters, annotated assignments (class-level ones too), return annotations.
+(typed_parameter (identifier) @assign.var type: (type) @assign.type) @assign
+(typed_default_parameter name: (identifier) @assign.var type: (type) @assign.type) @assign
+(assignment
+  left: [(identifier) (attribute)] @assign.var
+  type: (type) @assign.type) @assign
+(function_definition return_type: (type) @assign.type) @assign @returns
+(return_statement (call function: [(identifier) (attribute)] @call.function)) @assign @returns
+
+; ``f = g``, ``self.store = store``: the name holds what the other one holds.
+(assignment
+  left: [(identifier) (attribute)] @assign.var
+  right: [(identifier) (attribute)] @assign.value) @assign
