@@ -99,6 +99,9 @@ class RepoIndex:
         self._bindings: dict[str, dict[str, list[Bound]]] = {}
         self._bases: dict[str, list[str]] = {}
         self._assigns: dict[str, dict[str, list[AssignFact]]] = {}
+        self._assigns_by_scope: dict[str, dict[tuple[str, str], list[AssignFact]]] = {}
+        self._visible: dict[tuple[str, str, str], list[AssignFact]] = {}
+        self._values: dict[tuple[str, str, str], ValueTypes] = {}
         self._attribute_types: dict[tuple[str, str], ValueTypes] = {}
         self._returns: dict[str, ValueTypes] = {}
 
@@ -345,20 +348,43 @@ class RepoIndex:
                 table.setdefault(assign.var, []).append(assign)
         return table
 
-    def sees(self, path: str, scope: str, assign_scope: str) -> bool:
-        """Whether a name assigned in ``assign_scope`` is in scope in ``scope``."""
-        if assign_scope == scope or not assign_scope:
-            return True
-        if not scope.startswith(f"{assign_scope}."):
-            return False
-        # A class body's names are not seen from inside its methods.
-        owner = self.symbols[path].get(assign_scope)
-        return owner is None or owner.kind not in CLASS_KINDS
+    def visible_assigns(self, path: str, scope: str, var: str) -> list[AssignFact]:
+        """The assignments to ``var`` in scope in ``scope``: its own, its enclosing functions',
+        the module's (a class body's names are not seen from inside its methods)."""
+        key = (path, scope, var)
+        found = self._visible.get(key)
+        if found is not None:
+            return found
+        by_scope = self._assigns_by_scope.get(path)
+        if by_scope is None:
+            by_scope = self._assigns_by_scope[path] = {}
+            for assign in self.facts[path].assigns:
+                by_scope.setdefault((assign.var, assign.scope), []).append(assign)
+        found = list(by_scope.get((var, scope), ()))
+        symbols = self.symbols[path]
+        prefix = scope
+        while prefix:
+            prefix = prefix.rpartition(".")[0]
+            owner = symbols.get(prefix) if prefix else None
+            if owner is None or owner.kind not in CLASS_KINDS:
+                found.extend(by_scope.get((var, prefix), ()))
+        self._visible[key] = found
+        return found
 
     def value_types(self, path: str, scope: str, dotted: str, depth: int = 0) -> ValueTypes:
         """The types of the value ``dotted`` (``x``, ``self.repo``, ``make()``) in ``scope``."""
         if depth > MAX_LOOKUP_DEPTH:
             return UNKNOWN
+        key = (path, scope, dotted)
+        known = self._values.get(key)
+        if known is not None:
+            return known
+        self._values[key] = UNKNOWN  # ``x = x.parent()``: a value typed through itself
+        types = self._value_types(path, scope, dotted, depth)
+        self._values[key] = types
+        return types
+
+    def _value_types(self, path: str, scope: str, dotted: str, depth: int) -> ValueTypes:
         language = language_named(self.facts[path].language)
         if dotted.endswith(CALL_RESULT):
             found = self.callable_of(path, scope, dotted[: -len(CALL_RESULT)], depth + 1)
@@ -370,9 +396,7 @@ class RepoIndex:
                 return UNKNOWN
             types: ValueTypes = (frozenset({symbol_id(path, owner)}), False)
         else:
-            assigns = [
-                a for a in self.assigns_of(path).get(head, ()) if self.sees(path, scope, a.scope)
-            ]
+            assigns = self.visible_assigns(path, scope, head)
             types = self._types_assigned(path, assigns, depth + 1)
         for attribute in rest:
             classes, _external = types
@@ -701,11 +725,7 @@ class FileResolver:
 
     def _alias_call(self, caller: str, call: CallFact) -> bool:
         """``f = g; f()`` calls g, INFERRED: f may be rebound where the statements do not show."""
-        assigns = [
-            a
-            for a in self.index.assigns_of(self.path).get(call.name, ())
-            if self.index.sees(self.path, call.caller, a.scope)
-        ]
+        assigns = self.index.visible_assigns(self.path, call.caller, call.name)
         if not assigns or any(a.kind != ALIAS for a in assigns):
             return False
         targets = set()

@@ -49,7 +49,9 @@ class Python(Language):
         """The class a stated type names: ``Foo``, ``m.Foo``, ``"Foo"``, ``Foo | None`` and
         ``Optional[Foo]`` name Foo; ``dict[str, Foo]`` names dict; anything else nothing."""
         while node.type in ("type", "parenthesized_expression") and node.named_child_count == 1:
-            node = node.named_children[0]
+            node = node.named_child(0)  # type: ignore[assignment]
+        if node.type == "identifier":
+            return self.node_text(node)
         if node.type in ("generic_type", "subscript"):
             head = node.child_by_field_name("value") if node.type == "subscript" else None
             head = head or (node.named_children[0] if node.named_children else None)
