@@ -16,7 +16,11 @@
 
 (assignment
   left: [(identifier) (attribute)] @assign.var
-  right: (call function: [(identifier) (attribute)] @call.function)) @assign
+  right: [
+    (call function: [(identifier) (attribute)] @call.function)
+    ; ``f = g``, ``self.store = store``: the name holds what the other one holds.
+    [(identifier) (attribute)] @assign.value
+  ]) @assign
 
 ; A decorator is a call of the decorator on the definition, made where the definition stands.
 (decorator [(identifier) (attribute)] @call.function) @call
@@ -29,8 +33,3 @@
   type: (type) @assign.type) @assign
 (function_definition return_type: (type) @assign.type) @assign @returns
 (return_statement (call function: [(identifier) (attribute)] @call.function)) @assign @returns
-
-; ``f = g``, ``self.store = store``: the name holds what the other one holds.
-(assignment
-  left: [(identifier) (attribute)] @assign.var
-  right: [(identifier) (attribute)] @assign.value) @assign
