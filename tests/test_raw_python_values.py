@@ -301,3 +301,34 @@ def test_a_changed_return_annotation_rebinds_its_callers_on_an_incremental_updat
         ("store.py::DiskStore.flush", "INFERRED", 3),
     }
     assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build()
+
+
+def test_functions_stored_in_containers_and_called_from_there(repo: Repo) -> None:
+    repo.build(
+        {
+            "steps.py": "def fetch():\n    pass\n\n\ndef parse():\n    pass\n",
+            "run.py": """\
+                from steps import fetch, parse
+
+                STAGES = {"fetch": fetch, "parse": parse}
+                ONLY = [parse]
+
+
+                def run(name, registry):
+                    STAGES[name]()
+                    ONLY[0]()
+                    registry[name]()
+                    rebound = fetch
+                    rebound = parse
+                    rebound()
+                """,
+        }
+    )
+    assert calls_of(repo, "run.py::run") == {
+        # Which one the key picks is not followed: every function the dict holds is listed.
+        (("steps.py::fetch", "steps.py::parse"), "AMBIGUOUS", 8),
+        ("steps.py::parse", "INFERRED", 9),
+        (("steps.py::fetch", "steps.py::parse"), "AMBIGUOUS", 13),
+    }
+    # A parameter's subscript holds what nothing states.
+    assert repo.nodes()["run.py::run"]["unresolved_calls"] == {"?": 1}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgtool.raw.languages import language_named
-from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget
+from kgtool.raw.languages.base import CALL_RESULT, ELEMENT, UNBINDABLE, Language, ModuleTarget
 from kgtool.raw.model import (
     ALIAS,
     AMBIGUOUS,
@@ -634,8 +634,12 @@ class FileResolver:
 
     def _bare_call(self, caller: str, call: CallFact) -> None:
         bound = self.index.bind_name(self.path, call.caller, call.name)
-        if bound is None and self.language.value_flow and self._alias_call(caller, call):
-            return
+        if bound is None and self.language.value_flow:
+            if self._alias_call(caller, call):
+                return
+            if call.name.endswith(ELEMENT):  # held in a container nothing states
+                self._unresolved(caller, UNBINDABLE)
+                return
         if bound is None and self.language.implicit_this:
             owner = self.index.enclosing_class(self.path, call.caller)
             if owner:
@@ -724,7 +728,10 @@ class FileResolver:
         return True
 
     def _alias_call(self, caller: str, call: CallFact) -> bool:
-        """``f = g; f()`` calls g, INFERRED: f may be rebound where the statements do not show."""
+        """``f = g; f()`` calls g, INFERRED: f may be rebound where the statements do not show.
+
+        A name given several functions (a container of them: ``STAGES[k]()``) lists them all
+        as AMBIGUOUS: which one the key or index picks is not followed."""
         assigns = self.index.visible_assigns(self.path, call.caller, call.name)
         if not assigns or any(a.kind != ALIAS for a in assigns):
             return False
@@ -734,9 +741,12 @@ class FileResolver:
             if found is None or found.kind != "symbol":
                 return False
             targets.add(found.symbol)
-        if len(targets) != 1:
+        if len(targets) == 1:
+            self._edge(caller, "calls", targets.pop(), call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
+        elif len(targets) <= self.index_limit:
+            self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(targets)))
+        else:
             return False
-        self._edge(caller, "calls", targets.pop(), call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
         return True
 
     def _assigned_call(self, caller: str, call: CallFact, scope: str, receiver: str) -> bool:

@@ -15,7 +15,8 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
     @assign              ``var = Callee(...)``; ``@assign.var`` and ``@call.function``, or
                          ``@assign.type`` (a stated type) or ``@assign.value`` (``var = name``)
                          instead of ``@call.function``; with ``@returns`` and no
-                         ``@assign.var`` it states what the enclosing function returns
+                         ``@assign.var`` it states what the enclosing function returns; with
+                         ``@element``, that ``var`` holds the value among others (a container)
     @decorator           a decorator: its calls are made where the decorated definition stands
 
 A function nested directly in a class-like definition or scope becomes a method.
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
 UNBINDABLE = "?"
 # Ends a receiver that is a call's result: ``make().run()`` has the receiver ``make()``.
 CALL_RESULT = "()"
+# Ends the name of what a container holds: ``STAGES[k]()`` calls ``STAGES[]``.
+ELEMENT = "[]"
 # Syntax tree levels read; deeper constructs are left out and the file is marked partial.
 MAX_DEPTH = 10_000
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
@@ -246,7 +249,11 @@ class Language:
                 AssignFact(
                     line=node.start_point[0] + 1,
                     scope=self._enclosing(node, scopes, symbols_only=True)[0],
-                    var=self.assign_var(variables[0]) if variables else RETURNS,
+                    var=(
+                        (self.assign_var(variables[0]) + ELEMENT * ("element" in captures))
+                        if variables
+                        else RETURNS
+                    ),
                     callee=callee,
                     kind=kind,
                 )

@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, ClassVar
 
-from kgtool.raw.languages.base import CALL_RESULT, Language, ModuleTarget
+from kgtool.raw.languages.base import CALL_RESULT, ELEMENT, Language, ModuleTarget
 from kgtool.raw.model import ImportFact
 
 if TYPE_CHECKING:
@@ -32,6 +32,11 @@ class Python(Language):
     value_flow: ClassVar[bool] = True
 
     def split_callee(self, node: Node) -> tuple[str, str]:
+        if node.type == "subscript":
+            # ``STAGES[k]()``: a call of something ``STAGES`` holds.
+            value = node.child_by_field_name("value")
+            if value is not None and value.type == "identifier":
+                return "", f"{self.node_text(value)}{ELEMENT}"
         obj = node.child_by_field_name("object") if node.type == "attribute" else None
         if obj is not None and obj.type == "call":
             function = obj.child_by_field_name("function")

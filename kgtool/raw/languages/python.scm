@@ -33,3 +33,13 @@
   type: (type) @assign.type) @assign
 (function_definition return_type: (type) @assign.type) @assign @returns
 (return_statement (call function: [(identifier) (attribute)] @call.function)) @assign @returns
+
+; Functions stored in a dict, list, tuple or set (``STAGES = {"a": fetch}``), called from there.
+(assignment
+  left: (identifier) @assign.var
+  right: [
+    (dictionary (pair value: [(identifier) (attribute)] @assign.value))
+    (list [(identifier) (attribute)] @assign.value)
+    (tuple [(identifier) (attribute)] @assign.value)
+    (set [(identifier) (attribute)] @assign.value)
+  ]) @assign @element
