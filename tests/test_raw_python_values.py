@@ -237,12 +237,23 @@ def test_values_nothing_states_stay_unresolved(repo: Repo) -> None:
                     make(name).process()
 
 
+                class Holder:
+                    def go(self):
+                        self.build().flush()
+
+                    def build(self):
+                        return None
+
+
                 def make(name):
                     return name
                 """,
         }
     )
     assert calls_of(repo, "dyn.py::handle") == {("dyn.py::make", "EXTRACTED", 4)}
+    # self.build() returns nothing typed: its flush() is not DiskStore.flush by name alone.
+    assert calls_of(repo, "dyn.py::Holder.go") == {("dyn.py::Holder.build", "EXTRACTED", 9)}
+    assert repo.nodes()["dyn.py::Holder.go"]["unresolved_calls"] == {"flush": 1}
     node = repo.nodes()["dyn.py::handle"]
     # An untyped parameter, getattr's result, and the result of a function returning no
     # constructed class are bound to nothing, not even by the method's name.
@@ -332,3 +343,66 @@ def test_functions_stored_in_containers_and_called_from_there(repo: Repo) -> Non
     }
     # A parameter's subscript holds what nothing states.
     assert repo.nodes()["run.py::run"]["unresolved_calls"] == {"?": 1}
+
+
+def test_an_attribute_set_in_a_base_class_types_the_subclass_s_calls(repo: Repo) -> None:
+    repo.build(
+        {
+            "store.py": STORE,
+            "base.py": """\
+                from store import DiskStore
+
+
+                class Base:
+                    def __init__(self):
+                        self.disk = DiskStore()
+
+
+                class Child(Base):
+                    def go(self):
+                        self.disk.flush()
+
+
+                def use(child: Child):
+                    child.disk.save(1)
+                """,
+        }
+    )
+    assert calls_of(repo, "base.py::Child.go") == {("store.py::DiskStore.flush", "INFERRED", 11)}
+    assert calls_of(repo, "base.py::use") == {("store.py::Store.save", "INFERRED", 15)}
+
+
+def test_aliased_imports_relative_imports_and_re_exports_bind(repo: Repo) -> None:
+    repo.build(
+        {
+            "pkg/__init__.py": "from .core import Engine\nfrom . import helpers\n",
+            "pkg/core.py": "class Engine:\n    def run(self):\n        pass\n",
+            "pkg/helpers.py": "def tidy():\n    pass\n",
+            "pkg/sub/__init__.py": "",
+            "pkg/sub/deep.py": "def go():\n    pass\n",
+            "pkg/user.py": """\
+                import pkg.sub.deep as d
+                from . import helpers
+                from pkg import Engine
+                import pkg
+
+
+                def main():
+                    d.go()
+                    helpers.tidy()
+                    Engine().run()
+                    pkg.helpers.tidy()
+                    engine = pkg.Engine()
+                    engine.run()
+                """,
+        }
+    )
+    assert calls_of(repo, "pkg/user.py::main") == {
+        ("pkg/sub/deep.py::go", "EXTRACTED", 8),  # import a.b as c
+        ("pkg/helpers.py::tidy", "EXTRACTED", 9),  # from . import x
+        ("pkg/core.py::Engine", "EXTRACTED", 10),  # re-exported by pkg/__init__.py
+        ("pkg/core.py::Engine.run", "INFERRED", 10),
+        ("pkg/helpers.py::tidy", "EXTRACTED", 11),
+        ("pkg/core.py::Engine", "EXTRACTED", 12),
+        ("pkg/core.py::Engine.run", "INFERRED", 13),
+    }

@@ -670,6 +670,9 @@ class FileResolver:
         elif self.language.value_flow:
             if self._typed_call(caller, call, call.receiver):
                 return
+            if call.receiver.endswith(CALL_RESULT):  # self.make().run(), as make().run()
+                self._unresolved(caller, call.name)
+                return
         elif owner and self._assigned_call(caller, call, owner, receiver):
             return
         self._by_method_name(caller, call)
