@@ -5,7 +5,8 @@ developed against them) and tests/fixtures/accuracy_held_out/<language>/ (held-o
 their truth was written before kgtool first ran on them, and the resolver is never tuned on
 them; once it is, the fixture moves to the tuning set) is a small program plus
 ``expected_calls.json``: every call site that targets a symbol of the program, as
-``{"src": caller ID, "dst": callee ID, "line": N}``. The program is committed to a fresh git
+``{"src": caller ID, "dst": callee ID, "line": N}`` (a ``tier`` key, when present, records the
+tier the writer expects, for the reader; it is not scored). The program is committed to a fresh git
 repository, ``kgtool update`` runs on it, and its ``calls`` edges are scored:
 
 - precision per tier: an EXTRACTED or INFERRED edge is right when (src, dst, line) is in the

@@ -27,9 +27,13 @@ from kgtool.config import Config
 from kgtool.raw import cache
 from kgtool.raw.cache import CachedFile
 from kgtool.raw.extract import PARALLEL_THRESHOLD, extract_files
+from kgtool.raw.languages.base import CALL_RESULT
 from kgtool.raw.model import (
+    CLASS_KINDS,
     PARSE_PARTIAL,
+    RETURNS,
     SKIP_UNREADABLE,
+    STATED,
     Edge,
     FileEdge,
     FileFacts,
@@ -368,7 +372,7 @@ def _mentions(facts: FileFacts) -> frozenset[str]:
         names.add(imp.name)
     for call in facts.calls:
         names.add(call.name)
-        names.update(call.receiver.split("."))
+        names.update(call.receiver.replace(CALL_RESULT, "").split("."))
     for base in facts.bases:
         names.update(base.base.split("."))
     for assign in facts.assigns:
@@ -383,6 +387,15 @@ def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
     found.update((i.module, i.name, i.alias) for i in facts.imports)
     found.update((b.owner, b.base) for b in facts.bases)
     found.update(("package", k, v) for k, v in facts.extra.items())
+    # What other files read through values: a function's result, a class's attributes (the
+    # attribute or function name first, as a call mentions it; "self" would touch every file).
+    classes = {s.qualname for s in facts.symbols if s.kind in CLASS_KINDS}
+    for assign in facts.assigns:
+        if assign.var == RETURNS:
+            found.add((assign.scope, assign.callee, assign.kind))
+        elif assign.scope in classes or "." in assign.var or assign.kind == STATED:
+            attribute = assign.var.rsplit(".", 1)[-1]
+            found.add((attribute, assign.scope, assign.callee, assign.kind))
     return found
 
 

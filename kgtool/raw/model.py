@@ -104,13 +104,22 @@ class BaseFact(NamedTuple):
     base: str
 
 
+# AssignFact.var of a function's result: ``-> Foo`` and ``return Foo()`` (a keyword, never a name).
+RETURNS = "return"
+# AssignFact.kind: how ``var`` relates to ``callee``.
+ASSIGNED = ""  # var = Callee(...): an instance of that class, or what that function returns
+STATED = "type"  # var: Callee, a declared type (Python annotations)
+ALIAS = "alias"  # var = callee: the same thing the name callee denotes (``f = g``)
+
+
 class AssignFact(NamedTuple):
     """``var = Callee(...)`` inside ``scope``: lets ``var.method()`` be bound to Callee's class."""
 
     line: int
     scope: str
     var: str
-    callee: str  # dotted name of the constructor as written
+    callee: str  # dotted name of the constructor (or type, or aliased name) as written
+    kind: str = ASSIGNED
 
 
 @dataclass

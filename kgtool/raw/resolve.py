@@ -15,12 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgtool.raw.languages import language_named
-from kgtool.raw.languages.base import UNBINDABLE, Language, ModuleTarget
+from kgtool.raw.languages.base import CALL_RESULT, ELEMENT, UNBINDABLE, Language, ModuleTarget
 from kgtool.raw.model import (
+    ALIAS,
     AMBIGUOUS,
     CLASS_KINDS,
     EXTRACTED,
     INFERRED,
+    RETURNS,
+    STATED,
+    AssignFact,
     CallFact,
     Edge,
     FileFacts,
@@ -31,12 +35,19 @@ from kgtool.raw.model import (
 
 # Confidence of an INFERRED edge, by what it was inferred from.
 CONFIDENCE_ASSIGNED_TYPE = 0.9  # receiver assigned from a constructor in the same scope
+# The receiver's type followed through values: a stated type (parameter, attribute, return
+# annotation), an attribute set in a method, a function's result, an alias (``f = g``).
+CONFIDENCE_VALUE_TYPE = 0.9
 CONFIDENCE_UNIQUE_NAME = 0.6  # the only top-level definition of that name
 CONFIDENCE_UNIQUE_METHOD = 0.5  # the only method of that name, receiver type unknown
 MAX_LOOKUP_DEPTH = 8
 
 
 NO_MODULE = ModuleTarget()
+# What a value can be: the repository's classes it may be an instance of, and whether some
+# statement gives it a type from outside the repository (a builtin, a library class).
+ValueTypes = tuple[frozenset[str], bool]
+UNKNOWN: ValueTypes = (frozenset(), False)
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,12 @@ class RepoIndex:
         self._modules: dict[tuple[str, str, str], ModuleTarget] = {}
         self._bindings: dict[str, dict[str, list[Bound]]] = {}
         self._bases: dict[str, list[str]] = {}
+        self._assigns: dict[str, dict[str, list[AssignFact]]] = {}
+        self._assigns_by_scope: dict[str, dict[tuple[str, str], list[AssignFact]]] = {}
+        self._visible: dict[tuple[str, str, str], list[AssignFact]] = {}
+        self._values: dict[tuple[str, str, str], ValueTypes] = {}
+        self._attribute_types: dict[tuple[str, str], ValueTypes] = {}
+        self._returns: dict[str, ValueTypes] = {}
 
     def paths_of(self, language: str) -> list[str]:
         return self._by_language.get(language, [])
@@ -320,6 +337,168 @@ class RepoIndex:
             prefix = prefix.rpartition(".")[0]
         return ""
 
+    # ---- values ---------------------------------------------------------------------------
+
+    def assigns_of(self, path: str) -> dict[str, list[AssignFact]]:
+        """A file's assignments and stated types by the variable they give a value to."""
+        table = self._assigns.get(path)
+        if table is None:
+            table = self._assigns[path] = {}
+            for assign in self.facts[path].assigns:
+                table.setdefault(assign.var, []).append(assign)
+        return table
+
+    def visible_assigns(self, path: str, scope: str, var: str) -> list[AssignFact]:
+        """The assignments to ``var`` in scope in ``scope``: its own, its enclosing functions',
+        the module's (a class body's names are not seen from inside its methods)."""
+        key = (path, scope, var)
+        found = self._visible.get(key)
+        if found is not None:
+            return found
+        by_scope = self._assigns_by_scope.get(path)
+        if by_scope is None:
+            by_scope = self._assigns_by_scope[path] = {}
+            for assign in self.facts[path].assigns:
+                by_scope.setdefault((assign.var, assign.scope), []).append(assign)
+        found = list(by_scope.get((var, scope), ()))
+        symbols = self.symbols[path]
+        prefix = scope
+        while prefix:
+            prefix = prefix.rpartition(".")[0]
+            owner = symbols.get(prefix) if prefix else None
+            if owner is None or owner.kind not in CLASS_KINDS:
+                found.extend(by_scope.get((var, prefix), ()))
+        self._visible[key] = found
+        return found
+
+    def value_types(self, path: str, scope: str, dotted: str, depth: int = 0) -> ValueTypes:
+        """The types of the value ``dotted`` (``x``, ``self.repo``, ``make()``) in ``scope``."""
+        if depth > MAX_LOOKUP_DEPTH:
+            return UNKNOWN
+        key = (path, scope, dotted)
+        known = self._values.get(key)
+        if known is not None:
+            return known
+        self._values[key] = UNKNOWN  # ``x = x.parent()``: a value typed through itself
+        types = self._value_types(path, scope, dotted, depth)
+        self._values[key] = types
+        return types
+
+    def _value_types(self, path: str, scope: str, dotted: str, depth: int) -> ValueTypes:
+        language = language_named(self.facts[path].language)
+        if dotted.endswith(CALL_RESULT):
+            found = self.callable_of(path, scope, dotted[: -len(CALL_RESULT)], depth + 1)
+            return self.result_types(found, depth + 1) if found else UNKNOWN
+        head, *rest = dotted.split(".")
+        if head in language.self_words:
+            owner = self.enclosing_class(path, scope)
+            if not owner:
+                return UNKNOWN
+            types: ValueTypes = (frozenset({symbol_id(path, owner)}), False)
+        else:
+            assigns = self.visible_assigns(path, scope, head)
+            types = self._types_assigned(path, assigns, depth + 1)
+        for attribute in rest:
+            classes, _external = types
+            found: set[str] = set()
+            external = False
+            for class_id in sorted(classes):
+                more, outside = self.attribute_types(class_id, attribute, depth + 1)
+                found |= more
+                external = external or outside
+            types = (frozenset(found), external)
+        return types
+
+    def _types_assigned(self, path: str, assigns: Iterable[AssignFact], depth: int) -> ValueTypes:
+        """The types some assignments give one variable; a stated type outranks the rest."""
+        assigns = list(assigns)
+        stated = [a for a in assigns if a.kind == STATED]
+        classes: set[str] = set()
+        external = False
+        for assign in stated or assigns:
+            more, outside = self._assigned_types(path, assign, depth)
+            classes |= more
+            external = external or outside
+        return frozenset(classes), external
+
+    def _assigned_types(self, path: str, assign: AssignFact, depth: int) -> ValueTypes:
+        if assign.kind == ALIAS:
+            return self.value_types(path, assign.scope, assign.callee, depth + 1)
+        found = self.callable_of(path, assign.scope, assign.callee, depth + 1)
+        if found is None:
+            return UNKNOWN
+        if found.kind == "external":
+            return frozenset(), True
+        if found.kind != "symbol":
+            return UNKNOWN
+        if assign.kind == STATED:
+            return (frozenset({found.symbol}), False) if self._is_class(found.symbol) else UNKNOWN
+        return self.result_types(found, depth + 1)
+
+    def callable_of(self, path: str, scope: str, dotted: str, depth: int = 0) -> Bound | None:
+        """What a dotted callee names: bound by name, else a method of its receiver's type."""
+        bound = self.bind_dotted(path, scope, dotted)
+        if bound is not None or "." not in dotted:
+            return bound
+        receiver, _, name = dotted.rpartition(".")
+        classes, external = self.value_types(path, scope, receiver, depth + 1)
+        if len(classes) == 1:
+            return self.find_method(next(iter(classes)), name)
+        if not classes and external:
+            return Bound("external", external="value")
+        return None
+
+    def result_types(self, called: Bound, depth: int) -> ValueTypes:
+        """What calling ``called`` gives: an instance of a class, or a function's result."""
+        if called.kind == "external":
+            return frozenset(), True
+        if called.kind != "symbol":
+            return UNKNOWN
+        if self._is_class(called.symbol):
+            return frozenset({called.symbol}), False
+        if called.symbol in self._returns:
+            return self._returns[called.symbol]
+        self._returns[called.symbol] = UNKNOWN  # a recursive function returns what it returns
+        path, _, qualname = called.symbol.partition("::")
+        if path not in self.facts:
+            return UNKNOWN
+        returns = [a for a in self.assigns_of(path).get(RETURNS, ()) if a.scope == qualname]
+        types = self._types_assigned(path, returns, depth + 1)
+        self._returns[called.symbol] = types
+        return types
+
+    def attribute_types(self, class_id: str, attribute: str, depth: int = 0) -> ValueTypes:
+        """The types of ``instance.attribute``: set through ``self`` in the class's methods or
+        stated in its body, else in a base's."""
+        key = (class_id, attribute)
+        if key in self._attribute_types:
+            return self._attribute_types[key]
+        self._attribute_types[key] = UNKNOWN
+        path, _, qualname = class_id.partition("::")
+        types = UNKNOWN
+        if path in self.facts and depth <= MAX_LOOKUP_DEPTH:
+            language = language_named(self.facts[path].language)
+            table = self.assigns_of(path)
+            assigns = [a for a in table.get(attribute, ()) if a.scope == qualname]
+            for word in sorted(language.self_words):
+                assigns.extend(
+                    a
+                    for a in table.get(f"{word}.{attribute}", ())
+                    if self.enclosing_class(path, a.scope) == qualname
+                )
+            types = self._types_assigned(path, assigns, depth + 1)
+            if types == UNKNOWN:
+                for base in self.bases_of(class_id):
+                    types = self.attribute_types(base, attribute, depth + 1)
+                    if types != UNKNOWN:
+                        break
+        self._attribute_types[key] = types
+        return types
+
+    def _is_class(self, node_id: str) -> bool:
+        symbol = self.symbol(node_id)
+        return symbol is not None and symbol.kind in CLASS_KINDS
+
 
 class FileResolver:
     """Resolves the facts of one file against the index."""
@@ -455,6 +634,12 @@ class FileResolver:
 
     def _bare_call(self, caller: str, call: CallFact) -> None:
         bound = self.index.bind_name(self.path, call.caller, call.name)
+        if bound is None and self.language.value_flow:
+            if self._alias_call(caller, call):
+                return
+            if call.name.endswith(ELEMENT):  # held in a container nothing states
+                self._unresolved(caller, UNBINDABLE)
+                return
         if bound is None and self.language.implicit_this:
             owner = self.index.enclosing_class(self.path, call.caller)
             if owner:
@@ -482,11 +667,22 @@ class FileResolver:
             if self._bound_call(caller, call, bound):
                 return
         # self.attr.method(): the attribute's type, if some method assigned it.
+        elif self.language.value_flow:
+            if self._typed_call(caller, call, call.receiver):
+                return
+            if call.receiver.endswith(CALL_RESULT):  # self.make().run(), as make().run()
+                self._unresolved(caller, call.name)
+                return
         elif owner and self._assigned_call(caller, call, owner, receiver):
             return
         self._by_method_name(caller, call)
 
     def _receiver_call(self, caller: str, call: CallFact) -> None:
+        if call.receiver.endswith(CALL_RESULT):
+            # make().run(): bound only through what make returns, never by the name alone.
+            if not self._typed_call(caller, call, call.receiver):
+                self._unresolved(caller, call.name)
+            return
         bound = self.index.bind_dotted(self.path, call.caller, call.receiver)
         if bound is not None and bound.kind == "symbol" and self.language.implicit_this:
             # With an implicit ``this``, a receiver named like a method is a field of that name.
@@ -503,9 +699,58 @@ class FileResolver:
             if bound.kind == "module" or self._is_class(bound.symbol):
                 self._unresolved(caller, call.name)
                 return
+        elif self.language.value_flow:
+            if self._typed_call(caller, call, call.receiver):
+                return
         elif self._assigned_call(caller, call, call.caller, call.receiver):
             return
         self._by_method_name(caller, call)
+
+    def _typed_call(self, caller: str, call: CallFact, receiver: str) -> bool:
+        """``receiver.m()`` bound through the receiver's type, INFERRED: the value may be of a
+        subclass, or rebound on a path the statements read do not show.
+
+        A receiver whose only stated types lie outside the repository makes an external call.
+        """
+        classes, external = self.index.value_types(self.path, call.caller, receiver)
+        if not classes:
+            if external:
+                self.result.external_calls[caller] += 1
+            return external
+        methods = set()
+        for class_id in classes:
+            found = self.index.find_method(class_id, call.name)
+            if found is not None and found.kind == "symbol":
+                methods.add(found.symbol)
+        if not methods:
+            return False
+        if len(methods) == 1:
+            self._edge(caller, "calls", methods.pop(), call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
+        else:
+            self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(methods)))
+        return True
+
+    def _alias_call(self, caller: str, call: CallFact) -> bool:
+        """``f = g; f()`` calls g, INFERRED: f may be rebound where the statements do not show.
+
+        A name given several functions (a container of them: ``STAGES[k]()``) lists them all
+        as AMBIGUOUS: which one the key or index picks is not followed."""
+        assigns = self.index.visible_assigns(self.path, call.caller, call.name)
+        if not assigns or any(a.kind != ALIAS for a in assigns):
+            return False
+        targets = set()
+        for assign in assigns:
+            found = self.index.callable_of(self.path, assign.scope, assign.callee)
+            if found is None or found.kind != "symbol":
+                return False
+            targets.add(found.symbol)
+        if len(targets) == 1:
+            self._edge(caller, "calls", targets.pop(), call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
+        elif len(targets) <= self.index_limit:
+            self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(targets)))
+        else:
+            return False
+        return True
 
     def _assigned_call(self, caller: str, call: CallFact, scope: str, receiver: str) -> bool:
         """``x = Foo(); x.m()`` binds m to Foo.m, INFERRED: x might have been rebound since.

@@ -12,7 +12,11 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
     @call                a call; ``@call.function`` is the callee expression
     @new                 a constructor call; ``@call.function`` is the class expression
     @import              an import statement, handed to ``parse_import``
-    @assign              ``var = Callee(...)``; ``@assign.var`` and ``@call.function``
+    @assign              ``var = Callee(...)``; ``@assign.var`` and ``@call.function``, or
+                         ``@assign.type`` (a stated type) or ``@assign.value`` (``var = name``)
+                         instead of ``@call.function``; with ``@returns`` and no
+                         ``@assign.var`` it states what the enclosing function returns; with
+                         ``@element``, that ``var`` holds the value among others (a container)
     @decorator           a decorator: its calls are made where the decorated definition stands
 
 A function nested directly in a class-like definition or scope becomes a method.
@@ -30,11 +34,15 @@ from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
 from kgtool.raw.model import (
+    ALIAS,
+    ASSIGNED,
     CLASS_KINDS,
     PARSE_OK,
     PARSE_PARTIAL,
     PARSE_TEXT,
     PARTIAL_TOO_DEEP,
+    RETURNS,
+    STATED,
     AssignFact,
     BaseFact,
     CallFact,
@@ -50,6 +58,10 @@ if TYPE_CHECKING:
     from kgtool.raw.resolve import RepoIndex
 
 UNBINDABLE = "?"
+# Ends a receiver that is a call's result: ``make().run()`` has the receiver ``make()``.
+CALL_RESULT = "()"
+# Ends the name of what a container holds: ``STAGES[k]()`` calls ``STAGES[]``.
+ELEMENT = "[]"
 # Syntax tree levels read; deeper constructs are left out and the file is marked partial.
 MAX_DEPTH = 10_000
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
@@ -93,6 +105,9 @@ class Language:
     self_words: ClassVar[frozenset[str]] = frozenset()
     # Whether a bare call inside a class may mean a method of it (Java's implicit ``this``).
     implicit_this: ClassVar[bool] = False
+    # Whether receivers are typed through stated types, aliases and return values (Python):
+    # what ``RepoIndex.value_types`` reads.
+    value_flow: ClassVar[bool] = False
 
     # ---- extraction -----------------------------------------------------------------------
 
@@ -213,18 +228,34 @@ class Language:
         for captures in by_role["import"]:
             facts.imports.extend(self.parse_import(captures["import"][0]))
         for captures in by_role["assign"]:
-            if "assign.var" not in captures or "call.function" not in captures:
-                continue
-            receiver, name = self.split_callee(captures["call.function"][0])
-            if UNBINDABLE in (receiver, name):
-                continue
             node = captures["assign"][0]
+            if "call.function" in captures:
+                receiver, name = self.split_callee(captures["call.function"][0])
+                if UNBINDABLE in (receiver, name):
+                    continue
+                callee, kind = (f"{receiver}.{name}" if receiver else name), ASSIGNED
+            elif "assign.type" in captures:
+                # A return annotation's scope is its own function: anchor on the type.
+                node = captures["assign.type"][0]
+                callee, kind = self.type_name(node), STATED
+            elif "assign.value" in captures:
+                callee, kind = self.dotted(captures["assign.value"][0]), ALIAS
+            else:
+                continue
+            variables = captures.get("assign.var")
+            if not callee or (not variables and "returns" not in captures):
+                continue
             facts.assigns.append(
                 AssignFact(
                     line=node.start_point[0] + 1,
                     scope=self._enclosing(node, scopes, symbols_only=True)[0],
-                    var=self.assign_var(captures["assign.var"][0]),
-                    callee=f"{receiver}.{name}" if receiver else name,
+                    var=(
+                        (self.assign_var(variables[0]) + ELEMENT * ("element" in captures))
+                        if variables
+                        else RETURNS
+                    ),
+                    callee=callee,
+                    kind=kind,
                 )
             )
         facts.symbols = _dedupe(facts.symbols)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import builtins
 import posixpath
+import re
 from typing import TYPE_CHECKING, ClassVar
 
-from kgtool.raw.languages.base import Language, ModuleTarget
+from kgtool.raw.languages.base import CALL_RESULT, ELEMENT, Language, ModuleTarget
 from kgtool.raw.model import ImportFact
 
 if TYPE_CHECKING:
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
 
 SOURCE_ROOTS = frozenset({"src", "lib", "python"})
+FORWARD_REFERENCE = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 
 
 class Python(Language):
@@ -27,14 +29,63 @@ class Python(Language):
     member_access: ClassVar[dict[str, tuple[str, str]]] = {"attribute": ("object", "attribute")}
     builtins: ClassVar[frozenset[str]] = frozenset(dir(builtins))
 
+    value_flow: ClassVar[bool] = True
+
     def split_callee(self, node: Node) -> tuple[str, str]:
+        if node.type == "subscript":
+            # ``STAGES[k]()``: a call of something ``STAGES`` holds.
+            value = node.child_by_field_name("value")
+            if value is not None and value.type == "identifier":
+                return "", f"{self.node_text(value)}{ELEMENT}"
         obj = node.child_by_field_name("object") if node.type == "attribute" else None
         if obj is not None and obj.type == "call":
             function = obj.child_by_field_name("function")
-            if function is not None and self.node_text(function) == "super":
-                attribute = node.child_by_field_name("attribute")
-                return "super", self.node_text(attribute) if attribute else "?"
+            attribute = node.child_by_field_name("attribute")
+            if function is not None and attribute is not None:
+                if self.node_text(function) == "super":
+                    return "super", self.node_text(attribute)
+                # ``make().run()``: a call on what ``make`` returns, written ``make()``.
+                called = self.dotted(function)
+                if called:
+                    return f"{called}{CALL_RESULT}", self.node_text(attribute)
         return super().split_callee(node)
+
+    def type_name(self, node: Node) -> str:
+        """The class a stated type names: ``Foo``, ``m.Foo``, ``"Foo"``, ``Foo | None`` and
+        ``Optional[Foo]`` name Foo; ``dict[str, Foo]`` names dict; anything else nothing."""
+        while node.type in ("type", "parenthesized_expression") and node.named_child_count == 1:
+            node = node.named_child(0)  # type: ignore[assignment]
+        if node.type == "identifier":
+            return self.node_text(node)
+        if node.type in ("generic_type", "subscript"):
+            head = node.child_by_field_name("value") if node.type == "subscript" else None
+            head = head or (node.named_children[0] if node.named_children else None)
+            name = self.type_name(head) if head is not None else ""
+            if name.rpartition(".")[2] != "Optional":
+                return name
+            arguments = [c for c in node.named_children[1:] if c.type != "comment"]
+            if len(arguments) == 1 and arguments[0].type == "type_parameter":
+                arguments = arguments[0].named_children
+            return self.type_name(arguments[0]) if len(arguments) == 1 else ""
+        if node.type == "binary_operator":
+            operands = [node]
+            while any(o.type == "binary_operator" for o in operands):
+                operands = [
+                    part
+                    for o in operands
+                    for part in (
+                        (o.child_by_field_name("left"), o.child_by_field_name("right"))
+                        if o.type == "binary_operator"
+                        else (o,)
+                    )
+                    if part is not None
+                ]
+            named = [o for o in operands if o.type != "none"]
+            return self.type_name(named[0]) if len(named) == 1 else ""
+        if node.type == "string":
+            text = self.node_text(node).strip("\"'")
+            return text if FORWARD_REFERENCE.fullmatch(text) else ""
+        return super().type_name(node)
 
     def parse_import(self, node: Node) -> list[ImportFact]:
         line = node.start_point[0] + 1
