@@ -19,12 +19,15 @@ files along its directory tree (see ``_group_loose``), instead of becoming hundr
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
 from kgtool.communities.graph import FileGraph
+from kgtool.communities.packages import is_code
 from kgtool.raw.build import glob_regex
 
+GLOB_CHARS = re.compile(r"[*?\[]")
 MIN_LOOSE_GROUP = 10
 MIN_COMPONENT = 3  # smaller connected components are grouped by directory, not clustered
 MAX_ROUNDS = 50  # a fixpoint comes in a handful; this only bounds a pathological oscillation
@@ -40,14 +43,26 @@ Groups = list[list[str]]  # each group sorted; the list in order of first member
 
 
 def package_of(path: str, boundaries: list[str]) -> str:
-    """The package root a path belongs to ("" outside every boundary)."""
+    """The package root a path belongs to ("" outside every boundary).
+
+    A root named literally (as detected packages are) holds its files unless a deeper literal
+    root does: a nested package is a package of its own. A glob matches at its shallowest,
+    because it also matches everything under the root it names.
+    """
     parts = path.split("/")
-    # Shallowest first: a boundary glob also matches everything under the root it names.
+    literal = {root for root in boundaries if not GLOB_CHARS.search(root)}
+    globs = [pattern for pattern in boundaries if GLOB_CHARS.search(pattern)]
+    found = ""
+    for depth in range(len(parts) - 1, 0, -1):
+        prefix = "/".join(parts[:depth])
+        if prefix in literal:
+            found = prefix
+            break
     for depth in range(1, len(parts)):
         prefix = "/".join(parts[:depth])
-        if any(glob_regex(pattern).match(prefix) for pattern in boundaries):
-            return prefix
-    return ""
+        if any(glob_regex(pattern).match(prefix) for pattern in globs):
+            return prefix if depth > len(found.split("/")) or not found else found
+    return found
 
 
 def changed_files(
@@ -78,7 +93,9 @@ def cluster(
     With ``changed`` (see ``changed_files``) only files near a change may move (see
     ``_optimise_locally``); files without edges that did not change stay where they were.
     """
-    boundaries = list(settings["boundaries"])
+    boundaries = settings["boundaries"]
+    if not isinstance(boundaries, list):  # "auto" is made concrete by ``with_packages``
+        raise ValueError(f"boundaries must be a list of package roots, not {boundaries!r}")
     package = {path: package_of(path, boundaries) for path in graph.files}
     neighbours = graph.neighbours()
     # Loose files are grouped up to a share of the repository, but never in tiny groups.
@@ -87,8 +104,18 @@ def cluster(
     by_package: dict[str, list[str]] = defaultdict(list)
     for path in graph.files:
         by_package[package[path]].append(path)
+    local = changed is not None and bool(previous)
     for name in sorted(by_package):
-        members = by_package[name]
+        # Docs and data are grouped by folder, apart from code: they are never a code
+        # community's member, so never its main file either.
+        members = [path for path in by_package[name] if is_code(path)]
+        data = [path for path in by_package[name] if not is_code(path)]
+        if local:
+            assert previous is not None and changed is not None
+            free_data = {path for path in data if path in changed}
+            groups.extend(_place_loose_locally(data, [], previous, free_data, limit, name))
+        else:
+            groups.extend(_split_tree(data, name, limit))
         inside = set(members)
         edges = {
             pair: weight
@@ -99,7 +126,6 @@ def cluster(
         edges = {pair: w for pair, w in edges.items() if pair[0] not in small}
         # A pair of example files linked only to each other is placed like a loose file.
         connected = sorted({path for pair in edges for path in pair})
-        local = changed is not None and bool(previous)
         clustered, free = _leiden(
             connected,
             edges,
