@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import itertools
 import json
 import shutil
 from collections.abc import Callable
@@ -10,8 +12,9 @@ import pytest
 from communities_helpers import clique, communities, community_of, members, update
 from conftest import Repo
 
-from kgtool.communities.cluster import package_of
-from kgtool.config import load_config
+from kgtool.communities.cluster import cluster, package_of
+from kgtool.communities.graph import FileGraph
+from kgtool.config import DEFAULTS, load_config
 from kgtool.errors import ManyErrors
 
 
@@ -290,3 +293,32 @@ def test_a_one_package_repository_is_unchanged(make_repo: Callable[..., Repo]) -
     assert (auto.root / ".kg/communities.json").read_bytes() == (
         off.root / ".kg/communities.json"
     ).read_bytes()
+
+
+def test_a_package_is_clustered_at_the_scale_of_the_repository() -> None:
+    """Boundaries only cut: where no edge crosses a package, they change nothing.
+
+    Clustered alone, two triangles tied by one edge are two communities; beside a package
+    with far more edges they are one (the configuration model's expected weight is over the
+    whole repository), and so they must stay with the package boundary drawn between them.
+    """
+    big = [f"big/f{i:02}.py" for i in range(21)]
+    small = [
+        "small/a0.py",
+        "small/a1.py",
+        "small/a2.py",
+        "small/b0.py",
+        "small/b1.py",
+        "small/b2.py",
+    ]
+    weights = {pair: 1.0 for pair in itertools.combinations(big, 2)}
+    for triangle in (small[:3], small[3:]):
+        weights |= {pair: 1.0 for pair in itertools.combinations(triangle, 2)}
+    weights[("small/a0.py", "small/b0.py")] = 1.0
+    graph = FileGraph(sorted([*big, *small]), dict(sorted(weights.items())))
+    settings = {**copy.deepcopy(DEFAULTS["communities"]), "versions": {}}
+    alone = FileGraph(small, {p: w for p, w in weights.items() if p[0].startswith("small/")})
+    assert len(cluster(alone, {**settings, "boundaries": []})) == 2
+    without = cluster(graph, {**settings, "boundaries": []})
+    assert small in without
+    assert cluster(graph, {**settings, "boundaries": ["big", "small"]}) == without

@@ -10,8 +10,11 @@ files near the change may move: Leiden runs with every other file's membership f
 free region growing from the changed files along actual moves (``_optimise_locally``). The
 result depends on the previous document and the graph alone, never on a local cache.
 
-Each package (a ``boundaries`` match) is clustered on its own, with the edges that cross
-packages removed, so no community can span two. Files with no edges at all are not clustered:
+Each package (see ``package_of``) is clustered on its own, with the edges that cross
+packages removed, so no community can span two; its resolution is scaled by its share of the
+repository's edge weight, so that a package is cut at the same scale as the whole repository.
+Docs and data (not ``is_code``) are not clustered: they are grouped by folder within their
+package, apart from code. Files with no edges at all are not clustered:
 a file joins the community most of its connected directory siblings are in, or else a group of
 files along its directory tree (see ``_group_loose``), instead of becoming hundreds of singletons.
 """
@@ -105,31 +108,40 @@ def cluster(
     for path in graph.files:
         by_package[package[path]].append(path)
     local = changed is not None and bool(previous)
+    code = {path for path in graph.files if is_code(path)}
+    inside: dict[str, dict[tuple[str, str], float]] = defaultdict(dict)
+    for pair, weight in graph.weights.items():
+        if pair[0] in code and pair[1] in code and package[pair[0]] == package[pair[1]]:
+            inside[package[pair[0]]][pair] = weight
+    kept: dict[str, dict[tuple[str, str], float]] = {}
+    for name in sorted(by_package):
+        edges = inside.get(name, {})
+        small = _small_components(edges, MIN_COMPONENT)
+        kept[name] = {pair: w for pair, w in edges.items() if pair[0] not in small}
+    total = sum(sum(edges.values()) for edges in kept.values())
     for name in sorted(by_package):
         # Docs and data are grouped by folder, apart from code: they are never a code
         # community's member, so never its main file either.
-        members = [path for path in by_package[name] if is_code(path)]
-        data = [path for path in by_package[name] if not is_code(path)]
+        members = [path for path in by_package[name] if path in code]
+        data = [path for path in by_package[name] if path not in code]
         if local:
             assert previous is not None and changed is not None
             free_data = {path for path in data if path in changed}
             groups.extend(_place_loose_locally(data, [], previous, free_data, limit, name))
         else:
             groups.extend(_split_tree(data, name, limit))
-        inside = set(members)
-        edges = {
-            pair: weight
-            for pair, weight in graph.weights.items()
-            if pair[0] in inside and pair[1] in inside
-        }
-        small = _small_components(edges, MIN_COMPONENT)
-        edges = {pair: w for pair, w in edges.items() if pair[0] not in small}
+        edges = kept[name]
+        # Each package is clustered at the scale of the whole repository: the configuration
+        # model's expected weight is over the total, not the package's own (which would
+        # cut small packages into pairs). With one package the ratio is exactly 1.
+        share = sum(edges.values()) / total if total else 1.0
+        scaled = {**settings, "resolution": float(settings["resolution"]) * share}
         # A pair of example files linked only to each other is placed like a loose file.
         connected = sorted({path for pair in edges for path in pair})
         clustered, free = _leiden(
             connected,
             edges,
-            settings,
+            scaled,
             previous or {},
             neighbours,
             changed if local else None,
