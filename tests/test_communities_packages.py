@@ -228,6 +228,16 @@ def test_docs_and_data_are_kept_apart_from_code(make_repo: Callable[..., Repo]) 
     code = community_of(repo, "app/a0.py")
     assert document["communities"][code]["members"] == [f"app/a{i}.py" for i in range(4)]
 
+    # Files added later (the update that only moves what changed) keep to the same rule.
+    repo.write("app/more.yaml", "more: true\n")
+    repo.write("app/docs/notes.md", "# notes\n")
+    repo.commit("more data beside the code")
+    update(repo)
+    document = communities(repo)
+    for path in ("app/more.yaml", "app/docs/notes.md"):
+        assert document["communities"][document["files"][path]]["kind"] == "data", path
+    assert document["communities"][code]["members"] == [f"app/a{i}.py" for i in range(4)]
+
     text = (repo.root / ".kg" / "MAP.md").read_text()
     table, _, folded = text.partition("## Docs and data")
     assert f"[{code} · " in table
@@ -239,10 +249,9 @@ def test_an_older_map_migrates_with_ids_carried(make_repo: Callable[..., Repo]) 
     files = {**two_tangled_packages(), "docs/guide.md": "# guide\n"}
     repo = make_repo({**files, ".kgtool.yaml": "communities:\n  boundaries: []\n"})
     update(repo)
-    # The map as an older kgtool committed it: one format back, no kinds, no boundaries.
+    # The map as an older kgtool committed it: no kinds, no boundaries.
     path = repo.root / ".kg" / "communities.json"
     old = json.loads(path.read_text())
-    old["format"] = 2
     for community in old["communities"].values():
         del community["kind"]
     path.write_text(json.dumps(old, indent=2))
@@ -255,7 +264,7 @@ def test_an_older_map_migrates_with_ids_carried(make_repo: Callable[..., Repo]) 
         "and data:" in out
     )
     new = communities(repo)
-    assert new["format"] == 3
+    assert all(c["kind"] in ("code", "data") for c in new["communities"].values())
     core = old["files"]["core/k0.py"]
     assert new["files"]["core/k0.py"] == core  # untouched by the new rules: same ID
     tangled = old["files"]["packages/x/pkg/x0.py"]

@@ -50,9 +50,11 @@ from kgtool.store import (
     pretty_json,
 )
 
-# 2: per-file ``adjacency`` digests, for the locality rule; 3: code apart from docs and data,
-# each community's ``kind``. An older document is re-formed once, warm-started, IDs matched.
-FORMAT_VERSION = 3
+FORMAT_VERSION = 2  # 2: per-file ``adjacency`` digests, for the locality rule
+# A map formed before code was kept apart from docs and data has no ``kind`` on its
+# communities (the shape is otherwise the same, so readers of format 2 still read it): it is
+# re-formed once, warm-started, IDs matched.
+RULES = "code-first"
 TOP = 5  # main files and top symbols kept per community
 CODE, DATA = "code", "data"  # a community's ``kind``: data covers docs, data and assets
 CACHE_KEY_FILE = "communities.key"  # in .kg/cache: what the files on disk were made from
@@ -129,6 +131,12 @@ def with_packages(settings: dict[str, Any], root: Path, files: list[str]) -> dic
     return {**settings, "boundaries": package_roots(settings["boundaries"], files, read)}
 
 
+def current_rules(document: Document) -> bool:
+    """Whether ``document`` was formed under today's rules (every community has a ``kind``)."""
+    communities = document.get("communities", {})
+    return bool(communities) and all("kind" in c for c in communities.values())
+
+
 def what_changed(previous: Document, document: Document) -> str:
     """One line when the rules the map was formed under changed (an older kgtool's document,
     packages detected or changed), saying how much of it that re-formed; "" otherwise."""
@@ -144,7 +152,7 @@ def what_changed(previous: Document, document: Document) -> str:
             if count
             else "package boundaries removed"
         )
-    if previous.get("format") != FORMAT_VERSION:
+    if not current_rules(previous):
         reasons.append("code kept apart from docs and data")
     if not reasons:
         return ""
@@ -184,10 +192,10 @@ def compute(
     retired: dict[str, dict[str, str]] = dict(previous.get("retired", {}))
     known = [*old, *retired]
     next_id = max([int(previous.get("next_id", 1)), *(id_number(c) + 1 for c in known)])
-    same_format = previous.get("format") == FORMAT_VERSION
+    same_rules = current_rules(previous)
     unchanged = (
         not rebaseline
-        and same_format
+        and same_rules
         and previous.get("graph_hash") == graph_hash
         and sorted(previous.get("files", {})) == graph.files
     )
@@ -198,7 +206,7 @@ def compute(
         changed = None
         old_adjacency = previous.get("adjacency")
         same_settings = canonical_json(previous.get("settings")) == canonical_json(settings)
-        if not rebaseline and same_format and isinstance(old_adjacency, dict) and same_settings:
+        if not rebaseline and same_rules and isinstance(old_adjacency, dict) and same_settings:
             changed = changed_files(graph, adjacency, old_adjacency, old_files)
         # Without the previous adjacency (an older document, new settings or packages) every
         # file may move: a warm start from the old partition.
@@ -351,7 +359,7 @@ def update_communities(
 def _input_key(
     raw: bytes, settings: dict[str, Any], document: bytes | None, drawn: bytes | None
 ) -> str:
-    hasher = hashlib.sha256(f"format {FORMAT_VERSION}".encode())
+    hasher = hashlib.sha256(f"format {FORMAT_VERSION} {RULES}".encode())
     for part in (raw, canonical_json(settings).encode(), document or b"", drawn or b""):
         hasher.update(hashlib.sha256(part).digest())
     return hasher.hexdigest()
