@@ -53,19 +53,14 @@ def package_of(path: str, boundaries: list[str]) -> str:
     because it also matches everything under the root it names.
     """
     parts = path.split("/")
+    prefixes = ["/".join(parts[:depth]) for depth in range(1, len(parts))]  # shallowest first
     literal = {root for root in boundaries if not GLOB_CHARS.search(root)}
     globs = [pattern for pattern in boundaries if GLOB_CHARS.search(pattern)]
-    found = ""
-    for depth in range(len(parts) - 1, 0, -1):
-        prefix = "/".join(parts[:depth])
-        if prefix in literal:
-            found = prefix
-            break
-    for depth in range(1, len(parts)):
-        prefix = "/".join(parts[:depth])
-        if any(glob_regex(pattern).match(prefix) for pattern in globs):
-            return prefix if depth > len(found.split("/")) or not found else found
-    return found
+    deepest_literal = next((p for p in reversed(prefixes) if p in literal), "")
+    shallowest_glob = next(
+        (p for p in prefixes if any(glob_regex(pattern).match(p) for pattern in globs)), ""
+    )
+    return max(deepest_literal, shallowest_glob, key=lambda root: root.count("/") + bool(root))
 
 
 def changed_files(
