@@ -28,7 +28,6 @@ import igraph
 from kgtool.communities.build import (
     COMMUNITIES_FILE,
     CommunitiesResult,
-    clustering_settings,
     compute,
     update_communities,
 )
@@ -114,9 +113,10 @@ def replay(repo: Path, commits: int, rows_file: Path | None = None) -> dict:
     previous: dict | None = None
     for step in replay_commits(repo, history):
         document = step.result.document
-        settings = clustering_settings(step.config)
         folded = step.raw.file_edges()
         assert folded is not None
+        # As layer 2 used them: ``boundaries`` made concrete for this commit's tree.
+        settings = step.result.document["settings"]
         graph = file_graph(list(folded), folded, settings)
         if step.commit == history[-1]:
             # The folded edges layer 1 hands on must make the graph raw.jsonl makes.

@@ -55,8 +55,10 @@ DEFAULTS: dict[str, Any] = {
         "resolution": 1.0,
         # Fixed random seed: with sorted input this makes every run byte-identical.
         "seed": 42,
-        # Globs of package roots (e.g. "packages/*"); no community spans two of them.
-        "boundaries": [],
+        # Package roots no community spans two of: "auto" detects the repository's own
+        # packages (workspaces, nested manifests); a list of root globs (e.g. "packages/*")
+        # sets them by hand; "off" (or []) turns them off.
+        "boundaries": "auto",
         # Files with no edges are grouped by directory, in groups up to this share of all files.
         "loose_group_share": 0.05,
         # A new community inherits an old ID only if this share of one of them is shared.
@@ -254,6 +256,14 @@ def _merge(
             problems.add(UNKNOWN_KEY, dotted, _unknown_key(str(key), dotted, defaults))
             continue
         default = defaults[key]
+        if dotted == "communities.boundaries":
+            boundaries = _boundaries(value)
+            if boundaries is None:
+                message = f"'{dotted}' must be auto, off, or a list of package root globs"
+                problems.add(WRONG_TYPE, dotted, message)
+            else:
+                result[key] = boundaries
+            continue
         if isinstance(default, dict):
             if not isinstance(value, dict):
                 problems.add(WRONG_TYPE, dotted, f"'{dotted}' must be a mapping")
@@ -278,6 +288,20 @@ def _merge(
             continue
         result[key] = value
     return result
+
+
+def _boundaries(value: Any) -> str | list[str] | None:
+    """``communities.boundaries`` as layer 2 reads it ("auto" or a list); None if invalid.
+
+    YAML 1.1 reads a bare ``off`` as false, so false means off too.
+    """
+    if value == "auto":
+        return "auto"
+    if value is False or value == "off":
+        return []
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    return None
 
 
 def _unknown_key(key: str, dotted: str, defaults: dict[str, Any]) -> str:

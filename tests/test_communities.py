@@ -10,7 +10,7 @@ from collections.abc import Callable
 from communities_helpers import broken_links, clique, communities, community_of, members, update
 from conftest import GIT_ENV, Repo
 
-from kgtool.communities.build import clustering_settings, compute
+from kgtool.communities.build import clustering_settings, compute, with_packages
 from kgtool.communities.cluster import LOCALITY_HOPS
 from kgtool.communities.graph import FileGraph, build_file_graph, file_graph, read_raw
 from kgtool.config import load_config
@@ -66,6 +66,7 @@ def test_shuffled_raw_order_gives_the_same_document(make_repo: Callable[..., Rep
     update(repo)
     text = (repo.root / ".kg" / "raw.jsonl").read_text()
     settings = clustering_settings(load_config(repo.root))
+    settings = with_packages(settings, repo.root, read_raw(text).files)
     expected, _ = compute(build_file_graph(read_raw(text), settings), settings, {})
     lines = text.splitlines()
     for seed in range(3):
@@ -268,8 +269,9 @@ def hops_from(graph: FileGraph, sources: set[str]) -> dict[str, int]:
 def test_a_change_in_one_corner_never_moves_a_file_far_from_it(
     make_repo: Callable[..., Repo],
 ) -> None:
-    settings = clustering_settings(load_config(make_repo({"a.txt": "a\n"}).root))
+    repo = make_repo({"a.txt": "a\n"})
     before = ring_of_cliques(12, 6)
+    settings = with_packages(clustering_settings(load_config(repo.root)), repo.root, before.files)
     first, _ = compute(before, settings, {})
     # A new file pulls hard on two files of one clique, and that clique gains an inner edge.
     weights = dict(before.weights)

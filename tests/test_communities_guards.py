@@ -21,7 +21,8 @@ from kgtool.communities.graph import FileGraph
 from kgtool.communities.identity import assign_ids
 from kgtool.config import DEFAULTS
 
-SETTINGS = {**copy.deepcopy(DEFAULTS["communities"]), "versions": {}}
+# Boundaries as layer 2 hands them to ``cluster``: made concrete (none, in these graphs).
+SETTINGS = {**copy.deepcopy(DEFAULTS["communities"]), "boundaries": [], "versions": {}}
 
 
 def weighted_clique(paths: list[str], weight: float = 1.0) -> dict[tuple[str, str], float]:

@@ -208,7 +208,7 @@ def describe_communities(result: CommunitiesResult) -> str:
     pages = len(result.changed) - (COMMUNITIES_FILE in result.changed)
     if pages or result.removed:
         line += f"; map: {pages} page(s) written, {len(result.removed)} removed"
-    return line
+    return f"{line}\n{result.note}" if result.note else line
 
 
 def describe(result: UpdateResult) -> str:

@@ -36,6 +36,7 @@ from kgtool.communities.graph import (
     read_raw,
 )
 from kgtool.communities.identity import Identity, assign_ids, format_id, id_number
+from kgtool.communities.packages import is_code, package_roots
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.raw.model import FileEdge
@@ -50,7 +51,12 @@ from kgtool.store import (
 )
 
 FORMAT_VERSION = 2  # 2: per-file ``adjacency`` digests, for the locality rule
+# A map formed before code was kept apart from docs and data has no ``kind`` on its
+# communities (the shape is otherwise the same, so readers of format 2 still read it): it is
+# re-formed once, warm-started, IDs matched.
+RULES = "code-first"
 TOP = 5  # main files and top symbols kept per community
+CODE, DATA = "code", "data"  # a community's ``kind``: data covers docs, data and assets
 CACHE_KEY_FILE = "communities.key"  # in .kg/cache: what the files on disk were made from
 # Keys of the ``communities`` config section that only ``kgtool diff`` reads.
 DIFF_KEYS = ("diff_change", "diff_min_edges")
@@ -84,6 +90,7 @@ class CommunitiesResult:
     removed: list[str] = field(default_factory=list)  # pages of communities that are gone
     reclustered: bool = False  # Leiden ran (the graph changed, or --rebaseline)
     seconds: float = 0.0
+    note: str = ""  # what changed in the rules the map is formed under (see ``what_changed``)
 
     @property
     def stale(self) -> bool:
@@ -105,6 +112,54 @@ def clustering_settings(config: Config) -> dict[str, Any]:
     settings = {k: v for k, v in sorted(section.items()) if k not in DIFF_KEYS}
     settings["versions"] = library_versions()
     return settings
+
+
+def with_packages(settings: dict[str, Any], root: Path, files: list[str]) -> dict[str, Any]:
+    """``settings`` with ``boundaries`` made concrete for this tree: "auto" becomes the package
+    roots detected among ``files`` (read from ``root``), so the document records them and a
+    package added or removed re-forms the partition like any other settings change."""
+    known = set(files)
+
+    def read(path: str) -> bytes | None:
+        if path not in known:
+            return None
+        try:
+            return (root / path).read_bytes()
+        except OSError:
+            return None
+
+    return {**settings, "boundaries": package_roots(settings["boundaries"], files, read)}
+
+
+def current_rules(document: Document) -> bool:
+    """Whether ``document`` was formed under today's rules (every community has a ``kind``)."""
+    communities = document.get("communities", {})
+    return bool(communities) and all("kind" in c for c in communities.values())
+
+
+def what_changed(previous: Document, document: Document) -> str:
+    """One line when the rules the map was formed under changed (an older kgtool's document,
+    packages detected or changed), saying how much of it that re-formed; "" otherwise."""
+    if not previous.get("communities"):
+        return ""
+    reasons = []
+    before = previous.get("settings", {}).get("boundaries", [])
+    after = document["settings"]["boundaries"]
+    if before != after:
+        count = len(after)
+        reasons.append(
+            f"package boundaries {'detected' if not before else 'changed'} ({count} packages)"
+            if count
+            else "package boundaries removed"
+        )
+    if not current_rules(previous):
+        reasons.append("code kept apart from docs and data")
+    if not reasons:
+        return ""
+    old = {cid: c.get("members") for cid, c in previous["communities"].items()}
+    reformed = sum(old.get(cid) != c["members"] for cid, c in document["communities"].items())
+    retired = len(set(old) - set(document["communities"]))
+    return f"communities: {', '.join(reasons)}: {reformed} communities re-formed, {retired} retired"
 
 
 CONFLICT_MARKER = re.compile(rb"^<<<<<<< ", re.MULTILINE)
@@ -137,8 +192,10 @@ def compute(
     retired: dict[str, dict[str, str]] = dict(previous.get("retired", {}))
     known = [*old, *retired]
     next_id = max([int(previous.get("next_id", 1)), *(id_number(c) + 1 for c in known)])
+    same_rules = current_rules(previous)
     unchanged = (
         not rebaseline
+        and same_rules
         and previous.get("graph_hash") == graph_hash
         and sorted(previous.get("files", {})) == graph.files
     )
@@ -149,10 +206,10 @@ def compute(
         changed = None
         old_adjacency = previous.get("adjacency")
         same_settings = canonical_json(previous.get("settings")) == canonical_json(settings)
-        if not rebaseline and isinstance(old_adjacency, dict) and same_settings:
+        if not rebaseline and same_rules and isinstance(old_adjacency, dict) and same_settings:
             changed = changed_files(graph, adjacency, old_adjacency, old_files)
-        # Without the previous adjacency (an older document, new settings) every file may
-        # move: a warm start from the old partition.
+        # Without the previous adjacency (an older document, new settings or packages) every
+        # file may move: a warm start from the old partition.
         with progress.status(f"clustering {len(graph.files)} files"):
             groups = cluster(graph, settings, None if rebaseline else old_files, changed)
         identity = assign_ids(groups, old, next_id, float(settings["min_overlap"]))
@@ -200,6 +257,7 @@ def assemble(
             "members": members,
             "size": len(members),
             "members_hash": members_hash(members),
+            "kind": CODE if any(is_code(path) for path in members) else DATA,
             "main_files": _top([(p, file_in[p]) for p in members]),
             "top_symbols": _top([s for p in members for s in symbols_by_file.get(p, [])]),
         }
@@ -270,6 +328,7 @@ def update_communities(
         graph = file_graph(list(folded), folded, settings)
     else:
         graph = build_file_graph(read_raw(raw_content.decode("utf-8")), settings)
+    settings = with_packages(settings, root, graph.files)
     document, reclustered = compute(graph, settings, previous, rebaseline)
     outputs = {COMMUNITIES_FILE: pretty_json(document).encode("utf-8")}
     if drawn is not None:
@@ -287,14 +346,20 @@ def update_communities(
         new_key = _input_key(raw_content, settings, outputs[COMMUNITIES_FILE], map_key)
         _remember(store, new_key, outputs)
     return CommunitiesResult(
-        document, outputs, changed, removed, reclustered, time.perf_counter() - started
+        document,
+        outputs,
+        changed,
+        removed,
+        reclustered,
+        time.perf_counter() - started,
+        what_changed(previous, document),
     )
 
 
 def _input_key(
     raw: bytes, settings: dict[str, Any], document: bytes | None, drawn: bytes | None
 ) -> str:
-    hasher = hashlib.sha256()
+    hasher = hashlib.sha256(f"format {FORMAT_VERSION} {RULES}".encode())
     for part in (raw, canonical_json(settings).encode(), document or b"", drawn or b""):
         hasher.update(hashlib.sha256(part).digest())
     return hasher.hexdigest()

@@ -10,8 +10,11 @@ files near the change may move: Leiden runs with every other file's membership f
 free region growing from the changed files along actual moves (``_optimise_locally``). The
 result depends on the previous document and the graph alone, never on a local cache.
 
-Each package (a ``boundaries`` match) is clustered on its own, with the edges that cross
-packages removed, so no community can span two. Files with no edges at all are not clustered:
+Each package (see ``package_of``) is clustered on its own, with the edges that cross
+packages removed, so no community can span two; its resolution is scaled by its share of the
+repository's edge weight, so that a package is cut at the same scale as the whole repository.
+Docs and data (not ``is_code``) are not clustered: they are grouped by folder within their
+package, apart from code. Files with no edges at all are not clustered:
 a file joins the community most of its connected directory siblings are in, or else a group of
 files along its directory tree (see ``_group_loose``), instead of becoming hundreds of singletons.
 """
@@ -19,12 +22,15 @@ files along its directory tree (see ``_group_loose``), instead of becoming hundr
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
 from kgtool.communities.graph import FileGraph
+from kgtool.communities.packages import is_code
 from kgtool.raw.build import glob_regex
 
+GLOB_CHARS = re.compile(r"[*?\[]")
 MIN_LOOSE_GROUP = 10
 MIN_COMPONENT = 3  # smaller connected components are grouped by directory, not clustered
 MAX_ROUNDS = 50  # a fixpoint comes in a handful; this only bounds a pathological oscillation
@@ -40,14 +46,21 @@ Groups = list[list[str]]  # each group sorted; the list in order of first member
 
 
 def package_of(path: str, boundaries: list[str]) -> str:
-    """The package root a path belongs to ("" outside every boundary)."""
+    """The package root a path belongs to ("" outside every boundary).
+
+    A root named literally (as detected packages are) holds its files unless a deeper literal
+    root does: a nested package is a package of its own. A glob matches at its shallowest,
+    because it also matches everything under the root it names.
+    """
     parts = path.split("/")
-    # Shallowest first: a boundary glob also matches everything under the root it names.
-    for depth in range(1, len(parts)):
-        prefix = "/".join(parts[:depth])
-        if any(glob_regex(pattern).match(prefix) for pattern in boundaries):
-            return prefix
-    return ""
+    prefixes = ["/".join(parts[:depth]) for depth in range(1, len(parts))]  # shallowest first
+    literal = {root for root in boundaries if not GLOB_CHARS.search(root)}
+    globs = [pattern for pattern in boundaries if GLOB_CHARS.search(pattern)]
+    deepest_literal = next((p for p in reversed(prefixes) if p in literal), "")
+    shallowest_glob = next(
+        (p for p in prefixes if any(glob_regex(pattern).match(p) for pattern in globs)), ""
+    )
+    return max(deepest_literal, shallowest_glob, key=lambda root: root.count("/") + bool(root))
 
 
 def changed_files(
@@ -78,7 +91,9 @@ def cluster(
     With ``changed`` (see ``changed_files``) only files near a change may move (see
     ``_optimise_locally``); files without edges that did not change stay where they were.
     """
-    boundaries = list(settings["boundaries"])
+    boundaries = settings["boundaries"]
+    if not isinstance(boundaries, list):  # "auto" is made concrete by ``with_packages``
+        raise ValueError(f"boundaries must be a list of package roots, not {boundaries!r}")
     package = {path: package_of(path, boundaries) for path in graph.files}
     neighbours = graph.neighbours()
     # Loose files are grouped up to a share of the repository, but never in tiny groups.
@@ -87,23 +102,41 @@ def cluster(
     by_package: dict[str, list[str]] = defaultdict(list)
     for path in graph.files:
         by_package[package[path]].append(path)
+    local = changed is not None and bool(previous)
+    code = {path for path in graph.files if is_code(path)}
+    inside: dict[str, dict[tuple[str, str], float]] = defaultdict(dict)
+    for pair, weight in graph.weights.items():
+        if pair[0] in code and pair[1] in code and package[pair[0]] == package[pair[1]]:
+            inside[package[pair[0]]][pair] = weight
+    kept: dict[str, dict[tuple[str, str], float]] = {}
     for name in sorted(by_package):
-        members = by_package[name]
-        inside = set(members)
-        edges = {
-            pair: weight
-            for pair, weight in graph.weights.items()
-            if pair[0] in inside and pair[1] in inside
-        }
+        edges = inside.get(name, {})
         small = _small_components(edges, MIN_COMPONENT)
-        edges = {pair: w for pair, w in edges.items() if pair[0] not in small}
+        kept[name] = {pair: w for pair, w in edges.items() if pair[0] not in small}
+    total = sum(sum(edges.values()) for edges in kept.values())
+    for name in sorted(by_package):
+        # Docs and data are grouped by folder, apart from code: they are never a code
+        # community's member, so never its main file either.
+        members = [path for path in by_package[name] if path in code]
+        data = [path for path in by_package[name] if path not in code]
+        if local:
+            assert previous is not None and changed is not None
+            free_data = {path for path in data if path in changed}
+            groups.extend(_place_loose_locally(data, [], previous, free_data, limit, name))
+        else:
+            groups.extend(_split_tree(data, name, limit))
+        edges = kept[name]
+        # Each package is clustered at the scale of the whole repository: the configuration
+        # model's expected weight is over the total, not the package's own (which would
+        # cut small packages into pairs). With one package the ratio is exactly 1.
+        share = sum(edges.values()) / total if total else 1.0
+        scaled = {**settings, "resolution": float(settings["resolution"]) * share}
         # A pair of example files linked only to each other is placed like a loose file.
         connected = sorted({path for pair in edges for path in pair})
-        local = changed is not None and bool(previous)
         clustered, free = _leiden(
             connected,
             edges,
-            settings,
+            scaled,
             previous or {},
             neighbours,
             changed if local else None,

@@ -1,0 +1,333 @@
+"""Layer 2 keeps to the repository's own packages and keeps code apart from docs and data."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import shutil
+from collections.abc import Callable
+
+import pytest
+from communities_helpers import clique, communities, community_of, members, update
+from conftest import Repo
+
+from kgtool.communities.cluster import cluster, package_of
+from kgtool.communities.graph import FileGraph
+from kgtool.config import DEFAULTS, load_config
+from kgtool.errors import ManyErrors
+
+
+def detected(repo: Repo) -> list[str]:
+    return communities(repo)["settings"]["boundaries"]
+
+
+def package_json(name: str, **fields: object) -> str:
+    return json.dumps({"name": name, **fields})
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        pytest.param(
+            {
+                "package.json": package_json("root", workspaces=["packages/*"]),
+                "packages/a/package.json": package_json("a"),
+                "packages/a/index.js": "export const a = 1;\n",
+                "packages/b/package.json": package_json("b"),
+                "packages/b/index.js": "export const b = 1;\n",
+                "packages/notes/README.md": "# no manifest, no package\n",
+            },
+            ["packages/a", "packages/b"],
+            id="npm-workspaces-array",
+        ),
+        pytest.param(
+            {
+                # yarn's object form, with a member inside a folder named like test data:
+                # declared, so it counts.
+                "package.json": package_json("root", workspaces={"packages": ["testdata/**"]}),
+                "testdata/tool/package.json": package_json("tool"),
+                "testdata/tool/index.js": "export const t = 1;\n",
+                "test/fixtures/app/package.json": package_json("fixture-app"),
+            },
+            ["testdata/tool"],
+            id="yarn-workspaces-object",
+        ),
+        pytest.param(
+            {
+                "package.json": package_json("root"),
+                "pnpm-workspace.yaml": "packages:\n  - 'apps/*'\n  - '!apps/skip'\n",
+                "apps/web/package.json": package_json("web"),
+                "apps/web/main.ts": "export const w = 1;\n",
+                "fixtures/skip/package.json": package_json("skip"),
+            },
+            ["apps/web"],
+            id="pnpm-workspace",
+        ),
+        pytest.param(
+            {
+                "go.work": "go 1.22\n\nuse (\n\t./svc/api // the service\n\t./testdata/mod\n)\n",
+                "go.mod": "module example.com/root\n",
+                "svc/api/go.mod": "module example.com/api\n",
+                "svc/api/main.go": "package main\n\nfunc main() {}\n",
+                "lib/go.mod": "module example.com/lib\n",
+                "lib/lib.go": "package lib\n",
+                "testdata/mod/go.mod": "module example.com/mod\n",
+                "testdata/other/go.mod": "module example.com/other\n",
+            },
+            ["lib", "svc/api", "testdata/mod"],
+            id="go-work-and-nested-go-mod",
+        ),
+        pytest.param(
+            {
+                "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\nexclude = ["crates/old"]\n',
+                "crates/core/Cargo.toml": '[package]\nname = "core"\n',
+                "crates/core/src/lib.rs": "pub fn core() {}\n",
+                "crates/cli/Cargo.toml": '[package]\nname = "cli"\n',
+                "crates/cli/src/main.rs": "fn main() {}\n",
+            },
+            ["crates/cli", "crates/core"],
+            id="cargo-workspace",
+        ),
+        pytest.param(
+            {
+                "pyproject.toml": "[project]\nname = 'root'\n",
+                "root/__init__.py": "",
+                "plugins/one/pyproject.toml": "[project]\nname = 'one'\n",
+                "plugins/one/one.py": "def one():\n    return 1\n",
+                "tools/two/setup.py": "from setuptools import setup\nsetup(name='two')\n",
+                "tests/fixtures/sample/pyproject.toml": "[project]\nname = 'sample'\n",
+            },
+            ["plugins/one", "tools/two"],
+            id="nested-python-projects",
+        ),
+    ],
+)
+def test_packages_are_detected_per_ecosystem(
+    make_repo: Callable[..., Repo], files: dict[str, str], expected: list[str]
+) -> None:
+    repo = make_repo(files)
+    update(repo)
+    assert detected(repo) == expected
+    for path, cid in communities(repo)["files"].items():
+        home = package_of(path, expected)
+        others = [p for p, c in communities(repo)["files"].items() if c == cid]
+        assert {package_of(p, expected) for p in others} == {home}, (path, others)
+
+
+def test_a_nested_package_is_a_package_of_its_own() -> None:
+    roots = ["packages/a", "packages/a/examples/e"]
+    assert package_of("packages/a/examples/e/x.ts", roots) == "packages/a/examples/e"
+    assert package_of("packages/a/src/x.ts", roots) == "packages/a"
+    assert package_of("README.md", roots) == ""
+    # A glob still holds at the root it names, as before.
+    assert package_of("packages/a/examples/e/x.ts", ["packages/*"]) == "packages/a"
+
+
+def two_tangled_packages() -> dict[str, str]:
+    """packages/x and packages/y: one tight clique by their code, two packages by manifest."""
+    files: dict[str, str] = {
+        "package.json": package_json("root", workspaces=["packages/*"]),
+        "packages/x/package.json": package_json("x"),
+        "packages/y/package.json": package_json("y"),
+    }
+    calls = [f"pkg.y{j}.pkg_y{j}" for j in range(3)]
+    for i in range(3):
+        for path, text in clique("pkg", [f"x{i}"], {f"x{i}": calls}).items():
+            files[f"packages/x/{path}"] = text
+        for path, text in clique("pkg", [f"y{i}"]).items():
+            files[f"packages/y/{path}"] = text
+    files.update(clique("core", ["k0", "k1", "k2", "k3"]))
+    return files
+
+
+def code_groups(repo: Repo) -> list[list[str]]:
+    document = communities(repo)
+    return sorted(
+        [p for p in c["members"] if p.endswith(".py")]
+        for c in document["communities"].values()
+        if c["kind"] == "code"
+    )
+
+
+def test_no_community_crosses_a_detected_package(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(
+        {**two_tangled_packages(), ".kgtool.yaml": "communities:\n  boundaries: off\n"}
+    )
+    update(repo)
+    tangled = [g for g in code_groups(repo) if any(p.startswith("packages/") for p in g)]
+    assert len(tangled) == 1  # without boundaries the code is one community
+    (repo.root / ".kgtool.yaml").unlink()
+    repo.commit("boundaries by default")
+    update(repo)
+    assert detected(repo) == ["packages/x", "packages/y"]
+    for group in members(repo).values():
+        roots = {"/".join(p.split("/")[:2]) for p in group if p.startswith("packages/")}
+        assert len(roots) <= 1, group
+        assert not roots or all(p.startswith("packages/") for p in group), group
+    assert [p for g in code_groups(repo) for p in g if p.startswith("packages/x/")] == [
+        f"packages/x/pkg/x{i}.py" for i in range(3)
+    ]
+
+
+def test_boundaries_setting_is_validated(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo()
+    assert load_config(repo.root)["communities"]["boundaries"] == "auto"
+    for text, value in [("off", []), ("'off'", []), ("[]", []), ("['libs/*']", ["libs/*"])]:
+        repo.write(".kgtool.yaml", f"communities:\n  boundaries: {text}\n")
+        assert load_config(repo.root)["communities"]["boundaries"] == value, text
+    repo.write(".kgtool.yaml", "communities:\n  boundaries: sometimes\n")
+    with pytest.raises(ManyErrors) as raised:
+        load_config(repo.root)
+    assert "must be auto, off, or a list of package root globs" in str(raised.value)
+
+
+def code_with_data() -> dict[str, str]:
+    files = clique("app", ["a0", "a1", "a2", "a3"])
+    # Code that imports a fixture module: by edges alone the fixture would be the hub.
+    files["app/a0.py"] = "from tests.fixtures.sample import sample\n" + files["app/a0.py"]
+    files["app/a1.py"] = "from tests.fixtures.sample import sample\n" + files["app/a1.py"]
+    files["app/a2.py"] = "from tests.fixtures.sample import sample\n" + files["app/a2.py"]
+    files.update(
+        {
+            "tests/fixtures/sample.py": "def sample():\n    return 1\n",
+            "tests/fixtures/recorded.yaml": "status: 200\n",
+            "app/schema.json": '{"type": "object"}\n',
+            "app/README.md": "# app\n",
+            "README.md": "# project\n",
+            "uv.lock": "version = 1\n",
+        }
+    )
+    return files
+
+
+DATA_FILES = {
+    "README.md",
+    "app/README.md",
+    "app/schema.json",
+    "tests/fixtures/recorded.yaml",
+    "tests/fixtures/sample.py",
+    "uv.lock",
+}
+
+
+def test_docs_and_data_are_kept_apart_from_code(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(code_with_data())
+    update(repo)
+    document = communities(repo)
+    for cid, community in document["communities"].items():
+        data = set(community["members"]) & DATA_FILES
+        if community["kind"] == "code":
+            assert not data, (cid, community["members"])
+            assert not {p for p, _ in community["main_files"]} & DATA_FILES
+        else:
+            assert data == set(community["members"]), (cid, community["members"])
+    assert {
+        p for c in document["communities"].values() if c["kind"] == "data" for p in c["members"]
+    } == DATA_FILES
+    code = community_of(repo, "app/a0.py")
+    assert document["communities"][code]["members"] == [f"app/a{i}.py" for i in range(4)]
+
+    # Files added later (the update that only moves what changed) keep to the same rule.
+    repo.write("app/more.yaml", "more: true\n")
+    repo.write("app/docs/notes.md", "# notes\n")
+    repo.commit("more data beside the code")
+    update(repo)
+    document = communities(repo)
+    for path in ("app/more.yaml", "app/docs/notes.md"):
+        assert document["communities"][document["files"][path]]["kind"] == "data", path
+    assert document["communities"][code]["members"] == [f"app/a{i}.py" for i in range(4)]
+
+    text = (repo.root / ".kg" / "MAP.md").read_text()
+    table, _, folded = text.partition("## Docs and data")
+    assert f"[{code} · " in table
+    for cid in {document["files"][p] for p in DATA_FILES}:
+        assert f"[{cid} · " in folded and f"[{cid} · " not in table
+
+
+def test_an_older_map_migrates_with_ids_carried(make_repo: Callable[..., Repo]) -> None:
+    files = {**two_tangled_packages(), "docs/guide.md": "# guide\n"}
+    repo = make_repo({**files, ".kgtool.yaml": "communities:\n  boundaries: []\n"})
+    update(repo)
+    # The map as an older kgtool committed it: no kinds, no boundaries.
+    path = repo.root / ".kg" / "communities.json"
+    old = json.loads(path.read_text())
+    for community in old["communities"].values():
+        del community["kind"]
+    path.write_text(json.dumps(old, indent=2))
+    (repo.root / ".kgtool.yaml").unlink()
+    repo.commit("the older map")
+
+    out = update(repo)
+    assert (
+        "communities: package boundaries detected (2 packages), code kept apart from docs "
+        "and data:" in out
+    )
+    new = communities(repo)
+    assert all(c["kind"] in ("code", "data") for c in new["communities"].values())
+    core = old["files"]["core/k0.py"]
+    assert new["files"]["core/k0.py"] == core  # untouched by the new rules: same ID
+    tangled = old["files"]["packages/x/pkg/x0.py"]
+    x, y = new["files"]["packages/x/pkg/x0.py"], new["files"]["packages/y/pkg/y0.py"]
+    assert x != y
+    assert tangled in (x, y)  # the split keeps the old ID on one part...
+    fresh = y if x == tangled else x
+    assert new["communities"][fresh]["split_from"] == tangled  # ...and the other remembers it
+    assert int(fresh[1:]) >= old["next_id"]  # new IDs are never reused ones
+    assert "code kept apart" not in update(repo)  # said once, when it happened
+
+
+def test_same_input_gives_the_same_bytes(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo({**two_tangled_packages(), **code_with_data()})
+    update(repo)
+    first = repo.kg_bytes()
+    shutil.rmtree(repo.root / ".kg")
+    update(repo)
+    assert repo.kg_bytes() == first
+
+
+def test_a_one_package_repository_is_unchanged(make_repo: Callable[..., Repo]) -> None:
+    files = {
+        "pyproject.toml": "[project]\nname = 'one'\n",
+        **clique("alpha", ["a0", "a1", "a2"], {"a0": ["beta.b0.beta_b0"]}),
+        **clique("beta", ["b0", "b1", "b2"]),
+    }
+    auto = make_repo(files)
+    # Turned off in pyproject.toml, so that both trees hold the same paths.
+    setting = "\n[tool.kgtool.communities]\nboundaries = []\n"
+    off = make_repo({**files, "pyproject.toml": files["pyproject.toml"] + setting})
+    update(auto)
+    update(off)
+    assert detected(auto) == []
+    assert (auto.root / ".kg/communities.json").read_bytes() == (
+        off.root / ".kg/communities.json"
+    ).read_bytes()
+
+
+def test_a_package_is_clustered_at_the_scale_of_the_repository() -> None:
+    """Boundaries only cut: where no edge crosses a package, they change nothing.
+
+    Clustered alone, two triangles tied by one edge are two communities; beside a package
+    with far more edges they are one (the configuration model's expected weight is over the
+    whole repository), and so they must stay with the package boundary drawn between them.
+    """
+    big = [f"big/f{i:02}.py" for i in range(21)]
+    small = [
+        "small/a0.py",
+        "small/a1.py",
+        "small/a2.py",
+        "small/b0.py",
+        "small/b1.py",
+        "small/b2.py",
+    ]
+    weights = {pair: 1.0 for pair in itertools.combinations(big, 2)}
+    for triangle in (small[:3], small[3:]):
+        weights |= {pair: 1.0 for pair in itertools.combinations(triangle, 2)}
+    weights[("small/a0.py", "small/b0.py")] = 1.0
+    graph = FileGraph(sorted([*big, *small]), dict(sorted(weights.items())))
+    settings = {**copy.deepcopy(DEFAULTS["communities"]), "versions": {}}
+    alone = FileGraph(small, {p: w for p, w in weights.items() if p[0].startswith("small/")})
+    assert len(cluster(alone, {**settings, "boundaries": []})) == 2
+    without = cluster(graph, {**settings, "boundaries": []})
+    assert small in without
+    assert cluster(graph, {**settings, "boundaries": ["big", "small"]}) == without
