@@ -53,7 +53,11 @@ RESOLUTION_TESTS = (
 )
 COMMUNITY_TESTS = ("tests/test_communities.py",)
 IDENTITY_TESTS = ("tests/test_communities_identity.py", *COMMUNITY_TESTS)
-CLUSTER_TESTS = ("tests/test_communities_loose.py", *COMMUNITY_TESTS)
+CLUSTER_TESTS = (
+    "tests/test_communities_loose.py",
+    "tests/test_communities_guards.py",  # the modularity guard, the 3% cap, the settings
+    *COMMUNITY_TESTS,
+)
 STORE_TESTS = (
     "tests/test_store.py",
     "tests/test_faults.py",
