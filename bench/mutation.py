@@ -53,7 +53,12 @@ RESOLUTION_TESTS = (
 )
 COMMUNITY_TESTS = ("tests/test_communities.py",)
 IDENTITY_TESTS = ("tests/test_communities_identity.py", *COMMUNITY_TESTS)
-CLUSTER_TESTS = ("tests/test_communities_loose.py", *COMMUNITY_TESTS)
+CLUSTER_TESTS = (
+    "tests/test_communities_loose.py",
+    "tests/test_communities_guards.py",  # the modularity guard, the 3% cap, the settings
+    "tests/test_communities_placement.py",  # loose files, boundaries, locality on an update
+    *COMMUNITY_TESTS,
+)
 STORE_TESTS = (
     "tests/test_store.py",
     "tests/test_faults.py",
@@ -63,7 +68,11 @@ STORE_TESTS = (
     "tests/test_raw_incremental.py",
 )
 POINTER_TESTS = ("tests/test_playbook_resolve.py", "tests/test_playbook_format.py")
-DRIFT_TESTS = ("tests/test_ontology.py", "tests/test_ontology_offline.py")
+DRIFT_TESTS = (
+    "tests/test_ontology.py",
+    "tests/test_ontology_offline.py",
+    "tests/test_ontology_drift_report.py",
+)
 EVIDENCE_TESTS = ("tests/test_ontology_evidence.py", *DRIFT_TESTS)
 MINER_TESTS = (
     "tests/test_mining_titles.py",
