@@ -115,13 +115,7 @@ def command_parser(
     """The parser of one (sub)command, with the shared options and a ``--help`` that has its
     description, its examples (command line, what it does) and its exit codes: its own, then
     the ones every command shares (the lock's only when it takes the lock)."""
-    parser = subparsers.add_parser(
-        name,
-        help=summary,
-        description=textwrap.dedent(description).strip(),
-        epilog=epilog(examples, exit_codes, locks),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = group_parser(subparsers, name, summary, description, examples, exit_codes, locks)
     add_shared_options(parser)
     return parser
 

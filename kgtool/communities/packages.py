@@ -18,14 +18,20 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import tomllib
 import yaml
 
+from kgtool.raw.build import glob_body
 from kgtool.raw.languages import language_for_path
 from kgtool.raw.languages.base import Manifest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 # Folders whose contents are inputs and recordings, not the repository's code.
 DATA_FOLDERS = frozenset(
@@ -95,25 +101,7 @@ def _members(patterns: list[str], folders: set[str]) -> set[str]:
 
 def _folder_regex(pattern: str) -> re.Pattern[str]:
     """A workspace glob over folders: ``*`` stays in one folder, ``**`` spans any number."""
-    pattern = pattern.strip().removeprefix("./").rstrip("/")
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out))
+    return re.compile(glob_body(pattern.strip().removeprefix("./").rstrip("/")))
 
 
 def _strings(value: Any) -> list[str]:

@@ -141,6 +141,15 @@ def cache_key(config: Config) -> str:
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
     """A gitignore-style glob: ``**`` spans folders, ``*`` and ``?`` stay inside one."""
+    body = glob_body(pattern).rstrip("/")
+    # A pattern without a slash matches at any depth, as in .gitignore; a folder covers its files.
+    prefix = "" if "/" in pattern.rstrip("/") else "(?:.*/)?"
+    return re.compile(f"^{prefix}{body}(?:/.*)?$")
+
+
+def glob_body(pattern: str) -> str:
+    """The regular expression of a glob, unanchored: ``**/`` is any number of folders, ``**``
+    anything, ``*`` and ``?`` stay inside one folder."""
     out, i = [], 0
     while i < len(pattern):
         if pattern.startswith("**/", i):
@@ -158,10 +167,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    body = "".join(out).rstrip("/")
-    # A pattern without a slash matches at any depth, as in .gitignore; a folder covers its files.
-    prefix = "" if "/" in pattern.rstrip("/") else "(?:.*/)?"
-    return re.compile(f"^{prefix}{body}(?:/.*)?$")
+    return "".join(out)
 
 
 def excluded(path: str, patterns: list[str]) -> bool:
