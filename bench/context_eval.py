@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kgtool.read.words import STOP_WORDS  # noqa: E402
+from kgtool.query.words import STOP_WORDS  # noqa: E402
 
 BUDGETS = (4_000, 12_000, 32_000)
 DEFAULT_SOURCES = {

@@ -37,8 +37,8 @@ from raw_speed import CHECKOUT, GIT, RUN_ENV
 
 sys.path.insert(0, str(CHECKOUT))
 from kgtool.config import load_config
-from kgtool.read.impact import impact
-from kgtool.read.kg import load_graph
+from kgtool.query.impact import impact
+from kgtool.query.kg import load_graph
 from kgtool.store import Store
 
 DEFAULT_REPO = "/work/.mirror/pytest-dev+pytest/repo"

@@ -14,7 +14,7 @@ from communities_helpers import community_of
 from conftest import PROJECT_ROOT, Repo, assert_one_line_error
 
 from kgtool.errors import KgError
-from kgtool.read.context import context_for
+from kgtool.query.context import context_for
 
 SHOP_FILES = {
     "payments/__init__.py": "",

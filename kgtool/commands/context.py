@@ -9,7 +9,7 @@ from pathlib import Path
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.errors import KgError
-from kgtool.read.context import FORMATS, bundle_and_render
+from kgtool.query.context import FORMATS, bundle_and_render
 from kgtool.repo import find_root
 
 DEFAULT_BUDGET = 12_000

@@ -14,7 +14,7 @@ import sys
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import context
-from kgtool.read.explain import explain_answer
+from kgtool.query.explain import explain_answer
 
 DESCRIPTION = """\
 What a community (c7), a layer-3 name, a file or a symbol (path::Symbol) is: its label and

@@ -12,7 +12,7 @@ import sys
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import context
-from kgtool.read.impact import impact_answer
+from kgtool.query.impact import impact_answer
 
 DEFAULT_DEPTH = 3
 

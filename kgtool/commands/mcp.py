@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kgtool.read.server import require_sdk, serve
+    from kgtool.query.server import require_sdk, serve
 
     ctx = context(args)
     require_sdk()

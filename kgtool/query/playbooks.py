@@ -16,7 +16,7 @@ from kgtool.errors import KgError
 from kgtool.playbook.check import CheckReport, PlaybookReport, check_against, playbooks_dir
 from kgtool.playbook.layer1 import Layer1
 from kgtool.playbook.parse import Playbook, load_playbooks
-from kgtool.read.kg import MapState, load_map, missing_notice
+from kgtool.query.kg import MapState, load_map, missing_notice
 from kgtool.store import KG_DIR, RAW_FILE, Store
 
 EXECUTABLE = "executable"

@@ -35,7 +35,7 @@ from kgtool.communities.document import COMMUNITIES_FILE, Document
 from kgtool.config import Config, load_config
 from kgtool.errors import KgError
 from kgtool.ontology.model import Ontology, load_ontology
-from kgtool.read.words import identifier_words
+from kgtool.query.words import identifier_words
 from kgtool.repo import tracked_files
 from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write
 
@@ -72,7 +72,7 @@ class LayerIndex(NamedTuple):
 
     file_lines: dict[str, int]  # path -> lines
     symbols: dict[str, list[Symbol]]  # path -> its symbols, in source order
-    # The words of layer 1 (see kgtool.read.words): word -> paths whose path holds it, and
+    # The words of layer 1 (see kgtool.query.words): word -> paths whose path holds it, and
     # word -> symbols whose name holds it.
     path_words: dict[str, tuple[str, ...]]
     symbol_words: dict[str, list[Symbol]]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kgtool.read.kg import MapState
+from kgtool.query.kg import MapState
 from kgtool.store import PAGES_DIR, Store
 
 UNLABELLED = "unlabelled"

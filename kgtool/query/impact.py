@@ -18,7 +18,7 @@ from typing import Any
 
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.read.kg import (
+from kgtool.query.kg import (
     DEPENDENCY_TYPES,
     KgGraph,
     cid_order,
@@ -26,7 +26,7 @@ from kgtool.read.kg import (
     require_node,
     stale_notice,
 )
-from kgtool.read.labels import Labels
+from kgtool.query.labels import Labels
 from kgtool.repo import paths_differing, resolve_commit
 from kgtool.store import KG_DIR, RAW_FILE, Store, pretty_json
 

@@ -28,9 +28,9 @@ from typing import Any
 
 from kgtool.errors import KgError
 from kgtool.ontology.model import ONTOLOGY_FILE
-from kgtool.read.kg import COMMUNITIES_FILE, MapState, Symbol, load_map, missing_notice
-from kgtool.read.labels import Labels
-from kgtool.read.words import MEET_LENGTH, identifier_words, meet, meets_any, task_terms
+from kgtool.query.kg import COMMUNITIES_FILE, MapState, Symbol, load_map, missing_notice
+from kgtool.query.labels import Labels
+from kgtool.query.words import MEET_LENGTH, identifier_words, meet, meets_any, task_terms
 from kgtool.store import KG_DIR, PAGES_DIR, RAW_FILE
 
 FORMATS = ("markdown", "json")
@@ -133,7 +133,7 @@ class FileMatch:
 
 
 class Index:
-    """The repository's words (layer 1's, read by kgtool.read.kg), to meet a task's.
+    """The repository's words (layer 1's, read by kgtool.query.kg), to meet a task's.
 
     Words are bucketed by their first letters, so that a task word is compared only with the
     words it could meet.
@@ -250,7 +250,7 @@ def _playbook_words(playbook: Any) -> set[str]:
 def _matching_playbooks(
     state: MapState, task: str, terms: list[str], weights: dict[str, float], index: Index
 ) -> list[tuple[PlaybookMatch, list[str]]]:
-    from kgtool.read.playbooks import read_playbooks
+    from kgtool.query.playbooks import read_playbooks
 
     playbooks = read_playbooks(state)
     if not playbooks or not terms:
@@ -295,7 +295,7 @@ def playbooks_folder(state: MapState) -> str:
 
 def _check(state: MapState, playbooks: list[Any]) -> dict[str, Any]:
     """The verdicts of these playbooks; empty when there is no graph to check against."""
-    from kgtool.read.playbooks import check_with_map
+    from kgtool.query.playbooks import check_with_map
 
     report = check_with_map(state, playbooks)
     return {r.playbook.path: r for r in report.playbooks} if report else {}

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 from kgtool.communities.counts import describe_counts
 from kgtool.config import Config
 from kgtool.errors import KgError
-from kgtool.read.kg import Edge, KgGraph, MapState, cid_order, did_you_mean, load_map
-from kgtool.read.labels import CommunityText, Labels
+from kgtool.query.kg import Edge, KgGraph, MapState, cid_order, did_you_mean, load_map
+from kgtool.query.labels import CommunityText, Labels
 
 if TYPE_CHECKING:
-    from kgtool.read.playbooks import PlaybookStatus
+    from kgtool.query.playbooks import PlaybookStatus
 from kgtool.store import KG_DIR, PAGES_DIR, Store, pretty_json
 
 SHOWN_FILES = 30  # members listed before "N more": the community page lists them all
@@ -47,7 +47,7 @@ def _statuses(state: MapState) -> list[PlaybookStatus]:
     folder = state.root / str(state.config.section("playbooks")["dir"]).strip().rstrip("/")
     if not folder.is_dir() or not any(folder.rglob("*.md")):
         return []
-    from kgtool.read.playbooks import playbook_statuses  # the checker costs its imports
+    from kgtool.query.playbooks import playbook_statuses  # the checker costs its imports
 
     return playbook_statuses(state.root, state.config, state.store, state)
 

@@ -1,6 +1,6 @@
 """The read path: answers from ``.kg/`` and ``playbooks/`` for agents and people.
 
 Nothing here parses source or runs Leiden: every answer is read from what ``kgtool update``
-wrote, through one loader (``kgtool.read.kg``), and says so in the same words when that is
+wrote, through one loader (``kgtool.query.kg``), and says so in the same words when that is
 missing or older than the working tree.
 """

@@ -22,10 +22,10 @@ from kgtool import __version__
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.ontology.map import MAP_FILE
-from kgtool.read.explain import explain_answer
-from kgtool.read.impact import impact_answer
-from kgtool.read.kg import load_map, missing_notice
-from kgtool.read.playbooks import EXECUTABLE, PlaybookStatus, find_playbook, playbook_statuses
+from kgtool.query.explain import explain_answer
+from kgtool.query.impact import impact_answer
+from kgtool.query.kg import load_map, missing_notice
+from kgtool.query.playbooks import EXECUTABLE, PlaybookStatus, find_playbook, playbook_statuses
 from kgtool.store import KG_DIR, PAGES_DIR, Store
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ def build_server(root: Path, config: Config, store: Store) -> MCPServer:
 
 
 def _add_context_tool(server: MCPServer, root: Path) -> None:
-    from kgtool.read.context import context_for
+    from kgtool.query.context import context_for
 
     @server.tool(
         name="context",
