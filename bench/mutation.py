@@ -45,6 +45,7 @@ MUTMUT_VERSION = "3.8.1"
 RESOLUTION_TESTS = (
     "tests/test_raw_python.py",
     "tests/test_raw_inherits.py",
+    "tests/test_raw_python_values.py",  # calls bound through values
     "tests/test_lang_go.py",
     "tests/test_lang_java.py",
     "tests/test_lang_javascript.py",
@@ -57,6 +58,7 @@ CLUSTER_TESTS = (
     "tests/test_communities_loose.py",
     "tests/test_communities_guards.py",  # the modularity guard, the 3% cap, the settings
     "tests/test_communities_placement.py",  # loose files, boundaries, locality on an update
+    "tests/test_communities_packages.py",  # detected packages, code apart from docs and data
     *COMMUNITY_TESTS,
 )
 STORE_TESTS = (

@@ -141,3 +141,31 @@ def test_a_file_follows_a_neighbour_that_left_with_files_from_another_community(
     previous |= {path: "c2" for path in [*b, *split]} | {path: "c3" for path in heavy}
     groups = cluster(graph, SETTINGS, previous, {*split, "a/u.py"})
     assert groups == [a, sorted(["a/u.py", "a/v.py", *split]), b, heavy]
+
+
+def test_a_loose_code_file_joins_the_community_most_of_its_folder_is_in() -> None:
+    """A code file with no edges joins the community that holds most of its folder's
+    connected files, not the one that holds fewest. Guards the count in ``_group_loose``
+    (``home[...] += 1`` turned into ``-= 1`` picks the minority)."""
+    majority = [f"app/{name}.py" for name in "abc"]
+    minority = ["app/d.py", "lib/w.py", "lib/x.py", "lib/y.py"]
+    files = sorted([*majority, *minority, "app/loose.py"])
+    graph = FileGraph(files, weighted_clique(majority) | weighted_clique(minority))
+    groups = cluster(graph, SETTINGS)
+    assert_each_file_once(groups, files)
+    assert group_of(groups, "app/loose.py") == sorted([*majority, "app/loose.py"])
+
+
+def test_a_new_file_starts_in_the_community_most_of_its_neighbours_are_in() -> None:
+    """Warm start: a new file's first community is the one with the most weight among its
+    neighbours, ties to the lower ID; never the ID that sorts first as text (c10 < c2).
+    Guards the vote in ``initial_membership``."""
+    from kgtool.communities.cluster import initial_membership
+
+    files = ["a.py", "b.py", "c.py", "new.py"]
+    previous = {"a.py": "c2", "b.py": "c2", "c.py": "c10"}
+    neighbours = {"new.py": {"a.py": 1.0, "b.py": 1.0, "c.py": 1.0}}
+    membership = initial_membership(files, previous, neighbours)
+    assert membership is not None
+    assert membership[files.index("new.py")] == membership[files.index("a.py")]
+    assert membership[files.index("a.py")] != membership[files.index("c.py")]
