@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from kgtool.file_kinds import in_data_folder, is_data_folder
 from kgtool.raw.build import glob_body
 from kgtool.raw.languages import language_for_path
 from kgtool.raw.languages.base import Manifest
@@ -33,25 +34,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-# Folders whose contents are inputs and recordings, not the repository's code.
-DATA_FOLDERS = frozenset(
-    {
-        "__fixtures__",
-        "__snapshots__",
-        "cassettes",
-        "fixtures",
-        "snapshots",
-        "testdata",
-        "test_data",
-    }
-)
 MANIFESTS = frozenset({"package.json", "go.mod", "Cargo.toml", "pyproject.toml", "setup.py"})
 
 Reader = Callable[[str], bytes | None]  # repository-relative path -> content, None if unreadable
-
-
-def in_data_folder(path: str) -> bool:
-    return any(part in DATA_FOLDERS for part in path.split("/")[:-1])
 
 
 def is_code(path: str) -> bool:
@@ -70,7 +55,7 @@ def detect_packages(files: Iterable[str], read: Reader) -> list[str]:
             folders_with.setdefault(name, set()).add(folder)
     roots: set[str] = set()
     for folders in folders_with.values():
-        roots |= {folder for folder in folders if folder and not in_data_folder(folder + "/x")}
+        roots |= {folder for folder in folders if folder and not is_data_folder(folder)}
     # Declared members count even inside a data-named folder: the repository says so.
     roots |= _members(_npm_workspaces(read), folders_with.get("package.json", set()))
     roots |= _members(_pnpm_workspaces(read), folders_with.get("package.json", set()))

@@ -157,16 +157,3 @@ class Abstractor:
 
 def is_abstract(item: str) -> bool:
     return NAME in item or NUMBER in item
-
-
-def is_test(path: str) -> bool:
-    lower = path.lower()
-    name = posixpath.basename(lower)
-    parts = lower.split("/")[:-1]
-    return (
-        any(p in ("test", "tests", "testing", "__tests__", "spec", "specs") for p in parts)
-        or name.startswith("test_")
-        or (name.startswith("test") and "." not in name)
-        or re.search(r"[._-](test|spec)\.[a-z]+$", name) is not None
-        or name.endswith("_test.go")
-    )

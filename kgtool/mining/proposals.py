@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.errors import KgError
+from kgtool.file_kinds import is_test
 from kgtool.mining.history import ChangeSet
-from kgtool.mining.paths import is_abstract, is_test
+from kgtool.mining.paths import is_abstract
 from kgtool.mining.patterns import Pattern, title_words
 from kgtool.playbook.concepts import ConceptIndex
 from kgtool.playbook.model import PROPOSED, Playbook

@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from kgtool.communities.identity import id_number
+from kgtool.file_kinds import DATA_FOLDERS, TEST_FOLDERS, in_data_folder, is_test
 from kgtool.ontology.items import CommunityItem, CommunityText, EdgeItem, LabelBatch, TypedCounts
 from kgtool.ontology.validate import (  # what a label may be, whoever wrote it
     MAX_NAME_CHARS,
@@ -76,10 +77,6 @@ FILE_NOUNS = {
     ".lock": "lock files",
 }
 
-_TEST_DIRS = "test tests __tests__ spec specs e2e testing integration_tests"
-TEST_DIRS = frozenset(_TEST_DIRS.split())
-_FIXTURE_DIRS = "fixtures fixture testdata test_data __fixtures__ __snapshots__"
-FIXTURE_DIRS = frozenset(_FIXTURE_DIRS.split())
 _EXAMPLE_DIRS = "examples example samples sample demo demos _examples"
 EXAMPLE_DIRS = frozenset(_EXAMPLE_DIRS.split())
 _DOC_DIRS = "docs doc documentation site website book guide guides manual"
@@ -94,10 +91,6 @@ apps packages crates modules cmd"""
 GENERIC_DIRS = frozenset(_GENERIC_DIRS.split())
 _REVERSE_DOMAIN = "com org net io dev co edu gov"
 REVERSE_DOMAIN = frozenset(_REVERSE_DOMAIN.split())
-TEST_NAME = re.compile(
-    r"^(test_.*|.*_test|.*_tests|.*\.test|.*\.spec|.*_spec|conftest|test.+\.java|.+tests?\.java)$",
-    re.I,
-)
 PROJECT_DOCS = re.compile(
     r"^(readme|(un)?licen[cs]e|copying|notice|changelog|changes|history|news|contributing|"
     r"code_of_conduct|conduct|security|maintainers|authors|contributors|citation|support)"
@@ -254,9 +247,9 @@ def file_role(path: str) -> str:
     folders = [p.lower() for p in parts[:-1]]
     name = parts[-1]
     _, ext = split_ext(name)
-    if any(f in FIXTURE_DIRS for f in folders):
+    if in_data_folder(path):
         return "fixture"
-    if any(f in TEST_DIRS for f in folders) or TEST_NAME.match(split_ext(name)[0]):
+    if is_test(path):
         return "test"
     if any(f in EXAMPLE_DIRS for f in folders):
         return "example"
@@ -599,8 +592,8 @@ def profile(item: CommunityItem) -> Profile:
     if kind == "setup":
         home = home.split("/")[0]  # .github/, not .github/workflows/: its parts are the items
     drop = {
-        "test": TEST_DIRS,
-        "fixture": FIXTURE_DIRS | TEST_DIRS,
+        "test": TEST_FOLDERS,
+        "fixture": DATA_FOLDERS | TEST_FOLDERS,
         "example": EXAMPLE_DIRS,
         "doc": DOC_FOLDERS,
     }.get(kind, frozenset())

@@ -1,0 +1,57 @@
+"""What a path is by its folders and name alone: data and tests.
+
+One definition for the three places that ask: layer 2 keeps data apart from code, layer 3's
+offline labeler gives each file a role, and the miner tells a change's tests from its code.
+Folder names are compared lower-cased (``Fixtures/`` is data too).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+# Folders whose contents are inputs and recordings for tests, not the repository's code.
+DATA_FOLDERS = frozenset(
+    {
+        "fixtures",
+        "fixture",
+        "testdata",
+        "test_data",
+        "__fixtures__",
+        "__snapshots__",
+        "snapshots",
+        "cassettes",
+    }
+)
+TEST_FOLDERS = frozenset(
+    {"test", "tests", "__tests__", "spec", "specs", "e2e", "testing", "integration_tests"}
+)
+# A test file's name without its last extension: test_x, x_test, x.test, x-spec, conftest.
+TEST_NAME = re.compile(r"^(test_.*|.*[_.-]tests?|.*[_.-]spec|conftest)$", re.I)
+# JUnit's conventions, case and all: TestParser, ParserTest, ParserTests.
+JVM_TEST_NAME = re.compile(r"^(Test[A-Z]\w*|\w+Tests?)$")
+JVM_EXTENSIONS = (".java", ".kt", ".scala", ".groovy")
+
+
+def folders_of(path: str) -> list[str]:
+    """The folders ``path`` sits in, lower-cased, outermost first."""
+    return [part.lower() for part in path.split("/")[:-1]]
+
+
+def is_data_folder(folder: str) -> bool:
+    """Whether ``folder`` (a repository-relative folder) is, or lies inside, a data folder."""
+    return any(part.lower() in DATA_FOLDERS for part in folder.split("/") if part)
+
+
+def in_data_folder(path: str) -> bool:
+    return any(folder in DATA_FOLDERS for folder in folders_of(path))
+
+
+def is_test(path: str) -> bool:
+    """A test file: under a test folder, or named as test runners name them."""
+    stem, ext = posixpath.splitext(posixpath.basename(path))
+    return (
+        any(folder in TEST_FOLDERS for folder in folders_of(path))
+        or bool(TEST_NAME.match(stem))
+        or (ext in JVM_EXTENSIONS and bool(JVM_TEST_NAME.match(stem)))
+    )
