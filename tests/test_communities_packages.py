@@ -331,3 +331,21 @@ def test_a_package_is_clustered_at_the_scale_of_the_repository() -> None:
     without = cluster(graph, {**settings, "boundaries": []})
     assert small in without
     assert cluster(graph, {**settings, "boundaries": ["big", "small"]}) == without
+
+
+def test_a_second_update_with_detected_packages_reuses_layer_2(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """With ``boundaries: auto`` the packages are found while clustering; the cache of layer 2
+    must still be keyed by the settings as configured, or every update (every commit's hook)
+    clusters and draws the map again. Guards the key written after ``with_packages``."""
+    from kgtool.commands._common import Context
+    from kgtool.commands.update import refresh
+    from kgtool.store import Store
+
+    repo = make_repo({**two_tangled_packages(), **code_with_data()})
+    update(repo)
+    assert detected(repo) == ["packages/x", "packages/y"]
+    ctx = Context(repo.root, load_config(repo.root), Store(repo.root))
+    _, layer2 = refresh(ctx, write=True, rebaseline=False)
+    assert layer2.outputs == {} and not layer2.changed  # answered from the cache

@@ -328,8 +328,11 @@ def update_communities(
         graph = file_graph(list(folded), folded, settings)
     else:
         graph = build_file_graph(read_raw(raw_content.decode("utf-8")), settings)
-    settings = with_packages(settings, root, graph.files)
-    document, reclustered = compute(graph, settings, previous, rebaseline)
+    # The cache key stays the settings as configured: the packages they resolve to are a
+    # function of the raw graph, which the key holds already.
+    document, reclustered = compute(
+        graph, with_packages(settings, root, graph.files), previous, rebaseline
+    )
     outputs = {COMMUNITIES_FILE: pretty_json(document).encode("utf-8")}
     if drawn is not None:
         outputs.update(drawn.render(document))
