@@ -35,6 +35,9 @@ class CheckOutcome:
     # The playbook check's whole report, kept so that `kgtool ci` can tell which playbooks a
     # change touches without resolving every pointer a second time.
     playbooks: CheckReport | None = None
+    # Layer 2 as `kgtool update` would write it now (the communities check computes it), kept
+    # so that `kgtool ci` draws a stale map's changelog without clustering a second time.
+    communities: dict | None = None
     seconds: float = 0.0  # how long the check took (-v)
 
     @property
@@ -59,7 +62,7 @@ def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     # Layer 2 as `kgtool update` would make it now, from the raw graph it would write, not the
     # one on disk: a stale raw.jsonl must not make stale communities look up to date.
     result = layer2_from(ctx, raw, write=False)
-    return CheckOutcome("communities", stale_findings(None, result))
+    return CheckOutcome("communities", stale_findings(None, result), communities=result.document)
 
 
 def check_playbooks(ctx: Context, raw: UpdateResult) -> CheckOutcome:

@@ -21,7 +21,7 @@ from typing import Any
 from kgtool.commands._common import Context
 from kgtool.commands.check import CheckOutcome, run_checks
 from kgtool.commands.diff import WORKING_TREE, changelog, default_base
-from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_communities
+from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.communities.diff import render_markdown, render_text, touched_communities
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
@@ -29,7 +29,7 @@ from kgtool.findings import Finding, unique
 from kgtool.ontology.changes import change_lines
 from kgtool.playbook.check import CheckReport
 from kgtool.playbook.model import ERROR, RETIRED
-from kgtool.raw.build import UpdateResult, update_raw
+from kgtool.raw.build import update_raw
 from kgtool.repo import (
     default_branch,
     head_commit,
@@ -289,25 +289,23 @@ def gather(
     try:
         report.changed = paths_differing(ctx.root, base.commit)
         report.relevant = relevant_playbooks(playbooks, report.changed)
-        with ctx.store.lock():
-            head = _head_document(ctx, raw, report.stale)
-        report.diff = changelog(ctx, base.commit, None, head)
+        report.diff = changelog(ctx, base.commit, None, _head_document(ctx, report.outcomes))
     except KgError as error:
         # A broken map at the base must not hide the verdicts, which do not need it.
         report.not_checked = f"the comparison with the base failed: {error}"
     return report
 
 
-def _head_document(ctx: Context, raw: UpdateResult, stale: bool) -> dict:
-    """Layer 2 of the working tree, as ``kgtool update`` would write it."""
+def _head_document(ctx: Context, outcomes: list[CheckOutcome]) -> dict:
+    """Layer 2 of the working tree, as ``kgtool update`` would write it: the communities
+    check computed it; the map on disk only when that check could not run."""
+    computed = next((o.communities for o in outcomes if o.communities is not None), None)
+    if computed is not None:
+        return computed
     data = ctx.store.read_bytes(COMMUNITIES_FILE)
-    if not stale and data is not None:
-        return parse_document(data)  # just checked: the map on disk is that one
-    # Not update's layer2_from(): the changelog compares documents, and drawing the map's
-    # pages as well would only add work.
-    return update_communities(
-        ctx.root, ctx.config, ctx.store, raw.content, write=False, edges=raw.file_edges
-    ).document
+    if data is None:
+        raise KgError(f".kg/{COMMUNITIES_FILE} does not exist: run `kgtool update`")
+    return parse_document(data)
 
 
 # --- plain text -----------------------------------------------------------------------------
