@@ -11,7 +11,7 @@ import posixpath
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
-from kgtool.raw.languages.base import UNBINDABLE, Language, ModuleTarget
+from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget
 from kgtool.raw.model import AssignFact, FileFacts, ImportFact
 
 if TYPE_CHECKING:
@@ -27,6 +27,8 @@ Runtime RuntimeException Short StrictMath String StringBuffer StringBuilder Syst
 ThreadLocal Throwable UnsupportedOperationException Void Record
 """
 JAVA_LANG = frozenset(_JAVA_LANG_NAMES.split())
+# Calls followed down one receiver (``a.b().c().d()``); a longer chain is not typed.
+MAX_CHAIN = 8
 
 
 class Java(Language):
@@ -42,6 +44,8 @@ class Java(Language):
     name_types: ClassVar[frozenset[str]] = frozenset({"identifier", "type_identifier"})
     builtins: ClassVar[frozenset[str]] = JAVA_LANG
     implicit_this = True
+    # Declared types of variables, fields and results type the receivers of calls.
+    value_flow: ClassVar[bool] = True
 
     # ---- extraction -----------------------------------------------------------------------
 
@@ -61,6 +65,28 @@ class Java(Language):
             return UNBINDABLE, UNBINDABLE
         receiver, _, name = dotted.rpartition(".")
         return receiver, name
+
+    def receiver_name(self, node: Node) -> str:
+        """A call's result as a receiver is written with CALL_RESULT: ``getStore().save()`` has
+        the receiver ``getStore()``, ``a.b().c()`` the receiver ``a.b()``."""
+        suffix: list[str] = []
+        for _ in range(MAX_CHAIN):
+            if node.type == "parenthesized_expression" and node.named_child_count == 1:
+                node = node.named_child(0)  # type: ignore[assignment]
+            elif node.type == "method_invocation":
+                name, obj = node.child_by_field_name("name"), node.child_by_field_name("object")
+                if name is None:
+                    return ""
+                suffix.append(f"{self.node_text(name)}{CALL_RESULT}")
+                if obj is None:
+                    return ".".join(reversed(suffix))
+                node = obj
+            else:
+                break
+        else:
+            return ""
+        head = super().receiver_name(node)
+        return ".".join([head, *reversed(suffix)]) if head else ""
 
     def _constructed_class(self, node: Node) -> tuple[str, str]:
         """``super(...)`` names the class in ``extends``; ``this(...)`` the enclosing class."""
@@ -124,7 +150,7 @@ class Java(Language):
         # A field is reached as ``field`` and as ``this.field``.
         classes = {s.qualname for s in facts.symbols if s.kind != "method"}
         fields = [
-            AssignFact(a.line, a.scope, f"this.{a.var}", a.callee)
+            AssignFact(a.line, a.scope, f"this.{a.var}", a.callee, a.kind)
             for a in facts.assigns
             if a.scope in classes
         ]
