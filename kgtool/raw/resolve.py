@@ -765,13 +765,33 @@ class FileResolver:
             found = self.index.find_method(class_id, call.name)
             if found is not None and found.kind == "symbol":
                 methods.add(found.symbol)
+        if not methods and not self.language.static_types:
+            return False  # a subclass's method, called on a value typed as its base
         if not methods:
-            return False
+            # The receiver's classes are known, and a compiler checked that the method is
+            # theirs: it is one their bases outside the repository give, or one no
+            # statement shows; a method of that name in another class is not it.
+            if any(self._outside_base(class_id) for class_id in classes):
+                self.result.external_calls[caller] += 1
+            else:
+                self._unresolved(caller, call.name)
+            return True
         if len(methods) == 1:
             self._edge(caller, "calls", methods.pop(), call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
         else:
             self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(methods)))
         return True
+
+    def _outside_base(self, class_id: str, depth: int = 0) -> bool:
+        """Whether the class, or a base of it, names a base that binds to no class here."""
+        path, _, qualname = class_id.partition("::")
+        facts = self.index.facts.get(path)
+        if facts is None or depth > MAX_LOOKUP_DEPTH:
+            return False
+        bound = self.index.bases_of(class_id)
+        if sum(1 for base in facts.bases if base.owner == qualname) > len(bound):
+            return True
+        return any(self._outside_base(base, depth + 1) for base in bound)
 
     def _alias_call(self, caller: str, call: CallFact) -> bool:
         """``f = g; f()`` calls g, INFERRED: f may be rebound where the statements do not show.

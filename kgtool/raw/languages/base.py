@@ -111,6 +111,9 @@ class Language:
     # Whether receivers are typed through stated types, aliases and return values (Python):
     # what ``RepoIndex.value_types`` reads.
     value_flow: ClassVar[bool] = False
+    # Whether a compiler checks that a method called on a value of a declared type is that
+    # type's (Go, Java): then a method the type lacks is never another type's of that name.
+    static_types: ClassVar[bool] = False
 
     # ---- extraction -----------------------------------------------------------------------
 

@@ -56,6 +56,7 @@ class Go(Language):
     self_words: ClassVar[frozenset[str]] = frozenset({"self"})
     # Declared types of variables, fields and results type the receivers of calls.
     value_flow: ClassVar[bool] = True
+    static_types: ClassVar[bool] = True
 
     # ---- extraction -----------------------------------------------------------------------
 

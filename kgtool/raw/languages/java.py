@@ -46,6 +46,7 @@ class Java(Language):
     implicit_this = True
     # Declared types of variables, fields and results type the receivers of calls.
     value_flow: ClassVar[bool] = True
+    static_types: ClassVar[bool] = True
 
     # ---- extraction -----------------------------------------------------------------------
 
