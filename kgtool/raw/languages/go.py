@@ -88,11 +88,14 @@ class Go(Language):
     def receiver_name(self, node: Node) -> str:
         """The receiver as ``CallFact`` writes it, through what the syntax states: a call's
         result ``s.Store().Save()`` is ``s.Store()``; a type assertion ``v.(*T)`` and a
-        composite literal ``T{}`` are a value of the type they name, ``T``."""
+        composite literal ``T{}`` (or its address) are a value of the type they name, ``T``."""
         suffix: list[str] = []
         for _ in range(MAX_CHAIN):
             while node.type == "parenthesized_expression" and node.named_child_count == 1:
                 node = node.named_child(0)  # type: ignore[assignment]
+            operand = node.child_by_field_name("operand")
+            if node.type == "unary_expression" and operand is not None:
+                node = operand  # (&T{}).M(): the address of a T
             if node.type == "call_expression":
                 function = node.child_by_field_name("function")
                 if function is None:
