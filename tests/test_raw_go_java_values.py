@@ -513,3 +513,45 @@ def test_a_changed_result_or_field_type_rebinds_callers_in_other_files(repo: Rep
         (f"{REPO_JAVA}::Repo.save", "INFERRED", 5),
     }
     assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build()
+
+
+def test_java_constructor_parameters_are_no_fields_and_overloads_of_two_kinds_bind_nothing(
+    repo: Repo,
+) -> None:
+    repo.build(
+        {
+            **JAVA_STORE_FILES,
+            f"{JAVA_DIR}/app/Node.java": """\
+                package com.acme.app;
+
+                import com.acme.store.Store;
+
+                class Node {
+                    private Store store;
+
+                    Node(String store) {
+                        this.store = Store.open();
+                        store.trim();
+                    }
+
+                    String text() { return ""; }
+
+                    Node text(String value) { return this; }
+
+                    void use() {
+                        store.save("a");
+                        text().equals("b");
+                    }
+                }
+                """,
+        }
+    )
+    node = f"{JAVA_DIR}/app/Node.java"
+    # The constructor's String parameter named like the field does not make the field a
+    # String: store.save() binds; text() returns a String or a Node (two overloads), so
+    # equals is neither String's for sure nor Node's: unresolved.
+    assert calls_of(repo, f"{node}::Node.use") == {
+        (f"{STORE_JAVA}::Store.save", "INFERRED", 18),
+        (f"{node}::Node.text", "EXTRACTED", 19),
+    }
+    assert repo.nodes()[f"{node}::Node.use"]["unresolved_calls"] == {"equals": 1}

@@ -760,6 +760,11 @@ class FileResolver:
             if external:
                 self.result.external_calls[caller] += 1
             return external
+        if external and self.language.static_types:
+            # A type of the repository or one from outside it (overloads declared to return
+            # a String or a TextNode): which one has the method is not known.
+            self._unresolved(caller, call.name)
+            return True
         methods = set()
         for class_id in classes:
             found = self.index.find_method(class_id, call.name)

@@ -148,8 +148,25 @@ class Java(Language):
         return {}
 
     def refine(self, facts: FileFacts, root: Node) -> None:
-        # A field is reached as ``field`` and as ``this.field``.
         classes = {s.qualname for s in facts.symbols if s.kind != "method"}
+        # A constructor is no symbol: its parameters and locals are stated in the class's
+        # scope, where they would read as fields. One named like a field (``Store store``
+        # assigned to ``this.store``) is dropped: the field is what it is stored as.
+        inside = _initialiser_lines(root)
+        if inside:
+            outside = {
+                (a.scope, a.var)
+                for a in facts.assigns
+                if a.scope in classes and not any(s <= a.line <= e for s, e in inside)
+            }
+            facts.assigns = [
+                a
+                for a in facts.assigns
+                if a.scope not in classes
+                or (a.scope, a.var) not in outside
+                or not any(s <= a.line <= e for s, e in inside)
+            ]
+        # A field is reached as ``field`` and as ``this.field``.
         fields = [
             AssignFact(a.line, a.scope, f"this.{a.var}", a.callee, a.kind)
             for a in facts.assigns
@@ -189,6 +206,36 @@ class Java(Language):
             return near  # the unnamed package: one folder, not the whole repository
         # The same package in another source root (main and test) is visible too.
         return near + [p for p in peers if posixpath.dirname(p) != folder]
+
+
+# Where constructors and initialisers hang in the tree: type declarations and their bodies.
+_DECLARATIONS = frozenset(
+    {
+        "program",
+        "class_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "class_body",
+        "enum_body",
+        "enum_body_declarations",
+    }
+)
+_INITIALISERS = frozenset(
+    {"constructor_declaration", "compact_constructor_declaration", "static_initializer", "block"}
+)
+
+
+def _initialiser_lines(root: Node) -> list[tuple[int, int]]:
+    """(first, last) lines of each constructor and initialiser block of the file's classes."""
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        for child in node.named_children:
+            if child.type in _INITIALISERS:
+                found.append((child.start_point[0] + 1, child.end_point[0] + 1))
+            elif child.type in _DECLARATIONS:
+                stack.append(child)
+    return found
 
 
 def _assign_order(assign: AssignFact) -> tuple[int, str, str]:
