@@ -437,6 +437,9 @@ def test_java_values_nothing_types_stay_unresolved(repo: Repo) -> None:
     assert node["external_calls"] == 3
 
 
+VARS_GO = 'package main\n\nimport "example.com/app/store"\n\nvar fallback = &store.Store{}\n'
+
+
 def test_a_changed_result_or_field_type_rebinds_callers_in_other_files(repo: Repo) -> None:
     repo.build(
         {
@@ -460,8 +463,10 @@ def test_a_changed_result_or_field_type_rebinds_callers_in_other_files(repo: Rep
 
                 func (s *Server) serve() {
                     s.backend.Save("b")
+                    fallback.Save("c")
                 }
                 """,
+            "vars.go": VARS_GO,
             **JAVA_STORE_FILES,
             f"{JAVA_DIR}/app/Maker.java": """\
                 package com.acme.app;
@@ -485,7 +490,11 @@ def test_a_changed_result_or_field_type_rebinds_callers_in_other_files(repo: Rep
     )
     user = f"{JAVA_DIR}/app/User.java::User.use"
     assert (f"{S}::Store.Save", "INFERRED", 10) in calls_of(repo, "main.go::main")
-    assert calls_of(repo, "serve.go::Server.serve") == {(f"{S}::Store.Save", "INFERRED", 4)}
+    # A package-level variable of another file of the package types its calls too.
+    assert calls_of(repo, "serve.go::Server.serve") == {
+        (f"{S}::Store.Save", "INFERRED", 4),
+        (f"{S}::Store.Save", "INFERRED", 5),
+    }
     assert (f"{STORE_JAVA}::Store.save", "INFERRED", 5) in calls_of(repo, user)
     # New returns a Disk now; the field holds a Disk; make returns the interface Repo.
     repo.write(
@@ -497,6 +506,8 @@ def test_a_changed_result_or_field_type_rebinds_callers_in_other_files(repo: Rep
     )
     main_go = (repo.root / "main.go").read_text()
     repo.write("main.go", main_go.replace("*store.Store", "*store.Disk"))
+    vars_go = (repo.root / "vars.go").read_text()
+    repo.write("vars.go", vars_go.replace("&store.Store{}", "&store.Disk{}"))
     repo.write(
         f"{JAVA_DIR}/app/Maker.java",
         "package com.acme.app;\n\nimport com.acme.store.Repo;\nimport com.acme.store.Store;\n\n"
@@ -505,8 +516,11 @@ def test_a_changed_result_or_field_type_rebinds_callers_in_other_files(repo: Rep
     repo.commit()
     assert repo.kg("update").code == 0
     assert (f"{S}::Disk.Save", "INFERRED", 10) in calls_of(repo, "main.go::main")
-    # serve.go did not change: its call re-binds through the field's new type.
-    assert calls_of(repo, "serve.go::Server.serve") == {(f"{S}::Disk.Save", "INFERRED", 4)}
+    # serve.go did not change: its calls re-bind through the field's and the variable's types.
+    assert calls_of(repo, "serve.go::Server.serve") == {
+        (f"{S}::Disk.Save", "INFERRED", 4),
+        (f"{S}::Disk.Save", "INFERRED", 5),
+    }
     # User.java did not change: its call re-binds through make's new result type.
     assert calls_of(repo, user) == {
         (f"{JAVA_DIR}/app/Maker.java::Maker.make", "INFERRED", 5),
@@ -555,3 +569,22 @@ def test_java_constructor_parameters_are_no_fields_and_overloads_of_two_kinds_bi
         (f"{node}::Node.text", "EXTRACTED", 19),
     }
     assert repo.nodes()[f"{node}::Node.use"]["unresolved_calls"] == {"equals": 1}
+
+
+def test_a_package_variable_retyped_in_its_file_rebinds_the_package_s_other_files(
+    repo: Repo,
+) -> None:
+    repo.build(
+        {
+            "go.mod": GO_MOD,
+            S: STORE_GO,
+            "vars.go": VARS_GO,
+            "use.go": 'package main\n\nfunc use() {\n    fallback.Save("a")\n}\n',
+        }
+    )
+    assert calls_of(repo, "use.go::use") == {(f"{S}::Store.Save", "INFERRED", 4)}
+    repo.write("vars.go", (repo.root / "vars.go").read_text().replace("Store{}", "Disk{}"))
+    repo.commit()
+    assert repo.kg("update").code == 0
+    assert calls_of(repo, "use.go::use") == {(f"{S}::Disk.Save", "INFERRED", 4)}
+    assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build()

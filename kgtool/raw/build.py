@@ -399,7 +399,12 @@ def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
     for assign in facts.assigns:
         if assign.var == RETURNS:
             found.add((assign.scope, assign.callee, assign.kind))
-        elif assign.scope in classes or "." in assign.var or assign.kind == STATED:
+        elif (
+            assign.scope in classes
+            or not assign.scope  # a package-level variable, seen from the package's other files
+            or "." in assign.var
+            or assign.kind == STATED
+        ):
             attribute = assign.var.rsplit(".", 1)[-1]
             found.add((attribute, assign.scope, assign.callee, assign.kind))
     return found

@@ -400,8 +400,14 @@ class RepoIndex:
             types = self._types_assigned(path, assigns, depth + 1)
             if not assigns and language.implicit_this:
                 types = self._field_types(path, scope, head, depth + 1)
+            elif not assigns:
+                types = self._peer_variable_types(path, head, depth + 1)
         for attribute in rest:
-            classes, _external = types
+            classes, outside_only = types
+            if not classes:
+                # An attribute of a value from outside the repository is from outside too.
+                types = (frozenset(), outside_only)
+                continue
             found: set[str] = set()
             external = False
             for class_id in sorted(classes):
@@ -424,6 +430,14 @@ class RepoIndex:
         if bound is None or bound.kind != "symbol" or not self._is_class(bound.symbol):
             return ""
         return bound.symbol
+
+    def _peer_variable_types(self, path: str, name: str, depth: int) -> ValueTypes:
+        """A package-level variable declared in another file of the package (Go)."""
+        for peer in self.package_peers(path):
+            assigns = [a for a in self.assigns_of(peer).get(name, ()) if not a.scope]
+            if assigns:
+                return self._types_assigned(peer, assigns, depth)
+        return UNKNOWN
 
     def _field_types(self, path: str, scope: str, name: str, depth: int) -> ValueTypes:
         """A bare name that no local declares, as a field of the enclosing classes, innermost
