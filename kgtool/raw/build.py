@@ -47,7 +47,7 @@ from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
 from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json
 
 # Bump when extraction or resolution changes what they produce; raw.jsonl says which it is.
-EXTRACTOR_VERSION = "3"  # 3: broken imports, too-deep files
+EXTRACTOR_VERSION = "4"  # 3: broken imports, too-deep files; 4: Go and Java values typed
 MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
 FORMAT_VERSION = 1
 
@@ -399,7 +399,12 @@ def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
     for assign in facts.assigns:
         if assign.var == RETURNS:
             found.add((assign.scope, assign.callee, assign.kind))
-        elif assign.scope in classes or "." in assign.var or assign.kind == STATED:
+        elif (
+            assign.scope in classes
+            or not assign.scope  # a package-level variable, seen from the package's other files
+            or "." in assign.var
+            or assign.kind == STATED
+        ):
             attribute = assign.var.rsplit(".", 1)[-1]
             found.add((attribute, assign.scope, assign.callee, assign.kind))
     return found

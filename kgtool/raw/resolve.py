@@ -391,15 +391,23 @@ class RepoIndex:
             return self.result_types(found, depth + 1) if found else UNKNOWN
         head, *rest = dotted.split(".")
         if head in language.self_words:
-            owner = self.enclosing_class(path, scope)
+            owner = self.instance_class(path, scope)
             if not owner:
                 return UNKNOWN
-            types: ValueTypes = (frozenset({symbol_id(path, owner)}), False)
+            types: ValueTypes = (frozenset({owner}), False)
         else:
             assigns = self.visible_assigns(path, scope, head)
             types = self._types_assigned(path, assigns, depth + 1)
+            if not assigns and language.implicit_this:
+                types = self._field_types(path, scope, head, depth + 1)
+            elif not assigns:
+                types = self._peer_variable_types(path, head, depth + 1)
         for attribute in rest:
-            classes, _external = types
+            classes, outside_only = types
+            if not classes:
+                # An attribute of a value from outside the repository is from outside too.
+                types = (frozenset(), outside_only)
+                continue
             found: set[str] = set()
             external = False
             for class_id in sorted(classes):
@@ -408,6 +416,39 @@ class RepoIndex:
                 external = external or outside
             types = (frozenset(found), external)
         return types
+
+    def instance_class(self, path: str, scope: str) -> str:
+        """The ID of the class whose instance ``self`` is inside ``scope``, "" outside any:
+        the enclosing class, or the type a method declared apart from it belongs to (Go)."""
+        owner = self.enclosing_class(path, scope)
+        if owner:
+            return symbol_id(path, owner)
+        symbol = self.symbols[path].get(scope)
+        if symbol is None or symbol.kind != "method" or not symbol.parent:
+            return ""
+        bound = self.bind_dotted(path, "", symbol.parent)
+        if bound is None or bound.kind != "symbol" or not self._is_class(bound.symbol):
+            return ""
+        return bound.symbol
+
+    def _peer_variable_types(self, path: str, name: str, depth: int) -> ValueTypes:
+        """A package-level variable declared in another file of the package (Go)."""
+        for peer in self.package_peers(path):
+            assigns = [a for a in self.assigns_of(peer).get(name, ()) if not a.scope]
+            if assigns:
+                return self._types_assigned(peer, assigns, depth)
+        return UNKNOWN
+
+    def _field_types(self, path: str, scope: str, name: str, depth: int) -> ValueTypes:
+        """A bare name that no local declares, as a field of the enclosing classes, innermost
+        first (an implicit ``this``: Java)."""
+        prefix = self.enclosing_class(path, scope)
+        while prefix:
+            types = self.attribute_types(symbol_id(path, prefix), name, depth)
+            if types != UNKNOWN:
+                return types
+            prefix = self.enclosing_class(path, prefix.rpartition(".")[0])
+        return UNKNOWN
 
     def _types_assigned(self, path: str, assigns: Iterable[AssignFact], depth: int) -> ValueTypes:
         """The types some assignments give one variable; a stated type outranks the rest."""
@@ -438,7 +479,12 @@ class RepoIndex:
     def callable_of(self, path: str, scope: str, dotted: str, depth: int = 0) -> Bound | None:
         """What a dotted callee names: bound by name, else a method of its receiver's type."""
         bound = self.bind_dotted(path, scope, dotted)
-        if bound is not None or "." not in dotted:
+        if bound is None and "." not in dotted:
+            language = language_named(self.facts[path].language)
+            owner = self.instance_class(path, scope) if language.implicit_this else ""
+            # An inherited method called with an implicit ``this``.
+            return self.find_method(owner, dotted) if owner else None
+        if bound is not None:
             return bound
         receiver, _, name = dotted.rpartition(".")
         classes, external = self.value_types(path, scope, receiver, depth + 1)
@@ -702,9 +748,20 @@ class FileResolver:
         elif self.language.value_flow:
             if self._typed_call(caller, call, call.receiver):
                 return
+            if self._stated_dynamic(call.caller, call.receiver):
+                self._unresolved(caller, call.name)
+                return
         elif self._assigned_call(caller, call, call.caller, call.receiver):
             return
         self._by_method_name(caller, call)
+
+    def _stated_dynamic(self, scope: str, receiver: str) -> bool:
+        """Whether ``receiver`` is a variable whose stated type names no class (an anonymous
+        interface, an untyped lambda parameter): its methods are not guessed by name."""
+        return "." not in receiver and any(
+            a.kind == STATED and a.callee == UNBINDABLE
+            for a in self.index.visible_assigns(self.path, scope, receiver)
+        )
 
     def _typed_call(self, caller: str, call: CallFact, receiver: str) -> bool:
         """``receiver.m()`` bound through the receiver's type, INFERRED: the value may be of a
@@ -717,18 +774,43 @@ class FileResolver:
             if external:
                 self.result.external_calls[caller] += 1
             return external
+        if external and self.language.static_types:
+            # A type of the repository or one from outside it (overloads declared to return
+            # a String or a TextNode): which one has the method is not known.
+            self._unresolved(caller, call.name)
+            return True
         methods = set()
         for class_id in classes:
             found = self.index.find_method(class_id, call.name)
             if found is not None and found.kind == "symbol":
                 methods.add(found.symbol)
+        if not methods and not self.language.static_types:
+            return False  # a subclass's method, called on a value typed as its base
         if not methods:
-            return False
+            # The receiver's classes are known, and a compiler checked that the method is
+            # theirs: it is one their bases outside the repository give, or one no
+            # statement shows; a method of that name in another class is not it.
+            if any(self._outside_base(class_id) for class_id in classes):
+                self.result.external_calls[caller] += 1
+            else:
+                self._unresolved(caller, call.name)
+            return True
         if len(methods) == 1:
             self._edge(caller, "calls", methods.pop(), call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
         else:
             self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(methods)))
         return True
+
+    def _outside_base(self, class_id: str, depth: int = 0) -> bool:
+        """Whether the class, or a base of it, names a base that binds to no class here."""
+        path, _, qualname = class_id.partition("::")
+        facts = self.index.facts.get(path)
+        if facts is None or depth > MAX_LOOKUP_DEPTH:
+            return False
+        bound = self.index.bases_of(class_id)
+        if sum(1 for base in facts.bases if base.owner == qualname) > len(bound):
+            return True
+        return any(self._outside_base(base, depth + 1) for base in bound)
 
     def _alias_call(self, caller: str, call: CallFact) -> bool:
         """``f = g; f()`` calls g, INFERRED: f may be rebound where the statements do not show.

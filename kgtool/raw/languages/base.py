@@ -16,7 +16,10 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
                          ``@assign.type`` (a stated type) or ``@assign.value`` (``var = name``)
                          instead of ``@call.function``; with ``@returns`` and no
                          ``@assign.var`` it states what the enclosing function returns; with
-                         ``@element``, that ``var`` holds the value among others (a container)
+                         ``@element``, that ``var`` holds the value among others (a container);
+                         ``@assign.dynamic`` instead: the type stated for ``var`` names no class
+                         (an anonymous interface, an untyped lambda parameter), so a call on it
+                         stays unresolved rather than bound by the method's name alone
     @decorator           a decorator: its calls are made where the decorated definition stands
 
 A function nested directly in a class-like definition or scope becomes a method.
@@ -108,6 +111,9 @@ class Language:
     # Whether receivers are typed through stated types, aliases and return values (Python):
     # what ``RepoIndex.value_types`` reads.
     value_flow: ClassVar[bool] = False
+    # Whether a compiler checks that a method called on a value of a declared type is that
+    # type's (Go, Java): then a method the type lacks is never another type's of that name.
+    static_types: ClassVar[bool] = False
 
     # ---- extraction -----------------------------------------------------------------------
 
@@ -240,6 +246,8 @@ class Language:
                 callee, kind = self.type_name(node), STATED
             elif "assign.value" in captures:
                 callee, kind = self.dotted(captures["assign.value"][0]), ALIAS
+            elif "assign.dynamic" in captures:
+                callee, kind = UNBINDABLE, STATED
             else:
                 continue
             variables = captures.get("assign.var")

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
-from kgtool.raw.languages.base import Language, Manifest, ModuleTarget
+from kgtool.raw.languages.base import CALL_RESULT, Language, Manifest, ModuleTarget
 from kgtool.raw.model import CallFact, FileFacts, ImportFact
 
 if TYPE_CHECKING:
@@ -34,6 +34,8 @@ _TRANSPARENT = {
     "parenthesized_expression": "",
     "parenthesized_type": "",
 }
+# Calls followed down one receiver (``a.B().C().D()``); a longer chain is not typed.
+MAX_CHAIN = 8
 _MODULE_LINE = re.compile(rb"^\s*module\s+\"?([^\s\"/]+(?:/[^\s\"]+)*)\"?", re.MULTILINE)
 
 
@@ -52,6 +54,9 @@ class Go(Language):
     builtins: ClassVar[frozenset[str]] = GO_BUILTINS
     # ``refine`` rewrites a method's receiver variable to ``self``.
     self_words: ClassVar[frozenset[str]] = frozenset({"self"})
+    # Declared types of variables, fields and results type the receivers of calls.
+    value_flow: ClassVar[bool] = True
+    static_types: ClassVar[bool] = True
 
     # ---- extraction -----------------------------------------------------------------------
 
@@ -74,7 +79,48 @@ class Go(Language):
         return self.node_text(node)
 
     def type_name(self, node: Node) -> str:
+        if node.type == "parameter_list":  # a function's results: the first one is typed
+            results = [c for c in node.named_children if c.type == "parameter_declaration"]
+            kind = results[0].child_by_field_name("type") if results else None
+            return self.type_name(kind) if kind is not None else ""
         return self.dotted(self._unwrap(node))
+
+    def receiver_name(self, node: Node) -> str:
+        """The receiver as ``CallFact`` writes it, through what the syntax states: a call's
+        result ``s.Store().Save()`` is ``s.Store()``; a type assertion ``v.(*T)`` and a
+        composite literal ``T{}`` (or its address) are a value of the type they name, ``T``."""
+        suffix: list[str] = []
+        for _ in range(MAX_CHAIN):
+            while node.type == "parenthesized_expression" and node.named_child_count == 1:
+                node = node.named_child(0)  # type: ignore[assignment]
+            operand = node.child_by_field_name("operand")
+            if node.type == "unary_expression" and operand is not None:
+                node = operand  # (&T{}).M(): the address of a T
+            if node.type == "call_expression":
+                function = node.child_by_field_name("function")
+                if function is None:
+                    return ""
+                suffix.append(CALL_RESULT)
+                node = function
+            elif node.type == "selector_expression":
+                operand = node.child_by_field_name("operand")
+                field = node.child_by_field_name("field")
+                if operand is None or field is None:
+                    return ""
+                suffix.append(f".{self.node_text(field)}")
+                node = operand
+            else:
+                break
+        else:
+            return ""
+        if node.type in ("type_assertion_expression", "composite_literal"):
+            kind = node.child_by_field_name("type")
+            head = self.type_name(kind) if kind is not None else ""
+        elif node.type in self.name_types:
+            head = self.node_text(node)
+        else:
+            return ""
+        return f"{head}{''.join(reversed(suffix))}" if head else ""
 
     def parse_import(self, node: Node) -> list[ImportFact]:
         facts = []
@@ -128,7 +174,16 @@ class Go(Language):
                 call = CallFact(call.line, call.caller, call.name, f"self{dot}{rest}", call.is_new)
             calls.append(call)
         facts.calls = calls
-        facts.assigns = [a for a in facts.assigns if receivers.get(a.scope) != a.var]
+        assigns = []
+        for assign in facts.assigns:
+            var = receivers.get(assign.scope)
+            if var and assign.var == var:
+                continue  # the receiver itself: ``self``
+            head, dot, rest = assign.callee.partition(".")
+            if var and head == var:  # ``st := s.store``, ``x := s.Make()``
+                assign = assign._replace(callee=f"self{dot}{rest}")
+            assigns.append(assign)
+        facts.assigns = assigns
 
     # ---- resolution -----------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import posixpath
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
-from kgtool.raw.languages.base import UNBINDABLE, Language, ModuleTarget
+from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget
 from kgtool.raw.model import AssignFact, FileFacts, ImportFact
 
 if TYPE_CHECKING:
@@ -27,6 +27,8 @@ Runtime RuntimeException Short StrictMath String StringBuffer StringBuilder Syst
 ThreadLocal Throwable UnsupportedOperationException Void Record
 """
 JAVA_LANG = frozenset(_JAVA_LANG_NAMES.split())
+# Calls followed down one receiver (``a.b().c().d()``); a longer chain is not typed.
+MAX_CHAIN = 8
 
 
 class Java(Language):
@@ -42,6 +44,9 @@ class Java(Language):
     name_types: ClassVar[frozenset[str]] = frozenset({"identifier", "type_identifier"})
     builtins: ClassVar[frozenset[str]] = JAVA_LANG
     implicit_this = True
+    # Declared types of variables, fields and results type the receivers of calls.
+    value_flow: ClassVar[bool] = True
+    static_types: ClassVar[bool] = True
 
     # ---- extraction -----------------------------------------------------------------------
 
@@ -61,6 +66,28 @@ class Java(Language):
             return UNBINDABLE, UNBINDABLE
         receiver, _, name = dotted.rpartition(".")
         return receiver, name
+
+    def receiver_name(self, node: Node) -> str:
+        """A call's result as a receiver is written with CALL_RESULT: ``getStore().save()`` has
+        the receiver ``getStore()``, ``a.b().c()`` the receiver ``a.b()``."""
+        suffix: list[str] = []
+        for _ in range(MAX_CHAIN):
+            if node.type == "parenthesized_expression" and node.named_child_count == 1:
+                node = node.named_child(0)  # type: ignore[assignment]
+            elif node.type == "method_invocation":
+                name, obj = node.child_by_field_name("name"), node.child_by_field_name("object")
+                if name is None:
+                    return ""
+                suffix.append(f"{self.node_text(name)}{CALL_RESULT}")
+                if obj is None:
+                    return ".".join(reversed(suffix))
+                node = obj
+            else:
+                break
+        else:
+            return ""
+        head = super().receiver_name(node)
+        return ".".join([head, *reversed(suffix)]) if head else ""
 
     def _constructed_class(self, node: Node) -> tuple[str, str]:
         """``super(...)`` names the class in ``extends``; ``this(...)`` the enclosing class."""
@@ -121,10 +148,27 @@ class Java(Language):
         return {}
 
     def refine(self, facts: FileFacts, root: Node) -> None:
-        # A field is reached as ``field`` and as ``this.field``.
         classes = {s.qualname for s in facts.symbols if s.kind != "method"}
+        # A constructor is no symbol: its parameters and locals are stated in the class's
+        # scope, where they would read as fields. One named like a field (``Store store``
+        # assigned to ``this.store``) is dropped: the field is what it is stored as.
+        inside = _initialiser_lines(root)
+        if inside:
+            outside = {
+                (a.scope, a.var)
+                for a in facts.assigns
+                if a.scope in classes and not any(s <= a.line <= e for s, e in inside)
+            }
+            facts.assigns = [
+                a
+                for a in facts.assigns
+                if a.scope not in classes
+                or (a.scope, a.var) not in outside
+                or not any(s <= a.line <= e for s, e in inside)
+            ]
+        # A field is reached as ``field`` and as ``this.field``.
         fields = [
-            AssignFact(a.line, a.scope, f"this.{a.var}", a.callee)
+            AssignFact(a.line, a.scope, f"this.{a.var}", a.callee, a.kind)
             for a in facts.assigns
             if a.scope in classes
         ]
@@ -162,6 +206,36 @@ class Java(Language):
             return near  # the unnamed package: one folder, not the whole repository
         # The same package in another source root (main and test) is visible too.
         return near + [p for p in peers if posixpath.dirname(p) != folder]
+
+
+# Where constructors and initialisers hang in the tree: type declarations and their bodies.
+_DECLARATIONS = frozenset(
+    {
+        "program",
+        "class_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "class_body",
+        "enum_body",
+        "enum_body_declarations",
+    }
+)
+_INITIALISERS = frozenset(
+    {"constructor_declaration", "compact_constructor_declaration", "static_initializer", "block"}
+)
+
+
+def _initialiser_lines(root: Node) -> list[tuple[int, int]]:
+    """(first, last) lines of each constructor and initialiser block of the file's classes."""
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        for child in node.named_children:
+            if child.type in _INITIALISERS:
+                found.append((child.start_point[0] + 1, child.end_point[0] + 1))
+            elif child.type in _DECLARATIONS:
+                stack.append(child)
+    return found
 
 
 def _assign_order(assign: AssignFact) -> tuple[int, str, str]:

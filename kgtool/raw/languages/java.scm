@@ -50,22 +50,50 @@
 
 (import_declaration) @import
 
-; What a variable holds: its declared type, or the class it is created from when declared ``var``.
+; What a variable holds, when the syntax says (kind ASSIGNED or STATED, see base.py): its
+; declared type (locals, fields, parameters, loop variables, resources, patterns), or, declared
+; ``var``, the class it is created from or the method whose result it is; and what a method
+; returns. Generic types are read as their raw class (``List<Store>`` is a List).
 (local_variable_declaration
-  type: (_) @call.function
-  declarator: (variable_declarator name: (identifier) @assign.var)) @assign
+  type: (_) @assign.type
+  declarator: (variable_declarator name: (identifier) @assign.var)
+  (#not-eq? @assign.type "var")) @assign
 
 (local_variable_declaration
   type: (type_identifier) @_var
   declarator: (variable_declarator
     name: (identifier) @assign.var
-    value: (object_creation_expression type: (_) @call.function))
+    value: [(object_creation_expression type: (_) @call.function)
+            (method_invocation) @call.function])
   (#eq? @_var "var")) @assign
 
 (field_declaration
-  type: (_) @call.function
+  type: (_) @assign.type
   declarator: (variable_declarator name: (identifier) @assign.var)) @assign
 
 (formal_parameter
-  type: (_) @call.function
+  type: (_) @assign.type
   name: (identifier) @assign.var) @assign
+
+(enhanced_for_statement
+  type: (_) @assign.type
+  name: (identifier) @assign.var
+  (#not-eq? @assign.type "var")) @assign
+
+(resource
+  type: (_) @assign.type
+  name: (identifier) @assign.var
+  (#not-eq? @assign.type "var")) @assign
+
+(instanceof_expression
+  right: (_) @assign.type
+  name: (identifier) @assign.var) @assign
+
+(method_declaration type: (_) @assign.type) @assign @returns
+
+; A lambda's parameters with no type written: what they are is inferred by the compiler from
+; the interface the lambda implements, which is not followed; a call on one is never bound
+; by the method's name alone.
+(lambda_expression parameters: (identifier) @assign.var @assign.dynamic) @assign
+(lambda_expression
+  parameters: (inferred_parameters (identifier) @assign.var @assign.dynamic)) @assign
