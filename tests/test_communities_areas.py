@@ -228,3 +228,26 @@ def test_the_map_lists_each_code_community_under_exactly_one_area(
     assert data and all(f"[{cid} · " in folded for cid in data)
     page = (repo.root / ".kg" / "communities" / f"{next(iter(code))}.md").read_text()
     assert f"Area: {code[next(iter(code))]} · " in page
+
+
+def test_diff_reports_area_changes_beside_community_changes(
+    make_repo: Callable[..., Repo],
+) -> None:
+    files = {"app/pyproject.toml": PYPROJECT.format(name="app")}
+    for name in ("core", "plug"):
+        calls = {"a": ["core.b.core_b"]}
+        files.update({f"app/{k}": v for k, v in clique(name, ["a", "b", "c"], calls).items()})
+    repo = make_repo(files)
+    update(repo)
+    repo.commit("the map")
+    (whole,) = communities(repo)["areas"]
+    repo.write("app/plug/pyproject.toml", PYPROJECT.format(name="plug"))
+    repo.commit("plug is a package")
+    result = repo.kg("diff", "HEAD")
+    assert result.code == 0, result.err
+    assert "1 -> 2 areas" in result.out
+    split = [line for line in result.out.splitlines() if "area split:" in line]
+    assert len(split) == 1 and f"split off {whole} (" in split[0], result.out
+    report = json.loads(repo.kg("diff", "HEAD", "--format", "json").out)
+    assert report["areas"]["split"][0]["from"] == whole
+    assert report["areas"]["created"] == [] and report["areas"]["retired"] == []
