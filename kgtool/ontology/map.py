@@ -13,6 +13,7 @@ exist, so an agent following them never hits a dead end.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -177,7 +178,7 @@ def _area_rows(
     document: dict[str, Any],
     titles: dict[str, str],
     code: list[str],
-    row: Any,
+    row: Callable[[str], str],
 ) -> list[str]:
     """The code table grouped by area: an area's row (its package, its communities, the areas
     it depends on most), then its communities' rows in map order."""
