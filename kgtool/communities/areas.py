@@ -11,11 +11,11 @@ to another community of their package join the area holding most of their folder
 Docs and data communities belong to no area: the map folds them into one section of their
 own, and fixture churn then never moves an area.
 
-Area identity follows the community rules exactly (``assign_ids``, with the prefix "A" and a
-counter of its own): a warm start from the committed areas, where only communities that are
-new, changed members or changed package may move (plus the best moves a fully free run finds
-when it is clearly better, as for files); IDs matched by the Jaccard overlap of the areas'
-code files, never reused; ``split_from`` and ``retired_areas[…].merged_into`` as lineage.
+Area identity follows the community rules (``assign_ids``, with the prefix "A" and a counter
+of its own): a warm start from the committed areas, where a community that keeps its ID keeps
+its area and only new communities (or those that changed package) are placed; IDs matched by
+the Jaccard overlap of the areas' code files, never reused; ``split_from`` and
+``retired_areas[…].merged_into`` as lineage.
 Matching over files rather than community IDs means a community that splits inside an area
 does not count as the area changing.
 """
@@ -90,42 +90,35 @@ def _old_labels(previous: Document, document: Document) -> dict[str, str]:
     return labels
 
 
-def _free(previous: Document, document: Document, packages: dict[str, str]) -> set[str]:
-    """Communities that may change area: new ones, and those whose members or package moved."""
+def _free(previous: Document, packages: dict[str, str], labels: dict[str, str]) -> set[str]:
+    """Communities to place: new IDs, those that changed package, those with no old area.
+
+    A community that keeps its ID is the same community (the matching says so), so it keeps
+    its area: a file added to it never moves a hundred files to another area.
+    """
     old = previous.get("communities", {})
     old_packages = _packages(previous) if old else {}
     return {
         cid
         for cid in packages
-        if cid not in old
-        or old[cid].get("members_hash") != document["communities"][cid]["members_hash"]
-        or old_packages.get(cid) != packages[cid]
+        if cid not in old or old_packages.get(cid) != packages[cid] or cid not in labels
     }
-
-
-def _unchanged(previous: Document, document: Document, packages: dict[str, str]) -> bool:
-    """Whether the previous areas were formed from exactly this community graph."""
-    if "areas" not in previous or _free(previous, document, packages):
-        return False
-    old_packages = _packages(previous)
-    if set(old_packages) != set(packages):
-        return False
-    return community_weights(previous, old_packages) == community_weights(document, packages)
 
 
 def group_communities(
     document: Document, previous: Document, rebaseline: bool = False
 ) -> list[list[str]]:
-    """The areas as lists of community IDs (each sorted by ID number; the list by first file)."""
+    """The areas as lists of community IDs (each sorted by ID number; the list by first file).
+
+    Warm (a previous document with areas): each package keeps its committed areas and only
+    the free communities (``_free``) are placed, beside most of their files' old area or else
+    with the area they are most coupled to (``_join``). Leiden runs only for a package with no
+    committed area (the first run, a new package, ``--rebaseline``).
+    """
     packages = _packages(document)
     communities = document["communities"]
     labels = {} if rebaseline else _old_labels(previous, document)
-    if not rebaseline and set(packages) <= set(labels) and _unchanged(previous, document, packages):
-        groups: dict[str, list[str]] = defaultdict(list)
-        for cid in packages:
-            groups[labels[cid]].append(cid)
-        return _ordered(list(groups.values()), communities)
-    free = _free(previous, document, packages) if labels else None
+    free = _free(previous, packages, labels)
     weights = community_weights(document, packages)
     by_package: dict[str, list[str]] = defaultdict(list)
     for cid in sorted(packages, key=id_number):
@@ -137,15 +130,28 @@ def group_communities(
         if len(members) <= SMALL_PACKAGE:
             found.append(members)
             continue
+        kept: dict[str, list[str]] = defaultdict(list)
+        for cid in members:
+            if cid not in free:
+                kept[labels[cid]].append(cid)
+        if kept:
+            groups = [kept[label] for label in sorted(kept, key=id_number)]
+            index = {label: number for number, label in enumerate(sorted(kept, key=id_number))}
+            for cid in members:
+                if cid in free:
+                    _join(cid, groups, weights, communities, index.get(labels.get(cid, "")))
+            found.extend(groups)
+            continue
         inside = {pair: w for pair, w in weights.items() if packages[pair[0]] == name}
-        neighbours: dict[str, dict[str, float]] = defaultdict(dict)
-        for (a, b), weight in inside.items():
-            neighbours[a][b] = weight
-            neighbours[b][a] = weight
-        connected = [cid for cid in members if cid in neighbours]
-        clustered = _split(connected, inside, settings, labels, neighbours, free, communities)
-        isolated = [cid for cid in members if cid not in neighbours]
-        found.extend(_place_isolated(isolated, clustered, communities, labels, free))
+        connected = sorted({cid for pair in inside for cid in pair}, key=id_number)
+        groups = _split(connected, inside, settings, communities)
+        isolated = [cid for cid in members if cid not in connected]
+        if not groups:
+            found.append(isolated)
+            continue
+        for cid in isolated:
+            _join(cid, groups, weights, communities, None)
+        found.extend(groups)
     return _ordered(found, communities)
 
 
@@ -153,34 +159,25 @@ def _split(
     members: list[str],
     weights: dict[tuple[str, str], float],
     settings: dict[str, Any],
-    labels: dict[str, str],
-    neighbours: dict[str, dict[str, float]],
-    free: set[str] | None,
     communities: dict[str, Any],
 ) -> list[list[str]]:
     """Leiden on the graph of ``members``, then again inside every group still larger than
     ``SMALL_PACKAGE`` (modularity on a hub-and-spokes graph keeps most of it in one group; on
     that group alone, its own structure shows); a group Leiden leaves whole is cut by folder
-    (``_split_by_folder``). Warm: ``labels`` start it and only ``free``
-    communities move, so a committed area is only cut again through its changed communities.
-    """
+    (``_split_by_folder``)."""
     inside = {pair: w for pair, w in weights.items() if pair[0] in members and pair[1] in members}
-    known = {cid: labels[cid] for cid in members if cid in labels}
-    changed = None if free is None else {cid for cid in members if cid in free}
-    groups, _ = _leiden(
-        members, inside, settings, known, neighbours, changed, len(members), relax=False
-    )
-    if free is not None:
-        # Warm: the committed areas hold, with the free communities placed among them. An
-        # area that grew past the limit is cut again by ``--rebaseline``, not on a commit.
-        return [sorted(group, key=id_number) for group in groups]
-    if len(groups) == 1:
-        return _split_by_folder(groups[0], communities)
+    neighbours: dict[str, dict[str, float]] = defaultdict(dict)
+    for (a, b), weight in inside.items():
+        neighbours[a][b] = weight
+        neighbours[b][a] = weight
+    groups, _ = _leiden(members, inside, settings, {}, neighbours)
+    if len(groups) <= 1:
+        return _split_by_folder(groups[0], communities) if groups else []
     found: list[list[str]] = []
     for group in groups:
         ordered = sorted(group, key=id_number)
         if len(ordered) > SMALL_PACKAGE:
-            found.extend(_split(ordered, weights, settings, labels, neighbours, None, communities))
+            found.extend(_split(ordered, weights, settings, communities))
         else:
             found.append(ordered)
     return found
@@ -215,44 +212,38 @@ def _first_file(group: list[str], communities: dict[str, Any]) -> str:
     return min(communities[cid]["members"][0] for cid in group)
 
 
-def _place_isolated(
-    isolated: list[str],
-    clustered: list[list[str]],
+def _join(
+    cid: str,
+    groups: list[list[str]],
+    weights: dict[tuple[str, str], float],
     communities: dict[str, Any],
-    labels: dict[str, str],
-    free: set[str] | None,
-) -> list[list[str]]:
-    """Communities with no edge to another of their package, placed without Leiden.
-
-    One that keeps its old area goes where most of that area's communities went; otherwise it
-    joins the group with most code files right in its home folder (see ``home_folder``), or
-    in the nearest folder above it that has any: a package's ``__init__`` or version file goes
-    with the package's own top-level modules, not with the largest subtree. With no group at
-    all they form one area together.
-    """
-    groups = [list(group) for group in clustered]
-    if not groups:
-        return [isolated] if isolated else []
-    continued: dict[str, Counter[int]] = defaultdict(Counter)
-    folders: dict[str, Counter[int]] = defaultdict(Counter)
-    for number, group in enumerate(groups):
-        for cid in group:
-            if cid in labels:
-                continued[labels[cid]][number] += 1
-            for path in communities[cid]["members"]:
-                folders[posixpath.dirname(path)][number] += 1
-    for cid in isolated:
-        votes = Counter[int]()
-        if cid in labels and (free is None or cid not in free):
-            votes = continued.get(labels[cid], Counter())
+    preferred: int | None,
+) -> None:
+    """Put one community into ``groups`` (all of its package): the ``preferred`` group (where
+    most of its files were), else the group it has most edge weight with, else the group with
+    most code files right in its home folder (see ``home_folder``), or in the nearest folder
+    above that has any: a package's ``__init__`` or version file goes with the package's own
+    top-level modules, not with the largest subtree."""
+    if preferred is None:
+        where = {other: number for number, group in enumerate(groups) for other in group}
+        votes: Counter[int] = Counter()
+        for (a, b), weight in weights.items():
+            if a == cid and b in where:
+                votes[where[b]] += weight
+            elif b == cid and a in where:
+                votes[where[a]] += weight
         if not votes:
+            folders: dict[str, Counter[int]] = defaultdict(Counter)
+            for number, group in enumerate(groups):
+                for other in group:
+                    for path in communities[other]["members"]:
+                        folders[posixpath.dirname(path)][number] += 1
             folder = home_folder(communities[cid]["members"])
             while not folders.get(folder) and folder:
                 folder = posixpath.dirname(folder)
             votes = folders.get(folder, Counter())
-        number = min(votes, key=lambda n: (-votes[n], n)) if votes else 0
-        groups[number].append(cid)
-    return groups
+        preferred = min(votes, key=lambda n: (-votes[n], n)) if votes else 0
+    groups[preferred].append(cid)
 
 
 def form_areas(document: Document, previous: Document, rebaseline: bool = False) -> None:

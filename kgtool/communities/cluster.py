@@ -163,12 +163,8 @@ def _leiden(
     neighbours: dict[str, dict[str, float]],
     changed: set[str] | None = None,
     total: int = 0,
-    relax: bool = True,
 ) -> tuple[Groups, set[str]]:
-    """Leiden's groups, and the files it was allowed to move (of ``total`` in the repository).
-
-    Also clusters communities into areas (``kgtool.communities.areas``), which are cut below
-    the modularity optimum and so must not be ``relax``ed towards it."""
+    """Leiden's groups, and the files it was allowed to move (of ``total`` in the repository)."""
     if not files:
         return [], set()
     # Imported here: they cost a tenth of a second, and most updates never re-cluster.
@@ -193,7 +189,6 @@ def _leiden(
         _optimise(optimiser, partition, None)
     else:
         free = _optimise_locally(optimiser, partition, files, membership, changed, neighbours)
-    if relax and changed is not None and membership is not None:
         relaxed = leidenalg.RBConfigurationVertexPartition(
             graph,
             weights="weight",
