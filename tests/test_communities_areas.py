@@ -251,3 +251,23 @@ def test_diff_reports_area_changes_beside_community_changes(
     report = json.loads(repo.kg("diff", "HEAD", "--format", "json").out)
     assert report["areas"]["split"][0]["from"] == whole
     assert report["areas"]["created"] == [] and report["areas"]["retired"] == []
+
+
+def test_a_new_community_joins_the_area_it_is_coupled_to(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(linked_cliques(groups=4, per_group=4))
+    update(repo)
+    before = communities(repo)
+    home = area_of_file(repo)["g1m0/f0.py"]
+    # A new clique that calls into g1's ring: a new community, placed in g1's area.
+    repo.write_files(clique("g1new", ["f0", "f1", "f2", "f3"], {"f1": ["g1m0.f0.g1m0_f0"]}))
+    repo.commit("a new module beside g1")
+    update(repo)
+    after = communities(repo)
+    new = after["files"]["g1new/f0.py"]
+    assert new not in before["communities"]
+    assert after["communities"][new]["area"] == home
+    for aid, area in before["areas"].items():
+        extra = [new] if aid == home else []
+        assert after["areas"][aid]["communities"] == sorted(
+            area["communities"] + extra, key=lambda cid: int(cid[1:])
+        )
