@@ -5,7 +5,8 @@ commit's layer 1 is built incrementally and layer 2 is warm-started from the pre
 commit's communities.json, exactly as the pre-commit hook would have done. Reports, per
 commit, the share of files (present on both sides) whose community ID changed, the share of
 IDs that survived, warm vs cold modularity on the same graph, the shape of the partition, its
-agreement with the directory structure, and the time layer 2 took.
+agreement with the directory structure, and the time layer 2 took. With areas (format 3),
+the same one level up: code files whose area ID changed, area IDs that survived, area counts.
 
     python bench/communities_stability.py /path/to/repo --commits 150
 """
