@@ -4,7 +4,9 @@ For each of the last N first-parent changes of 2 to 30 code files (files of the 
 that layer 2 counts as code), the number of groups its files fall in and the share of its
 files in the largest one, averaged, for three partitions of the same code files: the map's
 communities, folders (parent directory), and random partitions with the communities' sizes.
-A map worth reading touches fewer groups than folders do, with a higher dominant share.
+A map worth reading touches fewer groups than folders do, with a higher dominant share. When
+the document has areas (format 3), the same for the areas, against random partitions with the
+areas' sizes: the level above should win back what package boundaries cost.
 
     python -m kgtool -C /path/to/repo update
     python bench/change_locality.py /path/to/repo            # its .kg/communities.json
@@ -87,7 +89,7 @@ def measure(repo: Path, document: dict, count: int) -> dict:
         locality(random_partition(files, sizes, seed), history) for seed in range(RANDOM_DRAWS)
     ]
     kinds = Counter(c.get("kind", "mixed") for c in document["communities"].values())
-    return {
+    result = {
         "changes": len(history),
         "code_files": len(files),
         "communities": len(document["communities"]),
@@ -101,6 +103,29 @@ def measure(repo: Path, document: dict, count: int) -> dict:
             statistics.fmean(d[1] for d in draws),
         ),
     }
+    if "areas" in document:
+        area_of = {cid: c["area"] for cid, c in document["communities"].items() if "area" in c}
+        areas = {path: area_of[cid] for path, cid in communities.items()}
+        area_sizes = sorted(Counter(areas.values()).values(), reverse=True)
+        area_draws = [
+            locality(random_partition(files, area_sizes, seed), history)
+            for seed in range(RANDOM_DRAWS)
+        ]
+        result.update(
+            {
+                "areas": len(document["areas"]),
+                "code_area_sizes": area_sizes,
+                "area_community_counts": sorted(
+                    (len(a["communities"]) for a in document["areas"].values()), reverse=True
+                ),
+                "areas_touched_dominant": locality(areas, history),
+                "random_areas_touched_dominant": (
+                    statistics.fmean(d[0] for d in area_draws),
+                    statistics.fmean(d[1] for d in area_draws),
+                ),
+            }
+        )
+    return result
 
 
 def main() -> int:

@@ -5,7 +5,8 @@ commit's layer 1 is built incrementally and layer 2 is warm-started from the pre
 commit's communities.json, exactly as the pre-commit hook would have done. Reports, per
 commit, the share of files (present on both sides) whose community ID changed, the share of
 IDs that survived, warm vs cold modularity on the same graph, the shape of the partition, its
-agreement with the directory structure, and the time layer 2 took.
+agreement with the directory structure, and the time layer 2 took. With areas (format 3),
+the same one level up: code files whose area ID changed, area IDs that survived, area counts.
 
     python bench/communities_stability.py /path/to/repo --commits 150
 """
@@ -149,16 +150,47 @@ def replay(repo: Path, commits: int, rows_file: Path | None = None) -> dict:
             old_ids = set(previous["communities"])
             row["id_survival"] = len(old_ids & set(document["communities"])) / len(old_ids)
             row["graph_changed"] = previous["graph_hash"] != document["graph_hash"]
+            if "areas" in previous and "areas" in document:
+                row.update(area_stability(previous, document))
             if row["graph_changed"] and "adjacency" in previous:
                 region = changed_files(
                     graph, graph.adjacency(), previous["adjacency"], previous["files"]
                 )
                 row["changed_share"] = len(region) / len(document["files"])
+        if "areas" in document:
+            row["areas"] = len(document["areas"])
+            row["area_sizes"] = sorted(
+                (len(a["communities"]) for a in document["areas"].values()), reverse=True
+            )
         rows.append(row)
         previous = document
     if rows_file is not None:
         rows_file.write_text(json.dumps(rows, indent=1))
     return summarise(rows)
+
+
+def area_of_files(document: dict) -> dict[str, str]:
+    """Each code file's area (docs and data belong to none)."""
+    communities = document["communities"]
+    return {
+        path: communities[cid]["area"]
+        for path, cid in document["files"].items()
+        if communities[cid].get("area")
+    }
+
+
+def area_stability(previous: dict, document: dict) -> dict:
+    """The replay's two measures one level up: code files whose area ID changed, area IDs kept."""
+    before, after = area_of_files(previous), area_of_files(document)
+    shared = set(before) & set(after)
+    moved = sum(before[p] != after[p] for p in shared)
+    old_ids = set(previous["areas"])
+    return {
+        "area_moved_share": moved / len(shared) if shared else 0.0,
+        "area_id_survival": len(old_ids & set(document["areas"])) / len(old_ids)
+        if old_ids
+        else 1.0,
+    }
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -197,9 +229,30 @@ def summarise(rows: list[dict]) -> dict:
         "layer2_seconds_p50": percentile([r["seconds"] for r in steps], 0.5),
         "layer2_seconds_max": max((r["seconds"] for r in steps), default=0.0),
         "cold_cluster_seconds_last": last["cold_seconds"],
+        **summarise_areas(steps, last),
         "worst_commits": sorted(
             ({"commit": r["commit"], "moved_share": r["moved_share"]} for r in steps),
             key=lambda r: -r["moved_share"],
+        )[:5],
+    }
+
+
+def summarise_areas(steps: list[dict], last: dict) -> dict:
+    measured = [r for r in steps if "area_moved_share" in r]
+    if not measured:
+        return {}
+    return {
+        "area_moved_share_p50": percentile([r["area_moved_share"] for r in measured], 0.5),
+        "area_moved_share_p95": percentile([r["area_moved_share"] for r in measured], 0.95),
+        "area_moved_share_max": max(r["area_moved_share"] for r in measured),
+        "area_id_survival_min": min(r["area_id_survival"] for r in measured),
+        "area_id_survival_mean": statistics.fmean(r["area_id_survival"] for r in measured),
+        "commits_below_95pct_area_survival": sum(r["area_id_survival"] < 0.95 for r in measured),
+        "areas_last": last.get("areas"),
+        "area_sizes_last": last.get("area_sizes"),
+        "worst_area_commits": sorted(
+            ({"commit": r["commit"], "area_moved_share": r["area_moved_share"]} for r in measured),
+            key=lambda r: -r["area_moved_share"],
         )[:5],
     }
 

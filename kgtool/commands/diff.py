@@ -20,7 +20,9 @@ from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_co
 from kgtool.communities.diff import compare, render_markdown, render_text
 from kgtool.config import load_config
 from kgtool.errors import KgError
+from kgtool.ontology.area_names import area_names
 from kgtool.ontology.changes import change_lines, label_changes
+from kgtool.ontology.map import AREA_PATHS
 from kgtool.ontology.model import ONTOLOGY_FILE, Ontology, load_ontology, parse_ontology
 from kgtool.ontology.view import label_view
 from kgtool.raw.build import update_raw
@@ -110,6 +112,7 @@ def changelog(ctx: Context, base: str, head: str | None, head_doc: dict | None =
     base_view = label_view(ctx.root, ctx.config, base_doc, base_labels)
     head_view = label_view(ctx.root, ctx.config, head_doc, head_labels)
     names = {**base_view.names, **head_view.names}
+    names.update({**area_names(base_doc, AREA_PATHS), **area_names(head_doc, AREA_PATHS)})
     report = compare(
         base_doc, head_doc, float(section["diff_change"]), int(section["diff_min_edges"]), names
     )

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kgtool import progress
+from kgtool.communities.areas import areas_note, form_areas
 from kgtool.communities.cluster import changed_files, cluster
 from kgtool.communities.document import (  # re-exported: commands read them from here
     COMMUNITIES_FILE,
@@ -50,7 +51,9 @@ from kgtool.store import (
     pretty_json,
 )
 
-FORMAT_VERSION = 2  # 2: per-file ``adjacency`` digests, for the locality rule
+# 2: per-file ``adjacency`` digests, for the locality rule; 3: ``areas`` above communities.
+# A format-2 document is read as it is and gains its areas on the next update, IDs kept.
+FORMAT_VERSION = 3
 # A map formed before code was kept apart from docs and data has no ``kind`` on its
 # communities (the shape is otherwise the same, so readers of format 2 still read it): it is
 # re-formed once, warm-started, IDs matched.
@@ -139,7 +142,8 @@ def current_rules(document: Document) -> bool:
 
 def what_changed(previous: Document, document: Document) -> str:
     """One line when the rules the map was formed under changed (an older kgtool's document,
-    packages detected or changed), saying how much of it that re-formed; "" otherwise."""
+    packages detected or changed, no areas yet), saying how much of it that re-formed; ""
+    otherwise."""
     if not previous.get("communities"):
         return ""
     reasons = []
@@ -154,12 +158,17 @@ def what_changed(previous: Document, document: Document) -> str:
         )
     if not current_rules(previous):
         reasons.append("code kept apart from docs and data")
-    if not reasons:
-        return ""
-    old = {cid: c.get("members") for cid, c in previous["communities"].items()}
-    reformed = sum(old.get(cid) != c["members"] for cid, c in document["communities"].items())
-    retired = len(set(old) - set(document["communities"]))
-    return f"communities: {', '.join(reasons)}: {reformed} communities re-formed, {retired} retired"
+    lines = [areas_note(previous, document)]
+    if reasons:
+        old = {cid: c.get("members") for cid, c in previous["communities"].items()}
+        reformed = sum(old.get(cid) != c["members"] for cid, c in document["communities"].items())
+        retired = len(set(old) - set(document["communities"]))
+        lines.insert(
+            0,
+            f"communities: {', '.join(reasons)}: {reformed} communities re-formed, "
+            f"{retired} retired",
+        )
+    return "; ".join(line for line in lines if line)
 
 
 CONFLICT_MARKER = re.compile(rb"^<<<<<<< ", re.MULTILINE)
@@ -220,6 +229,7 @@ def compute(
     lineage.update(identity.split_from)
     document = assemble(graph, identity, lineage, retired, graph_hash, settings)
     document["adjacency"] = adjacency
+    form_areas(document, previous, rebaseline)
     return document, not unchanged
 
 

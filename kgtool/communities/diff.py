@@ -26,12 +26,15 @@ def _majority(paths: list[str], where: dict[str, str]) -> str | None:
     return best if count * 2 > sum(homes.values()) else None
 
 
-def compare(
-    base: Document, head: Document, change: float, min_edges: int, names: dict[str, str]
-) -> Report:
-    old, new = base["communities"], head["communities"]
-    old_files: dict[str, str] = base["files"]
-    new_files: dict[str, str] = head["files"]
+def _events(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    old_files: dict[str, str],
+    new_files: dict[str, str],
+    retired_info: dict[str, Any],
+) -> tuple[list, list, list, list, set[tuple[str, str]]]:
+    """Splits, merges, creations and retirements between two levels of groups (communities, or
+    areas), each ``{id: {members, split_from?}}``, with the (from, into) pairs they explain."""
     split, merged, created, retired = [], [], [], []
     explained: set[tuple[str, str]] = set()
     for cid in sorted(set(new) - set(old), key=id_number):
@@ -47,7 +50,7 @@ def compare(
             created.append({"id": cid, "size": len(members), "files": members})
     for cid in sorted(set(old) - set(new), key=id_number):
         members = old[cid]["members"]
-        heir = head.get("retired", {}).get(cid, {}).get("merged_into")
+        heir = retired_info.get(cid, {}).get("merged_into")
         if heir not in new:
             heir = _majority(members, new_files)
         if heir in new:
@@ -56,6 +59,19 @@ def compare(
             explained.add((cid, heir))
         else:
             retired.append({"id": cid, "size": len(members), "files": members})
+    return split, merged, created, retired, explained
+
+
+def compare(
+    base: Document, head: Document, change: float, min_edges: int, names: dict[str, str]
+) -> Report:
+    """``names``: a name for community and area IDs of either side (for the touched ones)."""
+    old, new = base["communities"], head["communities"]
+    old_files: dict[str, str] = base["files"]
+    new_files: dict[str, str] = head["files"]
+    split, merged, created, retired, explained = _events(
+        old, new, old_files, new_files, head.get("retired", {})
+    )
     moved = [
         {"file": path, "from": old_files[path], "to": new_files[path]}
         for path in sorted(set(old_files) & set(new_files))
@@ -75,9 +91,70 @@ def compare(
         "coupling": _coupling(base, head, change, min_edges),
         "names": {},
     }
-    touched = touched_communities(report)
-    report["names"] = {cid: names[cid] for cid in sorted(touched, key=id_number) if cid in names}
+    if "areas" in base and "areas" in head:
+        report["areas"] = compare_areas(base, head)
+    touched = touched_communities(report) | touched_areas(report)
+    touched |= {move["community"] for move in report.get("areas", {}).get("moved", [])}
+    report["names"] = {cid: names[cid] for cid in sorted(touched, key=_id_order) if cid in names}
     return report
+
+
+def _id_order(gid: str) -> tuple[str, int]:
+    return gid[0], id_number(gid)
+
+
+def _area_view(document: Document) -> tuple[dict[str, Any], dict[str, str]]:
+    """Areas as groups of files ({id: {members, split_from?}}) and each code file's area."""
+    communities = document["communities"]
+    groups: dict[str, Any] = {}
+    where: dict[str, str] = {}
+    for aid, area in document["areas"].items():
+        members = sorted(p for cid in area["communities"] for p in communities[cid]["members"])
+        groups[aid] = {
+            "members": members,
+            **({"split_from": area["split_from"]} if area.get("split_from") else {}),
+        }
+        where.update(dict.fromkeys(members, aid))
+    return groups, where
+
+
+def compare_areas(base: Document, head: Document) -> Report:
+    """The area level of the changelog: areas split, merged, created, retired (by the same
+    rules as communities, over their code files), and communities that changed area."""
+    old, old_files = _area_view(base)
+    new, new_files = _area_view(head)
+    split, merged, created, retired, explained = _events(
+        old, new, old_files, new_files, head.get("retired_areas", {})
+    )
+    old_area = {cid: c["area"] for cid, c in base["communities"].items() if c.get("area")}
+    moved = [
+        {"community": cid, "from": old_area[cid], "to": community["area"]}
+        for cid, community in sorted(head["communities"].items(), key=lambda i: id_number(i[0]))
+        if cid in old_area
+        and community.get("area")
+        and community["area"] != old_area[cid]
+        and (old_area[cid], community["area"]) not in explained
+    ]
+    return {
+        "base": len(old),
+        "head": len(new),
+        "split": split,
+        "merged": merged,
+        "created": created,
+        "retired": retired,
+        "moved": moved,
+    }
+
+
+def touched_areas(report: Report) -> set[str]:
+    areas = report.get("areas")
+    if not areas:
+        return set()
+    touched: set[str] = set()
+    for event in (*areas["split"], *areas["merged"], *areas["moved"]):
+        touched |= {event["from"], event["into" if "into" in event else "to"]}
+    touched |= {e["id"] for e in (*areas["created"], *areas["retired"])}
+    return touched
 
 
 def _coupling(base: Document, head: Document, change: float, min_edges: int) -> dict[str, list]:
@@ -125,8 +202,10 @@ def touched_communities(report: Report) -> set[str]:
 
 
 def is_empty(report: Report) -> bool:
-    return not touched_communities(report) and not (
-        report["files_added"] or report["files_removed"]
+    return (
+        not touched_communities(report)
+        and not touched_areas(report)
+        and not (report["files_added"] or report["files_removed"])
     )
 
 
@@ -158,6 +237,7 @@ def _change_lines(report: Report) -> list[str]:
         lines.append(f"retired: {_name(e['id'], report)}, {e['size']} file(s)")
     for e in report["moved"]:
         lines.append(f"moved: {e['file']}: {e['from']} -> {e['to']}")
+    lines += _area_lines(report)
     coupling = report["coupling"]
     for e in coupling["appeared"]:
         lines.append(f"new coupling: {e['src']} -> {e['dst']}: {describe_counts(e['types'])}")
@@ -171,11 +251,37 @@ def _change_lines(report: Report) -> list[str]:
     return lines
 
 
+def _area_lines(report: Report) -> list[str]:
+    areas = report.get("areas")
+    if not areas:
+        return []
+    lines = []
+    for e in areas["split"]:
+        lines.append(
+            f"area split: {_name(e['into'], report)} split off {_name(e['from'], report)} "
+            f"with {len(e['files'])} code file(s)"
+        )
+    for e in areas["merged"]:
+        lines.append(
+            f"area merged: {_name(e['from'], report)} merged into {_name(e['into'], report)} "
+            f"({len(e['files'])} code file(s))"
+        )
+    for e in areas["created"]:
+        lines.append(f"area created: {_name(e['id'], report)}, {e['size']} code file(s)")
+    for e in areas["retired"]:
+        lines.append(f"area retired: {_name(e['id'], report)}, {e['size']} code file(s)")
+    for e in areas["moved"]:
+        lines.append(f"area moved: {_name(e['community'], report)}: {e['from']} -> {e['to']}")
+    return lines
+
+
 def _headline(report: Report, base_name: str, head_name: str) -> str:
     b, h = report["base"], report["head"]
+    areas = report.get("areas")
+    area_count = f"{areas['base']} -> {areas['head']} areas, " if areas else ""
     return (
         f"Architecture {base_name} -> {head_name}: {b['communities']} -> {h['communities']} "
-        f"communities, {b['files']} -> {h['files']} files "
+        f"communities, {area_count}{b['files']} -> {h['files']} files "
         f"(+{len(report['files_added'])} -{len(report['files_removed'])})"
     )
 

@@ -44,6 +44,7 @@ def parse_document(data: bytes | None, where: str = f"{KG_DIR}/{COMMUNITIES_FILE
 
 
 COMMUNITY_ID = re.compile(r"c[0-9]+")
+AREA_ID = re.compile(r"A[0-9]+")
 
 
 def _shape_problem(document: Document) -> str:
@@ -65,6 +66,8 @@ def _shape_problem(document: Document) -> str:
             return f"'communities.{cid}.members' must be a list of paths"
         if not isinstance(community.get("split_from", ""), str):
             return f"'communities.{cid}.split_from' must be a community ID"
+        if not isinstance(community.get("area", ""), str):
+            return f"'communities.{cid}.area' must be an area ID"
     if not mapping(document.get("retired", {}), lambda v: mapping(v, lambda h: isinstance(h, str))):
         return "'retired' must map community IDs to {merged_into}"
     if not all(COMMUNITY_ID.fullmatch(cid) for cid in document.get("retired", {})):
@@ -72,6 +75,9 @@ def _shape_problem(document: Document) -> str:
     next_id = document.get("next_id", 1)
     if not isinstance(next_id, int) or isinstance(next_id, bool) or next_id < 1:
         return "'next_id' must be a positive whole number"
+    problem = _areas_problem(document)
+    if problem:
+        return problem
     if not mapping(document.get("files", {}), lambda v: isinstance(v, str)):
         return "'files' must map paths to community IDs"
     if not mapping(document.get("adjacency", {}), lambda v: isinstance(v, str)):
@@ -85,4 +91,30 @@ def _shape_problem(document: Document) -> str:
         for e in edges
     ):
         return "'edges' must be a list of {src, dst, types}"
+    return ""
+
+
+def _areas_problem(document: Document) -> str:
+    """What in the areas (format 3) is not as kgtool writes it; a format-2 document has none."""
+    areas = document.get("areas", {})
+    if not isinstance(areas, dict):
+        return "'areas' must map area IDs to {communities}"
+    for aid, area in areas.items():
+        if not AREA_ID.fullmatch(aid) or not isinstance(area, dict):
+            return f"'areas' holds {aid!r}, which is not an area (A<N>: {{communities}})"
+        members = area.get("communities")
+        if not isinstance(members, list) or not all(
+            isinstance(cid, str) and cid in document["communities"] for cid in members
+        ):
+            return f"'areas.{aid}.communities' must list community IDs of this map"
+        if not isinstance(area.get("split_from", ""), str):
+            return f"'areas.{aid}.split_from' must be an area ID"
+    retired = document.get("retired_areas", {})
+    if not isinstance(retired, dict) or not all(
+        AREA_ID.fullmatch(aid) and isinstance(info, dict) for aid, info in retired.items()
+    ):
+        return "'retired_areas' must map area IDs to {merged_into}"
+    next_id = document.get("next_area_id", 1)
+    if not isinstance(next_id, int) or isinstance(next_id, bool) or next_id < 1:
+        return "'next_area_id' must be a positive whole number"
     return ""

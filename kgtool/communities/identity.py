@@ -10,6 +10,9 @@ match because those have the highest Jaccard.
 
 IDs come from a monotonic counter, ``next_id``, and are never reused: a retired ID, and the
 label people gave it, can never land on an unrelated community.
+
+The same rules give areas (groups of communities) their IDs: only the prefix differs ("c7"
+for a community, "A3" for an area), and each level keeps its own counter.
 """
 
 from __future__ import annotations
@@ -27,12 +30,16 @@ class Identity:
     retired: list[str] = field(default_factory=list)  # retired this run, with or without heir
 
 
+COMMUNITY_PREFIX = "c"
+
+
 def id_number(community: str) -> int:
+    """The number of an ID at either level ("c7" -> 7, "A3" -> 3)."""
     return int(community[1:])
 
 
-def format_id(number: int) -> str:
-    return f"c{number}"
+def format_id(number: int, prefix: str = COMMUNITY_PREFIX) -> str:
+    return f"{prefix}{number}"
 
 
 def assign_ids(
@@ -40,7 +47,10 @@ def assign_ids(
     old: dict[str, list[str]],
     next_id: int,
     min_overlap: float,
+    prefix: str = COMMUNITY_PREFIX,
 ) -> Identity:
+    """IDs for ``groups`` (sorted lists of members, in order of first member), matched to the
+    ``old`` groups by member overlap; ``prefix`` names the level new IDs are made for."""
     old_of: dict[str, str] = {path: cid for cid, members in old.items() for path in members}
     overlaps: list[tuple[float, int, int, str, int]] = []
     for number, group in enumerate(groups):
@@ -66,7 +76,7 @@ def assign_ids(
     for number, group in enumerate(groups):
         cid = taken.get(number)
         if cid is None:
-            cid = format_id(counter)
+            cid = format_id(counter, prefix)
             counter += 1
             fresh.append(cid)
         ids[cid] = group
