@@ -1,0 +1,117 @@
+"""Families named on the map, or made one community each: change locality of the options.
+
+For each repository (with ``.kg/raw.jsonl`` from ``kgtool update``), layer 2 is computed
+from scratch with families named (the partition is Leiden's, as with families off; the
+families are a list beside it). Two ways of making each family one community are derived
+from it: ``carved`` takes the family's files (members and their tests) out of Leiden's
+communities into one of their own (exactly what a cold run of that rule gives: Leiden saw
+the same graph); ``absorbed`` also hands the family the rest of every community that is
+mostly the family's. Each is measured with ``bench/change_locality.py`` on the last N
+first-parent changes of 2-30 code files, against folders and random partitions of the
+same sizes.
+
+    python -m kgtool -C /path/to/repo update
+    python bench/families.py /path/to/repo [/path/to/other ...] [--changes 400]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from change_locality import measure
+
+from kgtool.communities import build
+from kgtool.communities.graph import build_file_graph, read_raw
+from kgtool.config import load_config
+from kgtool.store import KG_DIR, RAW_FILE
+
+
+def document(repo: Path) -> dict[str, Any]:
+    """Layer 2 of ``repo`` computed cold, families named (``communities.families: auto``)."""
+    raw = read_raw((repo / KG_DIR / RAW_FILE).read_text(encoding="utf-8"))
+    config = load_config(repo)
+    settings = build.clustering_settings(config)
+    graph = build_file_graph(raw, settings)
+    settings = build.with_packages(settings, repo, graph.files)
+    families = {**build.family_settings(config), "families": "auto"}
+    found, _ = build.compute(graph, settings, {}, rebaseline=True, families=families)
+    return found
+
+
+def carved(document: dict[str, Any]) -> dict[str, str]:
+    """Families made one community each: their files taken out of Leiden's communities."""
+    partition = dict(document["files"])
+    for family in document.get("families", []):
+        for path in (*family["members"], *family["tests"]):
+            partition[path] = f"family:{family['name']}"
+    return partition
+
+
+def absorbed(document: dict[str, Any]) -> dict[str, str]:
+    """Families made one community each, which also takes the rest of every community whose
+    files are mostly the family's (the helpers Leiden placed with it)."""
+    partition = carved(document)
+    groups: dict[str, list[str]] = {}
+    for path, community in sorted(document["files"].items()):
+        groups.setdefault(community, []).append(path)
+    for members in groups.values():
+        votes = Counter(partition[p] for p in members if partition[p].startswith("family:"))
+        others = [p for p in members if not partition[p].startswith("family:")]
+        if votes:
+            best = min(votes, key=lambda name: (-votes[name], name))
+            if votes[best] >= len(others):
+                partition.update(dict.fromkeys(others, best))
+    return partition
+
+
+def as_document(partition: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "files": partition,
+        "communities": {group: {} for group in sorted(set(partition.values()))},
+        "settings": settings,
+    }
+
+
+def report(repo: Path, count: int) -> dict[str, Any]:
+    named = document(repo)
+    options = {
+        "named": named,
+        "carved": as_document(carved(named), named["settings"]),
+        "absorbed": as_document(absorbed(named), named["settings"]),
+    }
+    rows = {}
+    for option, partition in options.items():
+        rows[option] = measure(repo, partition, count)
+        rows[option]["largest_code_communities"] = rows[option].pop("code_community_sizes")[:10]
+        rows[option].pop("communities_by_kind")
+    families = [
+        {
+            "name": f["name"],
+            "members": len(f["members"]),
+            "tests": len(f["tests"]),
+            "communities": len(f["communities"]),
+        }
+        for f in named.get("families", [])
+    ]
+    return {"repo": repo.name, "families": families, "options": rows}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("repos", type=Path, nargs="+")
+    parser.add_argument("--changes", type=int, default=400)
+    args = parser.parse_args()
+    results = [report(repo.resolve(), args.changes) for repo in args.repos]
+    print(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""Families: files of one shape in one folder that all derive from the same base.
+
+Plugins, providers, handlers, commands: a folder of files that each subclass (or implement,
+or extend) one base class defined in another file. Leiden sees a family poorly: its members
+barely touch each other, each reaches the base and the base's helpers, so the family is
+scattered one member (and its test) at a time. Found here from layer 1's ``inherits`` edges
+alone, a family is made one community (see ``cluster``) and named on the map.
+
+Only inheritance defines the shape. Imports and calls were measured as a signal and fire on
+ordinary folders: most test folders import the same helpers, most modules of a package call
+the same utility (a translation function, a logger), which is coupling, not a shape.
+
+A file derives from a base when it inherits it, or inherits a symbol whose file derives from
+it (layer 2 sees edges per file, so a file's classes share their bases). A family is
+``(folder, base)`` with at least ``family_min_size`` derived files directly in the folder;
+files under the folder that derive from the base join it (a plugin that is a package), and so
+does the file defining the base when it lies under the folder. The base named is the most
+specific one that still covers most of the members (``NotifyBase``, not the ``URLBase`` it
+derives from). A test that reaches exactly one member of all families, and nothing else of
+theirs but the base, joins that member's family. A file is in at most one family, and a family
+never crosses a package boundary. Everything is sorted: the same graph, the same families.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from kgtool.communities.graph import FileGraph
+from kgtool.communities.packages import is_code
+from kgtool.file_kinds import is_test
+
+# A more specific base names the family when it covers this share of the broader base's files.
+SPECIFIC_SHARE = 0.8
+# A family's files directly in its folder are at least this share of the folder's own files.
+MAJORITY = 0.5
+
+
+@dataclass(frozen=True)
+class Family:
+    folder: str
+    base: str  # the base symbol's layer-1 ID, "path::Name"
+    members: tuple[str, ...]  # sorted: the derived files, and the base's file if under folder
+    tests: tuple[str, ...]  # sorted: tests that each target exactly one member
+
+    @property
+    def name(self) -> str:
+        return f"{self.folder or '.'}: {self.base.split('::', 1)[1]}"
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(sorted((*self.members, *self.tests)))
+
+
+def families_enabled(settings: dict[str, Any]) -> bool:
+    return settings.get("families", "off") == "auto"
+
+
+def find_families(graph: FileGraph, settings: dict[str, Any], package_of: Any) -> list[Family]:
+    """The families of ``graph`` (see the module's docstring), sorted by folder then base.
+
+    ``package_of`` maps a path to its package root, so no family spans two packages.
+    """
+    if not families_enabled(settings):
+        return []
+    minimum = int(settings["family_min_size"])
+    shaped = [p for p in graph.files if is_code(p) and not is_test(p)]
+    parents = _parents(graph.inherits)
+    derived = {path: _ancestors(path, parents) for path in shaped}
+    # (folder, file defining bases) -> files under folder deriving from one of its bases
+    candidates: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for path in shaped:
+        for home in sorted({base_file(base) for base in derived[path]}):
+            for folder in _folders_up_to(path, package_of(path)):
+                candidates[(folder, home)].add(path)
+
+    in_folder = Counter(posixpath.dirname(path) for path in shaped)
+
+    def direct(key: tuple[str, str], claimed: set[str]) -> int:
+        """Members directly in the folder; 0 unless they are most of its files (the shape of
+        the folder, not a few exceptions defined among its utilities)."""
+        count = sum(posixpath.dirname(p) == key[0] for p in candidates[key] - claimed)
+        return count if count >= MAJORITY * in_folder[key[0]] else 0
+
+    def covered(key: tuple[str, str], claimed: set[str]) -> set[str]:
+        folder, home = key
+        files = candidates[key] - claimed
+        # The base's own file belongs with its family when it lies under the family's folder.
+        own = _under(home, folder) and home in derived and home not in claimed and files
+        if own and package_of(home) == package_of(min(files)):
+            files.add(home)
+        return files
+
+    def narrower(key: tuple[str, str], claimed: set[str]) -> tuple[str, str]:
+        """The base file deepest in ``key``'s lineage that still covers most of its files."""
+        while True:
+            size = len(covered(key, claimed))
+            found = [
+                other
+                for other in candidates
+                if other[0] == key[0]
+                and other[1] != key[1]
+                and key[1] in {base_file(b) for b in derived.get(other[1], ())}
+                and len(covered(other, claimed)) >= SPECIFIC_SHARE * size
+            ]
+            if not found:
+                return key
+            key = min(found, key=lambda o: (-len(covered(o, claimed)), o[1]))
+
+    def rank(key: tuple[str, str]) -> tuple[int, int, str, str]:
+        folder, home = key
+        return (-len(covered(key, set())), -folder.count("/") - bool(folder), folder, home)
+
+    found: list[Family] = []
+    claimed: set[str] = set()
+    for key in sorted((k for k in candidates if direct(k, set()) >= minimum), key=rank):
+        if direct(key, claimed) < minimum:
+            continue
+        key = narrower(key, claimed)
+        if direct(key, claimed) < minimum:
+            continue
+        members = covered(key, claimed)
+        claimed |= members
+        base = _named_base(key[1], members, derived)
+        found.append(Family(key[0], base, tuple(sorted(members)), ()))
+    return _with_tests(found, graph, package_of)
+
+
+def base_file(symbol: str) -> str:
+    return symbol.split("::", 1)[0]
+
+
+def _named_base(home: str, members: set[str], derived: dict[str, set[str]]) -> str:
+    """The symbol of ``home`` most members derive from (the family's name)."""
+    counts: Counter[str] = Counter(
+        base for path in members for base in derived[path] if base_file(base) == home
+    )
+    return min(counts, key=lambda base: (-counts[base], base))
+
+
+def _parents(inherits: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    parents: dict[str, set[str]] = defaultdict(set)
+    for path, base in inherits:
+        parents[path].add(base)
+    return parents
+
+
+def _ancestors(path: str, parents: dict[str, set[str]]) -> set[str]:
+    """Every base ``path`` derives from, through the files that define its bases."""
+    seen: set[str] = set()
+    stack = sorted(parents.get(path, ()))
+    while stack:
+        base = stack.pop()
+        if base in seen:
+            continue
+        seen.add(base)
+        home = base_file(base)
+        if home != path:
+            stack.extend(sorted(parents.get(home, set()) - seen))
+    return {base for base in seen if base_file(base) != path}
+
+
+def _folders_up_to(path: str, package: str) -> list[str]:
+    """The folders holding ``path``, innermost first, up to its package root."""
+    folders = []
+    folder = posixpath.dirname(path)
+    while True:
+        folders.append(folder)
+        if folder in ("", package):
+            return folders
+        folder = posixpath.dirname(folder)
+
+
+def _under(path: str, folder: str) -> bool:
+    return not folder or path.startswith(folder + "/")
+
+
+def _with_tests(found: list[Family], graph: FileGraph, package_of: Any) -> list[Family]:
+    """``found`` with each test that targets exactly one member of them all added to its family."""
+    family_of = {path: number for number, f in enumerate(found) for path in f.members}
+    bases = {base_file(f.base) for f in found}
+    targets: dict[str, set[str]] = defaultdict(set)
+    for src, dst, _kind, _tier in graph.typed:
+        if dst in family_of and dst not in bases and is_test(src) and src not in family_of:
+            targets[src].add(dst)
+    tests: dict[int, list[str]] = defaultdict(list)
+    for test, reached in sorted(targets.items()):
+        if len(reached) == 1:
+            member = next(iter(reached))
+            if package_of(test) == package_of(member):
+                tests[family_of[member]].append(test)
+    result = [
+        Family(f.folder, f.base, f.members, tuple(sorted(tests.get(number, ()))))
+        for number, f in enumerate(found)
+    ]
+    return sorted(result, key=lambda f: (f.folder, f.base))
+
+
+def family_records(found: list[Family], files: dict[str, str]) -> list[dict[str, Any]]:
+    """``families`` of communities.json: each family with the communities its files are in."""
+    return [
+        {
+            "name": family.name,
+            "base": family.base,
+            "folder": family.folder,
+            "members": list(family.members),
+            "tests": list(family.tests),
+            "communities": sorted(
+                {files[path] for path in family.files}, key=lambda cid: int(cid[1:])
+            ),
+        }
+        for family in found
+    ]
