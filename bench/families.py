@@ -32,6 +32,9 @@ from kgtool.communities.graph import build_file_graph, read_raw
 from kgtool.config import load_config
 from kgtool.store import KG_DIR, RAW_FILE
 
+# Weights of the family edges tried (an inherits edge weighs 2 by default).
+EDGE_WEIGHTS = (2.0, 8.0)
+
 
 def document(repo: Path) -> dict[str, Any]:
     """Layer 2 of ``repo`` computed cold, families named (``communities.families: auto``)."""
@@ -42,6 +45,23 @@ def document(repo: Path) -> dict[str, Any]:
     settings = build.with_packages(settings, repo, graph.files)
     families = {**build.family_settings(config), "families": "auto"}
     found, _ = build.compute(graph, settings, {}, rebaseline=True, families=families)
+    return found
+
+
+def with_family_edges(repo: Path, named: dict[str, Any], weight: float) -> dict[str, Any]:
+    """Layer 2 computed cold after adding an edge of ``weight`` from every file of each
+    family (members and tests) to its base's file: Leiden decides what else joins them."""
+    raw = read_raw((repo / KG_DIR / RAW_FILE).read_text(encoding="utf-8"))
+    settings = named["settings"]
+    graph = build_file_graph(raw, settings)
+    for family in named.get("families", []):
+        hub = family["base"].split("::", 1)[0]
+        for path in (*family["members"], *family["tests"]):
+            if path != hub and hub in graph.files:
+                pair = (path, hub) if path < hub else (hub, path)
+                graph.weights[pair] = round(graph.weights.get(pair, 0.0) + weight, 6)
+    graph.weights = dict(sorted(graph.weights.items()))
+    found, _ = build.compute(graph, settings, {}, rebaseline=True)
     return found
 
 
@@ -71,6 +91,16 @@ def absorbed(document: dict[str, Any]) -> dict[str, str]:
     return partition
 
 
+def spread(families: list[dict[str, Any]], files: dict[str, str]) -> list[list[Any]]:
+    """Per family: the communities its files are in, and the share in the fullest one."""
+    found = []
+    for family in families:
+        held = Counter(files[p] for p in (*family["members"], *family["tests"]))
+        share = max(held.values()) / sum(held.values())
+        found.append([family["name"], len(held), round(share, 2)])
+    return found
+
+
 def as_document(partition: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
     return {
         "files": partition,
@@ -85,10 +115,12 @@ def report(repo: Path, count: int) -> dict[str, Any]:
         "named": named,
         "carved": as_document(carved(named), named["settings"]),
         "absorbed": as_document(absorbed(named), named["settings"]),
+        **{f"edges_x{w:g}": with_family_edges(repo, named, w) for w in EDGE_WEIGHTS},
     }
     rows = {}
     for option, partition in options.items():
         rows[option] = measure(repo, partition, count)
+        rows[option]["family_spread"] = spread(named.get("families", []), partition["files"])
         rows[option]["largest_code_communities"] = rows[option].pop("code_community_sizes")[:10]
         rows[option].pop("communities_by_kind")
     families = [
