@@ -144,3 +144,37 @@ def test_bad_family_settings_are_errors_at_their_line(make_repo: Callable[..., R
     result = repo.kg("update")
     assert result.code == 2
     assert "did you mean 'families'?" in result.err
+
+
+def test_typescript_providers_implementing_one_interface_are_a_family(
+    make_repo: Callable[..., Repo],
+) -> None:
+    files = {
+        "src/types.ts": "export interface Provider {\n  stream(prompt: string): string;\n}\n",
+        "src/providers/index.ts": "export const names: string[] = [];\n",
+    }
+    for name in ["anthropic", "google", "mistral", "openai"]:
+        files[f"src/providers/{name}.ts"] = (
+            'import { Provider } from "../types";\n\n'
+            f"export class {name.title()}Provider implements Provider {{\n"
+            "  stream(prompt: string): string {\n    return prompt;\n  }\n}\n"
+        )
+    files["test/anthropic.test.ts"] = (
+        'import { AnthropicProvider } from "../src/providers/anthropic";\n\n'
+        'new AnthropicProvider().stream("x");\n'
+    )
+    # A test of two providers targets no single member: it stays out.
+    files["test/both.test.ts"] = (
+        'import { GoogleProvider } from "../src/providers/google";\n'
+        'import { OpenaiProvider } from "../src/providers/openai";\n\n'
+        'new GoogleProvider().stream("x");\nnew OpenaiProvider().stream("y");\n'
+    )
+    repo = make_repo(files)
+    update(repo)
+    [family] = families(repo)
+    assert family["name"] == "src/providers: Provider"
+    assert family["base"] == "src/types.ts::Provider"
+    assert family["members"] == [
+        f"src/providers/{n}.ts" for n in ["anthropic", "google", "mistral", "openai"]
+    ]
+    assert family["tests"] == ["test/anthropic.test.ts"]
