@@ -16,7 +16,14 @@ def families(repo: Repo) -> list[dict]:
 
 
 def test_a_plugin_folder_with_a_shared_base_is_one_family(make_repo: Callable[..., Repo]) -> None:
-    repo = make_repo(plugin_folder(PLUGINS))
+    files = plugin_folder(PLUGINS)
+    # The core's test touches one plugin, but reaches the core most: it is the core's test.
+    files["tests/test_core.py"] = (
+        "from app.core import notify_all\nfrom app.plugins.slack import NotifySlack\n\n"
+        "def test_core():\n    notify_all([], 'x')\n    notify_all([], 'y')\n"
+        "    notify_all([NotifySlack()], 'z')\n"
+    )
+    repo = make_repo(files)
     update(repo)
     document = communities(repo)
     [family] = families(repo)
@@ -24,7 +31,7 @@ def test_a_plugin_folder_with_a_shared_base_is_one_family(make_repo: Callable[..
     assert family["base"] == "app/plugins/base.py::NotifyBase"  # not URLBase, which it derives
     assert family["folder"] == "app/plugins"
     assert family["members"] == ["app/plugins/base.py", *(f"app/plugins/{n}.py" for n in PLUGINS)]
-    assert family["tests"] == [f"tests/test_{n}.py" for n in PLUGINS]
+    assert family["tests"] == [f"tests/test_{n}.py" for n in PLUGINS]  # not tests/test_core.py
     held = {document["files"][p] for p in (*family["members"], *family["tests"])}
     assert family["communities"] == sorted(held, key=lambda cid: int(cid[1:]))
     # Named on the map, and on the page of every community that holds one of its files.
@@ -163,12 +170,14 @@ def test_typescript_providers_implementing_one_interface_are_a_family(
         'import { AnthropicProvider } from "../src/providers/anthropic";\n\n'
         'new AnthropicProvider().stream("x");\n'
     )
-    # A test of two providers targets no single member: it stays out.
-    files["test/both.test.ts"] = (
-        'import { GoogleProvider } from "../src/providers/google";\n'
-        'import { OpenaiProvider } from "../src/providers/openai";\n\n'
-        'new GoogleProvider().stream("x");\nnew OpenaiProvider().stream("y");\n'
-    )
+    # A test of two providers targets no single member: it stays out, unless it bears the
+    # name of one of them.
+    for test in ["both", "google"]:
+        files[f"test/{test}.test.ts"] = (
+            'import { GoogleProvider } from "../src/providers/google";\n'
+            'import { OpenaiProvider } from "../src/providers/openai";\n\n'
+            'new GoogleProvider().stream("x");\nnew OpenaiProvider().stream("y");\n'
+        )
     repo = make_repo(files)
     update(repo)
     [family] = families(repo)
@@ -177,4 +186,4 @@ def test_typescript_providers_implementing_one_interface_are_a_family(
     assert family["members"] == [
         f"src/providers/{n}.ts" for n in ["anthropic", "google", "mistral", "openai"]
     ]
-    assert family["tests"] == ["test/anthropic.test.ts"]
+    assert family["tests"] == ["test/anthropic.test.ts", "test/google.test.ts"]

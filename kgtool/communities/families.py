@@ -1,29 +1,33 @@
-"""Families: files of one shape in one folder that all derive from the same base.
+"""Families: files of one folder that all derive from the same base.
 
 Plugins, providers, handlers, commands: a folder of files that each subclass (or implement,
 or extend) one base class defined in another file. Leiden sees a family poorly: its members
-barely touch each other, each reaches the base and the base's helpers, so the family is
+barely touch each other, each reaches the base and the base's helpers, so a large family is
 scattered one member (and its test) at a time. Found here from layer 1's ``inherits`` edges
-alone, a family is made one community (see ``cluster``) and named on the map.
+alone, families are named beside the communities (``families`` in communities.json, a
+section of MAP.md), never moving a file: made one community each, they cut communities that
+change together (bench/results/families.md).
 
 Only inheritance defines the shape. Imports and calls were measured as a signal and fire on
 ordinary folders: most test folders import the same helpers, most modules of a package call
 the same utility (a translation function, a logger), which is coupling, not a shape.
 
 A file derives from a base when it inherits it, or inherits a symbol whose file derives from
-it (layer 2 sees edges per file, so a file's classes share their bases). A family is
-``(folder, base)`` with at least ``family_min_size`` derived files directly in the folder;
-files under the folder that derive from the base join it (a plugin that is a package), and so
-does the file defining the base when it lies under the folder. The base named is the most
-specific one that still covers most of the members (``NotifyBase``, not the ``URLBase`` it
-derives from). A test that reaches exactly one member of all families, and nothing else of
-theirs but the base, joins that member's family. A file is in at most one family, and a family
-never crosses a package boundary. Everything is sorted: the same graph, the same families.
+it (layer 2 sees edges per file, so a file's classes share their bases). A family is a folder
+and the file defining its bases, with at least ``family_min_size`` derived files directly in
+the folder, and those at least half the folder's code; files under the folder that derive
+from the same file's bases join it (a plugin that is a package), and so does that file when
+it lies under the folder. The family is named after the base most members derive from, in the
+most specific file that still covers most of them (``NotifyBase``, not the ``URLBase`` it
+derives from). Tests join the member they target (see ``_with_tests``). A file is in at most
+one family, tests never found one, and a family never crosses a package boundary.
+Everything is sorted: the same graph, the same families.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -179,24 +183,67 @@ def _under(path: str, folder: str) -> bool:
 
 
 def _with_tests(found: list[Family], graph: FileGraph, package_of: Any) -> list[Family]:
-    """``found`` with each test that targets exactly one member of them all added to its family."""
+    """``found`` with the tests that target one member added to its family.
+
+    A test targets the member it reaches whose name it bears (``test_plugin_discord.py``,
+    ``input.test.ts``), the longest such name when several fit; failing that, the one member
+    of any family it reaches, when that member is also the file it reaches most: a test of
+    the executor that touches one repository class is the executor's test. The bases are
+    left out of the count, since every member's test reaches them.
+    """
     family_of = {path: number for number, f in enumerate(found) for path in f.members}
     bases = {base_file(f.base) for f in found}
-    targets: dict[str, set[str]] = defaultdict(set)
-    for src, dst, _kind, _tier in graph.typed:
-        if dst in family_of and dst not in bases and is_test(src) and src not in family_of:
-            targets[src].add(dst)
+    reached: dict[str, Counter[str]] = defaultdict(Counter)
+    for (src, dst, _kind, _tier), count in graph.typed.items():
+        tested = dst not in bases and not is_test(dst)
+        if tested and is_test(src) and is_code(src) and src not in family_of:
+            reached[src][dst] += count
     tests: dict[int, list[str]] = defaultdict(list)
-    for test, reached in sorted(targets.items()):
-        if len(reached) == 1:
-            member = next(iter(reached))
-            if package_of(test) == package_of(member):
-                tests[family_of[member]].append(test)
+    for test, counts in sorted(reached.items()):
+        member = _target(test, counts, family_of)
+        if member is not None and package_of(test) == package_of(member):
+            tests[family_of[member]].append(test)
     result = [
         Family(f.folder, f.base, f.members, tuple(sorted(tests.get(number, ()))))
         for number, f in enumerate(found)
     ]
     return sorted(result, key=lambda f: (f.folder, f.base))
+
+
+def _target(test: str, counts: Counter[str], family_of: dict[str, int]) -> str | None:
+    """The member ``test`` targets (see ``_with_tests``), or None."""
+    members = sorted(path for path in counts if path in family_of)
+    words = _words(posixpath.splitext(posixpath.basename(test))[0])
+    named = [(len(_words(_stem(m))), m) for m in members if _contains(words, _words(_stem(m)))]
+    if named:
+        longest = max(length for length, _ in named)
+        best = [member for length, member in named if length == longest]
+        return best[0] if len(best) == 1 else None
+    if len(members) != 1:
+        return None
+    runner_up = max((n for path, n in counts.items() if path != members[0]), default=0)
+    return members[0] if counts[members[0]] > runner_up else None
+
+
+GENERIC_STEMS = frozenset({"__init__", "index", "base", "main", "mod", "lib"})
+
+
+def _stem(path: str) -> str:
+    """A file's name as its tests would spell it: a package's generic file by its folder."""
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    return posixpath.basename(posixpath.dirname(path)) if stem in GENERIC_STEMS else stem
+
+
+def _words(name: str) -> list[str]:
+    """``name`` in lower-case words: snake_case, kebab-case, dots and camelCase all split."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return [word for word in re.split(r"[^a-z0-9]+", spaced.lower()) if word]
+
+
+def _contains(words: list[str], part: list[str]) -> bool:
+    return bool(part) and any(
+        words[start : start + len(part)] == part for start in range(len(words) - len(part) + 1)
+    )
 
 
 def family_records(found: list[Family], files: dict[str, str]) -> list[dict[str, Any]]:
