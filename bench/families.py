@@ -34,13 +34,17 @@ from kgtool.store import KG_DIR, RAW_FILE
 
 # Weights of the family edges tried (an inherits edge weighs 2 by default).
 EDGE_WEIGHTS = (2.0, 8.0)
+OTHER_SEEDS = (1, 2, 3)
 
 
-def document(repo: Path) -> dict[str, Any]:
-    """Layer 2 of ``repo`` computed cold, families named (``communities.families: auto``)."""
+def document(repo: Path, seed: int | None = None) -> dict[str, Any]:
+    """Layer 2 of ``repo`` computed cold, families named (``communities.families: auto``),
+    with the configured Leiden seed or ``seed``."""
     raw = read_raw((repo / KG_DIR / RAW_FILE).read_text(encoding="utf-8"))
     config = load_config(repo)
     settings = build.clustering_settings(config)
+    if seed is not None:
+        settings["seed"] = seed
     graph = build_file_graph(raw, settings)
     settings = build.with_packages(settings, repo, graph.files)
     families = {**build.family_settings(config), "families": "auto"}
@@ -116,6 +120,8 @@ def report(repo: Path, count: int) -> dict[str, Any]:
         "carved": as_document(carved(named), named["settings"]),
         "absorbed": as_document(absorbed(named), named["settings"]),
         **{f"edges_x{w:g}": with_family_edges(repo, named, w) for w in EDGE_WEIGHTS},
+        # The noise floor: the same rules, other Leiden seeds.
+        **{f"named_seed{seed}": document(repo, seed) for seed in OTHER_SEEDS},
     }
     rows = {}
     for option, partition in options.items():

@@ -71,7 +71,9 @@ def find_families(graph: FileGraph, settings: dict[str, Any], package_of: Any) -
     if not families_enabled(settings):
         return []
     minimum = int(settings["family_min_size"])
-    shaped = [p for p in graph.files if is_code(p) and not is_test(p)]
+    code = [path for path in graph.files if is_code(path)]
+    tests = {path for path in code if is_test(path)}
+    shaped = [path for path in code if path not in tests]
     parents = _parents(graph.inherits)
     derived = {path: _ancestors(path, parents) for path in shaped}
     # (folder, file defining bases) -> files under folder deriving from one of its bases
@@ -130,7 +132,7 @@ def find_families(graph: FileGraph, settings: dict[str, Any], package_of: Any) -
         claimed |= members
         base = _named_base(key[1], members, derived)
         found.append(Family(key[0], base, tuple(sorted(members)), ()))
-    return _with_tests(found, graph, package_of)
+    return _with_tests(found, graph, tests, package_of)
 
 
 def base_file(symbol: str) -> str:
@@ -182,7 +184,9 @@ def _under(path: str, folder: str) -> bool:
     return not folder or path.startswith(folder + "/")
 
 
-def _with_tests(found: list[Family], graph: FileGraph, package_of: Any) -> list[Family]:
+def _with_tests(
+    found: list[Family], graph: FileGraph, tests: set[str], package_of: Any
+) -> list[Family]:
     """``found`` with the tests that target one member added to its family.
 
     A test targets the member it reaches whose name it bears (``test_plugin_discord.py``,
@@ -195,16 +199,15 @@ def _with_tests(found: list[Family], graph: FileGraph, package_of: Any) -> list[
     bases = {base_file(f.base) for f in found}
     reached: dict[str, Counter[str]] = defaultdict(Counter)
     for (src, dst, _kind, _tier), count in graph.typed.items():
-        tested = dst not in bases and not is_test(dst)
-        if tested and is_test(src) and is_code(src) and src not in family_of:
+        if src in tests and dst not in tests and dst not in bases and src not in family_of:
             reached[src][dst] += count
-    tests: dict[int, list[str]] = defaultdict(list)
+    joined: dict[int, list[str]] = defaultdict(list)
     for test, counts in sorted(reached.items()):
         member = _target(test, counts, family_of)
         if member is not None and package_of(test) == package_of(member):
-            tests[family_of[member]].append(test)
+            joined[family_of[member]].append(test)
     result = [
-        Family(f.folder, f.base, f.members, tuple(sorted(tests.get(number, ()))))
+        Family(f.folder, f.base, f.members, tuple(sorted(joined.get(number, ()))))
         for number, f in enumerate(found)
     ]
     return sorted(result, key=lambda f: (f.folder, f.base))
