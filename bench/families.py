@@ -12,6 +12,7 @@ same sizes.
 
     python -m kgtool -C /path/to/repo update
     python bench/families.py /path/to/repo [/path/to/other ...] [--changes 400]
+    python bench/families.py /path/to/repo --replay 120   # stability with families carved
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from change_locality import measure
+from communities_stability import replay
 
 from kgtool.communities import build
+from kgtool.communities.cluster import package_of
+from kgtool.communities.families import find_families
 from kgtool.communities.graph import build_file_graph, read_raw
 from kgtool.config import load_config
 from kgtool.store import KG_DIR, RAW_FILE
@@ -141,11 +145,48 @@ def report(repo: Path, count: int) -> dict[str, Any]:
     return {"repo": repo.name, "families": families, "options": rows}
 
 
+def carving_cluster(graph: Any, settings: dict[str, Any], *args: Any) -> list[list[str]]:
+    """``cluster`` as it would be with each family carved into one community of its own."""
+    groups = ORIGINAL_CLUSTER(graph, settings, *args)
+    found = find_families(
+        graph,
+        {"families": "auto", "family_min_size": FAMILY_MIN_SIZE},
+        lambda path: package_of(path, settings["boundaries"]),
+    )
+    taken = {path for family in found for path in family.files}
+    rest = [[path for path in group if path not in taken] for group in groups]
+    units = [list(family.files) for family in found]
+    return sorted((sorted(g) for g in [*rest, *units] if g), key=lambda g: g[0])
+
+
+ORIGINAL_CLUSTER = build.cluster
+FAMILY_MIN_SIZE = 4
+
+
+def replay_carved(repo: Path, commits: int) -> dict[str, Any]:
+    """The stability replay of ``bench/communities_stability.py`` with families carved."""
+    build.cluster = carving_cluster
+    try:
+        return replay(repo, commits)
+    finally:
+        build.cluster = ORIGINAL_CLUSTER
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("repos", type=Path, nargs="+")
     parser.add_argument("--changes", type=int, default=400)
+    parser.add_argument(
+        "--replay",
+        type=int,
+        metavar="COMMITS",
+        help="instead: the stability replay over this many commits with families carved",
+    )
     args = parser.parse_args()
+    if args.replay:
+        summaries = [replay_carved(repo.resolve(), args.replay) for repo in args.repos]
+        print(json.dumps(summaries, indent=1))
+        return 0
     results = [report(repo.resolve(), args.changes) for repo in args.repos]
     print(json.dumps(results, indent=1))
     return 0
