@@ -187,3 +187,25 @@ def test_typescript_providers_implementing_one_interface_are_a_family(
         f"src/providers/{n}.ts" for n in ["anthropic", "google", "mistral", "openai"]
     ]
     assert family["tests"] == ["test/anthropic.test.ts", "test/google.test.ts"]
+
+
+def test_bases_that_derive_from_each_other_still_name_one_family(
+    make_repo: Callable[..., Repo],
+) -> None:
+    files = {
+        "app/bases/__init__.py": "",
+        "app/bases/one.py": (
+            "from app.bases.two import Two\n\n"
+            "class One(Two):\n    pass\n\nclass OneMore:\n    pass\n"
+        ),
+        "app/bases/two.py": "from app.bases.one import OneMore\n\nclass Two(OneMore):\n    pass\n",
+    }
+    for name in PLUGINS[:4]:
+        files[f"app/plugins/{name}.py"] = (
+            f"from app.bases.one import One\n\nclass {name.title()}(One):\n    pass\n"
+        )
+    repo = make_repo(files)
+    update(repo)
+    [family] = families(repo)
+    assert family["folder"] == "app/plugins"
+    assert family["members"] == [f"app/plugins/{n}.py" for n in sorted(PLUGINS[:4])]

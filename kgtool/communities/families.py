@@ -48,7 +48,7 @@ class Family:
     folder: str
     base: str  # the base symbol's layer-1 ID, "path::Name"
     members: tuple[str, ...]  # sorted: the derived files, and the base's file if under folder
-    tests: tuple[str, ...]  # sorted: tests that each target exactly one member
+    tests: tuple[str, ...]  # sorted: tests that each target one member (see ``_with_tests``)
 
     @property
     def name(self) -> str:
@@ -102,19 +102,21 @@ def find_families(graph: FileGraph, settings: dict[str, Any], package_of: Any) -
 
     def narrower(key: tuple[str, str], claimed: set[str]) -> tuple[str, str]:
         """The base file deepest in ``key``'s lineage that still covers most of its files."""
+        seen = {key}
         while True:
             size = len(covered(key, claimed))
             found = [
                 other
                 for other in candidates
                 if other[0] == key[0]
-                and other[1] != key[1]
+                and other not in seen  # bases that derive from each other: a cycle
                 and key[1] in {base_file(b) for b in derived.get(other[1], ())}
                 and len(covered(other, claimed)) >= SPECIFIC_SHARE * size
             ]
             if not found:
                 return key
             key = min(found, key=lambda o: (-len(covered(o, claimed)), o[1]))
+            seen.add(key)
 
     def rank(key: tuple[str, str]) -> tuple[int, int, str, str]:
         folder, home = key
