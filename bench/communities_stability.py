@@ -71,6 +71,28 @@ def agreement(document: dict) -> tuple[float, float]:
     )
 
 
+def family_of(document: dict) -> dict[str, str]:
+    """Each file in a family (member or test) -> the family's name."""
+    return {
+        path: family["name"]
+        for family in document.get("families", [])
+        for path in (*family["members"], *family["tests"])
+    }
+
+
+def family_churn(previous: dict, document: dict, shared: set[str]) -> dict:
+    """How much the named families moved between two commits: the share of files (present on
+    both sides) whose family changed, and the share of family names that survived."""
+    before, after = family_of(previous), family_of(document)
+    moved = sum(before.get(p) != after.get(p) for p in shared)
+    names = set(before.values())
+    return {
+        "families": len(document.get("families", [])),
+        "family_moved_share": moved / len(shared) if shared else 0.0,
+        "family_survival": len(names & set(after.values())) / len(names) if names else 1.0,
+    }
+
+
 @dataclass(frozen=True)
 class Replayed:
     """One replayed commit: its configuration, layers 1 and 2 as the hook built them there,
@@ -152,6 +174,7 @@ def replay(repo: Path, commits: int, rows_file: Path | None = None) -> dict:
             row["graph_changed"] = previous["graph_hash"] != document["graph_hash"]
             if "areas" in previous and "areas" in document:
                 row.update(area_stability(previous, document))
+            row.update(family_churn(previous, document, shared))
             if row["graph_changed"] and "adjacency" in previous:
                 region = changed_files(
                     graph, graph.adjacency(), previous["adjacency"], previous["files"]
@@ -226,6 +249,10 @@ def summarise(rows: list[dict]) -> dict:
         "changed_share_max": max(
             (r["changed_share"] for r in steps if "changed_share" in r), default=0.0
         ),
+        "families_last": steps[-1]["families"] if steps else 0,
+        "family_moved_share_p95": percentile([r["family_moved_share"] for r in steps], 0.95),
+        "family_moved_share_max": max((r["family_moved_share"] for r in steps), default=0.0),
+        "family_survival_min": min((r["family_survival"] for r in steps), default=1.0),
         "layer2_seconds_p50": percentile([r["seconds"] for r in steps], 0.5),
         "layer2_seconds_max": max((r["seconds"] for r in steps), default=0.0),
         "cold_cluster_seconds_last": last["cold_seconds"],

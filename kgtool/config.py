@@ -59,6 +59,11 @@ DEFAULTS: dict[str, Any] = {
         # packages (workspaces, nested manifests); a list of root globs (e.g. "packages/*")
         # sets them by hand; "off" (or []) turns them off.
         "boundaries": "auto",
+        # Families: at least ``family_min_size`` files of one folder that each derive from the
+        # same base class (plugins, providers, commands) become one community, named on the
+        # map, with the tests that target one of them. "off" leaves them to Leiden.
+        "families": "auto",
+        "family_min_size": 4,
         # Files with no edges are grouped by directory, in groups up to this share of all files.
         "loose_group_share": 0.05,
         # A new community inherits an old ID only if this share of one of them is shared.
@@ -142,6 +147,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "communities.ambiguous_weight": (0, 1),
     "communities.resolution": (1e-9, None),
     "communities.seed": (0, INT_MAX),
+    "communities.family_min_size": (2, None),
     "communities.loose_group_share": (1e-9, 1),
     "communities.min_overlap": (0, 1),
     "communities.diff_change": (0, None),
@@ -264,6 +270,16 @@ def _merge(
             else:
                 result[key] = boundaries
             continue
+        if dotted == "communities.families":
+            families = _families(value)
+            if families is None:
+                close = difflib.get_close_matches(str(value), list(FAMILIES), n=1)
+                hint = f": did you mean '{close[0]}'?" if close else ""
+                message = f"'{dotted}' must be auto or off, not {value!r}{hint}"
+                problems.add(WRONG_TYPE, dotted, message)
+            else:
+                result[key] = families
+            continue
         if isinstance(default, dict):
             if not isinstance(value, dict):
                 problems.add(WRONG_TYPE, dotted, f"'{dotted}' must be a mapping")
@@ -302,6 +318,19 @@ def _boundaries(value: Any) -> str | list[str] | None:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return value
     return None
+
+
+FAMILIES = ("auto", "off")
+
+
+def _families(value: Any) -> str | None:
+    """``communities.families`` as layer 2 reads it ("auto" or "off"); None if invalid.
+
+    YAML 1.1 reads a bare ``off`` as false, so false means off too.
+    """
+    if value is False:
+        return "off"
+    return value if value in FAMILIES else None
 
 
 def _unknown_key(key: str, dotted: str, defaults: dict[str, Any]) -> str:

@@ -58,3 +58,39 @@ def broken_links(kg: Path) -> list[str]:
             if not (page.parent / target).resolve().is_file():
                 broken.append(f"{page.name} -> {target}")
     return broken
+
+
+def plugin_folder(names: list[str], with_tests: bool = True) -> dict:
+    """A plugin-style package: ``app/plugins/<name>.py`` each subclassing ``NotifyBase``
+    (defined in ``app/plugins/base.py`` on top of ``app/url.py``'s ``URLBase``), a core that
+    loads them, and ``tests/test_<name>.py`` exercising one plugin each."""
+    files = {
+        "app/url.py": "class URLBase:\n    def quote(self, text):\n        return text\n",
+        "app/plugins/__init__.py": "",
+        "app/plugins/base.py": (
+            "from app.url import URLBase\n\n"
+            "class NotifyBase(URLBase):\n"
+            "    def send(self, body):\n        return self.quote(body)\n"
+        ),
+        "app/core.py": (
+            "from app.plugins.base import NotifyBase\n\n"
+            "def notify_all(plugins, body):\n"
+            "    return [NotifyBase.send(p, body) for p in plugins]\n"
+        ),
+    }
+    for name in names:
+        files[f"app/plugins/{name}.py"] = plugin_source(name)
+        if with_tests:
+            files[f"tests/test_{name}.py"] = (
+                f"from app.plugins.{name} import Notify{name.title()}\n\n"
+                f"def test_{name}():\n    assert Notify{name.title()}().send('x')\n"
+            )
+    return files
+
+
+def plugin_source(name: str) -> str:
+    return (
+        "from app.plugins.base import NotifyBase\n\n"
+        f"class Notify{name.title()}(NotifyBase):\n"
+        "    def send(self, body):\n        return self.quote(body)\n"
+    )

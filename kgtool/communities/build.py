@@ -23,12 +23,13 @@ from typing import Any, Protocol
 
 from kgtool import progress
 from kgtool.communities.areas import areas_note, form_areas
-from kgtool.communities.cluster import changed_files, cluster
+from kgtool.communities.cluster import changed_files, cluster, package_of
 from kgtool.communities.document import (  # re-exported: commands read them from here
     COMMUNITIES_FILE,
     Document,
     parse_document,
 )
+from kgtool.communities.families import family_records, find_families
 from kgtool.communities.graph import (
     AMBIGUOUS,
     FileGraph,
@@ -63,6 +64,9 @@ CODE, DATA = "code", "data"  # a community's ``kind``: data covers docs, data an
 CACHE_KEY_FILE = "communities.key"  # in .kg/cache: what the files on disk were made from
 # Keys of the ``communities`` config section that only ``kgtool diff`` reads.
 DIFF_KEYS = ("diff_change", "diff_min_edges")
+# Keys that only name families beside the communities: they never move a file, so a change
+# to them leaves the partition (and its digest) as it is.
+FAMILY_KEYS = ("families", "family_min_size")
 
 # Layer 1's edges folded per file, for every file; None when it cannot vouch for them.
 EdgeSource = Callable[[], dict[str, tuple[FileEdge, ...]] | None]
@@ -112,9 +116,14 @@ def library_versions() -> dict[str, str]:
 
 def clustering_settings(config: Config) -> dict[str, Any]:
     section = config.section("communities")
-    settings = {k: v for k, v in sorted(section.items()) if k not in DIFF_KEYS}
+    settings = {k: v for k, v in sorted(section.items()) if k not in (*DIFF_KEYS, *FAMILY_KEYS)}
     settings["versions"] = library_versions()
     return settings
+
+
+def family_settings(config: Config) -> dict[str, Any]:
+    section = config.section("communities")
+    return {key: section[key] for key in FAMILY_KEYS}
 
 
 def with_packages(settings: dict[str, Any], root: Path, files: list[str]) -> dict[str, Any]:
@@ -188,8 +197,10 @@ def compute(
     settings: dict[str, Any],
     previous: Document,
     rebaseline: bool = False,
+    families: dict[str, Any] | None = None,
 ) -> tuple[Document, bool]:
-    """The new document, and whether Leiden ran.
+    """The new document, and whether Leiden ran; ``families`` (see ``family_settings``) names
+    the families beside the communities.
 
     A pure function of the file graph, the settings and the previous document: the locality
     rule reads which files changed from the previous document's ``adjacency``, never from a
@@ -230,7 +241,19 @@ def compute(
     document = assemble(graph, identity, lineage, retired, graph_hash, settings)
     document["adjacency"] = adjacency
     form_areas(document, previous, rebaseline)
+    _add_families(document, graph, settings["boundaries"], families or {})
     return document, not unchanged
+
+
+def _add_families(
+    document: Document, graph: FileGraph, boundaries: list[str], families: dict[str, Any]
+) -> None:
+    """``families`` of communities.json, when the graph has any: named groups beside the
+    communities, which they leave as Leiden formed them (bench/results/families.md measures
+    why: made one community each, they cut communities that change together)."""
+    found = find_families(graph, families, lambda path: package_of(path, boundaries))
+    if found:
+        document["families"] = family_records(found, document["files"])
 
 
 def assemble(
@@ -325,9 +348,11 @@ def update_communities(
         if raw_content is None:
             raise KgError(f"{KG_DIR}/{RAW_FILE} does not exist yet: run `kgtool update`")
     settings = clustering_settings(config)
+    families = family_settings(config)
+    keyed = {**settings, **families}  # what the outputs depend on
     on_disk = store.read_bytes(COMMUNITIES_FILE)
     map_key = drawn.key() if drawn is not None else None
-    key = _input_key(raw_content, settings, on_disk, map_key)
+    key = _input_key(raw_content, keyed, on_disk, map_key)
     if not rebaseline:
         kept = _unchanged(store, key, on_disk, drawn)
         if kept is not None:
@@ -341,7 +366,7 @@ def update_communities(
     # The cache key stays the settings as configured: the packages they resolve to are a
     # function of the raw graph, which the key holds already.
     document, reclustered = compute(
-        graph, with_packages(settings, root, graph.files), previous, rebaseline
+        graph, with_packages(settings, root, graph.files), previous, rebaseline, families
     )
     outputs = {COMMUNITIES_FILE: pretty_json(document).encode("utf-8")}
     if drawn is not None:
@@ -356,7 +381,7 @@ def update_communities(
             store.path(name).unlink(missing_ok=True)
     if drawn is not None and (write or not (changed or removed)):
         # What is on disk now is exactly what this input makes: remember it for next time.
-        new_key = _input_key(raw_content, settings, outputs[COMMUNITIES_FILE], map_key)
+        new_key = _input_key(raw_content, keyed, outputs[COMMUNITIES_FILE], map_key)
         _remember(store, new_key, outputs)
     return CommunitiesResult(
         document,

@@ -91,6 +91,26 @@ def _shape_problem(document: Document) -> str:
         for e in edges
     ):
         return "'edges' must be a list of {src, dst, types}"
+    return _families_problem(document.get("families", []), document.get("files", {}))
+
+
+def _families_problem(families: Any, files: dict[str, str]) -> str:
+    """What in ``families`` is not as kgtool writes it; "" when nothing."""
+    if not isinstance(families, list):
+        return "'families' must be a list of {name, base, folder, members, tests, communities}"
+    for number, family in enumerate(families):
+        where = f"'families[{number}]'"
+        if not isinstance(family, dict) or not all(
+            isinstance(family.get(key), str) for key in ("name", "base", "folder")
+        ):
+            return f"{where} must have a name, a base and a folder"
+        for key in ("members", "tests", "communities"):
+            value = family.get(key)
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                return f"{where}.{key} must be a list of strings"
+        missing = [p for p in (*family["members"], *family["tests"]) if p not in files]
+        if missing:
+            return f"{where} names {missing[0]!r}, which is not in 'files'"
     return ""
 
 

@@ -27,6 +27,7 @@ from kgtool.store import canonical_json
 
 AMBIGUOUS = "AMBIGUOUS"
 INFERRED = "INFERRED"
+INHERITS = "inherits"
 STRUCTURAL = "contains"  # parent -> child inside one file: never an edge between files
 # A missed change needs a collision on this many hex digits at both ends of an edge.
 ADJACENCY_DIGITS = 12
@@ -43,6 +44,8 @@ class FileGraph:
     # AMBIGUOUS edges as (src file, edge type, candidate files): counted only if one community
     ambiguous: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     in_degree: Counter[str] = field(default_factory=Counter)  # symbol ID -> edges from other files
+    # (file, symbol ID of a base it inherits from another file): families are read from these
+    inherits: list[tuple[str, str]] = field(default_factory=list)
 
     def neighbours(self) -> dict[str, dict[str, float]]:
         result: dict[str, dict[str, float]] = defaultdict(dict)
@@ -137,6 +140,7 @@ def file_graph(
     typed: TypedCounts = Counter()
     ambiguous: list[tuple[str, str, tuple[str, ...]]] = []
     in_degree: Counter[str] = Counter()
+    inherits: set[tuple[str, str]] = set()
     share = float(settings["ambiguous_weight"])
     for src in files:
         for dst_id, kind, tier, confidence, candidates, count in edges.get(src, ()):
@@ -155,6 +159,8 @@ def file_graph(
             if dst not in known:
                 continue
             in_degree[dst_id] += count
+            if kind == INHERITS and "::" in dst_id:
+                inherits.add((src, dst_id))
             weight = edge_weight(kind, settings)
             if tier == INFERRED:
                 weight *= float(confidence)
@@ -164,7 +170,7 @@ def file_graph(
     # Rounded so that float summation order can never change the digest or the partition.
     rounded = {pair: round(w, 6) for pair, w in sorted(weights.items()) if round(w, 6) > 0}
     ambiguous.sort()
-    return FileGraph(files, rounded, typed, ambiguous, in_degree)
+    return FileGraph(files, rounded, typed, ambiguous, in_degree, sorted(inherits))
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:

@@ -33,6 +33,7 @@ PAGE_NAME = re.compile(r"c[0-9]+\.md")
 MAP_EDGES = 3  # outgoing edges per row in the map; the page lists them all
 MAP_FILES = 3
 AREA_PATHS = 40  # member paths the offline labeler reads to name an area
+MAP_FAMILY_COMMUNITIES = 5  # communities shown per family in the map; pages name them all
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
         lines += _area_rows(document, area_titles, code, row)
     else:
         lines += [row(cid) for cid in code]
+    lines += _families_section(document, names, view)
     if data:
         files = sum(communities[cid]["size"] for cid in data)
         lines += [
@@ -140,6 +142,7 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
             cid, communities, names, view, outgoing[cid], incoming[cid], merged_here, map_name
         )
         page = _with_area(page, communities[cid].get("area"), area_titles, map_name)
+        page += _page_families(cid, document, names)
         outputs[f"{PAGES_DIR}/{cid}.md"] = page.encode("utf-8")
     return outputs
 
@@ -220,6 +223,65 @@ def _with_area(page: str, aid: str | None, titles: dict[str, str], map_name: str
         return page
     marker = f" · [back to the map](../{map_name})\n"
     return page.replace(marker, f"{marker}Area: {_cell(titles[aid])}.\n", 1)
+
+
+def _families_section(
+    document: dict[str, Any], names: dict[str, str], view: LabelView
+) -> list[str]:
+    """MAP.md's list of families (files of one folder deriving from one base), or nothing."""
+    families = document.get("families", [])
+    if not families:
+        return []
+    lines = [
+        "",
+        "## Families",
+        "",
+        "Files of one folder that each derive from the same base (plugins, providers, "
+        "commands), with the tests that target one of them. A family lies across the "
+        "communities its files are clustered in, the fullest first.",
+        "",
+        "| Family | Base | Files | Communities |",
+        "|---|---|---:|---|",
+    ]
+    for family in families:
+        tests = len(family["tests"])
+        size = f"{len(family['members'])}" + (f" + {tests} tests" if tests else "")
+        held = _family_communities(family, document["files"])
+        shown = ", ".join(
+            f"{_title(cid, names, view)} ({count})" for cid, count in held[:MAP_FAMILY_COMMUNITIES]
+        )
+        more = len(held) - MAP_FAMILY_COMMUNITIES
+        if more > 0:
+            shown += f"; {more} more"
+        lines.append(f"| {_cell(family['name'])} | `{_cell(family['base'])}` | {size} | {shown} |")
+    return lines
+
+
+def _family_communities(family: dict[str, Any], files: dict[str, str]) -> list[tuple[str, int]]:
+    """The communities a family's files are in, with how many: the fullest first."""
+    counts: dict[str, int] = {}
+    for path in (*family["members"], *family["tests"]):
+        counts[files[path]] = counts.get(files[path], 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], id_number(item[0])))
+
+
+def _page_families(cid: str, document: dict[str, Any], names: dict[str, str]) -> str:
+    """A community page's note of the families its files belong to, or ""."""
+    lines = []
+    for family in document.get("families", []):
+        held = dict(_family_communities(family, document["files"]))
+        if cid not in held:
+            continue
+        total = len(family["members"]) + len(family["tests"])
+        others = [other for other in held if other != cid]
+        elsewhere = ", ".join(f"[{o} · {names[o]}]({o}.md)" for o in others)
+        lines.append(
+            f"- {family['name']} (base `{family['base']}`): {held[cid]} of its {total} files "
+            f"are here" + (f"; the rest in {elsewhere}" if others else "")
+        )
+    if not lines:
+        return ""
+    return "\n## Families\n\n" + "\n".join(lines) + "\n"
 
 
 def _title(cid: str, names: dict[str, str], view: LabelView) -> str:
