@@ -64,6 +64,8 @@ CALL_RESULT = "()"
 ELEMENT = "[]"
 # Syntax tree levels read; deeper constructs are left out and the file is marked partial.
 MAX_DEPTH = 10_000
+# A key of ``FileFacts.extra`` per method declared abstract (no body): ``abstract:Base.run``.
+ABSTRACT = "abstract:"
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
 
 
@@ -108,6 +110,9 @@ class Language:
     # Whether receivers are typed through stated types, aliases and return values (Python):
     # what ``RepoIndex.value_types`` reads.
     value_flow: ClassVar[bool] = False
+    # Whether a call bound to a member declared without a body (an interface's, an abstract
+    # one: see ABSTRACT) also lists the methods that implement it, INFERRED or AMBIGUOUS.
+    dispatch_declared: ClassVar[bool] = False
 
     # ---- extraction -----------------------------------------------------------------------
 
@@ -229,6 +234,8 @@ class Language:
             facts.imports.extend(self.parse_import(captures["import"][0]))
         for captures in by_role["assign"]:
             node = captures["assign"][0]
+            if "returns" in captures and not self.returns_from(node, scopes):
+                continue
             if "call.function" in captures:
                 receiver, name = self.split_callee(captures["call.function"][0])
                 if UNBINDABLE in (receiver, name):
@@ -282,6 +289,11 @@ class Language:
     def assign_var(self, node: Node) -> str:
         """The variable an ``@assign.var`` names, as a call's receiver writes it (``this.x``)."""
         return self.node_text(node)
+
+    def returns_from(self, node: Node, scopes: Scopes) -> bool:
+        """Whether a ``@returns`` match states what its enclosing symbol returns (and not,
+        say, what a callback inside it returns)."""
+        return True
 
     def refine(self, facts: FileFacts, root: Node) -> None:
         """Last pass over a file's facts for what the query alone cannot say (Go receivers)."""
