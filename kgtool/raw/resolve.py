@@ -532,13 +532,14 @@ class RepoIndex:
             return True
         return f"{ABSTRACT}{symbol.qualname}" in self.facts[path].extra
 
-    def implementations(self, member_id: str) -> list[str]:
-        """The methods a call of a declared-only member may reach: what each class below the
-        member's owner defines or inherits under its name, unless declared-only as well."""
-        owner_id, _, name = member_id.rpartition(".")
+    def implementations(self, classes: Iterable[str], name: str) -> list[str]:
+        """The methods a call of a declared-only member on a value of one of ``classes`` may
+        reach: what each class below them defines or inherits under ``name``, unless it is
+        declared-only as well."""
         below = self.memo("subclasses", _subclasses)
         found: set[str] = set()
-        seen, queue = {owner_id}, [owner_id]
+        queue = sorted(classes)
+        seen = set(queue)
         while queue:
             for class_id in below.get(queue.pop(), ()):
                 if class_id in seen:
@@ -733,7 +734,7 @@ class FileResolver:
                 bound = self.index.find_method(class_id, call.name)
             if self._bound_call(caller, call, bound):
                 if bound is not None and bound.kind == "symbol":
-                    self._implementations(caller, call, bound.symbol, 1.0)
+                    self._implementations(caller, call, (class_id,), bound.symbol, 1.0)
                 return
         # self.attr.method(): the attribute's type, if some method assigned it.
         elif self.language.value_flow:
@@ -796,19 +797,20 @@ class FileResolver:
         if len(methods) == 1:
             method = methods.pop()
             self._edge(caller, "calls", method, call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
-            self._implementations(caller, call, method, CONFIDENCE_VALUE_TYPE)
+            self._implementations(caller, call, classes, method, CONFIDENCE_VALUE_TYPE)
         else:
             self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(methods)))
         return True
 
     def _implementations(
-        self, caller: str, call: CallFact, member: str, confidence: float
+        self, caller: str, call: CallFact, receivers: Iterable[str], member: str, confidence: float
     ) -> None:
         """A call bound to a declared-only member also reaches the methods implementing it
-        (for the languages that ask): the only one INFERRED, several AMBIGUOUS."""
+        below the receiver's classes (for the languages that ask): the only one INFERRED,
+        several AMBIGUOUS."""
         if not self.language.dispatch_declared or not self.index.declared_only(member):
             return
-        found = self.index.implementations(member)
+        found = self.index.implementations(receivers, call.name)
         if len(found) == 1:
             confidence = round(confidence * CONFIDENCE_ONLY_IMPLEMENTATION, 2)
             self._edge(caller, "calls", found[0], call.line, INFERRED, confidence)
