@@ -56,6 +56,8 @@ MAX_LOOKUP_DEPTH = 8
 
 
 NO_MODULE = ModuleTarget()
+# Bound.external of a method of a value whose type lies outside the repository.
+EXTERNAL_VALUE = "value"
 # What a value can be: the repository's classes it may be an instance of, and whether some
 # statement gives it a type from outside the repository (a builtin, a library class).
 ValueTypes = tuple[frozenset[str], bool]
@@ -447,8 +449,10 @@ class RepoIndex:
         found = self.callable_of(path, assign.scope, assign.callee, depth + 1)
         if found is None:
             return UNKNOWN
-        if found.kind == "external":
+        if found.kind == "external" and assign.kind == STATED:
             return frozenset(), True
+        if found.kind == "external":
+            return self.result_types(found, depth + 1)
         if found.kind != "symbol":
             return UNKNOWN
         if assign.kind == STATED:
@@ -465,13 +469,17 @@ class RepoIndex:
         if len(classes) == 1:
             return self.find_method(next(iter(classes)), name)
         if not classes and external:
-            return Bound("external", external="value")
+            return Bound("external", external=EXTERNAL_VALUE)
         return None
 
     def result_types(self, called: Bound, depth: int) -> ValueTypes:
-        """What calling ``called`` gives: an instance of a class, or a function's result."""
+        """What calling ``called`` gives: an instance of a class, or a function's result.
+
+        A method of a value from outside the repository (a list's ``pop``, an array's
+        ``find``) may give back one of the repository's objects the value holds: unknown.
+        """
         if called.kind == "external":
-            return frozenset(), True
+            return UNKNOWN if called.external == EXTERNAL_VALUE else (frozenset(), True)
         if called.kind != "symbol":
             return UNKNOWN
         if self._is_class(called.symbol):
