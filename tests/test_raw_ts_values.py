@@ -257,6 +257,48 @@ def test_typed_fields_parameter_properties_and_interface_properties(repo: Repo) 
     }
 
 
+def test_elements_of_declared_arrays_and_getters(repo: Repo) -> None:
+    repo.build(
+        {
+            "src/store.ts": STORE,
+            "src/fleet.ts": """\
+                import { DiskStore } from "./store";
+
+                export class Fleet {
+                  private disks: DiskStore[] = [];
+
+                  get primary(): DiskStore {
+                    return this.disks[0];
+                  }
+
+                  flushAll(extra: DiskStore[], names: string[]): void {
+                    for (const disk of this.disks) {
+                      disk.flush();
+                    }
+                    for (const disk of extra) disk.keys();
+                    for (const name of names) name.flush();
+                    for (const index in extra) index.flush();
+                    this.primary.flush();
+                  }
+                }
+                """,
+        }
+    )
+    disk = "src/store.ts::DiskStore"
+    assert calls_of(repo, "src/fleet.ts::Fleet.flushAll") == {
+        (f"{disk}.flush", "INFERRED", 12),  # an element of a declared field's array
+        (f"{disk}.keys", "INFERRED", 14),  # of a declared parameter's array
+        # A string's own calls are outside (line 15); for..in gives keys, not elements: a
+        # guess by name only (line 16).
+        (f"{disk}.flush", "INFERRED", 16),
+        (f"{disk}.flush", "INFERRED", 17),  # a getter's declared type
+    }
+    confidences = confidences_of(repo, "src/fleet.ts::Fleet.flushAll")
+    assert confidences[(f"{disk}.flush", 16)] == 0.5
+    assert confidences[(f"{disk}.flush", 17)] == 0.9
+    assert repo.nodes()["src/fleet.ts::Fleet.flushAll"]["external_calls"] == 1
+
+
 def test_interface_members_reach_their_implementations(repo: Repo) -> None:
     repo.build(
         {

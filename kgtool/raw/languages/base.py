@@ -16,7 +16,9 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
                          ``@assign.type`` (a stated type) or ``@assign.value`` (``var = name``)
                          instead of ``@call.function``; with ``@returns`` and no
                          ``@assign.var`` it states what the enclosing function returns; with
-                         ``@element``, that ``var`` holds the value among others (a container)
+                         ``@element``, that ``var`` holds the value among others (a container);
+                         ``@assign.element`` instead of ``@assign.value``: ``var`` is one of
+                         the values that name holds (``for (const x of xs)``)
     @decorator           a decorator: its calls are made where the decorated definition stands
 
 A function nested directly in a class-like definition or scope becomes a method.
@@ -247,6 +249,9 @@ class Language:
                 callee, kind = self.type_name(node), STATED
             elif "assign.value" in captures:
                 callee, kind = self.dotted(captures["assign.value"][0]), ALIAS
+            elif "assign.element" in captures:  # ``for (const x of xs)``: one of what xs holds
+                held = self.dotted(captures["assign.element"][0])
+                callee, kind = (held + ELEMENT if held else ""), ALIAS
             else:
                 continue
             variables = captures.get("assign.var")

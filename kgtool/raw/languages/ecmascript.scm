@@ -110,6 +110,12 @@
   left: [(identifier) (member_expression)] @assign.var
   right: [(identifier) (member_expression)] @assign.value) @assign
 
+; for (const item of items): one of what items holds (see the element types in typescript.scm).
+(for_in_statement
+  left: (identifier) @assign.var
+  "of"
+  right: [(identifier) (member_expression)] @assign.element) @assign
+
 ; What a function returns: a constructed class, another call's result, a name's value. Only
 ; from the function itself: a return inside a callback is the callback's (see returns_from).
 (return_statement

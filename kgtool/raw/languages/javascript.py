@@ -316,6 +316,7 @@ class JavaScript(Language):
         parent = node.parent
         if parent is not None and (
             parent.type in self.field_types
+            or parent.type == "method_definition"  # a getter
             or any(c.type in ("accessibility_modifier", "readonly") for c in parent.children)
         ):
             return f"this.{self.node_text(node)}"

@@ -83,6 +83,9 @@ class TypeScript(JavaScript):
     def type_name(self, node: Node) -> str:
         if node.type == "type_annotation":
             return self._declared(node)
+        if node.type == "predefined_type":  # the element type of ``string[]``
+            text = self.node_text(node)
+            return text if text in TYPE_GLOBALS else ""
         if node.type == "generic_type":
             name = node.child_by_field_name("name")
             return self.dotted(name) if name is not None else ""

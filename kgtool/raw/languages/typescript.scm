@@ -72,6 +72,29 @@
   pattern: (identifier) @assign.var
   type: (type_annotation) @assign.type) @assign
 
+; What an array declared as ``T[]`` holds: written ``items[]`` (``this.items[]`` for a field).
+(variable_declarator
+  name: (identifier) @assign.var
+  type: (type_annotation (array_type . (_) @assign.type))) @assign @element
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @assign.var
+  type: (type_annotation (array_type . (_) @assign.type))) @assign @element
+(property_signature
+  name: (property_identifier) @assign.var
+  type: (type_annotation (array_type . (_) @assign.type))) @assign @element
+(required_parameter
+  pattern: (identifier) @assign.var
+  type: (type_annotation (array_type . (_) @assign.type))) @assign @element
+(optional_parameter
+  pattern: (identifier) @assign.var
+  type: (type_annotation (array_type . (_) @assign.type))) @assign @element
+
+; A getter's declared type is its property's: ``get store(): Store`` types ``this.store``.
+(method_definition
+  "get"
+  name: (property_identifier) @assign.var
+  return_type: (type_annotation) @assign.type) @assign
+
 ; Declared return types.
 (function_declaration return_type: (type_annotation) @assign.type) @assign @returns
 (generator_function_declaration return_type: (type_annotation) @assign.type) @assign @returns
