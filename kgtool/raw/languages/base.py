@@ -218,10 +218,14 @@ class Language:
                     facts.bases.append(BaseFact(base.start_point[0] + 1, qualname, dotted))
 
         decorators = Decorators(c["decorator"][0] for c in by_role["decorator"])
+        callees: dict[int, tuple[str, str]] = {}  # callee node id -> (receiver, name)
         for captures in by_role["call"]:
             call = (captures.get("call") or captures["new"])[0]
             function = captures.get("call.function")
-            receiver, name = self.split_callee(function[0]) if function else ("?", "?")
+            if function:
+                receiver, name = callees[function[0].id] = self.split_callee(function[0])
+            else:
+                receiver, name = UNBINDABLE, UNBINDABLE
             anchor = decorators.scope_anchor(call, scopes)
             facts.calls.append(
                 CallFact(
@@ -239,7 +243,9 @@ class Language:
             if "returns" in captures and not self.returns_from(node, scopes):
                 continue
             if "call.function" in captures:
-                receiver, name = self.split_callee(captures["call.function"][0])
+                function = captures["call.function"][0]
+                found = callees.get(function.id)  # the same callee as a call's, mostly
+                receiver, name = found if found is not None else self.split_callee(function)
                 if UNBINDABLE in (receiver, name):
                     continue
                 callee, kind = (f"{receiver}.{name}" if receiver else name), ASSIGNED
@@ -304,7 +310,8 @@ class Language:
         """Last pass over a file's facts for what the query alone cannot say (Go receivers)."""
 
     def node_text(self, node: Node) -> str:
-        return node.text.decode("utf-8", "replace") if node.text is not None else ""
+        text = node.text  # each read copies the bytes out of the source: read once
+        return text.decode("utf-8", "replace") if text is not None else ""
 
     def dotted(self, node: Node) -> str:
         """``a.b.c`` for a chain of names, "" for anything a name cannot bind."""

@@ -47,6 +47,9 @@ CLASS_NODES = frozenset({"class_declaration", "abstract_class_declaration", "cla
 # Nodes a receiver is written through that leave its value as it is: ``(x)``, ``x!``, and
 # ``await x`` (a promise's value: a declared ``Promise<T>`` is read as T, see typescript.py).
 TRANSPARENT = frozenset({"parenthesized_expression", "non_null_expression", "await_expression"})
+PARAMETERS = frozenset({"required_parameter", "optional_parameter"})
+# What makes a constructor's parameter a field as well: ``private x: T``, ``readonly x: T``.
+PARAMETER_PROPERTY = frozenset({"accessibility_modifier", "readonly", "override_modifier"})
 # Nodes that own the return statements inside them (signatures have none, but a return type).
 FUNCTION_NODES = frozenset(
     {
@@ -314,10 +317,14 @@ class JavaScript(Language):
     def assign_var(self, node: Node) -> str:
         # A class field and a constructor's parameter property are read as ``this.x``.
         parent = node.parent
-        if parent is not None and (
-            parent.type in self.field_types
-            or parent.type == "method_definition"  # a getter
-            or any(c.type in ("accessibility_modifier", "readonly") for c in parent.children)
+        kind = parent.type if parent is not None else ""
+        if (
+            kind in self.field_types
+            or kind == "method_definition"  # a getter
+            or (
+                kind in PARAMETERS
+                and any(c.type in PARAMETER_PROPERTY for c in parent.children)  # type: ignore[union-attr]
+            )
         ):
             return f"this.{self.node_text(node)}"
         return self.node_text(node)
