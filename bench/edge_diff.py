@@ -2,7 +2,9 @@
 
 Counts, for the files of the chosen languages: call edges per tier, INFERRED edges per
 confidence, unresolved call sites and external calls; then the edges only one graph has, and a
-seeded random sample of the new ones with their source line, to check by hand.
+seeded random sample of the new ones and of the INFERRED ones that disappeared (not merely
+re-bound to the same callee at another tier or confidence), with their source line, to check
+by hand.
 
 Each graph is a ``raw.jsonl`` file, or a folder whose ``*.jsonl`` files (shards) are read
 together. Build them with ``kgtool update`` of each version on a clone of the repository.
@@ -65,6 +67,11 @@ def summary(graph: Path, languages: set[str]) -> tuple[dict, set[tuple]]:
     }, edges
 
 
+def called_name(target: str) -> str:
+    """The method or function name an edge's target (one ID or a bracketed list) ends with."""
+    return target.rstrip("]").rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+
+
 def source_line(repo: Path, node_id: str, line: int) -> str:
     path = repo / node_id.split("::", 1)[0]
     try:
@@ -91,10 +98,30 @@ def main() -> int:
     removed_tiers = Counter(e[3] for e in removed)
     print(f"edges only after: {len(added)} {dict(sorted(added_tiers.items()))}")
     print(f"edges only before: {len(removed)} {dict(sorted(removed_tiers.items()))}")
-    sample = random.Random(args.seed).sample(added, min(args.sample, len(added)))
-    for src, target, line, tier, confidence in sorted(sample):
-        print(f"\n{tier} {confidence} {src} line {line}\n  -> {target}")
-        print(f"  | {source_line(args.repo, src, line)}")
+    calls_after = {edge[:3] for edge in new}
+    rebound = [edge for edge in removed if edge[:3] in calls_after]
+    rebound_tiers = dict(sorted(Counter(edge[3] for edge in rebound).items()))
+    print(f"  of which the same call, re-bound: {len(rebound)} {rebound_tiers}")
+    bound_after = {
+        (edge[0], edge[2], called_name(edge[1])) for edge in new if edge[3] != "AMBIGUOUS"
+    }
+    lost_ambiguous = [edge for edge in removed if edge[3] == "AMBIGUOUS"]
+    by_name = Counter(called_name(edge[1]) for edge in lost_ambiguous)
+    now_bound = Counter(
+        called_name(edge[1])
+        for edge in lost_ambiguous
+        if (edge[0], edge[2], called_name(edge[1])) in bound_after
+    )
+    print("  AMBIGUOUS ones by called name (now bound at the same site):")
+    for name, count in by_name.most_common(5):
+        print(f"    {name}: {count} ({now_bound[name]})")
+    lost_inferred = [edge for edge in removed if edge[3] == "INFERRED" and edge not in rebound]
+    for title, edges in (("new edges", added), ("INFERRED edges lost", lost_inferred)):
+        sample = random.Random(args.seed).sample(edges, min(args.sample, len(edges)))
+        print(f"\n## {len(sample)} of the {len(edges)} {title} (seed {args.seed})")
+        for src, target, line, tier, confidence in sorted(sample):
+            print(f"\n{tier} {confidence} {src} line {line}\n  -> {target}")
+            print(f"  | {source_line(args.repo, src, line)[:160]}")  # minified files: one line
     return 0
 
 
