@@ -41,9 +41,10 @@ FIXTURES = [
 ]
 
 # Measured with `python bench/accuracy.py` on 2026-12-01. Truth sites: tuning go 30, java 43,
-# python 27, python_dispatch 8, python_library 20, python_values 37, typescript 54; held-out
-# go 40, java 48, javascript 15, python 28. Keys: precision per tier ("AMBIGUOUS" is the share
-# of AMBIGUOUS edges listing the right candidate), then recall_bound and recall_listed.
+# python 27, python_dispatch 8, python_library 20, python_values 37, typescript 62; held-out
+# go 40, java 48, javascript 15, python 28, typescript 59. Keys: precision per tier
+# ("AMBIGUOUS" is the share of AMBIGUOUS edges listing the right candidate), then recall_bound
+# and recall_listed.
 MEASURED: dict[str, dict[str, float]] = {
     "tuning/go": {"EXTRACTED": 1.0, "INFERRED": 1.0, "recall_bound": 1.0, "recall_listed": 1.0},
     # 0.907 bound before Go and Java values were typed by declared results (total().format()).
@@ -85,12 +86,14 @@ MEASURED: dict[str, dict[str, float]] = {
         "recall_bound": 1.0,
         "recall_listed": 1.0,
     },
+    # Truth grew by the implementations an interface's or abstract member's calls reach (54 to
+    # 62 sites); the code before TypeScript's value binding scored 0.839 bound, 0.855 listed.
     "tuning/typescript": {
         "EXTRACTED": 1.0,
         "INFERRED": 1.0,
         "AMBIGUOUS": 1.0,
-        "recall_bound": 0.963,
-        "recall_listed": 0.981,
+        "recall_bound": 0.919,
+        "recall_listed": 1.0,
     },
     # Go and Java values typed by declared types; truth written and committed before the code
     # ran on them. Before it: go 0.825 bound and 0.9 listed (3 AMBIGUOUS edges, all listing the
@@ -123,6 +126,15 @@ MEASURED: dict[str, dict[str, float]] = {
         "recall_bound": 1.0,
         "recall_listed": 1.0,
     },
+    # Calls bound through values; truth written before the code: 0.831 bound and listed
+    # before it. The one site missed is a computed member (`desk[action](...)`).
+    "held-out/typescript": {
+        "EXTRACTED": 1.0,
+        "INFERRED": 1.0,
+        "AMBIGUOUS": 1.0,
+        "recall_bound": 0.949,
+        "recall_listed": 0.983,
+    },
 }
 # Floors: one wrong edge in any tier fails (the smallest tier has 3 edges, the largest 36,
 # so 0.95 lets only rounding through, except one wrong of TypeScript's 36 EXTRACTED edges and
@@ -131,8 +143,10 @@ MEASURED: dict[str, dict[str, float]] = {
 # INFERRED edges fails; python: 24/27 passes, 23/27 fails;
 # python_dispatch bound 4/8 passes, 3/8 fails, listed 7/8 passes, 6/8 fails; python_library
 # 19/20 passes, 18/20 fails; python_values 36/37 passes, 35/37 fails;
-# typescript bound: 51/54 passes, 50/54 fails; listed 52/54 passes, 51/54 fails; held-out
-# javascript: 14/15 passes, 13/15 fails; held-out python 27/28 passes, 26/28 fails; held-out
+# typescript: 21 INFERRED edges, so 0.96 (20/21 fails), bound 56/62 passes, 55/62 fails,
+# listed 61/62 passes, 60/62 fails; held-out javascript: 14/15 passes, 13/15 fails; held-out
+# python 27/28 passes, 26/28 fails; held-out typescript: 27 EXTRACTED and 29 INFERRED edges,
+# so 0.97, bound 55/59 passes, 54/59 fails, listed 57/59 passes, 56/59 fails; held-out
 # go 39/40 passes, 38/40 fails, one wrong of 19 EXTRACTED or 21 INFERRED fails; held-out java
 # 45/48 passes, 44/48 fails, one wrong of 18 EXTRACTED or 28 INFERRED fails).
 FLOORS: dict[str, dict[str, float]] = {
@@ -171,10 +185,10 @@ FLOORS: dict[str, dict[str, float]] = {
     },
     "tuning/typescript": {
         "EXTRACTED": 0.97,
-        "INFERRED": 0.95,
+        "INFERRED": 0.96,
         "AMBIGUOUS": 0.95,
-        "recall_bound": 0.94,
-        "recall_listed": 0.96,
+        "recall_bound": 0.90,
+        "recall_listed": 0.98,
     },
     "held-out/go": {
         "EXTRACTED": 0.95,
@@ -199,6 +213,13 @@ FLOORS: dict[str, dict[str, float]] = {
         "INFERRED": 0.95,
         "recall_bound": 0.95,
         "recall_listed": 0.95,
+    },
+    "held-out/typescript": {
+        "EXTRACTED": 0.97,
+        "INFERRED": 0.97,
+        "AMBIGUOUS": 0.95,
+        "recall_bound": 0.93,
+        "recall_listed": 0.96,
     },
 }
 TIERS = ("EXTRACTED", "INFERRED", "AMBIGUOUS")

@@ -172,7 +172,8 @@ def test_javascript_calls_with_tiers(repo: Repo) -> None:
         ("app.jsx::makeSquare", f"{shapes}::Square", 5, "EXTRACTED"),
         ("app.jsx::Panel", "app.jsx::makeSquare", 8, "EXTRACTED"),
         ("app.jsx::Panel", f"{util}::render", 9, "EXTRACTED"),
-        ("app.jsx::Panel", None, 9, "AMBIGUOUS"),  # sq.describe(): sq's type is unknown
+        # sq.describe(): sq is what makeSquare returns, `new Square(n)`.
+        ("app.jsx::Panel", f"{shapes}::Square.describe", 9, "INFERRED"),
         ("app.jsx::Panel", "app.jsx::Badge", 9, "EXTRACTED"),  # <Badge />
         # A namespace import, and the default import of a named default export.
         ("app.jsx::Badge", f"{util}::render", 13, "EXTRACTED"),
@@ -189,7 +190,6 @@ def test_javascript_calls_with_tiers(repo: Repo) -> None:
         if e["tier"] == "AMBIGUOUS"
     }
     assert ambiguous == {
-        ("app.jsx::Panel", 9): [f"{shapes}::Shape.describe", f"{shapes}::Square.describe"],
         ("orphan.js::orphan", 2): [f"{util}::render", "other.js::render"],
     }
     nodes = built.nodes()

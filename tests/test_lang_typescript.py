@@ -156,8 +156,10 @@ def test_typescript_calls_with_tiers(repo: Repo) -> None:
     calls = {(e["src"], e.get("dst"), e["line"], e["tier"]) for e in built.edges("calls")}
     base, polite, service = "src/base.ts", "src/polite.ts", "src/service.ts"
     assert calls == {
-        # this.m() binds to the declared abstract method of the class itself.
+        # this.m() binds to the declared abstract method of the class itself, and reaches its
+        # only implementation.
         (f"{base}::Base.hello", f"{base}::Base.greet", 9, "EXTRACTED"),
+        (f"{base}::Base.hello", f"{polite}::Polite.greet", 9, "INFERRED"),
         (f"{polite}::Polite.greet", "src/text.ts::shout", 6, "EXTRACTED"),
         (f"{polite}::Polite.hello", f"{base}::Base.hello", 10, "EXTRACTED"),
         (f"{polite}::Polite.hello", f"{polite}::Polite.greet", 10, "EXTRACTED"),
@@ -167,6 +169,8 @@ def test_typescript_calls_with_tiers(repo: Repo) -> None:
         # Receivers typed by a field's constructor and by a parameter property's type.
         (f"{service}::Service.run", f"{polite}::Polite.hello", 17, "INFERRED"),
         (f"{service}::Service.run", f"{base}::Greeter.greet", 17, "INFERRED"),
+        # An interface member's implementations: Base's greet is abstract, Polite's is the one.
+        (f"{service}::Service.run", f"{polite}::Polite.greet", 17, "INFERRED"),
         (f"{service}::Service.run", "src/text.ts::whisper", 18, "EXTRACTED"),
         # TSX: by name across .tsx and .ts, a JSX component call, and constructors.
         ("src/widget.tsx::Widget", f"{service}::Service.run", 4, "INFERRED"),
@@ -185,6 +189,9 @@ def test_typescript_calls_with_tiers(repo: Repo) -> None:
         if e["tier"] == "INFERRED"
     }
     assert confidences[(f"{service}::Service.run", f"{base}::Greeter.greet")] == 0.9
+    # The only implementation: 0.8, times the confidence of the member's own binding.
+    assert confidences[(f"{service}::Service.run", f"{polite}::Polite.greet")] == 0.72
+    assert confidences[(f"{base}::Base.hello", f"{polite}::Polite.greet")] == 0.8
     assert all(0 < c < 1 for c in confidences.values())
     nodes = built.nodes()
     # fs.writeFileSync: an external package; new Polite().hello() is bound above.

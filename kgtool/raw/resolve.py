@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgtool.raw.languages import language_named
-from kgtool.raw.languages.base import CALL_RESULT, ELEMENT, UNBINDABLE, Language, ModuleTarget
+from kgtool.raw.languages.base import (
+    ABSTRACT,
+    CALL_RESULT,
+    ELEMENT,
+    UNBINDABLE,
+    Language,
+    ModuleTarget,
+)
 from kgtool.raw.model import (
     ALIAS,
     AMBIGUOUS,
@@ -40,10 +47,17 @@ CONFIDENCE_ASSIGNED_TYPE = 0.9  # receiver assigned from a constructor in the sa
 CONFIDENCE_VALUE_TYPE = 0.9
 CONFIDENCE_UNIQUE_NAME = 0.6  # the only top-level definition of that name
 CONFIDENCE_UNIQUE_METHOD = 0.5  # the only method of that name, receiver type unknown
+# A call of a member declared without a body (an interface's, an abstract one) reaches one of
+# the methods implementing it: the only one in the repository is this likely, times the
+# confidence of the call's own binding (the value may be an object literal, a test double, a
+# class from outside). Several are AMBIGUOUS.
+CONFIDENCE_ONLY_IMPLEMENTATION = 0.8
 MAX_LOOKUP_DEPTH = 8
 
 
 NO_MODULE = ModuleTarget()
+# Bound.external of a method of a value whose type lies outside the repository.
+EXTERNAL_VALUE = "value"
 # What a value can be: the repository's classes it may be an instance of, and whether some
 # statement gives it a type from outside the repository (a builtin, a library class).
 ValueTypes = tuple[frozenset[str], bool]
@@ -389,6 +403,10 @@ class RepoIndex:
         if dotted.endswith(CALL_RESULT):
             found = self.callable_of(path, scope, dotted[: -len(CALL_RESULT)], depth + 1)
             return self.result_types(found, depth + 1) if found else UNKNOWN
+        if CALL_RESULT + "." in dotted:  # ``a().b``: an attribute of a call's result
+            receiver, _, attribute = dotted.rpartition(".")
+            types = self.value_types(path, scope, receiver, depth + 1)
+            return self._attributes_of(types, [attribute], depth)
         head, *rest = dotted.split(".")
         if head in language.self_words:
             owner = self.instance_class(path, scope)
@@ -402,7 +420,11 @@ class RepoIndex:
                 types = self._field_types(path, scope, head, depth + 1)
             elif not assigns:
                 types = self._peer_variable_types(path, head, depth + 1)
-        for attribute in rest:
+        return self._attributes_of(types, rest, depth)
+
+    def _attributes_of(self, types: ValueTypes, attributes: list[str], depth: int) -> ValueTypes:
+        """The types of ``value.a.b`` given the types of ``value``."""
+        for attribute in attributes:
             classes, outside_only = types
             if not classes:
                 # An attribute of a value from outside the repository is from outside too.
@@ -468,8 +490,10 @@ class RepoIndex:
         found = self.callable_of(path, assign.scope, assign.callee, depth + 1)
         if found is None:
             return UNKNOWN
-        if found.kind == "external":
+        if found.kind == "external" and assign.kind == STATED:
             return frozenset(), True
+        if found.kind == "external":
+            return self.result_types(found, depth + 1)
         if found.kind != "symbol":
             return UNKNOWN
         if assign.kind == STATED:
@@ -491,13 +515,17 @@ class RepoIndex:
         if len(classes) == 1:
             return self.find_method(next(iter(classes)), name)
         if not classes and external:
-            return Bound("external", external="value")
+            return Bound("external", external=EXTERNAL_VALUE)
         return None
 
     def result_types(self, called: Bound, depth: int) -> ValueTypes:
-        """What calling ``called`` gives: an instance of a class, or a function's result."""
+        """What calling ``called`` gives: an instance of a class, or a function's result.
+
+        A method of a value from outside the repository (a list's ``pop``, an array's
+        ``find``) may give back one of the repository's objects the value holds: unknown.
+        """
         if called.kind == "external":
-            return frozenset(), True
+            return UNKNOWN if called.external == EXTERNAL_VALUE else (frozenset(), True)
         if called.kind != "symbol":
             return UNKNOWN
         if self._is_class(called.symbol):
@@ -544,6 +572,54 @@ class RepoIndex:
     def _is_class(self, node_id: str) -> bool:
         symbol = self.symbol(node_id)
         return symbol is not None and symbol.kind in CLASS_KINDS
+
+    # ---- declared members and their implementations --------------------------------------
+
+    def declared_only(self, member_id: str) -> bool:
+        """Whether a method is declared without a body: an interface's, or an abstract one."""
+        symbol = self.symbol(member_id)
+        if symbol is None or symbol.kind != "method":
+            return False
+        path = member_id.partition("::")[0]
+        owner = self.symbols[path].get(symbol.parent)
+        if owner is not None and owner.kind == "interface":
+            return True
+        return f"{ABSTRACT}{symbol.qualname}" in self.facts[path].extra
+
+    def implementations(self, classes: Iterable[str], name: str) -> list[str]:
+        """The methods a call of a declared-only member on a value of one of ``classes`` may
+        reach: what each class below them defines or inherits under ``name``, unless it is
+        declared-only as well."""
+        below = self.memo("subclasses", _subclasses)
+        found: set[str] = set()
+        queue = sorted(classes)
+        seen = set(queue)
+        while queue:
+            for class_id in below.get(queue.pop(), ()):
+                if class_id in seen:
+                    continue
+                seen.add(class_id)
+                queue.append(class_id)
+                method = self.find_method(class_id, name)
+                if method is not None and not self.declared_only(method.symbol):
+                    found.add(method.symbol)
+        return sorted(found)
+
+
+def _subclasses(index: RepoIndex) -> dict[str, list[str]]:
+    """Class ID -> the classes (and interfaces) that extend or implement it, directly; for the
+    languages that list the implementations of declared members (``dispatch_declared``)."""
+    table: dict[str, list[str]] = {}
+    for path in sorted(index.facts):
+        facts = index.facts[path]
+        if not facts.bases or not language_named(facts.language).dispatch_declared:
+            continue
+        for owner in sorted({base.owner for base in facts.bases}):
+            if owner in index.symbols[path]:
+                class_id = symbol_id(path, owner)
+                for base in index.bases_of(class_id):
+                    table.setdefault(base, []).append(class_id)
+    return table
 
 
 class FileResolver:
@@ -711,12 +787,14 @@ class FileResolver:
             else:
                 bound = self.index.find_method(class_id, call.name)
             if self._bound_call(caller, call, bound):
+                if bound is not None and bound.kind == "symbol":
+                    self._implementations(caller, call, (class_id,), bound.symbol, 1.0)
                 return
         # self.attr.method(): the attribute's type, if some method assigned it.
         elif self.language.value_flow:
             if self._typed_call(caller, call, call.receiver):
                 return
-            if call.receiver.endswith(CALL_RESULT):  # self.make().run(), as make().run()
+            if CALL_RESULT in call.receiver:  # self.make().run(), as make().run()
                 self._unresolved(caller, call.name)
                 return
         elif owner and self._assigned_call(caller, call, owner, receiver):
@@ -724,7 +802,7 @@ class FileResolver:
         self._by_method_name(caller, call)
 
     def _receiver_call(self, caller: str, call: CallFact) -> None:
-        if call.receiver.endswith(CALL_RESULT):
+        if CALL_RESULT in call.receiver:
             # make().run(): bound only through what make returns, never by the name alone.
             if not self._typed_call(caller, call, call.receiver):
                 self._unresolved(caller, call.name)
@@ -796,7 +874,9 @@ class FileResolver:
                 self._unresolved(caller, call.name)
             return True
         if len(methods) == 1:
-            self._edge(caller, "calls", methods.pop(), call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
+            method = methods.pop()
+            self._edge(caller, "calls", method, call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
+            self._implementations(caller, call, classes, method, CONFIDENCE_VALUE_TYPE)
         else:
             self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(methods)))
         return True
@@ -811,6 +891,21 @@ class FileResolver:
         if sum(1 for base in facts.bases if base.owner == qualname) > len(bound):
             return True
         return any(self._outside_base(base, depth + 1) for base in bound)
+
+    def _implementations(
+        self, caller: str, call: CallFact, receivers: Iterable[str], member: str, confidence: float
+    ) -> None:
+        """A call bound to a declared-only member also reaches the methods implementing it
+        below the receiver's classes (for the languages that ask): the only one INFERRED,
+        several AMBIGUOUS."""
+        if not self.language.dispatch_declared or not self.index.declared_only(member):
+            return
+        found = self.index.implementations(receivers, call.name)
+        if len(found) == 1:
+            confidence = round(confidence * CONFIDENCE_ONLY_IMPLEMENTATION, 2)
+            self._edge(caller, "calls", found[0], call.line, INFERRED, confidence)
+        elif 1 < len(found) <= self.index_limit:
+            self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(found))
 
     def _alias_call(self, caller: str, call: CallFact) -> bool:
         """``f = g; f()`` calls g, INFERRED: f may be rebound where the statements do not show.

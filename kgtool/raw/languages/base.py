@@ -20,6 +20,8 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
                          ``@assign.dynamic`` instead: the type stated for ``var`` names no class
                          (an anonymous interface, an untyped lambda parameter), so a call on it
                          stays unresolved rather than bound by the method's name alone
+                         ``@assign.element`` instead of ``@assign.value``: ``var`` is one of
+                         the values that name holds (``for (const x of xs)``)
     @decorator           a decorator: its calls are made where the decorated definition stands
 
 A function nested directly in a class-like definition or scope becomes a method.
@@ -67,6 +69,8 @@ CALL_RESULT = "()"
 ELEMENT = "[]"
 # Syntax tree levels read; deeper constructs are left out and the file is marked partial.
 MAX_DEPTH = 10_000
+# A key of ``FileFacts.extra`` per method declared abstract (no body): ``abstract:Base.run``.
+ABSTRACT = "abstract:"
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
 
 
@@ -114,6 +118,9 @@ class Language:
     # Whether a compiler checks that a method called on a value of a declared type is that
     # type's (Go, Java): then a method the type lacks is never another type's of that name.
     static_types: ClassVar[bool] = False
+    # Whether a call bound to a member declared without a body (an interface's, an abstract
+    # one: see ABSTRACT) also lists the methods that implement it, INFERRED or AMBIGUOUS.
+    dispatch_declared: ClassVar[bool] = False
 
     # ---- extraction -----------------------------------------------------------------------
 
@@ -217,10 +224,14 @@ class Language:
                     facts.bases.append(BaseFact(base.start_point[0] + 1, qualname, dotted))
 
         decorators = Decorators(c["decorator"][0] for c in by_role["decorator"])
+        callees: dict[int, tuple[str, str]] = {}  # callee node id -> (receiver, name)
         for captures in by_role["call"]:
             call = (captures.get("call") or captures["new"])[0]
             function = captures.get("call.function")
-            receiver, name = self.split_callee(function[0]) if function else ("?", "?")
+            if function:
+                receiver, name = callees[function[0].id] = self.split_callee(function[0])
+            else:
+                receiver, name = UNBINDABLE, UNBINDABLE
             anchor = decorators.scope_anchor(call, scopes)
             facts.calls.append(
                 CallFact(
@@ -235,8 +246,12 @@ class Language:
             facts.imports.extend(self.parse_import(captures["import"][0]))
         for captures in by_role["assign"]:
             node = captures["assign"][0]
+            if "returns" in captures and not self.returns_from(node, scopes):
+                continue
             if "call.function" in captures:
-                receiver, name = self.split_callee(captures["call.function"][0])
+                function = captures["call.function"][0]
+                found = callees.get(function.id)  # the same callee as a call's, mostly
+                receiver, name = found if found is not None else self.split_callee(function)
                 if UNBINDABLE in (receiver, name):
                     continue
                 callee, kind = (f"{receiver}.{name}" if receiver else name), ASSIGNED
@@ -248,6 +263,9 @@ class Language:
                 callee, kind = self.dotted(captures["assign.value"][0]), ALIAS
             elif "assign.dynamic" in captures:
                 callee, kind = UNBINDABLE, STATED
+            elif "assign.element" in captures:  # ``for (const x of xs)``: one of what xs holds
+                held = self.dotted(captures["assign.element"][0])
+                callee, kind = (held + ELEMENT if held else ""), ALIAS
             else:
                 continue
             variables = captures.get("assign.var")
@@ -291,11 +309,17 @@ class Language:
         """The variable an ``@assign.var`` names, as a call's receiver writes it (``this.x``)."""
         return self.node_text(node)
 
+    def returns_from(self, node: Node, scopes: Scopes) -> bool:
+        """Whether a ``@returns`` match states what its enclosing symbol returns (and not,
+        say, what a callback inside it returns)."""
+        return True
+
     def refine(self, facts: FileFacts, root: Node) -> None:
         """Last pass over a file's facts for what the query alone cannot say (Go receivers)."""
 
     def node_text(self, node: Node) -> str:
-        return node.text.decode("utf-8", "replace") if node.text is not None else ""
+        text = node.text  # each read copies the bytes out of the source: read once
+        return text.decode("utf-8", "replace") if text is not None else ""
 
     def dotted(self, node: Node) -> str:
         """``a.b.c`` for a chain of names, "" for anything a name cannot bind."""

@@ -77,7 +77,7 @@
   function: (import)
   arguments: (arguments . (string))) @import
 
-; ---- receiver types: a constructor ---------------------------------------------------------
+; ---- receiver types: a constructor, a call's result, another name -------------------------
 
 (variable_declarator
   name: (identifier) @assign.var
@@ -85,3 +85,50 @@
 (assignment_expression
   left: [(identifier) (member_expression)] @assign.var
   right: (new_expression constructor: (_) @call.function)) @assign
+
+; const store = openStore(); this.log = await openLog(): what the function returns.
+(variable_declarator
+  name: (identifier) @assign.var
+  value: [
+    (call_expression function: (_) @call.function)
+    (await_expression (call_expression function: (_) @call.function))
+  ]
+  (#not-match? @call.function "^(require|import)$")) @assign
+(assignment_expression
+  left: [(identifier) (member_expression)] @assign.var
+  right: [
+    (call_expression function: (_) @call.function)
+    (await_expression (call_expression function: (_) @call.function))
+  ]
+  (#not-match? @call.function "^(require|import)$")) @assign
+
+; const store = this.store; this.store = store: the name holds what the other one holds.
+(variable_declarator
+  name: (identifier) @assign.var
+  value: [(identifier) (member_expression)] @assign.value) @assign
+(assignment_expression
+  left: [(identifier) (member_expression)] @assign.var
+  right: [(identifier) (member_expression)] @assign.value) @assign
+
+; for (const item of items): one of what items holds (see the element types in typescript.scm).
+(for_in_statement
+  left: (identifier) @assign.var
+  "of"
+  right: [(identifier) (member_expression)] @assign.element) @assign
+
+; What a function returns: a constructed class, another call's result, a name's value. Only
+; from the function itself: a return inside a callback is the callback's (see returns_from).
+(return_statement
+  [
+    (new_expression constructor: (_) @call.function)
+    (call_expression function: (_) @call.function)
+    (await_expression (call_expression function: (_) @call.function))
+  ]
+  (#not-match? @call.function "^(require|import)$")) @assign @returns
+(return_statement [(identifier) (member_expression)] @assign.value) @assign @returns
+(arrow_function
+  body: [
+    (new_expression constructor: (_) @call.function)
+    (call_expression function: (_) @call.function)
+  ]
+  (#not-match? @call.function "^(require|import)$")) @assign @returns

@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, ClassVar
 
-from kgtool.raw.languages.base import UNBINDABLE, Language, ModuleTarget
+from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget, Scopes
 from kgtool.raw.languages.npm import workspace_packages
 from kgtool.raw.model import ImportFact
 
@@ -44,6 +44,26 @@ TS_FOR_JS = {
 ROOT_ALIASES = ("@/", "~/")
 SOURCE_ROOTS = ("", "src/")
 CLASS_NODES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+# Nodes a receiver is written through that leave its value as it is: ``(x)``, ``x!``, and
+# ``await x`` (a promise's value: a declared ``Promise<T>`` is read as T, see typescript.py).
+TRANSPARENT = frozenset({"parenthesized_expression", "non_null_expression", "await_expression"})
+PARAMETERS = frozenset({"required_parameter", "optional_parameter"})
+# What makes a constructor's parameter a field as well: ``private x: T``, ``readonly x: T``.
+PARAMETER_PROPERTY = frozenset({"accessibility_modifier", "readonly", "override_modifier"})
+# Nodes that own the return statements inside them (signatures have none, but a return type).
+FUNCTION_NODES = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "function_expression",
+        "generator_function",
+        "arrow_function",
+        "method_definition",
+        "method_signature",
+        "abstract_method_signature",
+        "function_signature",
+    }
+)
 
 GLOBALS = frozenset(
     {
@@ -92,6 +112,8 @@ class JavaScript(Language):
     # Probe order for "./x": a JavaScript file most likely means a JavaScript file.
     probe_extensions: ClassVar[tuple[str, ...]] = JS_EXTENSIONS + TS_EXTENSIONS
     field_types: ClassVar[frozenset[str]] = frozenset({"field_definition"})
+    value_flow: ClassVar[bool] = True
+    dispatch_declared: ClassVar[bool] = True
 
     # ---- extraction -----------------------------------------------------------------------
 
@@ -225,6 +247,68 @@ class JavaScript(Language):
             return super().split_callee(child)
         return UNBINDABLE, UNBINDABLE
 
+    def receiver_name(self, node: Node) -> str:
+        """The receiver as ``CallFact`` writes it, calls' results included: ``a.b().c``.
+
+        A loop, not recursion: a generated chain can be thousands of members long.
+        """
+        parts: list[str] = []  # last first; CALL_RESULT marks a call on what follows it
+        while True:
+            if node.type in TRANSPARENT:
+                if not node.named_children:
+                    return ""
+                node = node.named_children[-1]
+                continue
+            if node.type in self.name_types or node.type in self.self_names:
+                parts.append(self.node_text(node))
+                break
+            if node.type in self.super_names:
+                parts.append(self.node_text(node))
+                break
+            field = self.constructions.get(node.type)
+            if field is not None:
+                created = node.child_by_field_name(field)
+                name = self.type_name(created) if created is not None else ""
+                if not name:
+                    return ""
+                parts.append(name)
+                break
+            if node.type == "call_expression":
+                function = node.child_by_field_name("function")
+                if function is None or function.type == "import":
+                    return ""
+                if function.type == "identifier" and self.node_text(function) == "require":
+                    return ""  # a module, bound through the import it also is
+                parts.append(CALL_RESULT)
+                node = function
+                continue
+            fields = self.member_access.get(node.type)
+            if fields is None:
+                return ""
+            obj, prop = node.child_by_field_name(fields[0]), node.child_by_field_name(fields[1])
+            if obj is None or prop is None:
+                return ""
+            parts.append(self.node_text(prop))
+            node = obj
+        written = ""
+        for part in reversed(parts):
+            if part == CALL_RESULT:
+                written += CALL_RESULT
+            else:
+                written = f"{written}.{part}" if written else part
+        return written
+
+    def returns_from(self, node: Node, scopes: Scopes) -> bool:
+        # The function a return statement (or an arrow's body, or a return type) belongs to
+        # must be a symbol: a definition, or the value of one (``const f = () => ...``).
+        current: Node | None = node
+        while current is not None and current.type not in FUNCTION_NODES:
+            current = current.parent
+        if current is None:
+            return False
+        parent = current.parent
+        return current.id in scopes or (parent is not None and parent.id in scopes)
+
     def dotted(self, node: Node) -> str:
         if node.type == "non_null_expression" and node.named_children:
             return self.dotted(node.named_children[0])
@@ -233,9 +317,14 @@ class JavaScript(Language):
     def assign_var(self, node: Node) -> str:
         # A class field and a constructor's parameter property are read as ``this.x``.
         parent = node.parent
-        if parent is not None and (
-            parent.type in self.field_types
-            or any(c.type in ("accessibility_modifier", "readonly") for c in parent.children)
+        kind = parent.type if parent is not None else ""
+        if (
+            kind in self.field_types
+            or kind == "method_definition"  # a getter
+            or (
+                kind in PARAMETERS
+                and any(c.type in PARAMETER_PROPERTY for c in parent.children)  # type: ignore[union-attr]
+            )
         ):
             return f"this.{self.node_text(node)}"
         return self.node_text(node)
