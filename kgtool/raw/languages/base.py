@@ -18,6 +18,8 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
                          ``@assign.var`` it states what the enclosing function returns; with
                          ``@element``, that ``var`` holds the value among others (a container)
     @decorator           a decorator: its calls are made where the decorated definition stands
+    @value               what a language reads itself from ``@value.*`` captures (parameters,
+                         arguments, ...): handed to ``value_facts``
 
 A function nested directly in a class-like definition or scope becomes a method.
 """
@@ -28,7 +30,7 @@ import bisect
 import functools
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
@@ -258,6 +260,12 @@ class Language:
                     kind=kind,
                 )
             )
+        for captures in by_role["value"]:
+            facts.assigns.extend(
+                self.value_facts(
+                    captures, lambda n: self._enclosing(n, scopes, symbols_only=True)[0]
+                )
+            )
         facts.symbols = _dedupe(facts.symbols)
         facts.calls.sort(key=_call_order)
         facts.imports = sorted(set(facts.imports), key=lambda i: (i.line, i.module, i.name))
@@ -278,6 +286,12 @@ class Language:
 
     def file_extra(self, root: Node) -> dict[str, str]:
         return {}
+
+    def value_facts(
+        self, captures: dict[str, list[Node]], scope_of: Callable[[Node], str]
+    ) -> list[AssignFact]:
+        """Facts about values from a ``@value`` match; ``scope_of`` gives a node's scope."""
+        return []
 
     def assign_var(self, node: Node) -> str:
         """The variable an ``@assign.var`` names, as a call's receiver writes it (``this.x``)."""
@@ -448,7 +462,7 @@ class Scopes:
         return "", ""
 
 
-ROLES = ("call", "import", "assign", "decorator")
+ROLES = ("call", "import", "assign", "decorator", "value")
 
 
 def _role_of(captures: dict[str, list[Node]]) -> str:
@@ -461,7 +475,7 @@ def _role_of(captures: dict[str, list[Node]]) -> str:
             return capture
     if "call" in captures or "new" in captures:
         return "call"
-    for role in ("import", "assign", "decorator"):
+    for role in ("import", "assign", "decorator", "value"):
         if role in captures:
             return role
     return ""

@@ -5,10 +5,21 @@ from __future__ import annotations
 import builtins
 import posixpath
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from kgtool.raw.languages.base import CALL_RESULT, ELEMENT, Language, ModuleTarget
-from kgtool.raw.model import ImportFact
+from kgtool.raw.model import (
+    ALIAS,
+    ARGUMENT,
+    ASSIGNED,
+    DECORATED,
+    PARAMETER,
+    RETURNS,
+    WRAPS,
+    AssignFact,
+    ImportFact,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -17,6 +28,10 @@ if TYPE_CHECKING:
 
 
 SOURCE_ROOTS = frozenset({"src", "lib", "python"})
+COLLECTIONS = frozenset({"tuple", "list", "set"})
+UNPACKED = frozenset({"pattern_list", "tuple_pattern", "expression_list", "tuple"})
+NAMES = frozenset({"identifier", "attribute"})
+STORES = frozenset({"append", "add", "update"})  # container methods that store a value
 FORWARD_REFERENCE = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 
 
@@ -123,6 +138,165 @@ class Python(Language):
                 text = self.node_text(child)
                 facts.append(ImportFact(line, module, text, text))
         return facts
+
+    def value_facts(
+        self, captures: dict[str, list[Node]], scope_of: Callable[[Node], str]
+    ) -> list[AssignFact]:
+        node = captures["value"][0]
+        line = node.start_point[0] + 1
+        kind = node.type
+        if kind == "function_definition":
+            parameters = captures["value.parameters"][0]
+            return self._parameters(parameters, scope_of(parameters))
+        scope = scope_of(node)
+        if kind == "call" and "value.method" not in captures:
+            return self._argument(captures, line, scope)
+        if kind == "decorated_definition":
+            name = self.node_text(captures["value.var"][0])
+            function = self.dotted(captures["value.function"][0])
+            if "value.argument" not in captures:
+                # The decorator's own line: stacked decorators apply from the lowest up.
+                line = captures["value.function"][0].start_point[0] + 1
+                return [AssignFact(line, scope, name, function, DECORATED)] if function else []
+            if function.rpartition(".")[2] != "wraps":
+                return []
+            # The wrapper's scope is the function it is defined in, as its name's.
+            wrapped = self.node_text(captures["value.argument"][0])
+            return [AssignFact(line, scope, name, wrapped, WRAPS)]
+        if kind == "return_statement":
+            value = self.dotted(captures["value.argument"][0])
+            return [AssignFact(line, scope, RETURNS, value, ALIAS)] if value else []
+        if kind == "for_statement":
+            var = self.node_text(captures["value.var"][0])
+            iterable = captures["value.iterable"][0]
+            if iterable.type in COLLECTIONS:
+                values = [self.dotted(c) for c in iterable.named_children if c.type in NAMES]
+            elif iterable.type in NAMES:
+                held = self.dotted(iterable)
+                values = [f"{held}{ELEMENT}"] if held else []
+            else:
+                values = []
+            return [AssignFact(line, scope, var, v, ALIAS) for v in values if v]
+        if "value.iterable" in captures:  # a, (b, c) = f, (g, h)
+            facts: list[AssignFact] = []
+            self._unpack(
+                captures["value.var"][0], captures["value.iterable"][0], line, scope, facts
+            )
+            return facts
+        # d["k"] = f, d.append(f), d.add(f), d.update({"k": f}): one more value d holds.
+        held = captures["value.var"][0]
+        method = captures.get("value.method")
+        if method and self.node_text(method[0]) not in STORES:
+            return []
+        value = next((v for v in captures["value.argument"] if v.type in NAMES), None)
+        value_name = self.dotted(value) if value is not None else ""
+        if not value_name:
+            return []
+        return [AssignFact(line, scope, f"{self.node_text(held)}{ELEMENT}", value_name, ALIAS)]
+
+    def _parameters(self, parameters: Node, scope: str) -> list[AssignFact]:
+        facts = []
+        line = parameters.start_point[0] + 1
+        position: int | None = 0
+        for child in parameters.named_children:
+            kind = child.type
+            if kind in ("list_splat_pattern", "keyword_separator"):
+                position = None  # what follows is passed by keyword only
+                continue
+            if kind == "identifier":
+                name, default = child, None
+            elif kind in ("typed_parameter",):
+                name = next((c for c in child.named_children if c.type == "identifier"), None)
+                default = None
+            elif kind in ("default_parameter", "typed_default_parameter"):
+                name, default = (
+                    child.child_by_field_name("name"),
+                    child.child_by_field_name("value"),
+                )
+            else:
+                continue
+            if name is None or name.type != "identifier":
+                continue
+            var = self.node_text(name)
+            facts.append(
+                AssignFact(line, scope, var, "" if position is None else str(position), PARAMETER)
+            )
+            if default is not None and default.type in NAMES:
+                value = self.dotted(default)
+                if value:
+                    facts.append(AssignFact(line, scope, var, value, ALIAS))
+            if position is not None:
+                position += 1
+        return facts
+
+    def _argument(self, captures: dict[str, list[Node]], line: int, scope: str) -> list[AssignFact]:
+        called = self.dotted(captures["value.function"][0])
+        argument = captures["value.argument"][0]
+        if not called or called in self.builtins:
+            return []
+        if argument.type == "keyword_argument":
+            key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
+            if key is None or value is None:
+                return []
+            slot = f"{self.node_text(key)}="
+        else:
+            value = argument
+            position = 0
+            for sibling in argument.parent.named_children if argument.parent else ():
+                if sibling.id == argument.id:
+                    break
+                if sibling.type in ("list_splat", "dictionary_splat", "keyword_argument"):
+                    return []  # its position is not the one written
+                if sibling.type != "comment":
+                    position += 1
+            slot = str(position)
+        passed = self.dotted(value)
+        if not passed or passed in ("self", "cls"):
+            return []
+        return [AssignFact(line, scope, f"{called}({slot})", passed, ARGUMENT)]
+
+    def _unpack(
+        self, target: Node, value: Node, line: int, scope: str, facts: list[AssignFact]
+    ) -> None:
+        """``a, (b, c) = f, (g, h)``: each name gets the value in its place; a starred target
+        takes an unknown share, so the places after it are not followed."""
+        targets = [c for c in target.named_children if c.type != "comment"]
+        values = [c for c in value.named_children if c.type != "comment"]
+        starred = [i for i, t in enumerate(targets) if "splat" in t.type]
+        if len(starred) == 1 and len(values) >= len(targets) - 1:
+            # a, *b, c = f, g, h, k: b holds the middle values, c the last.
+            star = starred[0]
+            rest = len(targets) - star - 1
+            inner = next((c for c in targets[star].named_children if c.type == "identifier"), None)
+            for held in values[star : len(values) - rest] if inner is not None else ():
+                name = self.dotted(held) if held.type in NAMES else ""
+                if name:
+                    var = f"{self.node_text(inner)}{ELEMENT}"
+                    facts.append(AssignFact(line, scope, var, name, ALIAS))
+            pairs = [
+                *zip(targets[:star], values[:star], strict=True),
+                *zip(targets[star + 1 :], values[len(values) - rest :], strict=True),
+            ]
+        elif starred or len(targets) != len(values):
+            return
+        else:
+            pairs = list(zip(targets, values, strict=True))
+        for part, held in pairs:
+            if part.type in UNPACKED and held.type in UNPACKED:
+                self._unpack(part, held, line, scope, facts)
+            elif part.type not in NAMES:
+                continue
+            elif held.type in NAMES:
+                var, name = self.dotted(part), self.dotted(held)
+                if var and name:
+                    facts.append(AssignFact(line, scope, var, name, ALIAS))
+            elif held.type == "call":
+                # a, b = Foo(), make(): what those calls give, as ``a = Foo()`` does.
+                function = held.child_by_field_name("function")
+                var = self.dotted(part)
+                name = self.dotted(function) if function is not None else ""
+                if var and name:
+                    facts.append(AssignFact(line, scope, var, name, ASSIGNED))
 
     def submodule(self, module: str, name: str) -> str:
         return f"{module}{name}" if module.endswith(".") else f"{module}.{name}"
