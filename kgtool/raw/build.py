@@ -50,7 +50,7 @@ from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
 from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json
 
 # Bump when extraction or resolution changes what they produce; raw.jsonl says which it is.
-EXTRACTOR_VERSION = "3"  # 3: broken imports, too-deep files
+EXTRACTOR_VERSION = "4"  # 3: broken imports, too-deep files; 4: Python values bound
 MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
 FORMAT_VERSION = 1
 

@@ -115,6 +115,7 @@ class RepoIndex:
         self._returns: dict[str, ValueTypes] = {}
         self._held: dict[tuple[str, str, str], frozenset[str] | None] = {}
         self._callees: dict[tuple[str, str, str], str] = {}
+        self._symbol_values: dict[tuple[str, int], frozenset[str] | None] = {}
 
     def paths_of(self, language: str) -> list[str]:
         return self._by_language.get(language, [])
@@ -356,7 +357,8 @@ class RepoIndex:
         if table is None:
             table = self._assigns[path] = {}
             for assign in self.facts[path].assigns:
-                table.setdefault(assign.var, []).append(assign)
+                if assign.kind != ARGUMENT:  # read by the called function's parameters only
+                    table.setdefault(assign.var, []).append(assign)
         return table
 
     def visible_assigns(self, path: str, scope: str, var: str) -> list[AssignFact]:
@@ -370,7 +372,8 @@ class RepoIndex:
         if by_scope is None:
             by_scope = self._assigns_by_scope[path] = {}
             for assign in self.facts[path].assigns:
-                by_scope.setdefault((assign.var, assign.scope), []).append(assign)
+                if assign.kind != ARGUMENT:
+                    by_scope.setdefault((assign.var, assign.scope), []).append(assign)
         found = list(by_scope.get((var, scope), ()))
         symbols = self.symbols[path]
         prefix = scope
@@ -578,14 +581,32 @@ class RepoIndex:
 
     def is_parameter(self, path: str, scope: str, name: str) -> bool:
         """Whether ``name`` in ``scope`` is a parameter of an enclosing function."""
-        return any(a.kind == PARAMETER for a in self.visible_assigns(path, scope, name))
+        parameters = self.memo(
+            f"values:parameters:{path}", lambda index: _parameters_of(index, path)
+        )
+        while scope:
+            if (scope, name) in parameters:
+                return True
+            scope = scope.rpartition(".")[0]
+        return False
 
     def symbol_value(self, symbol: str, depth: int = 0, below: int = 0) -> frozenset[str] | None:
         """What a definition's name holds: the function itself, or what its decorators of the
         repository return for it (``@d def f`` is ``f = d(f)``), innermost first; with
         ``below``, only the decorators written below that line (what the one there receives)."""
+        key = (symbol, below)
+        if key in self._symbol_values:
+            return self._symbol_values[key]
+        self._symbol_values[key] = frozenset({symbol})  # decorated by itself: as written
+        value = self._symbol_value(symbol, depth, below)
+        self._symbol_values[key] = value
+        return value
+
+    def _symbol_value(self, symbol: str, depth: int, below: int) -> frozenset[str] | None:
         path, _, qualname = symbol.partition("::")
         scope, _, name = qualname.rpartition(".")
+        if not any(a.kind == DECORATED for a in self.assigns_of(path).get(name, ())):
+            return frozenset({symbol})
         decorators = [
             a
             for a in self.assigns_of(path).get(name, ())
@@ -747,6 +768,11 @@ class RepoIndex:
     def _is_class(self, node_id: str) -> bool:
         symbol = self.symbol(node_id)
         return symbol is not None and symbol.kind in CLASS_KINDS
+
+
+def _parameters_of(index: RepoIndex, path: str) -> frozenset[tuple[str, str]]:
+    """(function, parameter) of a file's parameters that its facts state."""
+    return frozenset((a.scope, a.var) for a in index.facts[path].assigns if a.kind == PARAMETER)
 
 
 def _arguments_at(index: RepoIndex, path: str) -> dict[tuple[int, str], list[AssignFact]]:

@@ -19,7 +19,7 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
                          ``@element``, that ``var`` holds the value among others (a container)
     @decorator           a decorator: its calls are made where the decorated definition stands
     @value               what a language reads itself from ``@value.*`` captures (parameters,
-                         arguments, ...): handed to ``value_facts``
+                         arguments, ...): a file's matches are handed to ``value_facts``
 
 A function nested directly in a class-like definition or scope becomes a method.
 """
@@ -260,10 +260,12 @@ class Language:
                     kind=kind,
                 )
             )
-        for captures in by_role["value"]:
+        if by_role["value"]:
             facts.assigns.extend(
                 self.value_facts(
-                    captures, lambda n: self._enclosing(n, scopes, symbols_only=True)[0]
+                    by_role["value"],
+                    lambda n: self._enclosing(n, scopes, symbols_only=True)[0],
+                    facts,
                 )
             )
         facts.symbols = _dedupe(facts.symbols)
@@ -288,9 +290,13 @@ class Language:
         return {}
 
     def value_facts(
-        self, captures: dict[str, list[Node]], scope_of: Callable[[Node], str]
+        self,
+        matches: list[dict[str, list[Node]]],
+        scope_of: Callable[[Node], str],
+        facts: FileFacts,
     ) -> list[AssignFact]:
-        """Facts about values from a ``@value`` match; ``scope_of`` gives a node's scope."""
+        """Facts about values from a file's ``@value`` matches, read once its calls and
+        assignments are known (``facts``); ``scope_of`` gives a node's scope."""
         return []
 
     def assign_var(self, node: Node) -> str:

@@ -18,6 +18,7 @@ from kgtool.raw.model import (
     RETURNS,
     WRAPS,
     AssignFact,
+    FileFacts,
     ImportFact,
 )
 
@@ -140,17 +141,44 @@ class Python(Language):
         return facts
 
     def value_facts(
-        self, captures: dict[str, list[Node]], scope_of: Callable[[Node], str]
+        self,
+        matches: list[dict[str, list[Node]]],
+        scope_of: Callable[[Node], str],
+        facts: FileFacts,
     ) -> list[AssignFact]:
-        node = captures["value"][0]
+        found: list[AssignFact] = []
+        parameter_lists = []
+        for captures in matches:
+            node = captures["value"][0]
+            if node.type == "function_definition":
+                parameter_lists.append(captures["value.parameters"][0])
+            else:
+                found.extend(self._value_fact(captures, node, scope_of))
+        # Only the parameters a function reads as a function (calls, passes on, returns,
+        # aliases, stores) say something to resolution: most say nothing and are left out.
+        read: dict[str, set[str]] = {}
+        for call in facts.calls:
+            if not call.receiver:
+                _reads(read, call.caller, call.name)
+        for assign in (*facts.assigns, *found):
+            if assign.kind in (ARGUMENT, ALIAS, WRAPS):
+                _reads(read, assign.scope, assign.callee.partition(".")[0])
+        for parameters in parameter_lists:
+            if parameters.named_child_count:
+                scope = scope_of(parameters)
+                names = read.get(scope)
+                if names:
+                    found.extend(self._parameters(parameters, scope, names))
+        return found
+
+    def _value_fact(
+        self, captures: dict[str, list[Node]], node: Node, scope_of: Callable[[Node], str]
+    ) -> list[AssignFact]:
         line = node.start_point[0] + 1
         kind = node.type
-        if kind == "function_definition":
-            parameters = captures["value.parameters"][0]
-            return self._parameters(parameters, scope_of(parameters))
+        if kind == "argument_list":
+            return self._argument(captures, node, scope_of)
         scope = scope_of(node)
-        if kind == "call" and "value.method" not in captures:
-            return self._argument(captures, line, scope)
         if kind == "decorated_definition":
             name = self.node_text(captures["value.var"][0])
             function = self.dotted(captures["value.function"][0])
@@ -194,7 +222,8 @@ class Python(Language):
             return []
         return [AssignFact(line, scope, f"{self.node_text(held)}{ELEMENT}", value_name, ALIAS)]
 
-    def _parameters(self, parameters: Node, scope: str) -> list[AssignFact]:
+    def _parameters(self, parameters: Node, scope: str, names: set[str]) -> list[AssignFact]:
+        """The parameters in ``names``, with their positions and default values."""
         facts = []
         line = parameters.start_point[0] + 1
         position: int | None = 0
@@ -205,19 +234,18 @@ class Python(Language):
                 continue
             if kind == "identifier":
                 name, default = child, None
-            elif kind in ("typed_parameter",):
-                name = next((c for c in child.named_children if c.type == "identifier"), None)
-                default = None
+            elif kind == "typed_parameter":
+                name, default = child.named_children[0], None
             elif kind in ("default_parameter", "typed_default_parameter"):
-                name, default = (
-                    child.child_by_field_name("name"),
-                    child.child_by_field_name("value"),
-                )
+                name = child.child_by_field_name("name")
+                default = child.child_by_field_name("value")
             else:
                 continue
-            if name is None or name.type != "identifier":
+            var = self.node_text(name) if name is not None and name.type == "identifier" else ""
+            if var not in names:
+                if position is not None:
+                    position += 1
                 continue
-            var = self.node_text(name)
             facts.append(
                 AssignFact(line, scope, var, "" if position is None else str(position), PARAMETER)
             )
@@ -229,9 +257,20 @@ class Python(Language):
                 position += 1
         return facts
 
-    def _argument(self, captures: dict[str, list[Node]], line: int, scope: str) -> list[AssignFact]:
-        called = self.dotted(captures["value.function"][0])
+    def _argument(
+        self,
+        captures: dict[str, list[Node]],
+        arguments: Node,
+        scope_of: Callable[[Node], str],
+    ) -> list[AssignFact]:
         argument = captures["value.argument"][0]
+        call = arguments.parent
+        function = call.child_by_field_name("function") if call is not None else None
+        if function is None or call.type != "call":
+            return []  # a class's bases, a decorator's arguments are read elsewhere
+        called = (
+            self.node_text(function) if function.type == "identifier" else self.dotted(function)
+        )
         if not called or called in self.builtins:
             return []
         if argument.type == "keyword_argument":
@@ -242,18 +281,19 @@ class Python(Language):
         else:
             value = argument
             position = 0
-            for sibling in argument.parent.named_children if argument.parent else ():
-                if sibling.id == argument.id:
-                    break
+            sibling = argument.prev_named_sibling
+            while sibling is not None:
                 if sibling.type in ("list_splat", "dictionary_splat", "keyword_argument"):
                     return []  # its position is not the one written
                 if sibling.type != "comment":
                     position += 1
+                sibling = sibling.prev_named_sibling
             slot = str(position)
-        passed = self.dotted(value)
+        passed = self.node_text(value) if value.type == "identifier" else self.dotted(value)
         if not passed or passed in ("self", "cls"):
             return []
-        return [AssignFact(line, scope, f"{called}({slot})", passed, ARGUMENT)]
+        line = call.start_point[0] + 1  # the call's line, as its other facts have it
+        return [AssignFact(line, scope_of(call), f"{called}({slot})", passed, ARGUMENT)]
 
     def _unpack(
         self, target: Node, value: Node, line: int, scope: str, facts: list[AssignFact]
@@ -328,6 +368,16 @@ class Python(Language):
         if len(candidates) > 1:
             return ModuleTarget()  # several roots, no way to choose: not bound
         return ModuleTarget(files=(candidates[0][1],))
+
+
+def _reads(read: dict[str, set[str]], scope: str, name: str) -> None:
+    """``name`` is read in ``scope``, so in each function around it (a nested function reads its
+    enclosing functions' parameters)."""
+    while True:
+        read.setdefault(scope, set()).add(name)
+        if not scope:
+            return
+        scope = scope.rpartition(".")[0]
 
 
 def _importable(candidates: list[tuple[str, str]], importer: str) -> list[tuple[str, str]]:
