@@ -132,7 +132,7 @@ def test_raw_jsonl_opens_with_the_exact_meta_line(repo: Repo) -> None:
     """The README's meta line, byte for byte (a new extractor version must update both)."""
     repo.build({"a.py": "x = 1\n"})
     first = (repo.root / ".kg" / "raw.jsonl").read_text().splitlines()[0]
-    assert first == '{"extractor":"5","format":1,"rec":"meta"}'
+    assert first == '{"extractor":"6","format":1,"rec":"meta"}'
     readme = (PROJECT_ROOT / "README.md").read_text()
     assert f"The first line is `{first}`" in readme
 

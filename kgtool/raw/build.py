@@ -29,7 +29,10 @@ from kgtool.raw.cache import CachedFile
 from kgtool.raw.extract import PARALLEL_THRESHOLD, extract_files
 from kgtool.raw.languages.base import CALL_RESULT
 from kgtool.raw.model import (
+    ARGUMENT,
     CLASS_KINDS,
+    DECORATED,
+    PARAMETER,
     PARSE_PARTIAL,
     RETURNS,
     SKIP_UNREADABLE,
@@ -47,8 +50,8 @@ from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
 from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json
 
 # Bump when extraction or resolution changes what they produce; raw.jsonl says which it is.
-EXTRACTOR_VERSION = "5"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
-# 5: TypeScript and JavaScript values
+EXTRACTOR_VERSION = "6"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
+# 5: TypeScript and JavaScript values; 6: Python functions held in values
 MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
 FORMAT_VERSION = 1
 
@@ -384,6 +387,10 @@ def _mentions(facts: FileFacts) -> frozenset[str]:
         names.update(base.base.split("."))
     for assign in facts.assigns:
         names.update(assign.callee.split("."))
+        if assign.kind == PARAMETER:
+            # What a parameter holds is what the function's callers pass (``__init__``'s: the
+            # class's callers).
+            names.update(assign.scope.split("."))
     return frozenset(names)
 
 
@@ -398,7 +405,13 @@ def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
     # attribute or function name first, as a call mentions it; "self" would touch every file).
     classes = {s.qualname for s in facts.symbols if s.kind in CLASS_KINDS}
     for assign in facts.assigns:
-        if assign.var == RETURNS:
+        if assign.kind == ARGUMENT:
+            # Read by the called function's parameters: the called name first, as it is met.
+            called = assign.var.partition("(")[0].rsplit(".", 1)[-1]
+            found.add((called, assign.scope, assign.var, assign.callee, assign.kind))
+        elif assign.kind == DECORATED:
+            found.add((assign.var, assign.scope, assign.callee, assign.kind))
+        elif assign.var == RETURNS:
             found.add((assign.scope, assign.callee, assign.kind))
         elif (
             assign.scope in classes

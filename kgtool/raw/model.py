@@ -110,6 +110,16 @@ RETURNS = "return"
 ASSIGNED = ""  # var = Callee(...): an instance of that class, or what that function returns
 STATED = "type"  # var: Callee, a declared type (Python annotations)
 ALIAS = "alias"  # var = callee: the same thing the name callee denotes (``f = g``)
+# var is a parameter of the function ``scope``; callee its position ("0", "1"...; "" when it
+# can only be passed by keyword). What it holds is what the call sites pass.
+PARAMETER = "param"
+# A call passes callee to a parameter of another function: var is the called name and the
+# parameter, ``apply(0)`` (positional) or ``apply(key=)`` (keyword), as written in ``scope``.
+ARGUMENT = "arg"
+# ``@callee`` above ``def var``: var is rebound to ``callee(var)``, made in ``scope``.
+DECORATED = "decorated"
+# ``@functools.wraps(callee)`` above ``def var``: the function var stands for callee.
+WRAPS = "wraps"
 
 
 class AssignFact(NamedTuple):

@@ -26,11 +26,16 @@ from kgtool.raw.languages.base import (
 from kgtool.raw.model import (
     ALIAS,
     AMBIGUOUS,
+    ARGUMENT,
+    ASSIGNED,
     CLASS_KINDS,
+    DECORATED,
     EXTRACTED,
     INFERRED,
+    PARAMETER,
     RETURNS,
     STATED,
+    WRAPS,
     AssignFact,
     CallFact,
     Edge,
@@ -45,6 +50,9 @@ CONFIDENCE_ASSIGNED_TYPE = 0.9  # receiver assigned from a constructor in the sa
 # The receiver's type followed through values: a stated type (parameter, attribute, return
 # annotation), an attribute set in a method, a function's result, an alias (``f = g``).
 CONFIDENCE_VALUE_TYPE = 0.9
+# A function held in a value that was passed, returned, iterated over or unpacked: a caller
+# outside the repository, or an argument that is no name, may pass another one.
+CONFIDENCE_HELD = 0.8
 CONFIDENCE_UNIQUE_NAME = 0.6  # the only top-level definition of that name
 CONFIDENCE_UNIQUE_METHOD = 0.5  # the only method of that name, receiver type unknown
 # A call of a member declared without a body (an interface's, an abstract one) reaches one of
@@ -62,6 +70,7 @@ EXTERNAL_VALUE = "value"
 # statement gives it a type from outside the repository (a builtin, a library class).
 ValueTypes = tuple[frozenset[str], bool]
 UNKNOWN: ValueTypes = (frozenset(), False)
+TYPING_KINDS = frozenset({ASSIGNED, STATED, ALIAS})
 
 
 @dataclass(frozen=True)
@@ -118,6 +127,9 @@ class RepoIndex:
         self._values: dict[tuple[str, str, str], ValueTypes] = {}
         self._attribute_types: dict[tuple[str, str], ValueTypes] = {}
         self._returns: dict[str, ValueTypes] = {}
+        self._held: dict[tuple[str, str, str], frozenset[str] | None] = {}
+        self._callees: dict[tuple[str, str, str], str] = {}
+        self._symbol_values: dict[tuple[str, int], frozenset[str] | None] = {}
 
     def paths_of(self, language: str) -> list[str]:
         return self._by_language.get(language, [])
@@ -359,7 +371,8 @@ class RepoIndex:
         if table is None:
             table = self._assigns[path] = {}
             for assign in self.facts[path].assigns:
-                table.setdefault(assign.var, []).append(assign)
+                if assign.kind != ARGUMENT:  # read by the called function's parameters only
+                    table.setdefault(assign.var, []).append(assign)
         return table
 
     def visible_assigns(self, path: str, scope: str, var: str) -> list[AssignFact]:
@@ -373,7 +386,8 @@ class RepoIndex:
         if by_scope is None:
             by_scope = self._assigns_by_scope[path] = {}
             for assign in self.facts[path].assigns:
-                by_scope.setdefault((assign.var, assign.scope), []).append(assign)
+                if assign.kind != ARGUMENT:
+                    by_scope.setdefault((assign.var, assign.scope), []).append(assign)
         found = list(by_scope.get((var, scope), ()))
         symbols = self.symbols[path]
         prefix = scope
@@ -485,6 +499,8 @@ class RepoIndex:
         return frozenset(classes), external
 
     def _assigned_types(self, path: str, assign: AssignFact, depth: int) -> ValueTypes:
+        if assign.kind not in TYPING_KINDS:
+            return UNKNOWN  # a parameter, an argument, a decorator: no type stated
         if assign.kind == ALIAS:
             return self.value_types(path, assign.scope, assign.callee, depth + 1)
         found = self.callable_of(path, assign.scope, assign.callee, depth + 1)
@@ -569,6 +585,260 @@ class RepoIndex:
         self._attribute_types[key] = types
         return types
 
+    # ---- functions held in values -----------------------------------------------------------
+
+    def held_functions(
+        self, path: str, scope: str, name: str, depth: int = 0
+    ) -> frozenset[str] | None:
+        """The functions and classes of the repository that the value ``name`` (``f``,
+        ``self.f``, ``table[]``) may hold in ``scope``: through aliases, parameters (what the
+        call sites pass), returned names, decorators, loops and unpacking. None when some way
+        in holds what nothing states: then no list is complete."""
+        if depth > MAX_LOOKUP_DEPTH:
+            return None
+        key = (path, scope, name)
+        if key in self._held:
+            return self._held[key]
+        self._held[key] = frozenset()  # passed around in a cycle: adds nothing new
+        found = self._held_functions(path, scope, name, depth)
+        self._held[key] = found
+        return found
+
+    def _held_functions(
+        self, path: str, scope: str, name: str, depth: int
+    ) -> frozenset[str] | None:
+        language = language_named(self.facts[path].language)
+        head, _, attribute = name.partition(".")
+        if head in language.self_words and attribute and "." not in attribute:
+            owner = self.enclosing_class(path, scope)
+            table = self.assigns_of(path)
+            assigns = [
+                a
+                for word in sorted(language.self_words)
+                for a in table.get(f"{word}.{attribute}", ())
+                if owner and self.enclosing_class(path, a.scope) == owner
+            ]
+        elif "." not in name:
+            assigns = self.visible_assigns(path, scope, name)
+            if assigns:
+                # A name given a value in a function is that function's own: the innermost
+                # scope that assigns it hides the others.
+                innermost = max(len(a.scope) for a in assigns)
+                assigns = [a for a in assigns if len(a.scope) == innermost]
+        else:
+            assigns = []
+        if not assigns:
+            bound = self.callable_of(path, scope, name, depth + 1)
+            if bound is None or bound.kind != "symbol":
+                return None
+            return self.symbol_value(bound.symbol, depth + 1)
+        found: set[str] = set()
+        defaults = {(a.scope, a.var) for a in assigns if a.kind == ALIAS}
+        for assign in assigns:
+            if assign.kind == PARAMETER:
+                more = self._passed(path, assign, depth + 1)
+                if more is None and (assign.scope, assign.var) in defaults:
+                    continue  # callers not seen may rely on the default
+            elif assign.kind in (ALIAS, WRAPS):
+                more = self.held_functions(path, assign.scope, assign.callee, depth + 1)
+            elif assign.kind == ASSIGNED:
+                more = self._returned_by(path, assign, depth + 1)
+            elif assign.kind == DECORATED:
+                symbol = symbol_id(path, f"{assign.scope}.{assign.var}".lstrip("."))
+                more = self.symbol_value(symbol, depth + 1) if self.symbol(symbol) else None
+            else:
+                more = None
+            if more is None:
+                return None
+            found |= more
+        return frozenset(found) or None
+
+    def is_parameter(self, path: str, scope: str, name: str) -> bool:
+        """Whether ``name`` in ``scope`` is a parameter of an enclosing function."""
+        parameters = self.memo(
+            f"values:parameters:{path}", lambda index: _parameters_of(index, path)
+        )
+        while scope:
+            if (scope, name) in parameters:
+                return True
+            scope = scope.rpartition(".")[0]
+        return False
+
+    def symbol_value(self, symbol: str, depth: int = 0, below: int = 0) -> frozenset[str] | None:
+        """What a definition's name holds: the function itself, or what its decorators of the
+        repository return for it (``@d def f`` is ``f = d(f)``), innermost first; with
+        ``below``, only the decorators written below that line (what the one there receives)."""
+        key = (symbol, below)
+        if key in self._symbol_values:
+            return self._symbol_values[key]
+        self._symbol_values[key] = frozenset({symbol})  # decorated by itself: as written
+        value = self._symbol_value(symbol, depth, below)
+        self._symbol_values[key] = value
+        return value
+
+    def _symbol_value(self, symbol: str, depth: int, below: int) -> frozenset[str] | None:
+        path, _, qualname = symbol.partition("::")
+        scope, _, name = qualname.rpartition(".")
+        if not any(a.kind == DECORATED for a in self.assigns_of(path).get(name, ())):
+            return frozenset({symbol})
+        decorators = [
+            a
+            for a in self.assigns_of(path).get(name, ())
+            if a.kind == DECORATED and a.scope == scope and a.line > below
+        ]
+        value: frozenset[str] | None = frozenset({symbol})
+        for decorator in sorted(decorators, key=lambda a: -a.line):
+            bound = self.callable_of(path, scope, decorator.callee, depth + 1)
+            if bound is None or bound.kind != "symbol" or self._is_class(bound.symbol):
+                continue  # a decorator from outside: the name keeps its function
+            value = self._returned(bound.symbol, lambda _slot, v=value: v, depth + 1)
+            if value is None:
+                return frozenset({symbol})  # returns what nothing states: as written
+        return value
+
+    def _returned(
+        self,
+        function: str,
+        argument: Callable[[tuple[int, str]], frozenset[str] | None],
+        depth: int,
+    ) -> frozenset[str] | None:
+        """The functions ``function`` returns; ``argument((position, name))`` is what the call
+        passes to that parameter (a returned parameter is the argument of that call)."""
+        path, _, qualname = function.partition("::")
+        if path not in self.facts or depth > MAX_LOOKUP_DEPTH:
+            return None
+        table = self.assigns_of(path)
+        returns = [a for a in table.get(RETURNS, ()) if a.scope == qualname]
+        if not returns or any(a.kind != ALIAS for a in returns):
+            return None
+        found: set[str] = set()
+        for returned in returns:
+            name = returned.callee
+            # ``@functools.wraps(f) def wrapper``: returning the wrapper returns f, in effect.
+            wraps = [a for a in table.get(name, ()) if a.kind == WRAPS and a.scope == qualname]
+            if len(wraps) == 1:
+                name = wraps[0].callee
+            parameters = [
+                a for a in table.get(name, ()) if a.kind == PARAMETER and a.scope == qualname
+            ]
+            if parameters:
+                slot = parameters[0].callee
+                more = argument((int(slot) if slot else -1, name))
+            else:
+                more = self.held_functions(path, qualname, name, depth + 1)
+            if more is None:
+                return None
+            found |= more
+        return frozenset(found) or None
+
+    def _returned_by(self, path: str, assign: AssignFact, depth: int) -> frozenset[str] | None:
+        """``x = f(...)``: the functions f returns, its parameters read at this call."""
+        bound = self.callable_of(path, assign.scope, assign.callee, depth + 1)
+        if bound is None or bound.kind != "symbol" or self._is_class(bound.symbol):
+            return None
+        offset = self._offset(bound.symbol, assign.callee, path, assign.scope)
+        sites = self.memo(f"values:arguments-at:{path}", lambda index: _arguments_at(index, path))
+        prefix = f"{assign.callee}("
+        passed = {
+            a.var[len(prefix) : -1]: a.callee
+            for a in sites.get((assign.line, assign.scope), ())
+            if a.var.startswith(prefix)
+        }
+
+        def argument(slot: tuple[int, str]) -> frozenset[str] | None:
+            position, name = slot
+            value = passed.get(f"{name}=") or passed.get(str(position - offset))
+            return self.held_functions(path, assign.scope, value, depth + 1) if value else None
+
+        return self._returned(bound.symbol, argument, depth)
+
+    def _offset(self, function: str, called: str, path: str, scope: str) -> int:
+        """How many parameters a call fills before its first argument: 1 for ``self`` when a
+        method is called on an instance, or a class is called for its ``__init__``."""
+        symbol = self.symbol(function)
+        if symbol is None or symbol.kind != "method":
+            return 0
+        receiver = called.rpartition(".")[0]
+        if symbol.name == "__init__" or not receiver:
+            return 1
+        bound = self.bind_dotted(path, scope, receiver)
+        return (
+            0
+            if bound is not None and bound.kind == "symbol" and self._is_class(bound.symbol)
+            else 1
+        )
+
+    def _passed(self, path: str, parameter: AssignFact, depth: int) -> frozenset[str] | None:
+        """What the call sites of the function ``parameter.scope`` pass to the parameter; None
+        when none passes it (the callers are not seen) or one passes what nothing states."""
+        function = symbol_id(path, parameter.scope)
+        symbol = self.symbol(function)
+        if symbol is None:
+            return None
+        names = [symbol.name]
+        if symbol.name == "__init__" and symbol.parent:
+            names.append(symbol.parent.rpartition(".")[2])
+        position = int(parameter.callee) if parameter.callee else -1
+        found: set[str] = set()
+        seen = False
+        more: frozenset[str] | None
+        for name in names:
+            for site_path, site in self._arguments().get(name, ()):
+                if site.kind == DECORATED:
+                    called, slot = site.callee, "0"
+                else:
+                    called, _, slot = site.var[:-1].partition("(")
+                target = self._callee_of(site_path, site.scope, called)
+                if target != function and not (target and f"{target}.__init__" == function):
+                    continue
+                if slot.endswith("="):
+                    if slot[:-1] != parameter.var:
+                        continue
+                elif int(slot) + self._offset(function, called, site_path, site.scope) != position:
+                    continue
+                seen = True
+                if site.kind == DECORATED:
+                    decorated = symbol_id(site_path, f"{site.scope}.{site.var}".lstrip("."))
+                    more = self.symbol_value(decorated, depth + 1, below=site.line)
+                else:
+                    more = self.held_functions(site_path, site.scope, site.callee, depth + 1)
+                if more is None:
+                    return None
+                found |= more
+        return frozenset(found) if seen else None
+
+    def _callee_of(self, path: str, scope: str, called: str) -> str:
+        """The symbol ID a call's dotted callee binds to, "" when none."""
+        key = (path, scope, called)
+        found = self._callees.get(key)
+        if found is None:
+            bound = self.callable_of(path, scope, called)
+            found = bound.symbol if bound is not None and bound.kind == "symbol" else ""
+            if not found and "." not in called and self.visible_assigns(path, scope, called):
+                # c = func; c(b): the one function the name holds.
+                held = self.held_functions(path, scope, called)
+                found = next(iter(held)) if held and len(held) == 1 else ""
+            self._callees[key] = found
+        return found
+
+    def _arguments(self) -> dict[str, list[tuple[str, AssignFact]]]:
+        """Every argument passed by name, and every decorator applied, by the called name."""
+
+        def build(index: RepoIndex) -> dict[str, list[tuple[str, AssignFact]]]:
+            table: dict[str, list[tuple[str, AssignFact]]] = {}
+            for path in sorted(index.facts):
+                for assign in index.facts[path].assigns:
+                    if assign.kind == ARGUMENT:
+                        name = assign.var.partition("(")[0].rpartition(".")[2]
+                    elif assign.kind == DECORATED:
+                        name = assign.callee.rpartition(".")[2]
+                    else:
+                        continue
+                    table.setdefault(name, []).append((path, assign))
+            return table
+
+        return self.memo("values:arguments", build)
+
     def _is_class(self, node_id: str) -> bool:
         symbol = self.symbol(node_id)
         return symbol is not None and symbol.kind in CLASS_KINDS
@@ -619,6 +889,20 @@ def _subclasses(index: RepoIndex) -> dict[str, list[str]]:
                 class_id = symbol_id(path, owner)
                 for base in index.bases_of(class_id):
                     table.setdefault(base, []).append(class_id)
+    return table
+
+
+def _parameters_of(index: RepoIndex, path: str) -> frozenset[tuple[str, str]]:
+    """(function, parameter) of a file's parameters that its facts state."""
+    return frozenset((a.scope, a.var) for a in index.facts[path].assigns if a.kind == PARAMETER)
+
+
+def _arguments_at(index: RepoIndex, path: str) -> dict[tuple[int, str], list[AssignFact]]:
+    """A file's arguments passed by name, by the line and scope of their call."""
+    table: dict[tuple[int, str], list[AssignFact]] = {}
+    for assign in index.facts[path].assigns:
+        if assign.kind == ARGUMENT:
+            table.setdefault((assign.line, assign.scope), []).append(assign)
     return table
 
 
@@ -756,16 +1040,19 @@ class FileResolver:
 
     def _bare_call(self, caller: str, call: CallFact) -> None:
         bound = self.index.bind_name(self.path, call.caller, call.name)
+        if bound is None and self.language.implicit_this:
+            # Java's ``close()`` is ``this.close()``: the method, never a value held by a name.
+            owner = self.index.enclosing_class(self.path, call.caller)
+            if owner:
+                bound = self.index.find_method(self._id(owner), call.name)
+        if self.language.value_flow and self._held_call(caller, call, bound):
+            return
         if bound is None and self.language.value_flow:
             if self._alias_call(caller, call):
                 return
             if call.name.endswith(ELEMENT):  # held in a container nothing states
                 self._unresolved(caller, UNBINDABLE)
                 return
-        if bound is None and self.language.implicit_this:
-            owner = self.index.enclosing_class(self.path, call.caller)
-            if owner:
-                bound = self.index.find_method(self._id(owner), call.name)
         if self._bound_call(caller, call, bound):
             return
         candidates = self.index.top_level_by_name.get((self.language.ecosystem, call.name), [])
@@ -790,6 +1077,11 @@ class FileResolver:
                 if bound is not None and bound.kind == "symbol":
                     self._implementations(caller, call, (class_id,), bound.symbol, 1.0)
                 return
+            if receiver == "self" and self.language.value_flow:
+                # self.handler = self.on_save, then self.handler(): what the attribute holds.
+                held = self.index.held_functions(self.path, call.caller, f"self.{call.name}")
+                if held and self._held_edge(caller, call, held):
+                    return
         # self.attr.method(): the attribute's type, if some method assigned it.
         elif self.language.value_flow:
             if self._typed_call(caller, call, call.receiver):
@@ -906,6 +1198,38 @@ class FileResolver:
             self._edge(caller, "calls", found[0], call.line, INFERRED, confidence)
         elif 1 < len(found) <= self.index_limit:
             self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(found))
+
+    def _held_call(self, caller: str, call: CallFact, bound: Bound | None) -> bool:
+        """``f()`` where f holds a function through a parameter, a return, a loop, unpacking,
+        or a decorator of the repository that replaces it: INFERRED, or AMBIGUOUS listing
+        all. A parameter shadows the module's names: unknown, it leaves the call unresolved."""
+        parameter = self.index.is_parameter(self.path, call.caller, call.name)
+        if bound is not None and not parameter:
+            if bound.kind != "symbol":
+                return False
+            held = self.index.symbol_value(bound.symbol)
+            if not held or held == frozenset({bound.symbol}):
+                return False  # the name still holds the function it defines
+        else:
+            if not parameter and self._alias_call(caller, call):
+                return True
+            held = self.index.held_functions(self.path, call.caller, call.name)
+            if not held:
+                if parameter:
+                    self._unresolved(caller, call.name)
+                return parameter
+        if not self._held_edge(caller, call, held):
+            self._unresolved(caller, call.name)
+        return True
+
+    def _held_edge(self, caller: str, call: CallFact, held: frozenset[str]) -> bool:
+        if len(held) == 1:
+            self._edge(caller, "calls", next(iter(held)), call.line, INFERRED, CONFIDENCE_HELD)
+        elif len(held) <= self.index_limit:
+            self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(held)))
+        else:
+            return False
+        return True
 
     def _alias_call(self, caller: str, call: CallFact) -> bool:
         """``f = g; f()`` calls g, INFERRED: f may be rebound where the statements do not show.

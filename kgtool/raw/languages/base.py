@@ -23,6 +23,8 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
                          ``@assign.element`` instead of ``@assign.value``: ``var`` is one of
                          the values that name holds (``for (const x of xs)``)
     @decorator           a decorator: its calls are made where the decorated definition stands
+    @value               what a language reads itself from ``@value.*`` captures (parameters,
+                         arguments, ...): a file's matches are handed to ``value_facts``
 
 A function nested directly in a class-like definition or scope becomes a method.
 """
@@ -33,7 +35,7 @@ import bisect
 import functools
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
@@ -284,6 +286,14 @@ class Language:
                     kind=kind,
                 )
             )
+        if by_role["value"]:
+            facts.assigns.extend(
+                self.value_facts(
+                    by_role["value"],
+                    lambda n: self._enclosing(n, scopes, symbols_only=True)[0],
+                    facts,
+                )
+            )
         facts.symbols = _dedupe(facts.symbols)
         facts.calls.sort(key=_call_order)
         facts.imports = sorted(set(facts.imports), key=lambda i: (i.line, i.module, i.name))
@@ -304,6 +314,16 @@ class Language:
 
     def file_extra(self, root: Node) -> dict[str, str]:
         return {}
+
+    def value_facts(
+        self,
+        matches: list[dict[str, list[Node]]],
+        scope_of: Callable[[Node], str],
+        facts: FileFacts,
+    ) -> list[AssignFact]:
+        """Facts about values from a file's ``@value`` matches, read once its calls and
+        assignments are known (``facts``); ``scope_of`` gives a node's scope."""
+        return []
 
     def assign_var(self, node: Node) -> str:
         """The variable an ``@assign.var`` names, as a call's receiver writes it (``this.x``)."""
@@ -480,7 +500,7 @@ class Scopes:
         return "", ""
 
 
-ROLES = ("call", "import", "assign", "decorator")
+ROLES = ("call", "import", "assign", "decorator", "value")
 
 
 def _role_of(captures: dict[str, list[Node]]) -> str:
@@ -493,7 +513,7 @@ def _role_of(captures: dict[str, list[Node]]) -> str:
             return capture
     if "call" in captures or "new" in captures:
         return "call"
-    for role in ("import", "assign", "decorator"):
+    for role in ("import", "assign", "decorator", "value"):
         if role in captures:
             return role
     return ""

@@ -5,10 +5,22 @@ from __future__ import annotations
 import builtins
 import posixpath
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from kgtool.raw.languages.base import CALL_RESULT, ELEMENT, Language, ModuleTarget
-from kgtool.raw.model import ImportFact
+from kgtool.raw.model import (
+    ALIAS,
+    ARGUMENT,
+    ASSIGNED,
+    DECORATED,
+    PARAMETER,
+    RETURNS,
+    WRAPS,
+    AssignFact,
+    FileFacts,
+    ImportFact,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -17,6 +29,10 @@ if TYPE_CHECKING:
 
 
 SOURCE_ROOTS = frozenset({"src", "lib", "python"})
+COLLECTIONS = frozenset({"tuple", "list", "set"})
+UNPACKED = frozenset({"pattern_list", "tuple_pattern", "expression_list", "tuple"})
+NAMES = frozenset({"identifier", "attribute"})
+STORES = frozenset({"append", "add", "update"})  # container methods that store a value
 FORWARD_REFERENCE = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 
 
@@ -124,6 +140,204 @@ class Python(Language):
                 facts.append(ImportFact(line, module, text, text))
         return facts
 
+    def value_facts(
+        self,
+        matches: list[dict[str, list[Node]]],
+        scope_of: Callable[[Node], str],
+        facts: FileFacts,
+    ) -> list[AssignFact]:
+        found: list[AssignFact] = []
+        parameter_lists = []
+        for captures in matches:
+            node = captures["value"][0]
+            if node.type == "function_definition":
+                parameter_lists.append(captures["value.parameters"][0])
+            else:
+                found.extend(self._value_fact(captures, node, scope_of))
+        # Only the parameters a function reads as a function (calls, passes on, returns,
+        # aliases, stores) say something to resolution: most say nothing and are left out.
+        read: dict[str, set[str]] = {}
+        for call in facts.calls:
+            if not call.receiver:
+                _reads(read, call.caller, call.name)
+        for assign in (*facts.assigns, *found):
+            if assign.kind in (ARGUMENT, ALIAS, WRAPS):
+                _reads(read, assign.scope, assign.callee.partition(".")[0])
+        for parameters in parameter_lists:
+            if parameters.named_child_count:
+                scope = scope_of(parameters)
+                names = read.get(scope)
+                if names:
+                    found.extend(self._parameters(parameters, scope, names))
+        return found
+
+    def _value_fact(
+        self, captures: dict[str, list[Node]], node: Node, scope_of: Callable[[Node], str]
+    ) -> list[AssignFact]:
+        line = node.start_point[0] + 1
+        kind = node.type
+        if kind == "argument_list":
+            return self._argument(captures, node, scope_of)
+        scope = scope_of(node)
+        if kind == "decorated_definition":
+            name = self.node_text(captures["value.var"][0])
+            function = self.dotted(captures["value.function"][0])
+            if "value.argument" not in captures:
+                # The decorator's own line: stacked decorators apply from the lowest up.
+                line = captures["value.function"][0].start_point[0] + 1
+                return [AssignFact(line, scope, name, function, DECORATED)] if function else []
+            if function.rpartition(".")[2] != "wraps":
+                return []
+            # The wrapper's scope is the function it is defined in, as its name's.
+            wrapped = self.node_text(captures["value.argument"][0])
+            return [AssignFact(line, scope, name, wrapped, WRAPS)]
+        if kind == "return_statement":
+            value = self.dotted(captures["value.argument"][0])
+            return [AssignFact(line, scope, RETURNS, value, ALIAS)] if value else []
+        if kind == "for_statement":
+            var = self.node_text(captures["value.var"][0])
+            iterable = captures["value.iterable"][0]
+            if iterable.type in COLLECTIONS:
+                values = [self.dotted(c) for c in iterable.named_children if c.type in NAMES]
+            elif iterable.type in NAMES:
+                held = self.dotted(iterable)
+                values = [f"{held}{ELEMENT}"] if held else []
+            else:
+                values = []
+            return [AssignFact(line, scope, var, v, ALIAS) for v in values if v]
+        if "value.iterable" in captures:  # a, (b, c) = f, (g, h)
+            facts: list[AssignFact] = []
+            self._unpack(
+                captures["value.var"][0], captures["value.iterable"][0], line, scope, facts
+            )
+            return facts
+        # d["k"] = f, d.append(f), d.add(f), d.update({"k": f}): one more value d holds.
+        held = captures["value.var"][0]
+        method = captures.get("value.method")
+        if method and self.node_text(method[0]) not in STORES:
+            return []
+        value = next((v for v in captures["value.argument"] if v.type in NAMES), None)
+        value_name = self.dotted(value) if value is not None else ""
+        if not value_name:
+            return []
+        return [AssignFact(line, scope, f"{self.node_text(held)}{ELEMENT}", value_name, ALIAS)]
+
+    def _parameters(self, parameters: Node, scope: str, names: set[str]) -> list[AssignFact]:
+        """The parameters in ``names``, with their positions and default values."""
+        facts = []
+        line = parameters.start_point[0] + 1
+        position: int | None = 0
+        for child in parameters.named_children:
+            kind = child.type
+            if kind in ("list_splat_pattern", "keyword_separator"):
+                position = None  # what follows is passed by keyword only
+                continue
+            if kind == "identifier":
+                name, default = child, None
+            elif kind == "typed_parameter":
+                name, default = child.named_children[0], None
+            elif kind in ("default_parameter", "typed_default_parameter"):
+                name = child.child_by_field_name("name")
+                default = child.child_by_field_name("value")
+            else:
+                continue
+            var = self.node_text(name) if name is not None and name.type == "identifier" else ""
+            if var not in names:
+                if position is not None:
+                    position += 1
+                continue
+            facts.append(
+                AssignFact(line, scope, var, "" if position is None else str(position), PARAMETER)
+            )
+            if default is not None and default.type in NAMES:
+                value = self.dotted(default)
+                if value:
+                    facts.append(AssignFact(line, scope, var, value, ALIAS))
+            if position is not None:
+                position += 1
+        return facts
+
+    def _argument(
+        self,
+        captures: dict[str, list[Node]],
+        arguments: Node,
+        scope_of: Callable[[Node], str],
+    ) -> list[AssignFact]:
+        argument = captures["value.argument"][0]
+        call = arguments.parent
+        function = call.child_by_field_name("function") if call is not None else None
+        if function is None or call.type != "call":
+            return []  # a class's bases, a decorator's arguments are read elsewhere
+        called = (
+            self.node_text(function) if function.type == "identifier" else self.dotted(function)
+        )
+        if not called or called in self.builtins:
+            return []
+        if argument.type == "keyword_argument":
+            key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
+            if key is None or value is None:
+                return []
+            slot = f"{self.node_text(key)}="
+        else:
+            value = argument
+            position = 0
+            sibling = argument.prev_named_sibling
+            while sibling is not None:
+                if sibling.type in ("list_splat", "dictionary_splat", "keyword_argument"):
+                    return []  # its position is not the one written
+                if sibling.type != "comment":
+                    position += 1
+                sibling = sibling.prev_named_sibling
+            slot = str(position)
+        passed = self.node_text(value) if value.type == "identifier" else self.dotted(value)
+        if not passed or passed in ("self", "cls"):
+            return []
+        line = call.start_point[0] + 1  # the call's line, as its other facts have it
+        return [AssignFact(line, scope_of(call), f"{called}({slot})", passed, ARGUMENT)]
+
+    def _unpack(
+        self, target: Node, value: Node, line: int, scope: str, facts: list[AssignFact]
+    ) -> None:
+        """``a, (b, c) = f, (g, h)``: each name gets the value in its place; a starred target
+        takes an unknown share, so the places after it are not followed."""
+        targets = [c for c in target.named_children if c.type != "comment"]
+        values = [c for c in value.named_children if c.type != "comment"]
+        starred = [i for i, t in enumerate(targets) if "splat" in t.type]
+        if len(starred) == 1 and len(values) >= len(targets) - 1:
+            # a, *b, c = f, g, h, k: b holds the middle values, c the last.
+            star = starred[0]
+            rest = len(targets) - star - 1
+            inner = next((c for c in targets[star].named_children if c.type == "identifier"), None)
+            for held in values[star : len(values) - rest] if inner is not None else ():
+                name = self.dotted(held) if held.type in NAMES else ""
+                if name:
+                    var = f"{self.node_text(inner)}{ELEMENT}"
+                    facts.append(AssignFact(line, scope, var, name, ALIAS))
+            pairs = [
+                *zip(targets[:star], values[:star], strict=True),
+                *zip(targets[star + 1 :], values[len(values) - rest :], strict=True),
+            ]
+        elif starred or len(targets) != len(values):
+            return
+        else:
+            pairs = list(zip(targets, values, strict=True))
+        for part, held in pairs:
+            if part.type in UNPACKED and held.type in UNPACKED:
+                self._unpack(part, held, line, scope, facts)
+            elif part.type not in NAMES:
+                continue
+            elif held.type in NAMES:
+                var, name = self.dotted(part), self.dotted(held)
+                if var and name:
+                    facts.append(AssignFact(line, scope, var, name, ALIAS))
+            elif held.type == "call":
+                # a, b = Foo(), make(): what those calls give, as ``a = Foo()`` does.
+                function = held.child_by_field_name("function")
+                var = self.dotted(part)
+                name = self.dotted(function) if function is not None else ""
+                if var and name:
+                    facts.append(AssignFact(line, scope, var, name, ASSIGNED))
+
     def submodule(self, module: str, name: str) -> str:
         return f"{module}{name}" if module.endswith(".") else f"{module}.{name}"
 
@@ -154,6 +368,16 @@ class Python(Language):
         if len(candidates) > 1:
             return ModuleTarget()  # several roots, no way to choose: not bound
         return ModuleTarget(files=(candidates[0][1],))
+
+
+def _reads(read: dict[str, set[str]], scope: str, name: str) -> None:
+    """``name`` is read in ``scope``, so in each function around it (a nested function reads its
+    enclosing functions' parameters)."""
+    while True:
+        read.setdefault(scope, set()).add(name)
+        if not scope:
+            return
+        scope = scope.rpartition(".")[0]
 
 
 def _importable(candidates: list[tuple[str, str]], importer: str) -> list[tuple[str, str]]:

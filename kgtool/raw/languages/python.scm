@@ -43,3 +43,38 @@
     (tuple [(identifier) (attribute)] @assign.value)
     (set [(identifier) (attribute)] @assign.value)
   ]) @assign @element
+
+; Values held and passed, read by Python.value_facts: parameters, arguments that are names,
+; decorators (``@d def f`` is ``f = d(f)``), ``functools.wraps``, loop variables, unpacking,
+; stores under a key or index, returned names.
+(function_definition parameters: (parameters) @value.parameters) @value
+; An argument that is a name (anchored on the list: matching from the call costs twice as much).
+(argument_list
+  [(identifier) (attribute) (keyword_argument value: [(identifier) (attribute)])]
+  @value.argument) @value
+(decorated_definition
+  (decorator [(identifier) (attribute)] @value.function)
+  definition: [
+    (function_definition name: (identifier) @value.var)
+    (class_definition name: (identifier) @value.var)
+  ]) @value
+(decorated_definition
+  (decorator
+    (call
+      function: [(identifier) (attribute)] @value.function
+      arguments: (argument_list . (identifier) @value.argument)))
+  definition: (function_definition name: (identifier) @value.var)) @value
+(for_statement left: (identifier) @value.var right: (_) @value.iterable) @value
+(assignment
+  left: [(pattern_list) (tuple_pattern)] @value.var
+  right: [(expression_list) (tuple)] @value.iterable) @value
+(assignment
+  left: (subscript value: (identifier) @value.var)
+  right: [(identifier) (attribute)] @value.argument) @value
+(call
+  function: (attribute object: (identifier) @value.var attribute: (identifier) @value.method)
+  arguments: (argument_list
+    [(identifier) (attribute) (dictionary (pair value: [(identifier) (attribute)] @value.argument))]
+    @value.argument)
+  (#any-of? @value.method "append" "add" "update")) @value
+(return_statement [(identifier) (attribute)] @value.argument) @value
