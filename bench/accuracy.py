@@ -43,6 +43,9 @@ if str(CHECKOUT) not in sys.path[:1]:
 
 import kgtool  # noqa: E402  (after the checkout is put first on the path)
 from kgtool.cli import main as kgtool_main  # noqa: E402
+from kgtool.raw.graph import load  # noqa: E402
+from kgtool.raw.graph import records as raw_records  # noqa: E402
+from kgtool.store import Store  # noqa: E402
 
 
 def scored_kgtool() -> Path:
@@ -73,9 +76,9 @@ def score(fixture: Path) -> dict:
             code = kgtool_main(["-C", str(root), "update", "-q"])
         if code != 0:
             raise RuntimeError(f"kgtool update failed on {fixture.name}: {err.getvalue()}")
-        records = [
-            json.loads(line) for line in (root / ".kg" / "raw.jsonl").read_text().splitlines()
-        ]
+        loaded = load(Store(root))
+        assert loaded is not None and loaded.data is not None
+        records = list(raw_records(loaded.data))
     calls = [r for r in records if r["rec"] == "edge" and r["type"] == "calls"]
     tiers: dict[str, list[int]] = {}
     bound, listed = set(), set()

@@ -142,7 +142,7 @@ def replay(repo: Path, commits: int, rows_file: Path | None = None) -> dict:
         settings = step.result.document["settings"]
         graph = file_graph(list(folded), folded, settings)
         if step.commit == history[-1]:
-            # The folded edges layer 1 hands on must make the graph raw.jsonl makes.
+            # The folded edges layer 1 hands on must make the graph its shards make.
             parsed = build_file_graph(read_raw(step.raw.content.decode()), settings)
             assert parsed.digest(settings) == graph.digest(settings)
         cold_started = time.perf_counter()

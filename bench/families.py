@@ -1,6 +1,6 @@
 """Families named on the map, or made one community each: change locality of the options.
 
-For each repository (with ``.kg/raw.jsonl`` from ``kgtool update``), layer 2 is computed
+For each repository (with ``.kg/raw/`` from ``kgtool update``), layer 2 is computed
 from scratch with families named (the partition is Leiden's, as with families off; the
 families are a list beside it). Two ways of making each family one community are derived
 from it: ``carved`` takes the family's files (members and their tests) out of Leiden's
@@ -34,17 +34,26 @@ from kgtool.communities.cluster import package_of
 from kgtool.communities.families import find_families
 from kgtool.communities.graph import build_file_graph, read_raw
 from kgtool.config import load_config
-from kgtool.store import KG_DIR, RAW_FILE
+from kgtool.raw.graph import load
+from kgtool.store import Store
 
 # Weights of the family edges tried (an inherits edge weighs 2 by default).
 EDGE_WEIGHTS = (2.0, 8.0)
 OTHER_SEEDS = (1, 2, 3)
 
 
+def layer1(repo: Path) -> Any:
+    """Layer 1 of ``repo`` as ``kgtool update`` left it, shards joined."""
+    loaded = load(Store(repo))
+    if loaded is None or loaded.data is None:
+        raise SystemExit(f"{repo}: no layer 1; run `kgtool update` there first")
+    return read_raw(loaded.data)
+
+
 def document(repo: Path, seed: int | None = None) -> dict[str, Any]:
     """Layer 2 of ``repo`` computed cold, families named (``communities.families: auto``),
     with the configured Leiden seed or ``seed``."""
-    raw = read_raw((repo / KG_DIR / RAW_FILE).read_text(encoding="utf-8"))
+    raw = layer1(repo)
     config = load_config(repo)
     settings = build.clustering_settings(config)
     if seed is not None:
@@ -59,7 +68,7 @@ def document(repo: Path, seed: int | None = None) -> dict[str, Any]:
 def with_family_edges(repo: Path, named: dict[str, Any], weight: float) -> dict[str, Any]:
     """Layer 2 computed cold after adding an edge of ``weight`` from every file of each
     family (members and tests) to its base's file: Leiden decides what else joins them."""
-    raw = read_raw((repo / KG_DIR / RAW_FILE).read_text(encoding="utf-8"))
+    raw = layer1(repo)
     settings = named["settings"]
     graph = build_file_graph(raw, settings)
     for family in named.get("families", []):

@@ -5,7 +5,7 @@ config) in nested packages, and 50 playbooks of 8 pointers each: exact paths, ``
 and ``path::Class.method`` IDs, and bare file names resolved by unique suffix. Every pointer
 resolves, which is the case that runs on every commit. Two numbers are reported:
 
-- in-process: the check itself (reading playbooks, raw.jsonl, ``git ls-files``, resolving),
+- in-process: the check itself (reading playbooks, layer 1, ``git ls-files``, resolving),
   best of several runs;
 - process: a whole ``kgtool playbooks check`` command, interpreter start-up included, as the
   pre-commit hook pays it.

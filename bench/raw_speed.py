@@ -40,7 +40,7 @@ GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
 class Run:
     seconds: float  # wall clock of the whole process, interpreter start included
     rss_mib: float  # peak RSS of the process and its workers
-    layer1_s: float  # what kgtool reports for layer 1 (raw.jsonl)
+    layer1_s: float  # what kgtool reports for layer 1 (.kg/raw/)
     layer2_s: float  # and for layer 2 (communities)
 
 
@@ -256,7 +256,9 @@ def measure(root: Path, language: str) -> dict:
     edited = run_update(root)
     edit_one_file(root)  # and back
     run_update(root)
-    records = (root / ".kg" / "raw.jsonl").read_text().count("\n")
+    # Record lines of every shard, less each shard's meta line.
+    shards = list((root / ".kg" / "raw").glob("*.jsonl"))
+    records = sum(p.read_bytes().count(b"\n") for p in shards) - len(shards)
     return {
         "files": len(
             subprocess.run(

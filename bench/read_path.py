@@ -6,7 +6,7 @@ once; then each command runs as its own process, interpreter start-up included, 
 times. Reported: the median wall time and the median CPU time (user + system) of the child,
 next to ``kgtool --version`` (start-up alone) — on a shared, loaded machine the CPU time is
 the steadier of the two. ``context`` is measured warm (its read cache, ``.kg/cache/
-read.marshal``, filled) and cold: raw.jsonl rewritten as a new file before each run, as
+read.marshal``, filled) and cold: a shard of layer 1 rewritten before each run, as
 ``kgtool update`` leaves it after a change, so that the run builds the cache again.
 
 Recall: for each of the newest ``--commits`` first-parent commits that change 2 to 12 Python
@@ -106,10 +106,10 @@ def speed(root: Path, runs: int) -> None:
             walls.append(wall)
             cpus.append(cpu)
         report(" ".join(case), walls, cpus)
-    raw = root / ".kg" / "raw.jsonl"
+    raw = sorted((root / ".kg" / "raw").glob("*.jsonl"))[0]
     walls, cpus = [], []
     for _ in range(runs):
-        raw.write_bytes(raw.read_bytes())  # a new file: the read cache no longer matches it
+        raw.write_bytes(raw.read_bytes())  # rewritten: the read cache no longer matches it
         wall, cpu, _ = kgtool(root, "context", CONTEXT_TASKS[0], "--budget", "12000")
         walls.append(wall)
         cpus.append(cpu)

@@ -29,7 +29,7 @@ CODES: dict[str, str] = {
     "K004": "a setting is out of its range",
     "K005": "'ignore' names a code kgtool does not have, or one that cannot be silenced",
     "R100": "the raw graph check could not read its input",
-    "R101": ".kg/raw.jsonl is out of date",
+    "R101": ".kg/raw/ is out of date",
     "R102": "broken import: it names this repository's own code, which has no such module",
     "R103": "partially parsed: syntax errors",
     "R104": "partially parsed: a limitation of the bundled grammar, not a syntax error",
@@ -54,7 +54,7 @@ CODES: dict[str, str] = {
     "P421": "a concept names no layer-3 name or community ID",
     "P422": "a concept's layer-3 label is stale",
     "P431": "a field still holds a TODO from the skeleton",
-    "P441": "pointers were checked without .kg/raw.jsonl (missing or damaged)",
+    "P441": "pointers were checked without .kg/raw/ (missing or damaged)",
     "P442": "concepts were checked without layer 2 or 3, or not at all",
 }
 

@@ -15,7 +15,8 @@ from kgtool.errors import KgError, LockTimeout
 from kgtool.repo import git_dir
 
 KG_DIR = ".kg"
-RAW_FILE = "raw.jsonl"
+RAW_DIR = "raw"  # layer 1: its shards (see kgtool/raw/shards.py)
+LEGACY_RAW_FILE = "raw.jsonl"  # layer 1 before it was sharded: migrated by `kgtool update`
 CACHE_DIR = "cache"  # local only, never committed: see .kg/.gitignore
 PAGES_DIR = "communities"  # layer 2's one page per community
 REFUSED_LINK = (
@@ -89,7 +90,7 @@ class Store:
                 if os.path.islink(full):
                     where = Path(full).relative_to(self.root).as_posix()
                     raise KgError(f"{where} is a symlink: {REFUSED_LINK}")
-        for name in (CACHE_DIR, PAGES_DIR):
+        for name in (CACHE_DIR, PAGES_DIR, RAW_DIR):
             if os.path.lexists(self.path(name)) and not self.path(name).is_dir():
                 raise KgError(
                     f"{KG_DIR}/{name} is not a folder: delete it, then run `kgtool update`"

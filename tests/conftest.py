@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -93,9 +92,24 @@ class Repo:
             if os.path.lexists(aside):
                 aside.rename(kg)
 
+    def layer1(self) -> bytes:
+        """Layer 1 on disk as its reader joins it: the bytes ``fresh_build`` must equal."""
+        from kgtool.raw.graph import load
+        from kgtool.store import Store
+
+        loaded = load(Store(self.root))
+        assert loaded is not None and loaded.data is not None, "no readable layer 1"
+        return loaded.data
+
+    def shards(self) -> dict[str, bytes]:
+        """Every shard under .kg/raw/, name -> bytes."""
+        return {p.name: p.read_bytes() for p in sorted((self.root / ".kg" / "raw").glob("*.jsonl"))}
+
     def raw(self) -> list[dict]:
-        text = (self.root / ".kg" / "raw.jsonl").read_text()
-        return [json.loads(line) for line in text.splitlines()]
+        """Every record of layer 1, defaults spelled out and implied records included."""
+        from kgtool.raw.graph import records
+
+        return list(records(self.layer1()))
 
     def edges(self, kind: str | None = None) -> list[dict]:
         return [r for r in self.raw() if r["rec"] == "edge" and (kind is None or r["type"] == kind)]
@@ -112,7 +126,8 @@ class Repo:
         return sorted(rows)
 
     def fresh_build(self) -> bytes:
-        """raw.jsonl as a build with no cache makes it: what an incremental update must equal."""
+        """Layer 1 (joined) as a build with no cache makes it: what an incremental update
+        must equal."""
         from kgtool.config import load_config
         from kgtool.raw.build import update_raw
         from kgtool.store import Store

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from conftest import Repo
 
+from kgtool.raw.graph import records
+
 APP = "def main():\n    helper()\n\n\ndef helper():\n    pass\n"
 
 
@@ -22,9 +24,16 @@ def partially_stage(repo: Repo) -> None:
     repo.write("app.py", APP + "\n\ndef f():\n    pass\n\n\ndef g():\n    pass\n")
 
 
-def symbols(raw: str) -> set[str]:
-    """The symbols of app.py in a raw.jsonl."""
-    return {part.split('"')[0] for part in raw.split('"id":"app.py::')[1:]}
+def node_ids(shard: str | bytes) -> set[str]:
+    """The whole ID of every node in a shard of layer 1 (a shard writes a symbol's ID
+    without its file's path)."""
+    data = shard.encode() if isinstance(shard, str) else shard
+    return {record["id"] for record in records(data) if record["rec"] == "node"}
+
+
+def symbols(shard: str | bytes) -> set[str]:
+    """The symbols of app.py in a shard of layer 1 (app.py is in _root.jsonl)."""
+    return {node[len("app.py::") :] for node in node_ids(shard) if node.startswith("app.py::")}
 
 
 def committed_kg_is_fresh(repo: Repo) -> bool:

@@ -184,7 +184,7 @@ def test_a_clean_pull_request_passes_with_its_changelog_and_playbooks(
         "diff": "done",
         "communities-touched": "0",
         "communities": "",
-        "changed-files": "2",  # app/store.py and its .kg/raw.jsonl
+        "changed-files": "2",  # app/store.py and its shard .kg/raw/app.jsonl
         "playbooks-touched": "save-data",
         "comment": "off",
     }
@@ -218,7 +218,7 @@ def test_a_stale_map_and_a_refused_playbook_are_errors_at_their_lines(
     )
     found = annotations(result)
     assert found[0] == (
-        "::error file=.kg/raw.jsonl,title=kgtool%3A raw graph::"
+        "::error file=.kg/raw/,title=kgtool%3A raw graph::"
         "R101 is out of date: run `kgtool update`"
     )
     # Layer 2 is judged from the raw graph update would write, so it is stale too.
@@ -235,7 +235,7 @@ def test_a_stale_map_and_a_refused_playbook_are_errors_at_their_lines(
     assert "| playbooks | **failed** | 1 | 0 |" in summary
     assert (
         "`.kg/` does not describe the code of this pull request:\n\n"
-        "- .kg/raw.jsonl: error: R101 is out of date: run \\`kgtool update\\`\n" in summary
+        "- .kg/raw/: error: R101 is out of date: run \\`kgtool update\\`\n" in summary
     )
     refused = section(summary, "Refused playbooks")
     assert refused.startswith(
@@ -689,7 +689,7 @@ def test_a_shallow_clone_still_fails_what_needs_no_base(
     assert result.code == 1
     lines = annotations(result)
     assert [line.split("::")[1] for line in lines] == [
-        "error file=.kg/raw.jsonl,title=kgtool%3A raw graph",
+        "error file=.kg/raw/,title=kgtool%3A raw graph",
         "error file=.kg/communities.json,title=kgtool%3A communities",
         f"error file=playbooks/broken.md,line={line_of(clone, 'playbooks/broken.md', 'gone')},"
         "title=kgtool%3A playbooks",

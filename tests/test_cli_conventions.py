@@ -67,7 +67,7 @@ def test_directory_option_on_either_side_of_the_command(make_repo, argv: list[st
     names = {"root": str(repo.root), "parent": str(repo.root.parent), "name": repo.root.name}
     result = run_kgtool([word.format(**names) for word in argv])
     assert result.code == 0, result.err
-    assert (repo.root / ".kg" / "raw.jsonl").is_file()
+    assert (repo.root / ".kg" / "raw" / "app.jsonl").is_file()
     assert repo.kg_bytes() == repo.clean_build()
 
 
@@ -188,7 +188,7 @@ def test_quiet_ci_prints_only_what_the_checks_found(make_repo) -> None:
     stale = repo.kg_process("ci", "-q", env=env)
     assert stale.code == CHECK_FAILED
     assert stale.out.splitlines() == [
-        ".kg/raw.jsonl: error: R101 is out of date: run `kgtool update`"
+        ".kg/raw/: error: R101 is out of date: run `kgtool update`"
     ]
 
 
@@ -236,7 +236,7 @@ def test_progress_is_drawn_on_a_terminal_and_wiped(make_repo) -> None:
     assert "\rclustering 3 files" in text, text
     assert text.endswith("\r") and text.rstrip("\r ").endswith("files")  # wiped at the end
     assert "\n" not in text  # nothing but the progress line: the report is on stdout
-    assert "wrote .kg/raw.jsonl" in out
+    assert "wrote .kg/raw/" in out
 
 
 def test_no_progress_with_quiet_or_when_stderr_is_not_a_terminal(make_repo) -> None:

@@ -274,7 +274,7 @@ def test_a_missing_map_is_said_on_stderr_and_in_the_answer(make_repo: Callable[.
     repo = make_repo({**SHOP_FILES, PLAYBOOK_PATH: PLAYBOOK})
     out, err = context(repo, PROVIDER_TASK)
     notice = (
-        ".kg/ is missing (.kg/raw.jsonl, .kg/communities.json not found): run `kgtool update`; "
+        ".kg/ is missing (.kg/raw/, .kg/communities.json not found): run `kgtool update`; "
         "this answer is read from the playbooks alone, nothing in it is checked"
     )
     assert err == f"kgtool: warning: {notice}\n"

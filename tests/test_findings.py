@@ -73,11 +73,11 @@ def test_check_and_update_check_report_stale_layers_as_errors(project: Repo) -> 
     stale = project.kg("update", "--check")
     assert stale.code == 1
     lines = stale.out.splitlines()
-    assert lines[0] == ".kg/raw.jsonl: error: R101 is out of date: run `kgtool update`"
+    assert lines[0] == ".kg/raw/: error: R101 is out of date: run `kgtool update`"
     assert all(SHAPE.match(line) for line in lines), lines
     check = project.kg("check")
     assert check.code == 1
-    assert ".kg/raw.jsonl: error: R101 is out of date: run `kgtool update`" in check.out
+    assert ".kg/raw/: error: R101 is out of date: run `kgtool update`" in check.out
     assert "FAILED: raw graph" in check.out
 
 
@@ -174,7 +174,7 @@ def test_json_summaries(project: Repo) -> None:
     assert wrote.code == 0
     summary = json.loads(wrote.out)["summary"]
     assert summary["mode"] == "write" and summary["up_to_date"] is False
-    assert summary["changed"][0] == ".kg/raw.jsonl" and summary["parsed"] == 1
+    assert summary["changed"][0] == ".kg/raw/" and summary["parsed"] == 1
     assert summary["files"] == 6 and "seconds" not in json.dumps(summary)
     again = json.loads(project.kg("update", "--format", "json").out)["summary"]
     assert again["up_to_date"] is True and again["changed"] == [] and again["parsed"] == 0

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 from communities_helpers import clique
 from conftest import GIT_ENV, Repo
-from hook_helpers import APP, committed_kg_is_fresh, mapped_repo, partially_stage, symbols
+from hook_helpers import (
+    APP,
+    committed_kg_is_fresh,
+    mapped_repo,
+    node_ids,
+    partially_stage,
+    symbols,
+)
 from playbook_helpers import add_playbook
 
 from kgtool.integrations.git_hooks import HOOK_NAMES, hook_script
@@ -113,7 +120,7 @@ def test_force_sets_a_foreign_hook_aside_and_uninstall_puts_it_back(repo: Repo) 
     repo.git("add", "app.py")
     done = commit(repo, "add f")
     assert done.returncode == 0, done.stdout  # one step: .kg/ was staged
-    assert ".kg/raw.jsonl" in repo.git("show", "--name-only", "--format=", "HEAD")
+    assert ".kg/raw/_root.jsonl" in repo.git("show", "--name-only", "--format=", "HEAD")
     assert repo.kg("hooks", "uninstall").code == 0
     assert hook_file(repo).read_text() == blocking
     assert stat.S_IMODE(hook_file(repo).stat().st_mode) == 0o700
@@ -159,7 +166,7 @@ def test_install_from_a_worktree_serves_every_worktree(repo: Repo, tmp_path: Pat
     Repo(other).git("add", "app.py")
     done = commit(repo, "side", cwd=other)
     assert done.returncode == 0, done.stdout
-    assert "app.py::side" in Repo(other).git("show", "HEAD:.kg/raw.jsonl")
+    assert "app.py::side" in node_ids(Repo(other).git("show", "HEAD:.kg/raw/_root.jsonl"))
     assert repo.git("status", "--porcelain") == ""  # the main worktree's .kg/ was not touched
 
 
@@ -169,14 +176,14 @@ def test_plain_hook_formatter_mode_describes_the_staged_content(repo: Repo) -> N
     partially_stage(repo)
     first = commit(repo, "add f")
     assert first.returncode == 1, first.stdout
-    assert "kgtool rewrote .kg/ (.kg/raw.jsonl)" in first.stdout
-    assert symbols((repo.root / ".kg" / "raw.jsonl").read_text()) == {"main", "helper", "f"}
+    assert "kgtool rewrote .kg/ (.kg/raw/_root.jsonl)" in first.stdout
+    assert symbols(repo.layer1().decode()) == {"main", "helper", "f"}
     assert "def g()" in (repo.root / "app.py").read_text()  # the unstaged work is untouched
     repo.git("add", ".kg")
     second = commit(repo, "add f")
     assert second.returncode == 0, second.stdout
     assert second.stdout.count("\n") <= 3  # git's own summary; kgtool said nothing
-    assert symbols(repo.git("show", "HEAD:.kg/raw.jsonl")) == {"main", "helper", "f"}
+    assert symbols(repo.git("show", "HEAD:.kg/raw/_root.jsonl")) == {"main", "helper", "f"}
     assert committed_kg_is_fresh(repo)
     assert repo.git("diff", "--name-only") == "app.py\n"
 
@@ -187,7 +194,7 @@ def test_plain_hook_one_step_mode_commits_a_partially_staged_file_at_once(repo: 
     partially_stage(repo)
     done = commit(repo, "add f")
     assert done.returncode == 0, done.stdout
-    assert symbols(repo.git("show", "HEAD:.kg/raw.jsonl")) == {"main", "helper", "f"}
+    assert symbols(repo.git("show", "HEAD:.kg/raw/_root.jsonl")) == {"main", "helper", "f"}
     assert committed_kg_is_fresh(repo)
     # g() is still only in the working tree, and .kg/ there matches the commit.
     assert repo.git("status", "--porcelain") == " M app.py\n"
@@ -214,7 +221,7 @@ def test_plain_hook_in_a_commit_of_named_paths_says_how_to_bring_kg_along(repo: 
     repo.git("add", ".kg")
     second = commit(repo, "beta", paths=("beta", ".kg"))
     assert second.returncode == 0, second.stdout
-    assert "beta/b0.py::beta_b0" in repo.git("show", "HEAD:.kg/raw.jsonl")
+    assert "beta/b0.py::beta_b0" in node_ids(repo.git("show", "HEAD:.kg/raw/beta.jsonl"))
     assert committed_kg_is_fresh(repo)
     assert repo.git("status", "--porcelain") == " M alpha/a0.py\n"
 
@@ -279,7 +286,7 @@ def test_concurrent_runs_never_corrupt_kg(make_repo, tmp_path: Path, hook_args: 
         checked = Repo(root).kg("check")
         assert checked.code == 0, checked.out  # the last edit is in: no lost update
         assert not [p for p in (root / ".kg").rglob("*.tmp")]
-        assert Repo(root).fresh_build() == (root / ".kg" / "raw.jsonl").read_bytes()
+        assert Repo(root).fresh_build() == Repo(root).layer1()
 
 
 def test_pre_merge_commit_stops_a_clean_merge_that_breaks_a_playbook(repo: Repo) -> None:

@@ -88,7 +88,7 @@ def test_update_hook_fails_when_it_rewrites_then_passes(
     first = run_hook(repo, hook_source, "kgtool-update")
     assert first.returncode == 1, first.stdout + first.stderr
     assert "kgtool rewrote .kg/" in first.stdout
-    assert (repo.root / ".kg" / "raw.jsonl").exists()
+    assert (repo.root / ".kg" / "raw" / "_root.jsonl").exists()
     repo.commit("graph")
     second = run_hook(repo, hook_source, "kgtool-update")
     assert second.returncode == 0, second.stdout + second.stderr
@@ -145,7 +145,7 @@ def test_stage_hook_commits_in_one_step(repo: Repo, hook_source: HookSource) -> 
     repo.commit()
     staged = run_hook(repo, hook_source, "kgtool-update-stage")
     assert staged.returncode == 0, staged.stdout + staged.stderr
-    assert ".kg/raw.jsonl" in repo.git("diff", "--cached", "--name-only")
+    assert ".kg/raw/_root.jsonl" in repo.git("diff", "--cached", "--name-only")
     assert repo.git("status", "--porcelain", "--", ".kg").startswith("A  .kg/")
     repo.git("commit", "-q", "-m", "graph")
     assert committed_kg_is_fresh(repo)
@@ -161,12 +161,12 @@ def test_framework_maps_the_staged_content_of_a_partially_staged_file(
     run = run_hook(repo, hook_source, hook, all_files=False)
     if hook == "kgtool-update-check":  # review mode: rewritten, not staged
         assert run.returncode == 1, run.stdout + run.stderr
-        assert "kgtool rewrote .kg/ (.kg/raw.jsonl)" in run.stdout
+        assert "kgtool rewrote .kg/ (.kg/raw/_root.jsonl)" in run.stdout
         repo.git("add", ".kg")
         assert run_hook(repo, hook_source, hook, all_files=False).returncode == 0
     else:
         assert run.returncode == 0, run.stdout + run.stderr
     repo.git("commit", "-q", "-m", "add f")
-    assert symbols(repo.git("show", "HEAD:.kg/raw.jsonl")) == {"main", "helper", "f"}
+    assert symbols(repo.git("show", "HEAD:.kg/raw/_root.jsonl")) == {"main", "helper", "f"}
     assert committed_kg_is_fresh(repo)
     assert "def g()" in (repo.root / "app.py").read_text()  # pre-commit gave it back

@@ -110,18 +110,21 @@ def test_stray_temp_files_of_a_killed_run_are_removed_and_ignored(make_repo) -> 
     repo = small(make_repo)
     assert repo.kg("update").code == 0
     (repo.root / ".kg" / ".gitignore").write_text("cache/\n")  # as an older kgtool wrote it
-    for name in (".raw.jsonl.k1ll3d.tmp", "communities/.c1.md.x.tmp", "cache/.raw.manifest.y.tmp"):
+    strays = ("raw/.pkg.jsonl.k1ll3d.tmp", "communities/.c1.md.x.tmp", "cache/.raw.manifest.y.tmp")
+    for name in strays:
         (repo.root / ".kg" / name).write_bytes(b"half a file")
     assert repo.kg("update").code == 0
     assert sorted(p.name for p in (repo.root / ".kg").rglob("*.tmp")) == []
     assert (repo.root / ".kg" / ".gitignore").read_text() == "cache/\n.*.tmp\n"
-    (repo.root / ".kg" / ".raw.jsonl.again.tmp").write_bytes(b"x")
+    (repo.root / ".kg" / "raw" / ".pkg.jsonl.again.tmp").write_bytes(b"x")
     assert repo.git("status", "--porcelain", "--untracked-files=all", ".kg").count(".tmp") == 0
-    (repo.root / ".kg" / ".raw.jsonl.again.tmp").unlink()
+    (repo.root / ".kg" / "raw" / ".pkg.jsonl.again.tmp").unlink()
     assert_recovers(repo)
 
 
-@pytest.mark.parametrize("link", [".kg", ".kg/communities", ".kg/cache", ".kg/raw.jsonl"])
+@pytest.mark.parametrize(
+    "link", [".kg", ".kg/communities", ".kg/cache", ".kg/raw", ".kg/raw/pkg.jsonl"]
+)
 def test_symlinks_under_kg_are_refused(make_repo, tmp_path: Path, link: str) -> None:
     repo = small(make_repo)
     assert repo.kg("update").code == 0
@@ -130,7 +133,7 @@ def test_symlinks_under_kg_are_refused(make_repo, tmp_path: Path, link: str) -> 
     (outside / "secret").write_text("not kgtool's\n")
     full = repo.root / link
     shutil.rmtree(full) if full.is_dir() else full.unlink()
-    full.symlink_to(outside if link != ".kg/raw.jsonl" else outside / "secret")
+    full.symlink_to(outside if not link.endswith(".jsonl") else outside / "secret")
     for argv in (["update"], ["check"], ["update", "--check"]):
         assert_one_line_error(repo.kg(*argv), says="is a symlink")
     assert sorted(p.name for p in outside.iterdir()) == ["secret"]
@@ -170,13 +173,14 @@ YAML_BOMB = "".join(
     for prev, name in zip(["", *"abcdefg"], "abcdefgh", strict=True)
 )
 
+RAW_SHARD = "raw/pkg.jsonl"  # the shard of SMALL's files
 CORRUPTIONS = {
-    "raw-random": ("raw.jsonl", lambda old: bytes(random.Random(7).randrange(256) for _ in old)),
-    "raw-truncated": ("raw.jsonl", lambda old: old[: len(old) // 2]),
-    "raw-empty": ("raw.jsonl", lambda old: b""),
-    "raw-wrong-records": ("raw.jsonl", lambda old: b'{"rec":"node"}\n[1]\n"x"\n{"rec":5}\n'),
-    "raw-conflict": ("raw.jsonl", lambda old: b"<<<<<<< HEAD\n" + old + b"=======\n>>>>>>> b\n"),
-    "raw-nul": ("raw.jsonl", lambda old: old.replace(b"\n", b"\0\n", 3)),
+    "raw-random": (RAW_SHARD, lambda old: bytes(random.Random(7).randrange(256) for _ in old)),
+    "raw-truncated": (RAW_SHARD, lambda old: old[: len(old) // 2]),
+    "raw-empty": (RAW_SHARD, lambda old: b""),
+    "raw-wrong-records": (RAW_SHARD, lambda old: b'{"rec":"node"}\n[1]\n"x"\n{"rec":5}\n'),
+    "raw-conflict": (RAW_SHARD, lambda old: b"<<<<<<< HEAD\n" + old + b"=======\n>>>>>>> b\n"),
+    "raw-nul": (RAW_SHARD, lambda old: old.replace(b"\n", b"\0\n", 3)),
     "communities-truncated": ("communities.json", lambda old: old[:100]),
     "communities-wrong-types": (
         "communities.json",
@@ -370,7 +374,9 @@ def test_repository_shapes(make_repo, tmp_path: Path) -> None:
     assert not (base.root / ".kg").exists()
 
 
-@pytest.mark.parametrize("name", [".kg/raw.jsonl", ".kg/communities.json", ".git/kgtool.lock"])
+@pytest.mark.parametrize(
+    "name", [".kg/raw/pkg.jsonl", ".kg/communities.json", ".git/kgtool.lock"]
+)
 def test_a_folder_where_kgtool_expects_a_file_is_one_line(make_repo, name: str) -> None:
     repo = small(make_repo)
     assert repo.kg("update").code == 0

@@ -3,6 +3,8 @@ default exports, re-exports through .mts, .cts, TSX components, decorators, tier
 
 from __future__ import annotations
 
+import shutil
+
 from conftest import Repo
 
 PROGRAM = {
@@ -237,10 +239,10 @@ def test_changing_what_a_module_exports_as_default_rebinds_its_importers(repo: R
     repo.commit()
     assert repo.kg("update").code == 0
     assert [e["dst"] for e in repo.edges("calls")] == ["a.ts::second"]
-    fresh = (repo.root / ".kg" / "raw.jsonl").read_bytes()
-    (repo.root / ".kg" / "raw.jsonl").unlink()
+    fresh = repo.layer1()
+    shutil.rmtree(repo.root / ".kg" / "raw")
     assert repo.kg("update").code == 0
-    assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == fresh
+    assert repo.layer1() == fresh
 
 
 def test_wrapped_components_are_functions_and_own_their_calls(repo: Repo) -> None:
@@ -314,7 +316,7 @@ def test_renaming_a_workspace_package_rebinds_its_importers(repo: Repo) -> None:
     repo.build(WORKSPACE)
     repo.write("packages/ui/package.json", '{"name": "@acme/widgets"}\n')
     assert repo.kg("update").code == 0
-    incremental = (repo.root / ".kg" / "raw.jsonl").read_bytes()
+    incremental = repo.layer1()
     assert ("packages/app/src/main.ts", "ext:npm:@acme/ui", "EXTRACTED", 1) in repo.edge_rows(
         "imports"
     )

@@ -160,7 +160,7 @@ def test_excluded_and_kg_files_are_tracked_but_not_in_the_graph(built: Repo) -> 
     assert "'exclude'" in found["src/web/util.py"]["reason"]
 
 
-def test_without_raw_jsonl_paths_and_symbols_still_resolve_from_git_and_files(
+def test_without_layer_one_paths_and_symbols_still_resolve_from_git_and_files(
     repo: Repo,
 ) -> None:
     repo.write_files(SOURCES)
@@ -168,7 +168,7 @@ def test_without_raw_jsonl_paths_and_symbols_still_resolve_from_git_and_files(
     add_playbook(repo, "p", ["args.py::Options.merge", "src/core/util.py::gone"])
     check = repo.kg("playbooks", "check")
     assert check.code == 1
-    assert ".kg/raw.jsonl: warning: P441 does not exist" in check.out
+    assert ".kg/raw/: warning: P441 does not exist" in check.out
     assert "'src/core/util.py::gone' does not resolve (missing)" in check.out
     assert "args.py::Options.merge'" not in check.out
     assert check.out.count("P441") == 1

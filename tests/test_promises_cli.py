@@ -1,8 +1,9 @@
 """README promises about commands and files that a one-line change could break unnoticed.
 
 Atomic writes, the lock's exit code through the CLI, ``update --exit-code``, the exact meta
-line of raw.jsonl, ``kgtool diff``'s coupling and its two settings, ``fail_on_stale_concepts``
-on a label that really drifted, and ``playbooks.history_commits``. Assertions are on exit
+line of every shard of layer 1, ``kgtool diff``'s coupling and its two settings,
+``fail_on_stale_concepts`` on a label that really drifted, and ``playbooks.history_commits``.
+Assertions are on exit
 codes, on files and on JSON output rather than on message wording.
 """
 
@@ -38,18 +39,19 @@ def test_update_replaces_kg_files_by_rename_so_an_open_reader_keeps_the_old_file
     """
     repo.build({"a.py": "def a():\n    return 1\n", "b.py": "from a import a\n\na()\n"})
     kg = repo.root / ".kg"
-    names = ["raw.jsonl", "communities.json", "MAP.md"]
+    names = ["raw/_root.jsonl", "communities.json", "MAP.md"]
     before = {name: (kg / name).read_bytes() for name in names}
     inodes = {name: (kg / name).stat().st_ino for name in names}
     for name in names:
-        os.link(kg / name, repo.root.parent / f"held-{name}")
+        os.link(kg / name, repo.root.parent / f"held-{name.replace('/', '-')}")
     repo.write("c.py", "from b import a\n\n\ndef c():\n    return a()\n")
     repo.commit("c")
     update(repo)
     for name in names:
         assert (kg / name).read_bytes() != before[name], name
         assert (kg / name).stat().st_ino != inodes[name], name
-        assert (repo.root.parent / f"held-{name}").read_bytes() == before[name], name
+        held = repo.root.parent / f"held-{name.replace('/', '-')}"
+        assert held.read_bytes() == before[name], name
 
 
 def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temporary(
@@ -57,7 +59,7 @@ def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temporary(
 ) -> None:
     """Guards the temporary file and the clean-up in ``atomic_write``: the disk fills up
     (fsync fails) after the new bytes were written; the old file must be whole."""
-    target = tmp_path / "raw.jsonl"
+    target = tmp_path / "shard.jsonl"
     target.write_bytes(b"old complete content\n")
 
     def disk_full(fd: int) -> None:
@@ -67,7 +69,7 @@ def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temporary(
     with pytest.raises(OSError):
         atomic_write(target, b"new content that never lands\n")
     assert target.read_bytes() == b"old complete content\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["raw.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard.jsonl"]
 
 
 # --- the lock, --exit-code, the meta line --------------------------------------------------
@@ -105,7 +107,7 @@ def test_update_exits_3_when_another_run_holds_the_lock(repo: Repo) -> None:
     assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
     assert f"pid {holder.pid}" in result.err  # names the holder
     assert waited >= 10
-    assert not (repo.root / ".kg" / "raw.jsonl").exists()
+    assert not (repo.root / ".kg" / "raw").exists()
     assert repo.kg("update").code == 0  # the holder gone, the lock is free
 
 
@@ -128,11 +130,13 @@ def test_update_exit_code_is_1_exactly_when_kg_was_rewritten(repo: Repo) -> None
     assert repo.kg("update", "--quiet").code == 0
 
 
-def test_raw_jsonl_opens_with_the_exact_meta_line(repo: Repo) -> None:
+def test_every_shard_opens_with_the_exact_meta_line(repo: Repo) -> None:
     """The README's meta line, byte for byte (a new extractor version must update both)."""
-    repo.build({"a.py": "x = 1\n"})
-    first = (repo.root / ".kg" / "raw.jsonl").read_text().splitlines()[0]
-    assert first == '{"extractor":"6","format":1,"rec":"meta"}'
+    repo.build({"a.py": "x = 1\n", "pkg/b.py": "y = 2\n"})
+    firsts = {data.decode().splitlines()[0] for data in repo.shards().values()}
+    assert len(repo.shards()) == 2 and len(firsts) == 1
+    first = firsts.pop()
+    assert first == '{"extractor":"7","format":2,"rec":"meta"}'
     readme = (PROJECT_ROOT / "README.md").read_text()
     assert f"The first line is `{first}`" in readme
 

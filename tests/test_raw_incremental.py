@@ -54,7 +54,7 @@ def test_add_delete_rename_and_changed_imports_match_a_fresh_build(repo: Repo) -
         step()
         repo.git("add", "-A")
         result = update(repo)
-        incremental = (repo.root / ".kg" / "raw.jsonl").read_bytes()
+        incremental = repo.layer1()
         assert result.content == incremental
         assert repo.fresh_build() == incremental
         update(repo)  # rebuild the cache for the next step
@@ -67,15 +67,15 @@ def test_check_flags_a_stale_graph_and_passes_a_fresh_one(repo: Repo) -> None:
     repo.write_files(FILES)
     repo.commit()
     assert repo.kg("update", "--check").code == 1  # never built
-    assert not (repo.root / ".kg" / "raw.jsonl").exists()
+    assert not (repo.root / ".kg" / "raw").exists()
     repo.kg("update")
     assert repo.kg("update", "--check").code == 0
     assert repo.kg("check").code == 0
     repo.write("app/util.py", "def helper():\n    return 5\n")
-    before = (repo.root / ".kg" / "raw.jsonl").read_bytes()
+    before = repo.layer1()
     stale = repo.kg("update", "--check")
     assert stale.code == 1 and "out of date" in stale.out
-    assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == before
+    assert repo.layer1() == before
     assert repo.kg("check").code == 1
 
 
@@ -86,7 +86,7 @@ def test_check_without_cache_compares_against_a_full_build(repo: Repo) -> None:
     repo.kg("update")
     shutil.rmtree(repo.root / ".kg" / "cache")
     assert repo.kg("update", "--check").code == 0
-    raw = repo.root / ".kg" / "raw.jsonl"
+    raw = repo.root / ".kg" / "raw" / "app.jsonl"
     raw.write_text(raw.read_text().replace('"app/util.py::helper"', '"app/util.py::helpr"'))
     assert repo.kg("update", "--check").code == 1
 
@@ -104,7 +104,7 @@ def test_a_damaged_or_missing_cache_shard_costs_a_rebuild_not_a_wrong_graph(repo
     repo.write("m3.py", "def f3():\n    return 0\n")
     result = update(repo)
     assert len(result.parsed) > 1  # the lost entries were parsed again
-    assert repo.fresh_build() == (repo.root / ".kg" / "raw.jsonl").read_bytes()
+    assert repo.fresh_build() == repo.layer1()
 
 
 def test_an_edit_rewrites_only_the_cache_shards_it_touches(repo: Repo) -> None:
@@ -145,7 +145,7 @@ def test_a_setting_that_changes_layer_1_output_invalidates_the_cache(repo: Repo)
         assert repo.kg("update", "--check").code == 1, setting
         assert repo.kg("check").code == 1, setting
         assert repo.kg("update").code == 0
-        assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build(), setting
+        assert repo.layer1() == repo.fresh_build(), setting
     repo.write(".kgtool.yaml", "max_file_bytes: 50\n")
     assert repo.kg("update").code == 0
     assert repo.nodes()["app/main.py"]["status"] == "skipped:too-large"  # 57 bytes
@@ -165,7 +165,7 @@ def test_a_cache_edited_into_valid_but_wrong_data_is_not_trusted(repo: Repo) -> 
     facts = data["files"]["app/util.py"][1]
     facts["symbols"] = [("planted", *facts["symbols"][0][1:])]
     shard.write_bytes(marshal.dumps(data))  # well-formed, but not what kgtool wrote
-    (repo.root / ".kg" / "raw.jsonl").unlink()
+    shutil.rmtree(repo.root / ".kg" / "raw")
     update(repo)
     assert "app/util.py::planted" not in repo.nodes()
-    assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build()
+    assert repo.layer1() == repo.fresh_build()

@@ -330,4 +330,4 @@ def test_an_edit_of_an_argument_rebinds_the_called_parameter_incrementally(repo:
     repo.commit()
     assert repo.kg("update").code == 0
     assert calls_of(repo, "apply.py::apply") == {("steps.py::parse", "INFERRED", 2)}
-    assert (repo.root / ".kg" / "raw.jsonl").read_bytes() == repo.fresh_build()
+    assert repo.layer1() == repo.fresh_build()

@@ -133,7 +133,7 @@ def test_the_read_commands_share_one_read_cache_built_only_when_needed(repo: Rep
     # ...and context reads it as it is, without rebuilding it.
     assert repo.kg("context", "evict the cache").code == 0
     assert cache.read_bytes() == kept
-    # A new raw.jsonl makes it stale: the next reader that needs it builds it again.
+    # A rewritten shard makes it stale: the next reader that needs it builds it again.
     repo.write("app/extra.py", "def extra():\n    return 1\n")
     repo.commit("extra")
     assert repo.kg("update").code == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 from conftest import Repo, assert_one_line_error
 from read_helpers import build_read_repo
@@ -114,7 +115,7 @@ def test_diff_takes_the_changed_files_as_targets_and_warns_only_of_files_outside
     assert document["targets"] == ["report/format.py"]
     assert document["files"] == ["report/render.py"]
     assert document["notes"] == [
-        "1 changed file(s) not in .kg/raw.jsonl (new, deleted or excluded), left out: "
+        "1 changed file(s) not in .kg/raw/ (new, deleted or excluded), left out: "
         "report/new.py"
     ]
     # The change set differs from .kg/ by definition: it is read as the graph before it.
@@ -139,10 +140,10 @@ def test_unknown_target_and_missing_kg_are_one_line_errors(repo: Repo) -> None:
         repo.kg("impact", "app/store.py::Stor"), says="did you mean app/store.py::Store"
     )
     assert_one_line_error(repo.kg("impact"), says="--diff")
-    (repo.root / ".kg" / "raw.jsonl").unlink()
+    shutil.rmtree(repo.root / ".kg" / "raw")
     assert_one_line_error(
         repo.kg("impact", "app/store.py"),
-        says=".kg/ is missing (.kg/raw.jsonl not found): run `kgtool update`",
+        says=".kg/ is missing (.kg/raw/ not found): run `kgtool update`",
     )
 
 
@@ -152,7 +153,7 @@ def test_ids_with_escaped_characters_are_read_too(repo: Repo) -> None:
     repo.write("app/user.py", 'from app.store import Store\n\n\ndef use():\n    return Store()\n')
     repo.commit("a quote in a file name")
     assert repo.kg("update").code == 0
-    assert b"\\" in (repo.root / ".kg/raw.jsonl").read_bytes()  # the line-by-line reading
+    assert b"\\" in repo.layer1()  # the line-by-line reading
     document = json.loads(repo.kg("impact", "app/store.py::Store", "--format", "json").out)
     assert [d["node"] for d in document["dependents"]] == [
         "app/api.py::handler",

@@ -8,16 +8,16 @@ def test_update_builds_raw_graph_then_reports_nothing_to_do(repo: Repo) -> None:
     repo.commit()
     first = repo.kg("update")
     assert first.code == 0, first.err
-    assert "wrote .kg/raw.jsonl" in first.out
+    assert "wrote .kg/raw/" in first.out
     edges = repo.edges("calls")
     assert [(e["src"], e["dst"], e["tier"]) for e in edges] == [
         ("app.py::main", "app.py::helper", "EXTRACTED")
     ]
-    before = (repo.root / ".kg" / "raw.jsonl").stat().st_mtime_ns
+    before = (repo.root / ".kg" / "raw" / "_root.jsonl").stat().st_mtime_ns
     second = repo.kg("update")
     assert second.code == 0
     assert "nothing written" in second.out
-    assert (repo.root / ".kg" / "raw.jsonl").stat().st_mtime_ns == before
+    assert (repo.root / ".kg" / "raw" / "_root.jsonl").stat().st_mtime_ns == before
 
 
 def test_quiet_update_prints_only_problems_even_when_it_writes(repo: Repo) -> None:
@@ -26,7 +26,7 @@ def test_quiet_update_prints_only_problems_even_when_it_writes(repo: Repo) -> No
     repo.commit()
     wrote = repo.kg("update", "--quiet")
     assert wrote.code == 0, wrote.err
-    assert (repo.root / ".kg" / "raw.jsonl").exists()
+    assert (repo.root / ".kg" / "raw").is_dir()
     assert wrote.out == ""
     repo.write("broken.py", "def main(:\n    pass\n")
     repo.commit("broken")

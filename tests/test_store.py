@@ -34,10 +34,10 @@ def test_a_new_file_gets_the_mode_open_gives_and_a_rewrite_keeps_the_old_one(
 
 def test_write_if_changed_says_whether_it_wrote(tmp_path: Path) -> None:
     store = Store(tmp_path)
-    assert store.write_if_changed("raw.jsonl", b"a\n") is True
-    assert store.write_if_changed("raw.jsonl", b"a\n") is False
-    assert store.write_if_changed("raw.jsonl", b"b\n") is True
-    assert store.read_bytes("raw.jsonl") == b"b\n"
+    assert store.write_if_changed("layer.jsonl", b"a\n") is True
+    assert store.write_if_changed("layer.jsonl", b"a\n") is False
+    assert store.write_if_changed("layer.jsonl", b"b\n") is True
+    assert store.read_bytes("layer.jsonl") == b"b\n"
 
 
 def test_ensure_writes_the_gitignore_lines_once_and_completes_an_older_one(
@@ -59,13 +59,13 @@ def test_ensure_writes_the_gitignore_lines_once_and_completes_an_older_one(
 
 def test_stray_temp_files_are_removed_and_named_and_nothing_else_is(tmp_path: Path) -> None:
     kg = tmp_path / ".kg"
-    strays = [kg / ".raw.jsonl.k2j3.tmp", kg / "communities" / ".c1.md.x9.tmp"]
-    kept = [kg / "raw.jsonl", kg / ".gitignore", kg / "communities" / "c1.md", kg / "x.tmp"]
+    strays = [kg / ".layer.jsonl.k2j3.tmp", kg / "communities" / ".c1.md.x9.tmp"]
+    kept = [kg / "layer.jsonl", kg / ".gitignore", kg / "communities" / "c1.md", kg / "x.tmp"]
     for path in [*strays, *kept]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"x")
     removed = Store(tmp_path).remove_stray_temps()
-    assert removed == [".raw.jsonl.k2j3.tmp", "communities/.c1.md.x9.tmp"]
+    assert removed == [".layer.jsonl.k2j3.tmp", "communities/.c1.md.x9.tmp"]
     assert not any(p.exists() for p in strays)
     assert all(p.exists() for p in kept)
 

@@ -23,7 +23,8 @@ from kgtool.ontology.view import report_for
 from kgtool.playbook.check import CheckReport
 from kgtool.playbook.check import check_playbooks as run_playbook_check
 from kgtool.raw.build import UpdateResult, update_raw
-from kgtool.store import KG_DIR, RAW_FILE
+from kgtool.raw.graph import WHERE as RAW_WHERE
+from kgtool.store import KG_DIR
 
 NO_COMMUNITIES = "L304"
 
@@ -60,7 +61,7 @@ def check_raw(ctx: Context, raw: UpdateResult) -> CheckOutcome:
 
 def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     # Layer 2 as `kgtool update` would make it now, from the raw graph it would write, not the
-    # one on disk: a stale raw.jsonl must not make stale communities look up to date.
+    # one on disk: a stale layer 1 must not make stale communities look up to date.
     result = layer2_from(ctx, raw, write=False)
     return CheckOutcome("communities", stale_findings(None, result), communities=result.document)
 
@@ -113,7 +114,7 @@ CANNOT_RUN = {
 # ...unless the file it could not read belongs to a layer: drawing the map reads the labels,
 # and a broken ontology.yaml is a labels problem whichever check trips over it first.
 CANNOT_READ = {
-    f"{KG_DIR}/{RAW_FILE}": "R100",
+    RAW_WHERE: "R100",
     f"{KG_DIR}/{COMMUNITIES_FILE}": "C200",
     WHERE: "L300",
 }
@@ -137,7 +138,7 @@ def _run_one(check: Check, ctx: Context, raw: UpdateResult) -> CheckOutcome:
 
 DESCRIPTION = """\
 Runs every read-only check kgtool has and changes nothing (but the git-ignored cache):
-.kg/raw.jsonl and .kg/communities.json (and the map) are what `kgtool update` would write
+.kg/raw/ and .kg/communities.json (and the map) are what `kgtool update` would write
 now; the labels of .kg/ontology.yaml have not drifted (a warning, unless
 ontology.fail_on_drift); every playbook's pointers resolve. Reads the files, .kgtool.yaml,
 .kg/ and the playbooks. Prints each problem and one ok/FAILED line per check; -q prints only

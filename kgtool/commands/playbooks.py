@@ -20,7 +20,7 @@ EXIT_REFUSED = 1
 DESCRIPTION = """\
 Layer 4: the playbooks in playbooks/*.md (and the miner's proposals in
 playbooks/proposed/), each with the six fields intent, concepts, key_files, validation,
-pitfalls and rollback. Every key file pointer is resolved against .kg/raw.jsonl and the files
+pitfalls and rollback. Every key file pointer is resolved against .kg/raw/ and the files
 git tracks; a playbook with an error is refused. See `kgtool playbooks ACTION --help`."""
 
 EXAMPLES = [
@@ -52,7 +52,7 @@ EXPORT_EXAMPLES = [
 CHECK_DESCRIPTION = """\
 Checks every playbook: its front matter, and that each key file pointer resolves to exactly
 one file or symbol (a missing one says what it probably became: a rename in git history, the
-same symbol elsewhere, the nearest path). Reads the playbooks, .kg/raw.jsonl, the files git
+same symbol elsewhere, the nearest path). Reads the playbooks, .kg/raw/, the files git
 tracks and, for suggestions, the history; writes nothing. Also part of `kgtool check`.
 -q prints only problems and warnings (no summary line)."""
 

@@ -13,9 +13,11 @@ from kgtool.ontology.drift import drift_findings
 from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, load_ontology
 from kgtool.ontology.view import report_for
 from kgtool.raw.build import UpdateResult, update_raw
+from kgtool.raw.graph import LEGACY_WHERE
+from kgtool.raw.graph import WHERE as RAW_WHERE
 from kgtool.raw.languages.base import MAX_DEPTH
 from kgtool.raw.model import PARTIAL_GRAMMAR, PARTIAL_TOO_DEEP
-from kgtool.store import KG_DIR, RAW_FILE
+from kgtool.store import KG_DIR
 
 EXIT_STALE = 1
 
@@ -28,7 +30,7 @@ COMMUNITIES_STALE = "C201"
 
 
 DESCRIPTION = """\
-Builds or refreshes .kg/ for the repository: layer 1 (.kg/raw.jsonl) from the files git
+Builds or refreshes .kg/ for the repository: layer 1 (.kg/raw/) from the files git
 tracks, parsing only those whose content changed since the last run (the cache is
 .kg/cache/, git-ignored), then layer 2 (.kg/communities.json) and the map (.kg/MAP.md and
 its pages). Reads the files, .kgtool.yaml and .kg/; writes only under .kg/, and only files
@@ -118,14 +120,15 @@ def summarize(
 ) -> dict[str, object]:
     """What ``update --format json`` says besides findings: no timings, so that two runs on
     the same tree print the same bytes."""
-    changed = ([RAW_FILE] if result.changed else []) + sorted(layer2.changed)
+    changed = [RAW_WHERE] if result.changed else []
+    changed += [f"{KG_DIR}/{name}" for name in sorted(layer2.changed)]
     edges: dict[str, dict[str, int]] = {}
     for (kind, tier), count in sorted(result.edges.items()):
         edges.setdefault(kind, {})[tier] = count
     return {
         "mode": "check" if check else "write",
         "up_to_date": not (result.changed or layer2.stale),
-        "changed": [f"{KG_DIR}/{name}" for name in changed],
+        "changed": changed,
         "removed": [f"{KG_DIR}/{name}" for name in sorted(layer2.removed)],
         "files": result.files,
         "symbols": result.symbols,
@@ -145,7 +148,7 @@ def stale_findings(raw: UpdateResult | None, layer2: CommunitiesResult | None) -
     if raw is not None and raw.changed:
         found.append(
             Finding(
-                f"{KG_DIR}/{RAW_FILE}", 0, ERROR, RAW_STALE, "is out of date: run `kgtool update`"
+                RAW_WHERE, 0, ERROR, RAW_STALE, "is out of date: run `kgtool update`"
             )
         )
     if layer2 is not None and layer2.stale:
@@ -214,11 +217,17 @@ def describe_communities(result: CommunitiesResult) -> str:
 def describe(result: UpdateResult) -> str:
     if not result.changed and not result.parsed:
         return f".kg/ is up to date ({result.files} files, {result.seconds:.2f}s); nothing written"
+    shards = ""
+    if result.written or result.removed:
+        shards = f" ({len(result.written)} shard(s) written"
+        shards += f", {len(result.removed)} removed)" if result.removed else ")"
     lines = [
-        f"{'wrote' if result.changed else 'unchanged'} .kg/raw.jsonl: {result.files} files, "
-        f"{result.symbols} symbols; parsed {len(result.parsed)}, resolved {result.resolved} "
-        f"in {result.seconds:.2f}s",
+        f"{'wrote' if result.changed else 'unchanged'} {RAW_WHERE}{shards}: {result.files} "
+        f"files, {result.symbols} symbols; parsed {len(result.parsed)}, resolved "
+        f"{result.resolved} in {result.seconds:.2f}s",
     ]
+    if result.migrated:
+        lines.insert(0, f"migrated {LEGACY_WHERE} to shards under {RAW_WHERE}; removed it")
     by_type: dict[str, list[str]] = {}
     for (kind, tier), count in sorted(result.edges.items()):
         by_type.setdefault(kind, []).append(f"{tier} {count}")

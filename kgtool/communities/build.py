@@ -35,17 +35,16 @@ from kgtool.communities.graph import (
     FileGraph,
     build_file_graph,
     file_graph,
-    read_raw,
 )
 from kgtool.communities.identity import Identity, assign_ids, format_id, id_number
 from kgtool.communities.packages import is_code, package_roots
 from kgtool.config import Config
 from kgtool.errors import KgError
+from kgtool.raw import graph as raw_graph
 from kgtool.raw.model import FileEdge
 from kgtool.repo import show_file
 from kgtool.store import (
     KG_DIR,
-    RAW_FILE,
     Store,
     atomic_write,
     canonical_json,
@@ -335,18 +334,22 @@ def update_communities(
     edges: EdgeSource | None = None,
     drawn: MapRenderer | None = None,
 ) -> CommunitiesResult:
-    """Recompute layer 2 from ``raw_content`` (default: raw.jsonl on disk); write if asked.
+    """Recompute layer 2 from ``raw_content`` (default: layer 1 on disk, as
+    ``kgtool.raw.graph.load`` joins it); write if asked.
 
     ``edges`` is layer 1's per-file folded edges for that same content (``UpdateResult.
-    file_edges``): the file graph is built from them instead of parsing raw.jsonl, which
+    file_edges``): the file graph is built from them instead of parsing layer 1, which
     on a 700-file repository costs more than the rest of layer 2 together. ``drawn`` draws
     the map that goes with the document; without it only communities.json is written.
     """
     started = time.perf_counter()
     if not raw_content:  # layer 1's no-change path may not hand its bytes on
-        raw_content = store.read_bytes(RAW_FILE)
-        if raw_content is None:
-            raise KgError(f"{KG_DIR}/{RAW_FILE} does not exist yet: run `kgtool update`")
+        on_disk = raw_graph.load(store)
+        if on_disk is None:
+            raise KgError(f"{raw_graph.WHERE} does not exist yet: run `kgtool update`")
+        if on_disk.data is None:
+            raise KgError(f"{on_disk.where} {raw_graph.DAMAGED}")
+        raw_content = on_disk.data
     settings = clustering_settings(config)
     families = family_settings(config)
     keyed = {**settings, **families}  # what the outputs depend on
@@ -362,7 +365,7 @@ def update_communities(
     if folded is not None:
         graph = file_graph(list(folded), folded, settings)
     else:
-        graph = build_file_graph(read_raw(raw_content.decode("utf-8")), settings)
+        graph = build_file_graph(raw_graph.read_raw(raw_content), settings)
     # The cache key stays the settings as configured: the packages they resolve to are a
     # function of the raw graph, which the key holds already.
     document, reclustered = compute(

@@ -15,13 +15,12 @@ community, because then the community-level edge is not ambiguous at all.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgtool.raw.graph import RawGraph
+from kgtool.raw.graph import RawGraph, read_raw  # noqa: F401 - read_raw kept importable here
 from kgtool.raw.model import Edge, FileEdge, file_edges
 from kgtool.store import canonical_json
 
@@ -83,27 +82,6 @@ def edge_weight(edge_type: str, settings: dict[str, Any]) -> float:
     return float(settings["weights"].get(edge_type, settings["default_weight"]))
 
 
-def read_raw(text: str) -> RawGraph:
-    """Only what layer 2 needs from raw.jsonl: file nodes and edges between files.
-
-    raw.jsonl is written with one canonical JSON spelling, so symbol nodes and ``contains``
-    edges (the bulk of the file) can be skipped before they are decoded. ``kgtool update``
-    does not come here (layer 1 hands its folded edges on); reading a revision does.
-    """
-    graph = RawGraph()
-    for line in text.splitlines():
-        if '"rec":"edge"' in line:
-            if '"type":"contains"' not in line:
-                record = json.loads(line)
-                if record.get("rec") == "edge":
-                    graph.edges.append(record)
-        elif '"kind":"file"' in line:
-            record = json.loads(line)
-            if record.get("rec") == "node":
-                graph.nodes[record["id"]] = record
-    return graph
-
-
 def raw_file_edges(raw: RawGraph) -> dict[str, tuple[FileEdge, ...]]:
     """Layer 1's edges folded per file, exactly as layer 1 folds them for its cache."""
     by_file: dict[str, list[Edge]] = defaultdict(list)
@@ -114,8 +92,8 @@ def raw_file_edges(raw: RawGraph) -> dict[str, tuple[FileEdge, ...]]:
                 record["type"],
                 record.get("dst", ""),
                 record.get("line", 0),
-                record.get("tier", ""),
-                float(record.get("confidence", 1.0)),
+                record["tier"],
+                float(record["confidence"]),
                 tuple(record.get("candidates", ())),
             )
         )
@@ -131,8 +109,8 @@ def file_graph(
 ) -> FileGraph:
     """The file graph of ``files`` from their folded edges (see ``file_edges``).
 
-    Both ways in (layer 1's cache, or raw.jsonl read back) meet here with the same folded
-    edges in the same order, so the float sums, and the digest, are the same either way.
+    Both ways in (layer 1's cache, or layer 1 read back from disk) meet here with the same
+    folded edges in the same order, so the float sums, and the digest, are the same either way.
     """
     files = sorted(files)
     known = set(files)

@@ -125,7 +125,7 @@ def check_against(
     playbooks: list[Playbook], view: Layer1, root: Path, store: Store, config: Config
 ) -> CheckReport:
     """The check of ``playbooks`` against a given layer-1 view (a reader that must not parse
-    passes the graph as committed in raw.jsonl)."""
+    passes the graph as committed in .kg/raw/)."""
     settings = config.section("playbooks")
     report = CheckReport([])
     concepts = load_concepts(store)

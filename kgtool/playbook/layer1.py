@@ -1,29 +1,24 @@
 """The part of layer 1 that pointers resolve against: files, and the symbols in each file.
 
-The committed ``.kg/raw.jsonl`` is used for every file whose content still matches it (the
+The committed layer 1 (``.kg/raw/``) is used for every file whose content still matches it (the
 file node's ``hash`` is the git blob id, so comparing costs one ``git ls-files``). A file that
-changed since, or every file when raw.jsonl does not exist, has its symbols read from the file
+changed since, or every file when layer 1 does not exist, has its symbols read from the file
 itself, on demand, by the layer-1 extractor: resolution is then exact even before
 ``kgtool update`` has run. What needs the whole graph (finding where a symbol moved) uses the
-symbols of raw.jsonl plus those read so far, and says so when raw.jsonl is missing.
+symbols of layer 1 plus those read so far, and says so when layer 1 is missing.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.config import Config
 from kgtool.findings import WARNING, Finding
+from kgtool.raw import graph as raw_graph
 from kgtool.repo import tracked_files
-from kgtool.store import KG_DIR, RAW_FILE, Store
+from kgtool.store import KG_DIR, Store
 
-# Node records in raw.jsonl are canonical JSON (sorted keys, no spaces), so this substring
-# tells them from edge records without decoding every edge: most lines are edges.
-_NODE_MARK = b'"rec":"node"'
-_META_MARK = b'"rec":"meta"'
-KNOWN_FORMATS = {1}
 NO_RAW_GRAPH = "P441"
 
 
@@ -31,8 +26,8 @@ NO_RAW_GRAPH = "P441"
 class Layer1:
     files: dict[str, str]  # path -> git blob id, for every file the graph maps
     tracked_elsewhere: dict[str, str]  # tracked path not in the graph -> why
-    raw_symbols: dict[str, dict[str, str]]  # path -> qualname -> kind, from raw.jsonl
-    raw_hashes: dict[str, str]  # path -> blob id raw.jsonl was built from
+    raw_symbols: dict[str, dict[str, str]]  # path -> qualname -> kind, from layer 1
+    raw_hashes: dict[str, str]  # path -> blob id layer 1 was built from
     raw_present: bool
     root: Path
     max_file_bytes: int
@@ -50,7 +45,7 @@ class Layer1:
         if self.raw_hashes.get(path) == self.files[path] and self.files[path]:
             return self.raw_symbols.get(path, {})
         if path not in self._parsed:
-            # Imported here: a reader of raw.jsonl alone never loads the extractor.
+            # Imported here: a reader of layer 1 alone never loads the extractor.
             from kgtool.raw.extract import extract_file
 
             facts = extract_file(self.root, path, self.max_file_bytes)
@@ -93,11 +88,11 @@ def load_layer1(root: Path, config: Config, store: Store) -> Layer1:
     symbols: dict[str, dict[str, str]] = {}
     hashes: dict[str, str] = {}
     notes: list[Finding] = []
-    raw_path = f"{KG_DIR}/{RAW_FILE}"
-    data = store.read_bytes(RAW_FILE)
-    present = data is not None
-    if data is not None:
-        read = _read_nodes(data)
+    loaded = raw_graph.load(store)
+    raw_path = loaded.where if loaded is not None else raw_graph.WHERE
+    present = loaded is not None
+    if loaded is not None:
+        read = raw_graph.read_nodes(loaded.data) if loaded.data is not None else None
         if read is None:
             present = False
             notes.append(
@@ -106,7 +101,7 @@ def load_layer1(root: Path, config: Config, store: Store) -> Layer1:
                     0,
                     WARNING,
                     NO_RAW_GRAPH,
-                    "is damaged or has a format this kgtool does not know: run `kgtool update`",
+                    raw_graph.DAMAGED,
                 )
             )
         else:
@@ -126,30 +121,3 @@ def load_layer1(root: Path, config: Config, store: Store) -> Layer1:
         )
     view.notes.extend(notes)
     return view
-
-
-def _read_nodes(data: bytes) -> tuple[dict[str, dict[str, str]], dict[str, str]] | None:
-    symbols: dict[str, dict[str, str]] = {}
-    hashes: dict[str, str] = {}
-    for line in data.split(b"\n"):
-        if _META_MARK not in line and _NODE_MARK not in line:
-            continue
-        try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return None  # damaged (a bad merge, a truncated write): read the files instead
-        if not isinstance(record, dict):
-            return None
-        if _META_MARK in line:
-            if record.get("format") not in KNOWN_FORMATS:
-                return None
-            continue
-        node_id = record.get("id", "")
-        if not isinstance(node_id, str):
-            return None
-        if record.get("kind") == "file":
-            hashes[node_id] = record.get("hash", "")
-        elif "::" in node_id and not record.get("external"):
-            path, _, qualname = node_id.partition("::")
-            symbols.setdefault(path, {})[qualname] = record.get("kind", "")
-    return symbols, hashes

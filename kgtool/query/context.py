@@ -31,7 +31,8 @@ from kgtool.ontology.model import ONTOLOGY_FILE
 from kgtool.query.kg import COMMUNITIES_FILE, MapState, Symbol, load_map, missing_notice
 from kgtool.query.labels import Labels
 from kgtool.query.words import MEET_LENGTH, identifier_words, meet, meets_any, task_terms
-from kgtool.store import KG_DIR, PAGES_DIR, RAW_FILE
+from kgtool.raw.graph import WHERE as RAW_WHERE
+from kgtool.store import KG_DIR, PAGES_DIR
 
 FORMATS = ("markdown", "json")
 SKILL_FOLDERS = (".claude/skills", ".agents/skills")
@@ -224,7 +225,7 @@ def _with_consequence(state: MapState, notice: str) -> str:
     """A notice about missing layers, with what this answer is without them."""
     if not state.missing or notice != missing_notice(state.missing):
         return notice
-    if f"{KG_DIR}/{RAW_FILE}" in state.missing:
+    if RAW_WHERE in state.missing:
         return f"{notice}; this answer is read from the playbooks alone, nothing in it is checked"
     return f"{notice}; no communities or files are shown"
 

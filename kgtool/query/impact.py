@@ -27,8 +27,9 @@ from kgtool.query.kg import (
     stale_notice,
 )
 from kgtool.query.labels import Labels
+from kgtool.raw.graph import WHERE as RAW_WHERE
 from kgtool.repo import paths_differing, resolve_commit
-from kgtool.store import KG_DIR, RAW_FILE, Store, pretty_json
+from kgtool.store import Store, pretty_json
 
 EXTRACTED, INFERRED, AMBIGUOUS = "EXTRACTED", "INFERRED", "AMBIGUOUS"
 _TIER_RANK = {EXTRACTED: 0, INFERRED: 1}
@@ -303,7 +304,7 @@ def impact_answer(
         unknown = [path for path in changed if path not in known]
         if unknown:
             notes.append(
-                f"{len(unknown)} changed file(s) not in {KG_DIR}/{RAW_FILE} (new, deleted or "
+                f"{len(unknown)} changed file(s) not in {RAW_WHERE} (new, deleted or "
                 f"excluded), left out: {', '.join(unknown)}"
             )
         if not changed:

@@ -3,7 +3,7 @@
 One loader serves ``context``, ``impact``, ``explain`` and the MCP server, so they say the same
 thing in the same words when ``.kg/`` is missing, damaged or out of date.
 
-Freshness is judged cheaply and exactly where it matters: the blob id ``raw.jsonl`` recorded
+Freshness is judged cheaply and exactly where it matters: the blob id layer 1 recorded
 for each file against the blob id of the file in the working tree (one ``git ls-files``),
 which is what makes a ``file:line`` citation right or wrong.
 
@@ -12,12 +12,13 @@ Layer 1 is read two ways, each paid for only by the questions that need it:
 - the index (nodes, the words of paths and names, file-to-file neighbours), for ``context``:
   decoding every node and splitting every name into words costs more than the rest of a read
   together on a large repository, so it is kept in ``.kg/cache/read.marshal``, keyed by
-  raw.jsonl's identity on disk (every write of it is a new file, renamed into place), and
-  built by the first reader that needs it;
-- the graph (``KgGraph``), for ``impact`` and ``explain``: raw.jsonl is not decoded whole, its
-  edges are found by substring search and a line is decoded only when an answer needs it.
-  Records are canonical JSON (sorted keys, no spaces), which is what makes the search exact;
-  a raw.jsonl whose IDs hold an escaped character is decoded line by line instead.
+  the identity of layer 1's shards on disk (every write of one is a new file, renamed into
+  place), and built by the first reader that needs it;
+- the graph (``KgGraph``), for ``impact`` and ``explain``: layer 1 (its shards joined by
+  ``kgtool.raw.graph.load``) is not decoded whole, its edges are found by substring search and
+  a line is decoded only when an answer needs it. Records are canonical JSON (sorted keys, no
+  spaces), which is what makes the search exact; a layer 1 whose IDs hold an escaped
+  character is decoded line by line instead.
 """
 
 from __future__ import annotations
@@ -36,26 +37,26 @@ from kgtool.config import Config, load_config
 from kgtool.errors import KgError
 from kgtool.ontology.model import Ontology, load_ontology
 from kgtool.query.words import identifier_words
+from kgtool.raw import graph as raw_graph
+from kgtool.raw.graph import DAMAGED, EDGE_MARK, FILE_MARK, META_MARK, NODE_MARK
 from kgtool.repo import tracked_files
-from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write
+from kgtool.store import KG_DIR, Store, atomic_write
 
-_NODE_MARK = b'"rec":"node"'
-_META_MARK = b'"rec":"meta"'
-_EDGE_MARK = b'"rec":"edge"'
+_NODE_MARK, _META_MARK, _EDGE_MARK = NODE_MARK, META_MARK, EDGE_MARK
+_EXTERNAL_MARK = b'"external":true'  # a package node (written by layer 1 format 1 only)
 _BOUND_MARK = b'"dst":"'  # an edge bound to one target (ambiguous ones list candidates)
-KNOWN_RAW_FORMATS = {1}
+KNOWN_RAW_FORMATS = raw_graph.KNOWN_FORMATS
 KNOWN_COMMUNITY_FORMATS = {2, 3}  # 3 adds areas, which the read path does not need
 READ_CACHE = "read.marshal"  # in .kg/cache/: layer 1's nodes and words, decoded
-EDGE_CACHE = "read-edges.marshal"  # in .kg/cache/: raw.jsonl's edges by target, as offsets
+EDGE_CACHE = "read-edges.marshal"  # in .kg/cache/: layer 1's edges by target, as offsets
 UNRESOLVED_CACHE = "read-unresolved.marshal"  # in .kg/cache/: unbound call sites by caller
-READ_CACHE_VERSION = 4  # raise when what _rows() or the edge index computes changes
+READ_CACHE_VERSION = 5  # raise when what _rows() or the edge index computes changes
 STALE_NAMED = 3  # changed files named in the notice; the rest are counted
 # Edge types along which a change reaches a dependent (``contains`` is structure, not use).
 DEPENDENCY_TYPES = ("calls", "imports", "inherits")
-# Targeted searches for a node's incoming edges (a scan of raw.jsonl each) before the whole
+# Targeted searches for a node's incoming edges (a scan of layer 1 each) before the whole
 # edge index is built instead: a few cost less than the index, many cost more.
 SEARCHES_BEFORE_INDEX = 4
-DAMAGED = "is damaged or has a format this kgtool does not know: run `kgtool update`"
 
 
 class Symbol(NamedTuple):
@@ -91,11 +92,13 @@ class MapState:
     document: dict[str, Any] | None = None  # .kg/communities.json; None when unreadable
     ontology: Ontology = field(default_factory=Ontology)
     raw_hashes: dict[str, str] = field(default_factory=dict)  # path -> blob id layer 1 read
-    raw_present: bool = False  # raw.jsonl is there and readable
+    raw_present: bool = False  # layer 1 is there and readable
+    raw_where: str = raw_graph.WHERE  # how to name layer 1: .kg/raw/ (or an unmigrated file)
     missing: list[str] = field(default_factory=list)  # files of .kg/ not found
-    stale_files: list[str] = field(default_factory=list)  # changed since raw.jsonl was written
+    stale_files: list[str] = field(default_factory=list)  # changed since layer 1 was written
     notices: list[str] = field(default_factory=list)  # one line each: what the reader must know
     _raw: bytes = b""
+    _key: str = ""  # the read caches' key: layer 1's identity on disk
     _rows: tuple | None = None  # the index as the read cache keeps it
     _index: LayerIndex | None = None
     _graph: KgGraph | None = None
@@ -119,16 +122,16 @@ class MapState:
     def index(self) -> LayerIndex:
         if self._index is None:
             if self._rows is None:
-                self._rows = _cached_rows(self.store, _cache_key(self.store))
+                self._rows = _cached_rows(self.store, self._key)
             rows = self._rows if self._rows is not None else _rows(self._raw)
             if rows is None:  # damaged past its first line: as if it were not there
                 rows = ({}, {}, [], {}, {}, {})
                 if self.raw_present:
                     self.raw_present = False
-                    self.notices.append(f"{KG_DIR}/{RAW_FILE} {DAMAGED}")
+                    self.notices.append(f"{self.raw_where} {DAMAGED}")
             elif self._rows is None:
                 self._rows = rows
-                _remember(self.store, _cache_key(self.store), rows)
+                _remember(self.store, self._key, rows)
             file_lines, _, symbol_rows, path_words, symbol_words, neighbours = rows
             symbols = [Symbol(*row) for row in symbol_rows]
             by_path: dict[str, list[Symbol]] = {}
@@ -183,7 +186,7 @@ class MapState:
             assert self.document is not None
             self._graph = KgGraph(self.root, self.document, self._raw, b"\\" in self._raw)
             self._graph._file_hashes = self.raw_hashes
-            self._graph._store, self._graph._cache_key = self.store, _cache_key(self.store)
+            self._graph._store, self._graph._cache_key = self.store, self._key
             self._graph.stale = self.stale
         return self._graph
 
@@ -227,19 +230,22 @@ def load_map(
     root: Path, config: Config | None = None, store: Store | None = None, indexed: bool = False
 ) -> MapState:
     """``.kg/`` as committed, with a notice for each thing wrong with it. Reads what every
-    command needs (raw.jsonl's bytes, layer 2, layer 3, the blob ids for freshness), and the
-    index too when ``indexed`` (so that a raw.jsonl damaged past its first line is said)."""
+    command needs (layer 1's bytes, layer 2, layer 3, the blob ids for freshness), and the
+    index too when ``indexed`` (so that a layer 1 damaged past its first line is said)."""
     if store is None:
         store = Store(root)
         store.refuse_unsafe()
     state = MapState(root, config if config is not None else load_config(root), store)
-    raw = store.read_bytes(RAW_FILE)
-    if raw is None:
-        state.missing.append(f"{KG_DIR}/{RAW_FILE}")
-    elif not _read_layer1(raw, state, indexed):
-        state.notices.append(f"{KG_DIR}/{RAW_FILE} {DAMAGED}")
-    elif indexed:
-        state.index  # noqa: B018 - built now, or its damage said now
+    loaded = raw_graph.load(store)
+    if loaded is None:
+        state.missing.append(raw_graph.WHERE)
+    else:
+        state.raw_where = loaded.where
+        state._key = _cache_key(loaded.identity)
+        if loaded.data is None or not _read_layer1(loaded.data, state, indexed):
+            state.notices.append(f"{loaded.where} {DAMAGED}")
+        elif indexed:
+            state.index  # noqa: B018 - built now, or its damage said now
     document = store.read_bytes(COMMUNITIES_FILE)
     if document is None:
         state.missing.append(f"{KG_DIR}/{COMMUNITIES_FILE}")
@@ -259,18 +265,18 @@ def load_map(
             state.notices.append(stale_notice(state.stale_files))
         elif state.document is not None and state.community_of.keys() != state.raw_hashes.keys():
             state.notices.append(
-                f"{KG_DIR}/{COMMUNITIES_FILE} {_BUILT_APART} than {KG_DIR}/{RAW_FILE}: "
+                f"{KG_DIR}/{COMMUNITIES_FILE} {_BUILT_APART} than {state.raw_where}: "
                 "run `kgtool update`"
             )
     return state
 
 
 def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
-    """Take raw.jsonl's bytes and the blob ids it recorded; False when it cannot be read.
+    """Take layer 1's bytes and the blob ids it recorded; False when it cannot be read.
 
     The index is left for the first reader that needs it (``MapState.index``); a reader
     that will need it (``indexed``) takes the blob ids from the read cache when it is warm,
-    the others take them from one search of raw.jsonl, which costs less than the cache."""
+    the others take them from one search of layer 1, which costs less than the cache."""
     end = data.find(b"\n")  # layer 1 writes its meta record first
     first = data if end < 0 else data[:end]
     try:
@@ -283,7 +289,7 @@ def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
         return False
     state._raw = data
     if indexed:
-        state._rows = _cached_rows(state.store, _cache_key(state.store))
+        state._rows = _cached_rows(state.store, state._key)
     if state._rows is not None:
         state.raw_hashes = state._rows[1]
     elif b"\\" not in data:
@@ -293,7 +299,7 @@ def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
         if rows is None:
             return False
         state._rows = rows
-        _remember(state.store, _cache_key(state.store), rows)
+        _remember(state.store, state._key, rows)
         state.raw_hashes = rows[1]
     state.raw_present = True
     return True
@@ -301,25 +307,32 @@ def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
 
 def _rows(data: bytes) -> tuple | None:
     lines = []
-    edge_lines = []
-    exact = b"\\" not in data  # IDs can be read from the bytes: see _BOUND_EDGE_AT
+    exact = b"\\" not in data  # IDs can be read from the bytes: see _FILE_OR_DST_AT
+    edges: list[Any] = []  # {"src": the edge's file, "dst": its target}, bound edges only
+    file_id = ""
     for line in data.split(b"\n"):
         if _EDGE_MARK in line:
             if not exact and _BOUND_MARK in line:
-                edge_lines.append(line)
+                try:
+                    record = raw_graph.full_edge(json.loads(line), file_id)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    return None
+                edges.append(record)
         elif _NODE_MARK in line or _META_MARK in line:
             lines.append(line)
+            if not exact and FILE_MARK in line:
+                file_id = str(_decoded(line).get("id", ""))
     try:
         records = json.loads(b"[" + b",".join(lines) + b"]")
         if exact:
             # Only the ends of each edge are needed: decoding 20,000 edges whole would cost
-            # a quarter of a cold read.
-            edges: list[Any] = [
-                {"dst": dst.decode(), "src": src.decode()}
-                for dst, src in _BOUND_EDGE_AT.findall(data)
-            ]
-        else:
-            edges = json.loads(b"[" + b",".join(edge_lines) + b"]")
+            # a quarter of a cold read. An edge's source is in the file whose node it follows.
+            for match in _FILE_OR_DST_AT.finditer(data):
+                found, dst = match.groups()
+                if found is not None:
+                    file_id = found.decode()
+                else:
+                    edges.append({"dst": dst.decode(), "src": file_id})
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
     if not records or not isinstance(records[0], dict) or records[0].get("rec") != "meta":
@@ -329,6 +342,7 @@ def _rows(data: bytes) -> tuple | None:
     file_lines: dict[str, int] = {}
     hashes: dict[str, str] = {}
     symbols: list[tuple[str, str, str, str, int, int]] = []
+    file_id = ""
     for record in records[1:]:
         if not isinstance(record, dict):
             return None
@@ -339,7 +353,11 @@ def _rows(data: bytes) -> tuple | None:
         if kind == "file":
             hashes[node_id] = str(record.get("hash", ""))
             file_lines[node_id] = int(record.get("lines") or 0)
-        elif "::" in node_id:
+            file_id = node_id
+            continue
+        if node_id.startswith("::"):  # written without its file's path
+            node_id = file_id + node_id
+        if "::" in node_id:
             path, _, qualname = node_id.partition("::")
             span = record.get("span") or [0, 0]
             symbols.append((node_id, path, qualname, kind, int(span[0]), int(span[-1])))
@@ -388,14 +406,8 @@ def _file_neighbours(edges: list[Any]) -> dict[str, tuple[tuple[str, int], ...]]
     }
 
 
-def _cache_key(store: Store) -> str:
-    try:
-        info = store.path(RAW_FILE).stat()
-    except OSError:
-        return ""
-    return (
-        f"{READ_CACHE_VERSION}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
-    )
+def _cache_key(identity: str) -> str:
+    return f"{READ_CACHE_VERSION}:{identity}" if identity else ""
 
 
 def _cached_rows(store: Store, key: str) -> tuple | None:
@@ -405,7 +417,7 @@ def _cached_rows(store: Store, key: str) -> tuple | None:
 
 def _cached(store: Store, name: str, key: str) -> Any:
     """What ``_remember`` kept in the cache file ``name`` under ``key``; None when it holds
-    nothing for this raw.jsonl."""
+    nothing for this layer 1."""
     if not key:
         return None
     try:
@@ -442,7 +454,7 @@ def _read_document(data: bytes) -> dict[str, Any] | None:
 
 
 def _changed_files(root: Path, state: MapState) -> list[str]:
-    """Files whose content differs from what raw.jsonl was built from: edited, added, deleted."""
+    """Files whose content differs from what layer 1 was built from: edited, added, deleted."""
     changed = []
     unknown = []
     seen = set()
@@ -495,7 +507,7 @@ class KgGraph:
     _searches: int = 0  # targeted searches so far: past SEARCHES_BEFORE_INDEX, index
     _nodes: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     _file_hashes: dict[str, str] | None = None
-    # Where the edge index is kept once built (None: nowhere), and the raw.jsonl it is for.
+    # Where the edge index is kept once built (None: nowhere), and the layer 1 it is for.
     _unresolved: dict[str, dict[str, int]] | None = None
     _store: Store | None = None
     _cache_key: str = ""
@@ -528,7 +540,15 @@ class KgGraph:
             if self._slow:
                 self._index_slowly()
             else:
-                self._node_index = {m.group(1): m.start() for m in _ID_AT.finditer(self._data)}
+                self._node_index = {}
+                file_id = b""
+                for match in _ID_AT.finditer(self._data):
+                    key = match.group(1)
+                    if key.startswith(b"::"):  # a symbol's ID, written without its file's
+                        key = file_id + key
+                    elif b"::" not in key:
+                        file_id = key
+                    self._node_index[key] = match.start()
         assert self._node_index is not None
         return self._node_index
 
@@ -562,6 +582,7 @@ class KgGraph:
         nodes: dict[bytes, int] = {}
         incoming: dict[bytes, list[int]] = {}
         offset = 0
+        file_id = ""
         for line in self._data.split(b"\n"):
             if _EDGE_MARK in line:
                 record = _decoded(line)
@@ -569,7 +590,12 @@ class KgGraph:
                     if target:
                         incoming.setdefault(target.encode(), []).append(offset)
             elif _NODE_MARK in line:
-                nodes[str(_decoded(line).get("id", "")).encode()] = offset
+                node_id = str(_decoded(line).get("id", ""))
+                if node_id.startswith("::"):  # a symbol's ID, written without its file's
+                    node_id = file_id + node_id
+                elif FILE_MARK in line:
+                    file_id = node_id
+                nodes[node_id.encode()] = offset
             offset += len(line) + 1
         self._node_index, self._incoming_index = nodes, incoming
 
@@ -581,13 +607,32 @@ class KgGraph:
         return self._nodes[node_id]
 
     def _find_node(self, node_id: str) -> dict[str, Any] | None:
+        """The node's record, what its format leaves out by default spelled out; a package
+        outside the repository is a node when an edge points at it."""
         offset = self._node_offset(node_id)
-        return None if offset is None else _decoded(self._line_at(offset))
+        if offset is None:
+            if node_id.startswith("ext:") and self._data.find(b'"' + node_id.encode() + b'"') >= 0:
+                return {"external": True, "id": node_id, "kind": "package", "rec": "node"}
+            return None
+        record = _decoded(self._line_at(offset))
+        file_node = self.node(node_id.partition("::")[0]) if "::" in node_id else None
+        return raw_graph.full_node(record, file_node)
 
     def _node_offset(self, node_id: str) -> int | None:
         key = node_id.encode()
         if self._node_index is not None or self._slow:
             return self.node_index.get(key)
+        path, sep, qualname = key.partition(b"::")
+        if sep:
+            # A symbol's node is written without its file's path, below its file's node.
+            file_at = self._node_offset(path.decode())
+            start = self._data.find(b"\n", file_at) if file_at is not None else -1
+            if start >= 0:
+                end = self._data.find(FILE_MARK, start)
+                wanted = b'"id":"::' + qualname + b'"'
+                at = self._data.find(wanted, start, end if end >= 0 else len(self._data))
+                if at >= 0:
+                    return at
         at = self._data.find(b'"id":"' + key + b'"')  # "id" is a key of node records alone
         return None if at < 0 else at
 
@@ -614,7 +659,7 @@ class KgGraph:
 
     def symbols_of(self, node_id: str) -> list[str]:
         """``node_id`` and every symbol inside it (a file's symbols, a class's methods), read
-        from the file's own stretch of raw.jsonl (its symbols follow its node there)."""
+        from the file's own stretch of layer 1 (its symbols follow its node there)."""
         path = node_id.split("::", 1)[0]
         prefix = f"{node_id}::" if "::" not in node_id else f"{node_id}."
         inside = [symbol for symbol, _ in self._block(path) if symbol.startswith(prefix)]
@@ -628,15 +673,16 @@ class KgGraph:
             return
         for _, line in self._lines_from(at):
             if _NODE_MARK in line:
-                if b'"file":"' not in line:  # the next file, or the external packages
+                if FILE_MARK in line or _EXTERNAL_MARK in line:  # the next file, or packages
                     return
-                yield str(_decoded(line).get("id", "")), line
+                symbol = str(_decoded(line).get("id", ""))
+                yield (path + symbol if symbol.startswith("::") else symbol), line
             else:
                 yield "", line
 
     def incoming(self, node_id: str, types: tuple[str, ...] = DEPENDENCY_TYPES) -> list[Edge]:
         """Every edge of ``types`` that ends at ``node_id``, ambiguous ones listing it included,
-        in the order of raw.jsonl."""
+        in the order of layer 1."""
         key = node_id.encode()
         if self._incoming_index is None and not self._slow:
             self._searches += 1
@@ -651,23 +697,34 @@ class KgGraph:
                     if self._data.endswith(b'"dst":', 0, at) or self._data[at - 1 : at] in b"[,"
                 ]
                 edges = []
-                for line in dict.fromkeys(self._line_at(o) for o in offsets):
-                    if _EDGE_MARK not in line:
+                starts = dict.fromkeys(self._data.rfind(b"\n", 0, o) + 1 for o in offsets)
+                for start in starts:
+                    if _EDGE_MARK not in self._line_at(start):
                         continue
-                    edge = _edge(line)
+                    edge = self._edge_at(start)
                     if edge.type in types and (edge.dst == node_id or node_id in edge.candidates):
                         edges.append(edge)
                 return edges
         offsets = sorted(self.incoming_index.get(key, ()))
-        edges = [_edge(self._line_at(o)) for o in offsets]
+        edges = [self._edge_at(o) for o in offsets]
         return [edge for edge in edges if edge.type in types]
+
+    def _edge_at(self, offset: int) -> Edge:
+        """The edge on the line at ``offset``; its source's file is the file node above it."""
+        at = self._data.rfind(FILE_MARK, 0, offset)
+        file_id = ""
+        if at >= 0:
+            line = self._line_at(at)
+            found = _ID_AT.search(line) if not self._slow else None
+            file_id = found.group(1).decode() if found else str(_decoded(line).get("id", ""))
+        return _edge(self._line_at(offset), file_id)
 
     def edges_from(self, path: str, types: tuple[str, ...] = DEPENDENCY_TYPES) -> list[Edge]:
         """Every edge of ``types`` whose source lies in file ``path``."""
         edges = []
         for symbol, line in self._block(path):
             if not symbol and _EDGE_MARK in line:
-                edge = _edge(line)
+                edge = _edge(line, path)
                 if edge.type in types:
                     edges.append(edge)
         return edges
@@ -701,18 +758,24 @@ class KgGraph:
             return self._unresolved
         if self._slow:
             callers = (
-                (str(record.get("id", "")), record.get("unresolved_calls", {}))
-                for record in (
-                    _decoded(self._line_at(offset)) for offset in self.node_index.values()
-                )
+                (key.decode(), _decoded(self._line_at(offset)).get("unresolved_calls", {}))
+                for key, offset in self.node_index.items()
             )
         else:
             # One scan for every caller's counts (a node's "id" precedes its sorted
-            # "unresolved_calls"), not one per name: a file has hundreds of names.
-            callers = (
-                (caller.decode(), json.loads(counts))
-                for caller, counts in _UNRESOLVED_AT.findall(self._data)
-            )
+            # "unresolved_calls"), not one per name: a file has hundreds of names. A symbol's
+            # ID is written without its file's, whose node comes first.
+            callers = []
+            file_id = b""
+            for match in _UNRESOLVED_AT.finditer(self._data):
+                found, file_counts, symbol, counts = match.groups()
+                if found is not None:
+                    file_id = found
+                    if file_counts is not None:
+                        callers.append((found.decode(), json.loads(file_counts)))
+                else:
+                    caller = file_id + symbol if symbol.startswith(b"::") else symbol
+                    callers.append((caller.decode(), json.loads(counts)))
         self._unresolved = {caller: counts for caller, counts in callers if counts}
         if self._store is not None:
             _remember(self._store, self._cache_key, self._unresolved, UNRESOLVED_CACHE)
@@ -728,26 +791,30 @@ class KgGraph:
         return dict(self.document.get("communities", {}))
 
 
-def _edge(line: bytes) -> Edge:
-    record = json.loads(line)
+def _edge(line: bytes, file_id: str) -> Edge:
+    record = raw_graph.full_edge(json.loads(line), file_id)
     return Edge(
         record["src"],
         record.get("dst", ""),
         record["type"],
         record["tier"],
-        float(record.get("confidence", 0.0)),
+        float(record["confidence"]),
         int(record.get("line", 0)),
         tuple(record.get("candidates", ())),
     )
 
 
-# An ID is found by these patterns only when it holds no escaped character; a raw.jsonl that
+# An ID is found by these patterns only when it holds no escaped character; a layer 1 that
 # holds a backslash anywhere is read line by line, decoded, instead (``_index_slowly``).
 _FILE_AT = re.compile(rb'"hash":"([0-9a-f]*)","id":"([^"\\]*)"')  # a file node's blob and ID
-_UNRESOLVED_AT = re.compile(rb'"id":"([^"\\]*)"[^\n]*?"unresolved_calls":(\{[^}\n]*\})')
+_UNRESOLVED_AT = re.compile(
+    rb'"id":"([^"\\]*)","kind":"file"(?:[^\n]*?"unresolved_calls":(\{[^}\n]*\}))?'
+    rb'|"id":"([^"\\]*)"[^\n]*?"unresolved_calls":(\{[^}\n]*\})'
+)
 _DST_AT = re.compile(rb'"dst":"([^"\\]*)"')
-# A bound edge's two ends (keys are sorted: "dst" precedes "rec" and "src").
-_BOUND_EDGE_AT = re.compile(rb'"dst":"([^"\\]*)"[^\n]*?"rec":"edge","src":"([^"\\]*)"')
+# A file node's ID (keys are sorted: "id" then "kind"), or a bound edge's target: in the
+# order of the text, each edge comes after the node of the file its source is in.
+_FILE_OR_DST_AT = re.compile(rb'"id":"([^"\\]*)","kind":"file"|"dst":"([^"\\]*)"')
 _ID_AT = re.compile(rb'"id":"([^"\\]*)"')
 # Anchored on the newline, not ``^``: a literal start lets the engine skip ahead instead of
 # trying every position (the meta record is always the first line, so none is missed).
@@ -758,9 +825,9 @@ def _decoded(line: bytes) -> dict[str, Any]:
     try:
         record = json.loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise KgError(f"{KG_DIR}/{RAW_FILE} {DAMAGED}") from exc
+        raise KgError(f"{raw_graph.WHERE} {DAMAGED}") from exc
     if not isinstance(record, dict):
-        raise KgError(f"{KG_DIR}/{RAW_FILE} {DAMAGED}")
+        raise KgError(f"{raw_graph.WHERE} {DAMAGED}")
     return record
 
 
@@ -769,7 +836,7 @@ def require_node(graph: KgGraph, text: str, what: str = "a path or path::Symbol"
     node_id = text.strip().removeprefix("./")
     if graph.node(node_id) is not None and not node_id.startswith("ext:"):
         return node_id
-    raise KgError(f"{text!r} is not {what} in {KG_DIR}/{RAW_FILE}{did_you_mean(graph, node_id)}")
+    raise KgError(f"{text!r} is not {what} in {raw_graph.WHERE}{did_you_mean(graph, node_id)}")
 
 
 def did_you_mean(graph: KgGraph, text: str, extra: list[str] | None = None) -> str:

@@ -1,7 +1,7 @@
 """Playbooks as the read path shows them: each with its verdict, and what its pointers reach.
 
 The verdict is the check's own (``kgtool playbooks check``), taken against the graph as
-raw.jsonl records it: a reader parses nothing, so a key file edited since ``kgtool update`` is
+layer 1 records it: a reader parses nothing, so a key file edited since ``kgtool update`` is
 judged by what it was then (the read commands say ``.kg/`` is out of date). A refused
 playbook is marked as such wherever it appears, never offered as a recipe to follow.
 """
@@ -17,7 +17,8 @@ from kgtool.playbook.check import CheckReport, PlaybookReport, check_against, pl
 from kgtool.playbook.layer1 import Layer1
 from kgtool.playbook.parse import Playbook, load_playbooks
 from kgtool.query.kg import MapState, load_map, missing_notice
-from kgtool.store import KG_DIR, RAW_FILE, Store
+from kgtool.raw.graph import WHERE as RAW_WHERE
+from kgtool.store import Store
 
 EXECUTABLE = "executable"
 REFUSED = "refused"
@@ -71,7 +72,7 @@ class PlaybookStatus:
 
 def check_with_map(state: MapState, playbooks: list[Playbook]) -> CheckReport | None:
     """The verdict of ``kgtool playbooks check`` on ``playbooks``, against the graph as
-    raw.jsonl records it (nothing is parsed); None when there is no graph to check against."""
+    layer 1 records it (nothing is parsed); None when there is no graph to check against."""
     if not state.raw_present or not playbooks:
         return None
     # A file recorded with no blob id (a skipped file) is taken as recorded, never re-read.
@@ -99,7 +100,7 @@ def playbook_statuses(
         return []
     report = check_with_map(state, playbooks)
     if report is None:
-        raise KgError(missing_notice(state.missing or [f"{KG_DIR}/{RAW_FILE}"]))
+        raise KgError(missing_notice(state.missing or [RAW_WHERE]))
     return [PlaybookStatus(r) for r in report.playbooks]
 
 

@@ -1,10 +1,10 @@
-"""Building and refreshing ``.kg/raw.jsonl``, incrementally.
+"""Building and refreshing layer 1 (the shards under ``.kg/raw/``), incrementally.
 
-The committed file is the source of truth for readers; a local cache beside it (never
+The committed shards are the source of truth for readers; a local cache beside them (never
 committed) keeps each file's facts, keyed by git blob id, a fingerprint of this code and the
-settings that change the output, and where its records stand in raw.jsonl. Unchanged files are
-never re-parsed; resolution is redone for the changed files and for the files whose names the
-change touched.
+settings that change the output, and where its records stand in its shard. Unchanged files
+are never re-parsed; resolution is redone for the changed files and for the files whose names
+the change touched; only the shards whose bytes change are written.
 """
 
 from __future__ import annotations
@@ -18,15 +18,18 @@ import posixpath
 import re
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgtool import progress
 from kgtool.config import Config
-from kgtool.raw import cache
+from kgtool.raw import cache, shards
+from kgtool.raw import graph as raw_graph
 from kgtool.raw.cache import CachedFile
 from kgtool.raw.extract import PARALLEL_THRESHOLD, extract_files
+from kgtool.raw.graph import CONTAINS, DEFAULT_CONFIDENCE, EXTRACTED, FORMAT_VERSION
 from kgtool.raw.languages.base import CALL_RESULT
 from kgtool.raw.model import (
     ARGUMENT,
@@ -40,25 +43,26 @@ from kgtool.raw.model import (
     Edge,
     FileEdge,
     FileFacts,
-    external_id,
     file_edges,
     symbol_id,
 )
 from kgtool.raw.pool import worker_pool
 from kgtool.raw.resolve import FileResolution, RepoIndex, resolve_files
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
-from kgtool.store import KG_DIR, RAW_FILE, Store, atomic_write, canonical_json
+from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store, atomic_write, canonical_json
 
-# Bump when extraction or resolution changes what they produce; raw.jsonl says which it is.
-EXTRACTOR_VERSION = "6"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
-# 5: TypeScript and JavaScript values; 6: Python functions held in values
+# Bump when extraction or resolution changes what they produce; each shard's meta line says
+# which it is (FORMAT_VERSION, in kgtool/raw/graph.py, is the records' shape).
+EXTRACTOR_VERSION = "7"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
+# 5: TypeScript and JavaScript values; 6: Python functions held in values; 7: sharded
+# Shards written at once: enough to keep a disk's queue full while each waits on its fsync.
+WRITE_THREADS = 16
 MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
-FORMAT_VERSION = 1
 
 
 @dataclass
 class UpdateResult:
-    changed: bool  # raw.jsonl differs (or would differ) from what is on disk
+    changed: bool  # a shard differs (or would differ) from what is on disk
     parsed: list[str]
     resolved: int
     files: int
@@ -73,6 +77,10 @@ class UpdateResult:
     content: bytes = b""
     # Tracked files left out because their names are not UTF-8, as printable text.
     bad_names: list[str] = field(default_factory=list)
+    # Shards under .kg/raw/ written (or that would be) and removed (or that would be).
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    migrated: bool = False  # a .kg/raw.jsonl of an older kgtool was (or would be) replaced
     # Where ``file_edges`` comes from: this run's entries, or the cache a no-change run trusted.
     _entries: dict[str, CachedFile] | None = field(default=None, repr=False)
     _cached: tuple[Store, dict[str, str], str] | None = field(default=None, repr=False)
@@ -215,12 +223,22 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         current[tracked.path] = tracked
     key = cache_key(config)
     manifest = cache.load_manifest(store, key)
-    trusted = manifest is not None and _raw_matches(store, manifest)
-    if manifest is not None and trusted and _same_blobs(manifest.blobs, current):
-        result = UpdateResult.from_summary(manifest.summary, started)
-        result._cached = (store, manifest.blobs, key)
-        result.bad_names = bad_names
-        return result
+    legacy = os.path.lexists(store.path(LEGACY_RAW_FILE))
+    matching: set[str] = set()
+    if manifest is not None:
+        matching, unknown = manifest.matching_shards(store)
+        if (
+            not legacy
+            and not unknown
+            and matching == manifest.shards.keys()
+            and _same_blobs(manifest.blobs, current)
+        ):
+            if write and manifest.restamped:
+                manifest.save_stamps(store)
+            result = UpdateResult.from_summary(manifest.summary, started)
+            result._cached = (store, manifest.blobs, key)
+            result.bad_names = bad_names
+            return result
 
     old_files = cache.load_files(store, key)
     stale_paths = sorted(
@@ -244,46 +262,172 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
 
     index = RepoIndex({path: entry.facts for path, entry in new_files.items()})
     # Without a trusted cache nothing but a full pass is certain to match a fresh build.
-    trusted = trusted and manifest is not None and manifest.blobs.keys() <= old_files.keys()
+    trusted = manifest is not None and manifest.blobs.keys() <= old_files.keys()
     if trusted:
         assert manifest is not None
         to_resolve = _affected(old_files, new_files, set(parsed))
-        # A file whose records cannot be cut from raw.jsonl is rendered again.
-        to_resolve |= new_files.keys() - manifest.spans.keys()
+        # A file whose records cannot be cut from its shard as the cache wrote it (a shard
+        # rewritten by a merge, a checkout, a hand) is rendered again.
+        to_resolve |= {
+            path
+            for path in new_files
+            if path not in manifest.spans or manifest.spans[path][0] not in matching
+        }
     else:
         to_resolve = set(new_files)
     for path in to_resolve:
         new_files[path].hydrate()
     _resolve_and_render(index, new_files, sorted(to_resolve), config)
 
-    on_disk = store.read_bytes(RAW_FILE)
     if to_resolve != new_files.keys():
-        # Trusted: raw.jsonl on disk is the one the manifest describes, so an unchanged file's
-        # records are cut from it rather than kept twice.
-        assert manifest is not None and on_disk is not None
+        # The shards these records are cut from are the ones the manifest describes, so an
+        # unchanged file's records are not kept twice.
+        assert manifest is not None
+        cut_from: dict[str, bytes] = {}
         for path, entry in new_files.items():
             if path not in to_resolve:
-                start, end = manifest.spans[path]
-                entry.lines = on_disk[start:end]
-    content, spans = _render(new_files)
-    changed = content != on_disk
+                name, start, end = manifest.spans[path]
+                if name not in cut_from:
+                    cut_from[name] = store.path(RAW_DIR).joinpath(name).read_bytes()
+                entry.lines = cut_from[name][start:end]
+        del cut_from
+    layout = _layout(new_files)
     summary = _summarize(new_files)
+    kept = _kept_shards(layout, manifest, matching, to_resolve)
     if write:
         store.ensure()
-        if changed:  # compared with what is on disk above: no second read
-            atomic_write(store.path(RAW_FILE), content)
+    written, removed, stamps = _write_shards(store, layout, kept, manifest, write)
+    changed = bool(written or removed or legacy)
+    if write:
+        if legacy:
+            store.path(LEGACY_RAW_FILE).unlink()
         # Only the shards of entries that changed are rewritten (every file missing from the
         # old cache was parsed, so it is among them).
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
-        cache.save(store, key, new_files, digest(content), summary, spans, dirty)
+        cache.save(store, key, new_files, stamps, summary, layout.spans, dirty)
     result = UpdateResult.from_summary(summary, started)
     result.bad_names = bad_names
     result.changed = changed
     result.parsed = sorted(parsed)
     result.resolved = len(to_resolve)
-    result.content = content
+    result.content = layout.content()
+    result.written, result.removed, result.migrated = written, removed, legacy
     result._entries = new_files
     return result
+
+
+@dataclass
+class Layout:
+    """Layer 1 as shards: each shard's bytes, and where each file's records stand in its."""
+
+    shards: dict[str, bytes]
+    members: dict[str, list[str]]  # shard -> its files, sorted
+    spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end)
+
+    def content(self) -> bytes:
+        """Every shard joined as ``kgtool.raw.graph.join`` joins them (one meta line, shards
+        in the order of their first file): what a reader of .kg/raw/ reads."""
+        if not self.shards:
+            return raw_graph.join({})
+        order = sorted(self.members, key=lambda name: (self.members[name][0], name))
+        meta = len(_meta_line())
+        return _meta_line() + b"".join(self.shards[name][meta:] for name in order)
+
+
+@functools.cache
+def _meta_line() -> bytes:
+    meta = {"rec": "meta", "format": FORMAT_VERSION, "extractor": EXTRACTOR_VERSION}
+    return (canonical_json(meta) + "\n").encode("utf-8")
+
+
+def _layout(files: dict[str, CachedFile]) -> Layout:
+    meta = _meta_line()
+    names = shards.assign({path: len(entry.lines) for path, entry in files.items()}, len(meta))
+    members: dict[str, list[str]] = {}
+    for path in sorted(files):
+        members.setdefault(names[path], []).append(path)
+    contents: dict[str, bytes] = {}
+    spans: dict[str, tuple[str, int, int]] = {}
+    for name, paths in members.items():
+        parts, offset = [meta], len(meta)
+        for path in paths:
+            lines = files[path].lines
+            parts.append(lines)
+            spans[path] = (name, offset, offset + len(lines))
+            offset += len(lines)
+        contents[name] = b"".join(parts)
+    return Layout(contents, members, spans)
+
+
+def _kept_shards(
+    layout: Layout, manifest: cache.Manifest | None, matching: set[str], rendered: set[str]
+) -> set[str]:
+    """Shards certain to hold on disk exactly what the layout puts there, without comparing:
+    the same files as the cache wrote, none rendered again, the shard untouched since."""
+    if manifest is None:
+        return set()
+    before: dict[str, list[str]] = {}
+    for path, (name, _, _) in manifest.spans.items():
+        before.setdefault(name, []).append(path)
+    return {
+        name
+        for name, paths in layout.members.items()
+        if name in matching
+        and sorted(before.get(name, ())) == paths
+        and not rendered.intersection(paths)
+    }
+
+
+def _write_shards(
+    store: Store,
+    layout: Layout,
+    kept: set[str],
+    manifest: cache.Manifest | None,
+    write: bool,
+) -> tuple[list[str], list[str], dict[str, cache.ShardStamp]]:
+    """Write the shards whose bytes changed and remove those no file lands in any more;
+    (written, removed, each shard's stamp for the manifest). Nothing is written unless
+    ``write``: the lists then say what would be."""
+    folder = store.path(RAW_DIR)
+    if write:  # even with no shard: an empty layer 1 is not a missing one
+        folder.mkdir(exist_ok=True)
+    on_disk = cache.shard_stats(store)
+    written: list[str] = []
+    stamps: dict[str, cache.ShardStamp] = {}
+    for name in sorted(layout.shards):
+        if name in kept:
+            assert manifest is not None
+            stamps[name] = manifest.shards[name]
+            continue
+        data = layout.shards[name]
+        try:
+            same = name in on_disk and (folder / name).read_bytes() == data
+        except FileNotFoundError:  # removed since it was listed
+            same = False
+        if not same:
+            written.append(name)
+    if write:
+        _write_durably({folder / name: layout.shards[name] for name in written})
+        for name in sorted(layout.shards.keys() - kept):
+            stamps[name] = cache.stamp(store, name, digest(layout.shards[name]))
+    removed = sorted(on_disk.keys() - layout.shards.keys())
+    if write:
+        for name in removed:
+            (folder / name).unlink(missing_ok=True)
+    return written, removed, stamps
+
+
+def _write_durably(files: dict[Path, bytes]) -> None:
+    """Write each file atomically and durably, many at once: each write waits on its own
+    fsync, which costs the disk's latency and no CPU, so a full build of thousands of
+    shards would otherwise spend most of its time waiting on them one after another."""
+    if len(files) <= 1:
+        for path, data in files.items():
+            atomic_write(path, data)
+        return
+    with ThreadPoolExecutor(max_workers=min(WRITE_THREADS, len(files))) as pool:
+        for done in [pool.submit(atomic_write, path, data) for path, data in files.items()]:
+            done.result()  # the first failure is raised, after every write has finished
 
 
 # What forked resolution workers read: set just before the fork, so never pickled.
@@ -344,14 +488,6 @@ def _resolve_chunk(paths: list[str]) -> bytes:
             )
         )
     return marshal.dumps(out)
-
-
-def _raw_matches(store: Store, manifest: cache.Manifest) -> bool:
-    """Whether raw.jsonl on disk is the one the cache rendered (stat first, then content)."""
-    if cache.raw_stat(store) == manifest.raw_stat:
-        return True
-    on_disk = store.read_bytes(RAW_FILE)
-    return on_disk is not None and digest(on_disk) == manifest.raw_digest
 
 
 def _same_blobs(blobs: dict[str, str], current: dict[str, TrackedFile]) -> bool:
@@ -464,7 +600,6 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     facts = entry.facts
     records: list[dict] = []
     file_record: dict = {
-        "rec": "node",
         "id": facts.path,
         "kind": "file",
         "hash": entry.blob,
@@ -481,15 +616,13 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     if broken:
         file_record["broken_imports"] = [{"line": line, "module": m} for line, m in broken]
     records.append(file_record)
+    # A symbol's file, name and language follow from its ID and its file's node: not written
+    # (kgtool.raw.graph.full_node spells them out again), nor is the file's path in its ID.
     for symbol in facts.symbols:
         records.append(
             {
-                "rec": "node",
                 "id": symbol_id(facts.path, symbol.qualname),
                 "kind": symbol.kind,
-                "name": symbol.name,
-                "file": facts.path,
-                "lang": facts.language,
                 "span": [symbol.start_line, symbol.end_line],
             }
         )
@@ -500,9 +633,16 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     for caller, count in resolution.external_calls.items():
         if caller in by_id:
             by_id[caller]["external_calls"] = count
+    # A symbol's ID is written without its file's path, which the file's node, just above,
+    # states: "::Parser.parse".
+    for record in records[1:]:
+        record["id"] = record["id"][len(facts.path) :]
     lines = [canonical_json(record) for record in sorted(records[1:], key=lambda r: r["id"])]
     lines.insert(0, canonical_json(records[0]))
-    lines.extend(map(edge_line, sorted(resolution.edges)))
+    # ``contains`` edges follow from the symbol nodes (kgtool.raw.graph.contains_edges): not
+    # written, still counted.
+    path = facts.path
+    lines.extend(edge_line(e, path) for e in sorted(resolution.edges) if e.type != CONTAINS)
     entry.lines = ("\n".join(lines) + "\n").encode("utf-8")
     entry.edge_counts = Counter((edge.type, edge.tier) for edge in resolution.edges)
     entry.unresolved_calls = sum(sum(names.values()) for names in resolution.unresolved.values())
@@ -511,44 +651,35 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     entry.broken_imports = broken
 
 
-def edge_line(edge: Edge) -> str:
-    """``canonical_json`` of an edge record, spelled out: the keys are fixed, and this runs
-    once per edge of the repository on a full build."""
+def edge_line(edge: Edge, path: str) -> str:
+    """``canonical_json`` of an edge record of file ``path``, spelled out: the keys are fixed,
+    and this runs once per edge of the repository on a full build. What a default says is
+    left out: ``rec`` (a record with a ``type`` is an edge), the source when it is the file
+    itself, the file's path in a source inside it
+    (``"src":"::Parser.parse"``: the record follows its file's node), the tier when
+    EXTRACTED, the confidence when it is its tier's (1.0 EXTRACTED, 0.0 AMBIGUOUS);
+    ``kgtool.raw.graph.full_edge`` restores them."""
     quote = _quote
     parts = []
     if edge.candidates:
         parts.append(f'"candidates":[{",".join(map(quote, edge.candidates))}]')
-    parts.append(f'"confidence":{float(edge.confidence)!r}')
+    if float(edge.confidence) != DEFAULT_CONFIDENCE.get(edge.tier):
+        parts.append(f'"confidence":{float(edge.confidence)!r}')
     if edge.target:
         parts.append(f'"dst":{quote(edge.target)}')
-    parts.append(
-        f'"line":{int(edge.line)},"rec":"edge","src":{quote(edge.source)},'
-        f'"tier":{quote(edge.tier)},"type":{quote(edge.type)}'
-    )
+    parts.append(f'"line":{int(edge.line)}')
+    source = edge.source
+    if source.startswith(path) and source[len(path) : len(path) + 2] == "::":
+        parts.append(f'"src":{quote(source[len(path) :])}')
+    elif source != path:  # not inside the file: never written by resolution, kept whole
+        parts.append(f'"src":{quote(source)}')
+    if edge.tier != EXTRACTED:
+        parts.append(f'"tier":{quote(edge.tier)}')
+    parts.append(f'"type":{quote(edge.type)}')
     return "{" + ",".join(parts) + "}"
 
 
 _quote = json.encoder.encode_basestring  # JSON string escaping as canonical_json does it
-
-
-def _render(files: dict[str, CachedFile]) -> tuple[bytes, dict[str, tuple[int, int]]]:
-    """raw.jsonl, and where each file's records stand in it (for cutting them out next time)."""
-    meta = {"rec": "meta", "format": FORMAT_VERSION, "extractor": EXTRACTOR_VERSION}
-    parts = [(canonical_json(meta) + "\n").encode("utf-8")]
-    offset = len(parts[0])
-    spans: dict[str, tuple[int, int]] = {}
-    externals: set[str] = set()
-    for path in sorted(files):
-        lines = files[path].lines
-        parts.append(lines)
-        spans[path] = (offset, offset + len(lines))
-        offset += len(lines)
-        externals |= files[path].externals
-    for package in sorted(externals):
-        ecosystem, _, name = package.removeprefix("ext:").partition(":")
-        record = {"rec": "node", "id": external_id(ecosystem, name), "kind": "package"}
-        parts.append((canonical_json({**record, "external": True}) + "\n").encode("utf-8"))
-    return b"".join(parts), spans
 
 
 def _summarize(files: dict[str, CachedFile]) -> dict[str, Any]:

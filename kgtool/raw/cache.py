@@ -3,12 +3,13 @@
 A manifest and shards, so that the per-commit question "did anything change?" reads a few
 kilobytes and a one-file edit rewrites one shard, not tens of megabytes:
 
-- ``raw.manifest``: the blob id of every file, the digest and stat of the raw.jsonl they
-  rendered, where each file's records stand in it, and the summary numbers;
+- ``raw.manifest``: the blob id of every file, the digest and stat of each shard of
+  ``.kg/raw/`` they rendered, where each file's records stand in its shard, and the summary
+  numbers;
 - ``raw.cache.<NN>``: per file (a file's shard is fixed by its path), its facts, the counts of
   its records, and its edges to other files folded for layer 2 (``file_edges``).
 
-A file's rendered records are not cached: while raw.jsonl is the one the manifest describes,
+A file's rendered records are not cached: while its shard is the one the manifest describes,
 an unchanged file's records are cut from it by their span.
 
 Both are ``marshal`` data of builtin types: loading tens of megabytes of it takes milliseconds,
@@ -26,8 +27,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgtool.raw import graph as raw_graph
 from kgtool.raw.model import AssignFact, CallFact, FileEdge, FileFacts
-from kgtool.store import RAW_FILE, Store, atomic_write
+from kgtool.store import RAW_DIR, Store, atomic_write
 
 MANIFEST_FILE = "raw.manifest"
 # Each file starts with a checksum of the rest: a cache edited or damaged into valid but wrong
@@ -49,7 +51,7 @@ def _shard_name(shard: int) -> str:
 class CachedFile:
     blob: str
     facts: FileFacts
-    lines: bytes = b""  # its records in raw.jsonl, once rendered (or cut from the old file)
+    lines: bytes = b""  # its records in its shard, once rendered (or cut from the old shard)
     edge_counts: Counter[tuple[str, str]] = field(default_factory=Counter)  # (type, tier)
     unresolved_calls: int = 0
     externals: frozenset[str] = frozenset()  # external package IDs its edges point to
@@ -105,22 +107,64 @@ class CachedFile:
         )
 
 
+# A shard as the cache wrote it: (sha256 of its bytes, size, mtime_ns, inode).
+ShardStamp = tuple[str, int, int, int]
+
+
 @dataclass
 class Manifest:
     version: str
-    raw_digest: str  # sha256 of the raw.jsonl the cache rendered
-    raw_stat: tuple[int, int, int]  # (size, mtime_ns, inode): skips hashing when unchanged
+    shards: dict[str, ShardStamp]  # name under .kg/raw/ -> what the cache wrote there
     blobs: dict[str, str]
     summary: dict[str, Any]
-    spans: dict[str, tuple[int, int]]  # path -> (start, end) of its records in raw.jsonl
+    spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end) of its records
+    restamped: bool = False  # a shard matched by digest, its stat taken anew
+
+    def matching_shards(self, store: Store) -> tuple[set[str], set[str]]:
+        """(shards on disk that are the ones this manifest describes, shards on disk it does
+        not know). Stat first; a shard whose stat moved (a checkout rewrote it) is hashed."""
+        folder = store.path(RAW_DIR)
+        matching, unknown = set(), set()
+        for name, info in shard_stats(store).items():
+            stamp = self.shards.get(name)
+            if stamp is None:
+                unknown.add(name)
+            elif stamp[1:] == info:
+                matching.add(name)
+            else:
+                try:
+                    data = (folder / name).read_bytes()
+                except OSError:
+                    continue
+                if hashlib.sha256(data).hexdigest() == stamp[0]:
+                    matching.add(name)
+                    # The same bytes in a new file: its stat is what to compare next time.
+                    self.shards[name] = (stamp[0], *info)
+                    self.restamped = True
+        return matching, unknown
+
+    def save_stamps(self, store: Store) -> None:
+        """Write the manifest again with the stat of shards found by their digest, so that
+        the next run compares stats, not contents (after a checkout, or the hook's copy)."""
+        manifest = {
+            "version": self.version,
+            "shards": self.shards,
+            "blobs": self.blobs,
+            "summary": self.summary,
+            "spans": self.spans,
+        }
+        _write(store, MANIFEST_FILE, manifest)
 
 
-def raw_stat(store: Store) -> tuple[int, int, int]:
-    try:
-        stat = os.stat(store.path(RAW_FILE))
-    except FileNotFoundError:
-        return (-1, -1, -1)
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+def shard_stats(store: Store) -> dict[str, tuple[int, int, int]]:
+    """(size, mtime_ns, inode) of every shard under .kg/raw/."""
+    found = raw_graph.shard_stats(store).items()
+    return {name: (s.st_size, s.st_mtime_ns, s.st_ino) for name, s in found}
+
+
+def stamp(store: Store, name: str, digest: str) -> ShardStamp:
+    info = os.stat(store.path(RAW_DIR) / name)
+    return (digest, info.st_size, info.st_mtime_ns, info.st_ino)
 
 
 def load_manifest(store: Store, version: str) -> Manifest | None:
@@ -130,13 +174,12 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
     try:
         return Manifest(
             data["version"],
-            data["raw_digest"],
-            tuple(data["raw_stat"]),
+            {name: tuple(value) for name, value in data["shards"].items()},
             data["blobs"],
             data["summary"],
             data["spans"],
         )
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, AttributeError):
         return None
 
 
@@ -172,9 +215,9 @@ def save(
     store: Store,
     version: str,
     files: dict[str, CachedFile],
-    raw_digest: str,
+    raw_shards: dict[str, ShardStamp],
     summary: dict[str, Any],
-    spans: dict[str, tuple[int, int]],
+    spans: dict[str, tuple[str, int, int]],
     dirty: set[str] | None = None,
 ) -> None:
     """Write the shards holding a ``dirty`` path (all when None), then the manifest.
@@ -191,8 +234,7 @@ def save(
         _write(store, _shard_name(shard), {"version": version, "files": entries})
     manifest = {
         "version": version,
-        "raw_digest": raw_digest,
-        "raw_stat": raw_stat(store),
+        "shards": raw_shards,
         "blobs": {path: entry.blob for path, entry in files.items()},
         "summary": summary,
         "spans": spans,

@@ -1,9 +1,59 @@
-"""What ``.kg/raw.jsonl`` reads back into: the shape layer 2 and ``kgtool diff`` work from."""
+"""Reading layer 1 back: the one reader of ``.kg/raw/`` (and of an older ``.kg/raw.jsonl``).
+
+Every other layer and command reads layer 1 through here: ``load`` finds the shards, checks
+that each opens with a meta record of a format this kgtool knows, and joins their records into
+one text (one meta line, then every shard's records, shards ordered by their first file), the
+same bytes ``kgtool update`` hands on as ``UpdateResult.content``. Decoders then restore
+what the files leave out because a default says it (format 2):
+
+- a record is a node when it has a ``kind``, an edge when it has a ``type`` (format 1 said
+  so in ``rec``, which only the meta record keeps);
+- an edge's source is in the file whose node it follows: without ``src`` it is that file,
+  and ``"src":"::Parser.parse"`` is that file's ``Parser.parse``;
+- an edge without ``tier`` is ``EXTRACTED``; without ``confidence`` it is 1.0 when
+  EXTRACTED and 0.0 when AMBIGUOUS (an INFERRED edge always states its confidence);
+- a symbol node's ID is written without its file's path (``"id":"::Parser.parse"``), and its
+  ``file``, ``name`` and ``lang`` follow from that and its file's node;
+- ``contains`` edges follow from the symbol nodes (each hangs off the enclosing symbol of its
+  file, or the file itself, at the symbol's first line), and external package nodes from the
+  edges that point at them.
+
+Records are canonical JSON (sorted keys, no spaces), so readers may skip lines by substring
+(``NODE_MARK``...) before decoding them.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from kgtool.raw.shards import is_shard_name
+from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store
+
+FORMAT_VERSION = 2  # 2: sharded under .kg/raw/, defaults left out
+KNOWN_FORMATS = frozenset({1, 2})
+# Only nodes have a "kind", only edges a "type" (a string: the counts of unresolved_calls,
+# which may be named "type", are numbers), only the meta record a "rec".
+NODE_MARK = b'"kind":"'
+META_MARK = b'"rec":"meta"'
+EDGE_MARK = b'"type":"'
+FILE_MARK = b'"kind":"file"'
+CONTAINS_MARK = b'"type":"contains"'
+EXTRACTED, AMBIGUOUS = "EXTRACTED", "AMBIGUOUS"
+CONTAINS = "contains"
+# An edge's confidence when its record states none, by tier (an INFERRED edge always does).
+DEFAULT_CONFIDENCE = {EXTRACTED: 1.0, AMBIGUOUS: 0.0}
+WHERE = f"{KG_DIR}/{RAW_DIR}/"  # how messages name layer 1
+DAMAGED = "is damaged or has a format this kgtool does not know: run `kgtool update`"
+LEGACY_WHERE = f"{KG_DIR}/{LEGACY_RAW_FILE}"
+# The meta line of a layer 1 with no shard at all (a repository with no files).
+EMPTY_META = f'{{"format":{FORMAT_VERSION},"rec":"meta"}}\n'.encode()
+# What a merge leaves at the start of a line where two sides differ; a record line opens "{".
+CONFLICT_MARKER = b"<<<<<<<"
 
 
 @dataclass
@@ -23,3 +73,273 @@ class RawGraph:
         if node_id.startswith("ext:"):
             return ""
         return node_id.split("::", 1)[0]
+
+
+@dataclass
+class Layer1Files:
+    """Layer 1 as found on disk."""
+
+    where: str  # how to name it in a message: ".kg/raw/", or ".kg/raw.jsonl" before migration
+    data: bytes | None  # the joined records; None when damaged or of an unknown format
+    identity: str  # changes whenever any of its files is rewritten (keys read caches)
+
+
+def shard_stats(store: Store) -> dict[str, os.stat_result]:
+    """The shards under ``.kg/raw/`` and their stat; {} when there is no such folder."""
+    try:
+        with os.scandir(store.path(RAW_DIR)) as entries:
+            return {e.name: e.stat() for e in entries if is_shard_name(e.name)}
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+
+
+def identity(store: Store) -> str:
+    """A key for layer 1 on disk: every write is a new file renamed into place, so a changed
+    shard has a new inode and times, and a shard added or removed changes the list."""
+    return _identity(shard_stats(store), store)
+
+
+def _identity(stats: dict[str, os.stat_result], store: Store) -> str:
+    if not stats:  # before the migration: the single file's
+        try:
+            stats = {LEGACY_RAW_FILE: os.stat(store.path(LEGACY_RAW_FILE))}
+        except OSError:
+            stats = {}
+    hasher = hashlib.sha256()
+    for name, info in sorted(stats.items()):
+        stamp = f"{name}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}\0"
+        hasher.update(stamp.encode("utf-8", "surrogateescape"))
+    return hasher.hexdigest()
+
+
+def load(store: Store) -> Layer1Files | None:
+    """Layer 1 on disk, joined; None when there is none (no shard, no legacy file)."""
+    stats = shard_stats(store)
+    key = _identity(stats, store)
+    if not stats and os.path.isdir(store.path(RAW_DIR)):  # a repository with no files yet
+        return Layer1Files(WHERE, join({}), key)
+    if not stats:
+        legacy = store.read_bytes(LEGACY_RAW_FILE)
+        if legacy is None:
+            return None
+        data = legacy if _meta_format(legacy) in KNOWN_FORMATS else None
+        return Layer1Files(LEGACY_WHERE, data, key)
+    shards: dict[str, bytes] = {}
+    folder = os.fspath(store.path(RAW_DIR))
+    for name in sorted(stats):
+        try:
+            with open(os.path.join(folder, name), "rb") as handle:
+                shards[name] = handle.read()
+        except OSError:
+            return Layer1Files(WHERE, None, key)
+    return Layer1Files(WHERE, join(shards), key)
+
+
+def join(shards: dict[str, bytes]) -> bytes | None:
+    """The shards' records as one text: the first shard's meta line, then every shard's
+    records without its own, shards in the order of their first record's ID. None when a
+    shard does not open with a meta record of a known format, is cut short, or holds the
+    conflict markers of a merge (every record line opens with "{")."""
+    bodies: list[tuple[str, str, memoryview]] = []
+    meta = b""
+    for name, data in shards.items():
+        end = data.find(b"\n")
+        if end < 0 or _meta_format(data[:end]) not in KNOWN_FORMATS or not data.endswith(b"\n"):
+            return None
+        if has_conflict_markers(data):
+            return None
+        body = memoryview(data)[end + 1 :]
+        bodies.append((_first_id(data, end + 1), name, body))
+        meta = meta or data[: end + 1]
+    bodies.sort(key=lambda item: item[:2])
+    return (meta or EMPTY_META) + b"".join(body for _, _, body in bodies)
+
+
+def has_conflict_markers(data: bytes) -> bool:
+    """Whether a merge left its markers in ``data``: a line that opens "<<<<<<<"."""
+    return data.startswith(CONFLICT_MARKER) or b"\n" + CONFLICT_MARKER in data
+
+
+def _meta_format(line: bytes) -> Any:
+    end = line.find(b"\n")
+    try:
+        meta = json.loads(line if end < 0 else line[:end])
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return meta.get("format") if isinstance(meta, dict) and meta.get("rec") == "meta" else None
+
+
+def _first_id(data: bytes, start: int) -> str:
+    end = data.find(b"\n", start)
+    try:
+        record = json.loads(data[start : end if end >= 0 else len(data)] or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    return str(record.get("id", "")) if isinstance(record, dict) else ""
+
+
+# -- decoding, defaults restored ----------------------------------------------------------
+
+
+def record_kind(record: dict[str, Any]) -> str:
+    """"meta", "node" or "edge" (what format 1 stated in ``rec``); "" for anything else."""
+    if "rec" in record:
+        return str(record["rec"])
+    return "edge" if "type" in record else "node" if "kind" in record else ""
+
+
+def full_edge(record: dict[str, Any], file_id: str) -> dict[str, Any]:
+    """An edge record of file ``file_id`` (the file whose node it follows) with the fields
+    its format leaves out by default spelled out."""
+    record.setdefault("rec", "edge")
+    source = record.get("src")
+    if source is None:
+        record["src"] = file_id
+    elif isinstance(source, str) and source.startswith("::"):
+        record["src"] = file_id + source
+    tier = record.setdefault("tier", EXTRACTED)
+    if "confidence" not in record:
+        record["confidence"] = DEFAULT_CONFIDENCE.get(tier, 0.0)
+    return record
+
+
+def full_node(record: dict[str, Any], file_node: dict[str, Any] | None) -> dict[str, Any]:
+    """A symbol node with its whole ID, ``file``, ``name`` and ``lang`` spelled out (from its
+    ID and the node of its file); a file or package node as it is."""
+    record.setdefault("rec", "node")
+    node_id = str(record.get("id", ""))
+    if node_id.startswith("::") and file_node is not None:
+        node_id = record["id"] = f"{file_node['id']}{node_id}"
+    if "::" in node_id and not record.get("external"):
+        path, _, qualname = node_id.partition("::")
+        record.setdefault("file", path)
+        record.setdefault("name", qualname.rsplit(".", 1)[-1])
+        if file_node is not None and "lang" in file_node:
+            record.setdefault("lang", file_node["lang"])
+    return record
+
+
+def contains_edges(file_id: str, symbols: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``contains`` edges a file's symbol nodes imply: each symbol hangs off its
+    enclosing symbol when the file defines it, else off the file."""
+    qualnames = {str(s["id"]).partition("::")[2] for s in symbols}
+    edges = []
+    for symbol in symbols:
+        qualname = str(symbol["id"]).partition("::")[2]
+        parent = qualname.rpartition(".")[0]
+        source = f"{file_id}::{parent}" if parent in qualnames else file_id
+        span = symbol.get("span") or [0]
+        edges.append(
+            {
+                "confidence": 1.0,
+                "dst": symbol["id"],
+                "line": span[0],
+                "rec": "edge",
+                "src": source,
+                "tier": EXTRACTED,
+                "type": CONTAINS,
+            }
+        )
+    return edges
+
+
+def records(data: bytes) -> Iterator[dict[str, Any]]:
+    """Every record of layer 1 with its defaults spelled out, implied ``contains`` edges and
+    external package nodes included: the meta record, then per file its node, its symbols,
+    the ``contains`` edges and its other edges; the external packages last. Raises
+    ValueError on a line that is not a JSON object."""
+    externals: set[str] = set()
+    legacy = _meta_format(data) == 1  # a format-1 file states them all itself
+    file_node: dict[str, Any] | None = None
+    symbols: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+
+    def flush() -> Iterator[dict[str, Any]]:
+        if file_node is not None:
+            yield file_node
+            yield from symbols
+            if not legacy:
+                yield from contains_edges(str(file_node["id"]), symbols)
+            yield from edges
+
+    for line in data.split(b"\n"):
+        if not line:
+            continue
+        record = json.loads(line)
+        if not isinstance(record, dict):
+            raise ValueError("a record that is not a JSON object")
+        kind = record_kind(record)
+        if kind == "meta":
+            yield record
+        elif kind == "edge":
+            edges.append(full_edge(record, str(file_node["id"]) if file_node else ""))
+            for target in [record.get("dst", ""), *record.get("candidates", ())]:
+                if isinstance(target, str) and target.startswith("ext:"):
+                    externals.add(target)
+        elif kind == "node" and record.get("kind") == "file":
+            yield from flush()
+            file_node, symbols, edges = full_node(record, None), [], []
+        elif kind == "node" and record.get("external"):
+            externals.add(str(record.get("id", "")))
+        elif kind == "node":
+            symbols.append(full_node(record, file_node))
+    yield from flush()
+    for package in sorted(externals):
+        yield {"external": True, "id": package, "kind": "package", "rec": "node"}
+
+
+def read_raw(text: str | bytes) -> RawGraph:
+    """Only what layer 2 needs: file nodes and edges between files (no ``contains``).
+
+    Symbol nodes and ``contains`` edges (the bulk of layer 1) are skipped by their canonical
+    spelling before they are decoded. ``kgtool update`` does not come here (layer 1 hands its
+    folded edges on); reading a revision does.
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    graph = RawGraph()
+    file_id = ""
+    for line in data.split(b"\n"):
+        if EDGE_MARK in line:
+            if CONTAINS_MARK not in line:
+                record = json.loads(line)
+                if record_kind(record) == "edge":
+                    graph.edges.append(full_edge(record, file_id))
+        elif FILE_MARK in line:
+            record = json.loads(line)
+            if record_kind(record) == "node":
+                graph.nodes[record["id"]] = full_node(record, None)
+                file_id = record["id"]
+    return graph
+
+
+def read_nodes(data: bytes) -> tuple[dict[str, dict[str, str]], dict[str, str]] | None:
+    """(path -> qualname -> kind of its symbols, path -> blob id layer 1 read), from node
+    records alone; None when a record is damaged or the format unknown."""
+    symbols: dict[str, dict[str, str]] = {}
+    hashes: dict[str, str] = {}
+    file_id = ""
+    for line in data.split(b"\n"):
+        if META_MARK not in line and NODE_MARK not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return None  # damaged (a bad merge, a truncated write): read the files instead
+        if not isinstance(record, dict):
+            return None
+        if META_MARK in line:
+            if record.get("format") not in KNOWN_FORMATS:
+                return None
+            continue
+        node_id = record.get("id", "")
+        if not isinstance(node_id, str):
+            return None
+        if record.get("kind") == "file":
+            hashes[node_id] = record.get("hash", "")
+            file_id = node_id
+        elif node_id.startswith("::"):
+            symbols.setdefault(file_id, {})[node_id[2:]] = record.get("kind", "")
+        elif "::" in node_id and not record.get("external"):
+            path, _, qualname = node_id.partition("::")
+            symbols.setdefault(path, {})[qualname] = record.get("kind", "")
+    return symbols, hashes

@@ -208,7 +208,7 @@ FileEdge = tuple[str, str, str, float, tuple[str, ...], int]
 def file_edges(path: str, edges: Iterable[Edge]) -> tuple[FileEdge, ...]:
     """The edges of ``path`` that leave it, counted: what the file graph of layer 2 needs.
 
-    Kept beside a file's rendered lines so that layer 2 never has to parse raw.jsonl; an edge
+    Kept beside a file's rendered lines so that layer 2 never has to parse layer 1 back; an edge
     inside the file, or to an external package, says nothing about which files belong together.
     """
     counts: Counter[tuple[str, str, str, float, tuple[str, ...]]] = Counter()
