@@ -169,3 +169,35 @@ def test_a_cache_edited_into_valid_but_wrong_data_is_not_trusted(repo: Repo) -> 
     update(repo)
     assert "app/util.py::planted" not in repo.nodes()
     assert repo.layer1() == repo.fresh_build()
+
+
+def test_a_new_export_of_a_widely_imported_file_re_resolves_only_what_can_bind_to_it(
+    repo: Repo,
+) -> None:
+    """Adding a name to a file thirty files import re-resolves that file alone; changing the
+    type a field is declared with re-resolves the files that call through the field."""
+    files = {
+        "src/types.ts": "export interface Config { store: Store }\n"
+        "export class Store { save(): void {} }\n"
+        "export class Cache { save(): void {} }\n",
+    }
+    for n in range(30):
+        files[f"src/m{n}.ts"] = (
+            "import type { Config } from './types';\n"
+            f"export function use{n}(c: Config): void {{\n  c.store.save();\n}}\n"
+        )
+    repo.write_files(files)
+    repo.commit()
+    update(repo)
+    update(repo)  # the second run reads every file's facts from the cache, as a hook would
+    export = "export function fresh(): number { return 1; }\n"
+    repo.write("src/types.ts", files["src/types.ts"] + export)
+    added = update(repo)
+    assert added.parsed == ["src/types.ts"] and added.resolved == 1
+    assert repo.fresh_build() == repo.layer1()
+    repo.write("src/types.ts", files["src/types.ts"].replace("store: Store", "store: Cache"))
+    retyped = update(repo)
+    assert retyped.resolved == 31  # every caller of c.store.save() binds elsewhere now
+    layer1 = repo.layer1()
+    assert repo.fresh_build() == layer1
+    assert b"Cache.save" in layer1

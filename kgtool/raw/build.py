@@ -573,8 +573,10 @@ def _affected(
     touched_dirs: set[str] = set()
     affected = {p for p in reparsed if p in new}
     for path in reparsed | (old.keys() - new.keys()):
-        before = old[path].facts if path in old else None
-        after = new[path].facts if path in new else None
+        # Hydrated: a cached file's calls and assignments stay undecoded until asked for, and
+        # an empty list there would count every value the file exports as new.
+        before = old[path].hydrate() if path in old else None
+        after = new[path].hydrate() if path in new else None
         difference = _exports(before) ^ _exports(after)
         if before is None or after is None:
             touched_names |= _names_of(path)
