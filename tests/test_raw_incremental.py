@@ -201,3 +201,25 @@ def test_a_new_export_of_a_widely_imported_file_re_resolves_only_what_can_bind_t
     layer1 = repo.layer1()
     assert repo.fresh_build() == layer1
     assert b"Cache.save" in layer1
+
+
+def test_a_file_resolved_again_reads_the_values_of_files_that_were_not(repo: Repo) -> None:
+    """An edit re-resolves one caller; the field type it binds through is declared in a file
+    that is neither edited nor resolved again, read from the cache."""
+    repo.write_files(
+        {
+            "src/types.ts": "export class Store { save(): void {} }\n"
+            "export interface Config { store: Store }\n",
+            "src/use.ts": "import type { Config } from './types';\n"
+            "export function use(c: Config): void {\n  c.store.save();\n}\n",
+        }
+    )
+    repo.commit()
+    update(repo)
+    update(repo)
+    assert b"Store.save" in repo.layer1()
+    repo.write("src/use.ts", (repo.root / "src/use.ts").read_text() + "// touched\n")
+    assert update(repo).resolved == 1
+    layer1 = repo.layer1()
+    assert b"Store.save" in layer1
+    assert repo.fresh_build() == layer1

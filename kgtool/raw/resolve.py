@@ -96,8 +96,15 @@ class FileResolution:
 class RepoIndex:
     """Symbol tables over the facts of every file, built once per resolution pass."""
 
-    def __init__(self, facts: dict[str, FileFacts]) -> None:
+    def __init__(
+        self,
+        facts: dict[str, FileFacts],
+        hydrate: Callable[[str], FileFacts] | None = None,
+    ) -> None:
+        # ``facts`` may hold a cached file's symbols and imports only: its calls and
+        # assignments are decoded by ``hydrate`` when a resolution first reads them.
         self.facts = facts
+        self._hydrate = hydrate
         self.symbols: dict[str, dict[str, Symbol]] = {
             path: {s.qualname: s for s in f.symbols} for path, f in facts.items()
         }
@@ -363,6 +370,10 @@ class RepoIndex:
             prefix = prefix.rpartition(".")[0]
         return ""
 
+    def full_facts(self, path: str) -> FileFacts:
+        """A file's facts with its calls and assignments, decoded if the cache held them back."""
+        return self._hydrate(path) if self._hydrate is not None else self.facts[path]
+
     # ---- values ---------------------------------------------------------------------------
 
     def assigns_of(self, path: str) -> dict[str, list[AssignFact]]:
@@ -370,7 +381,7 @@ class RepoIndex:
         table = self._assigns.get(path)
         if table is None:
             table = self._assigns[path] = {}
-            for assign in self.facts[path].assigns:
+            for assign in self.full_facts(path).assigns:
                 if assign.kind != ARGUMENT:  # read by the called function's parameters only
                     table.setdefault(assign.var, []).append(assign)
         return table
@@ -385,7 +396,7 @@ class RepoIndex:
         by_scope = self._assigns_by_scope.get(path)
         if by_scope is None:
             by_scope = self._assigns_by_scope[path] = {}
-            for assign in self.facts[path].assigns:
+            for assign in self.full_facts(path).assigns:
                 if assign.kind != ARGUMENT:
                     by_scope.setdefault((assign.var, assign.scope), []).append(assign)
         found = list(by_scope.get((var, scope), ()))
@@ -827,7 +838,7 @@ class RepoIndex:
         def build(index: RepoIndex) -> dict[str, list[tuple[str, AssignFact]]]:
             table: dict[str, list[tuple[str, AssignFact]]] = {}
             for path in sorted(index.facts):
-                for assign in index.facts[path].assigns:
+                for assign in index.full_facts(path).assigns:
                     if assign.kind == ARGUMENT:
                         name = assign.var.partition("(")[0].rpartition(".")[2]
                     elif assign.kind == DECORATED:
@@ -894,13 +905,14 @@ def _subclasses(index: RepoIndex) -> dict[str, list[str]]:
 
 def _parameters_of(index: RepoIndex, path: str) -> frozenset[tuple[str, str]]:
     """(function, parameter) of a file's parameters that its facts state."""
-    return frozenset((a.scope, a.var) for a in index.facts[path].assigns if a.kind == PARAMETER)
+    assigns = index.full_facts(path).assigns
+    return frozenset((a.scope, a.var) for a in assigns if a.kind == PARAMETER)
 
 
 def _arguments_at(index: RepoIndex, path: str) -> dict[tuple[int, str], list[AssignFact]]:
     """A file's arguments passed by name, by the line and scope of their call."""
     table: dict[tuple[int, str], list[AssignFact]] = {}
-    for assign in index.facts[path].assigns:
+    for assign in index.full_facts(path).assigns:
         if assign.kind == ARGUMENT:
             table.setdefault((assign.line, assign.scope), []).append(assign)
     return table
@@ -912,7 +924,7 @@ class FileResolver:
     def __init__(self, index: RepoIndex, path: str) -> None:
         self.index = index
         self.path = path
-        self.facts = index.facts[path]
+        self.facts = index.full_facts(path)
         self.language = language_named(self.facts.language)
         self.result = FileResolution()
 
