@@ -8,6 +8,9 @@ tree-sitter parse of the same files in one process, without kgtool's queries or 
     python bench/raw_speed.py synthetic --language typescript --files 700 --kb 7
     python bench/raw_speed.py scale --language typescript --sizes 1000 2000 5000 10000
     python bench/raw_speed.py repo /path/to/checkout
+
+Besides an edit of one file, it adds an exported name to the file the most files import (by
+layer 1's imports edges) and times that update too.
 """
 
 from __future__ import annotations
@@ -240,6 +243,34 @@ def edit_one_file(root: Path) -> None:
     path.write_text(text + marker if marker not in text else text.replace(marker, ""))
 
 
+def most_imported_file(root: Path) -> tuple[str, int]:
+    """The source file the most files import, by layer 1's ``imports`` edges, and how many."""
+    from kgtool.raw.graph import load, read_raw
+    from kgtool.store import Store
+
+    loaded = load(Store(root))
+    assert loaded is not None and loaded.data is not None
+    importers: dict[str, set[str]] = {}
+    for edge in read_raw(loaded.data).edges:
+        if edge["type"] == "imports" and not edge["dst"].startswith("ext:"):
+            target = edge["dst"].split("::", 1)[0]
+            importers.setdefault(target, set()).add(edge["src"].split("::", 1)[0])
+    path = max(sorted(importers), key=lambda p: len(importers[p]))
+    return path, len(importers[path])
+
+
+def toggle_export(root: Path, path: str) -> None:
+    """Add an exported name to ``path``, or take it away again."""
+    target = root / path
+    text = target.read_text()
+    line = (
+        "\nexport const kgtoolBenchExport = 1;\n"
+        if target.suffix in (".ts", ".tsx", ".js", ".mjs")
+        else "\nkgtool_bench_export = 1\n"
+    )
+    target.write_text(text.replace(line, "") if line in text else text + line)
+
+
 def measure(root: Path, language: str) -> dict:
     shutil.rmtree(root / ".kg", ignore_errors=True)
     size = sum(
@@ -255,6 +286,13 @@ def measure(root: Path, language: str) -> dict:
     edit_one_file(root)
     edited = run_update(root)
     edit_one_file(root)  # and back
+    run_update(root)
+    # An exported name added to the file most files import: the names it adds can bind only
+    # the call sites that mention them.
+    imported, importers = most_imported_file(root)
+    toggle_export(root, imported)
+    exported = run_update(root)
+    toggle_export(root, imported)
     run_update(root)
     # Record lines of every shard, less each shard's meta line.
     shards = list((root / ".kg" / "raw").glob("*.jsonl"))
@@ -276,10 +314,14 @@ def measure(root: Path, language: str) -> dict:
         "one_file_edit_s": round(edited.seconds, 3),
         "one_file_edit_layer1_s": edited.layer1_s,
         "one_file_edit_layer2_s": edited.layer2_s,
+        "export_edit": {"file": imported, "importers": importers},
+        "export_edit_s": round(exported.seconds, 3),
+        "export_edit_layer1_s": exported.layer1_s,
         "peak_rss_mib": {
             "full": round(full.rss_mib),
             "no_change": round(nothing.rss_mib),
             "one_file_edit": round(edited.rss_mib),
+            "export_edit": round(exported.rss_mib),
         },
         "cores": os.cpu_count(),
     }
