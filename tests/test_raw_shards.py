@@ -334,3 +334,32 @@ def test_shards_rewritten_with_the_same_bytes_are_trusted_and_restamped(
     manifest = cache.load_manifest(store, cache_key(load_config(repo.root)))
     assert manifest is not None
     assert {name: stamp[1:] for name, stamp in manifest.shards.items()} == cache.shard_stats(store)
+
+
+def test_layer_1_is_named_alike_by_the_build_the_no_change_path_and_the_reader(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """Layer 2's cache is keyed by layer 1's digest: a run that changed nothing names it from
+    its cache without reading a shard, and must name it as the run that wrote it did and as
+    reading the shards does, or every such run would cluster again."""
+    from kgtool.config import load_config
+    from kgtool.raw.build import update_raw
+    from kgtool.raw.graph import load
+    from kgtool.store import Store
+
+    repo = make_repo(FOLDERS)
+
+    def run() -> tuple[bool, str]:
+        result = update_raw(repo.root, load_config(repo.root), Store(repo.root))
+        return result.changed, result.digest
+
+    written = run()
+    unchanged = run()
+    on_disk = load(Store(repo.root))
+    assert on_disk is not None
+    assert written[0] and not unchanged[0]
+    assert written[1] == unchanged[1] == on_disk.digest
+    repo.write("web/forms.py", "def clean(value):\n    return value.lower()\n")
+    edited = run()
+    assert edited[0] and edited[1] != written[1]
+    assert edited[1] == run()[1] == load(Store(repo.root)).digest  # type: ignore[union-attr]

@@ -189,6 +189,7 @@ def layer2_from(
         rebaseline,
         edges=raw.file_edges,
         drawn=ctx.map,
+        raw_digest=raw.digest,
     )
 
 

@@ -333,6 +333,7 @@ def update_communities(
     rebaseline: bool = False,
     edges: EdgeSource | None = None,
     drawn: MapRenderer | None = None,
+    raw_digest: str = "",
 ) -> CommunitiesResult:
     """Recompute layer 2 from ``raw_content`` (default: layer 1 on disk, as
     ``kgtool.raw.graph.load`` joins it); write if asked.
@@ -341,21 +342,18 @@ def update_communities(
     file_edges``): the file graph is built from them instead of parsing layer 1, which
     on a 700-file repository costs more than the rest of layer 2 together. ``drawn`` draws
     the map that goes with the document; without it only communities.json is written.
+    ``raw_digest`` (``UpdateResult.digest``) names that content for the cache, so that a run
+    whose layer 1 changed nothing need not read it.
     """
     started = time.perf_counter()
-    if not raw_content:  # layer 1's no-change path may not hand its bytes on
-        on_disk = raw_graph.load(store)
-        if on_disk is None:
-            raise KgError(f"{raw_graph.WHERE} does not exist yet: run `kgtool update`")
-        if on_disk.data is None:
-            raise KgError(f"{on_disk.where} {raw_graph.DAMAGED}")
-        raw_content = on_disk.data
+    if not raw_digest or (edges is None and not raw_content):
+        raw_content, raw_digest = _layer1(store, raw_content)
     settings = clustering_settings(config)
     families = family_settings(config)
     keyed = {**settings, **families}  # what the outputs depend on
     on_disk = store.read_bytes(COMMUNITIES_FILE)
     map_key = drawn.key() if drawn is not None else None
-    key = _input_key(raw_content, keyed, on_disk, map_key)
+    key = _input_key(raw_digest, keyed, on_disk, map_key)
     if not rebaseline:
         kept = _unchanged(store, key, on_disk, drawn)
         if kept is not None:
@@ -365,6 +363,8 @@ def update_communities(
     if folded is not None:
         graph = file_graph(list(folded), folded, settings)
     else:
+        if not raw_content:
+            raw_content, raw_digest = _layer1(store, raw_content)
         graph = build_file_graph(raw_graph.read_raw(raw_content), settings)
     # The cache key stays the settings as configured: the packages they resolve to are a
     # function of the raw graph, which the key holds already.
@@ -384,7 +384,7 @@ def update_communities(
             store.path(name).unlink(missing_ok=True)
     if drawn is not None and (write or not (changed or removed)):
         # What is on disk now is exactly what this input makes: remember it for next time.
-        new_key = _input_key(raw_content, keyed, outputs[COMMUNITIES_FILE], map_key)
+        new_key = _input_key(raw_digest, keyed, outputs[COMMUNITIES_FILE], map_key)
         _remember(store, new_key, outputs)
     return CommunitiesResult(
         document,
@@ -397,11 +397,25 @@ def update_communities(
     )
 
 
+def _layer1(store: Store, content: bytes | None) -> tuple[bytes, str]:
+    """Layer 1's content and its digest: ``content`` as given (a revision's, not the disk's),
+    or what is on disk."""
+    if content:
+        return content, hashlib.sha256(content).hexdigest()
+    on_disk = raw_graph.load(store)
+    if on_disk is None:
+        raise KgError(f"{raw_graph.WHERE} does not exist yet: run `kgtool update`")
+    if on_disk.data is None:
+        raise KgError(f"{on_disk.where} {raw_graph.DAMAGED}")
+    return on_disk.data, on_disk.digest
+
+
 def _input_key(
-    raw: bytes, settings: dict[str, Any], document: bytes | None, drawn: bytes | None
+    raw_digest: str, settings: dict[str, Any], document: bytes | None, drawn: bytes | None
 ) -> str:
     hasher = hashlib.sha256(f"format {FORMAT_VERSION} {RULES}".encode())
-    for part in (raw, canonical_json(settings).encode(), document or b"", drawn or b""):
+    hasher.update(raw_digest.encode())
+    for part in (canonical_json(settings).encode(), document or b"", drawn or b""):
         hasher.update(hashlib.sha256(part).digest())
     return hasher.hexdigest()
 

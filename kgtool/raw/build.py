@@ -75,6 +75,8 @@ class UpdateResult:
     broken_imports: list[tuple[str, int, str]]
     seconds: float
     content: bytes = b""
+    # ``kgtool.raw.graph.content_digest`` of the shards as written (or as they would be).
+    digest: str = ""
     # Tracked files left out because their names are not UTF-8, as printable text.
     bad_names: list[str] = field(default_factory=list)
     # Shards under .kg/raw/ written (or that would be) and removed (or that would be).
@@ -237,6 +239,9 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
                 manifest.save_stamps(store)
             result = UpdateResult.from_summary(manifest.summary, started)
             result._cached = (store, manifest.blobs, key)
+            result.digest = raw_graph.content_digest(
+                {name: stamp[0] for name, stamp in manifest.shards.items()}
+            )
             result.bad_names = bad_names
             return result
 
@@ -314,6 +319,12 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
     result.parsed = sorted(parsed)
     result.resolved = len(to_resolve)
     result.content = layout.content()
+    result.digest = raw_graph.content_digest(
+        {
+            name: stamps[name][0] if name in stamps else digest(data)
+            for name, data in layout.shards.items()
+        }
+    )
     result.written, result.removed, result.migrated = written, removed, legacy
     result._entries = new_files
     return result

@@ -82,6 +82,7 @@ class Layer1Files:
     where: str  # how to name it in a message: ".kg/raw/", or ".kg/raw.jsonl" before migration
     data: bytes | None  # the joined records; None when damaged or of an unknown format
     identity: str  # changes whenever any of its files is rewritten (keys read caches)
+    digest: str = ""  # of its content, as ``content_digest`` spells it ("" when damaged)
 
 
 def shard_stats(store: Store) -> dict[str, os.stat_result]:
@@ -112,18 +113,29 @@ def _identity(stats: dict[str, os.stat_result], store: Store) -> str:
     return hasher.hexdigest()
 
 
+def content_digest(shard_digests: dict[str, str]) -> str:
+    """What layer 1 holds, from each shard's sha256: equal digests, equal records. Layer 1's
+    cache knows its shards' digests without reading them, so a run that changed nothing
+    names its layer 1 without opening a shard."""
+    hasher = hashlib.sha256()
+    for name, digest in sorted(shard_digests.items()):
+        hasher.update(f"{name}\0{digest}\n".encode("utf-8", "surrogateescape"))
+    return hasher.hexdigest()
+
+
 def load(store: Store) -> Layer1Files | None:
     """Layer 1 on disk, joined; None when there is none (no shard, no legacy file)."""
     stats = shard_stats(store)
     key = _identity(stats, store)
     if not stats and os.path.isdir(store.path(RAW_DIR)):  # a repository with no files yet
-        return Layer1Files(WHERE, join({}), key)
+        return Layer1Files(WHERE, join({}), key, content_digest({}))
     if not stats:
         legacy = store.read_bytes(LEGACY_RAW_FILE)
         if legacy is None:
             return None
         data = legacy if _meta_format(legacy) in KNOWN_FORMATS else None
-        return Layer1Files(LEGACY_WHERE, data, key)
+        digest = content_digest({LEGACY_RAW_FILE: hashlib.sha256(legacy).hexdigest()})
+        return Layer1Files(LEGACY_WHERE, data, key, digest if data is not None else "")
     shards: dict[str, bytes] = {}
     folder = os.fspath(store.path(RAW_DIR))
     for name in sorted(stats):
@@ -132,7 +144,9 @@ def load(store: Store) -> Layer1Files | None:
                 shards[name] = handle.read()
         except OSError:
             return Layer1Files(WHERE, None, key)
-    return Layer1Files(WHERE, join(shards), key)
+    data = join(shards)
+    digests = {name: hashlib.sha256(shard).hexdigest() for name, shard in shards.items()}
+    return Layer1Files(WHERE, data, key, content_digest(digests) if data is not None else "")
 
 
 def join(shards: dict[str, bytes]) -> bytes | None:
