@@ -331,3 +331,20 @@ def test_an_edit_of_an_argument_rebinds_the_called_parameter_incrementally(repo:
     assert repo.kg("update").code == 0
     assert calls_of(repo, "apply.py::apply") == {("steps.py::parse", "INFERRED", 2)}
     assert repo.layer1() == repo.fresh_build()
+
+
+def test_an_edit_of_the_called_function_alone_keeps_what_its_callers_pass(repo: Repo) -> None:
+    # The update resolves apply.py again and reads main.py's arguments, which the cache holds
+    # undecoded: they must be read all the same, as a build from nothing reads them.
+    repo.build(
+        {
+            "steps.py": STEPS,
+            "apply.py": "def apply(f):\n    f()\n",
+            "main.py": "from apply import apply\nfrom steps import fetch\n\napply(fetch)\n",
+        }
+    )
+    repo.write("apply.py", "# applies what it is given\ndef apply(f):\n    f()\n")
+    repo.commit()
+    assert repo.kg("update").code == 0
+    assert calls_of(repo, "apply.py::apply") == {("steps.py::fetch", "INFERRED", 3)}
+    assert repo.layer1() == repo.fresh_build()

@@ -260,7 +260,12 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         else:
             new_files[path] = old_files[path]
 
-    index = RepoIndex({path: entry.facts for path, entry in new_files.items()})
+    # A file's resolution reads other files' assignments (what their functions return, what
+    # they pass, their attributes): those the cache holds undecoded are decoded on demand.
+    index = RepoIndex(
+        {path: entry.facts for path, entry in new_files.items()},
+        hydrate=lambda path: new_files[path].hydrate(),
+    )
     # Without a trusted cache nothing but a full pass is certain to match a fresh build.
     trusted = manifest is not None and manifest.blobs.keys() <= old_files.keys()
     if trusted:

@@ -96,8 +96,14 @@ class FileResolution:
 class RepoIndex:
     """Symbol tables over the facts of every file, built once per resolution pass."""
 
-    def __init__(self, facts: dict[str, FileFacts]) -> None:
+    def __init__(
+        self, facts: dict[str, FileFacts], hydrate: Callable[[str], object] | None = None
+    ) -> None:
+        """``hydrate(path)``: fills in a file's calls and assignments when the cache left them
+        stored (only the files being resolved are decoded up front); None when all are in."""
         self.facts = facts
+        self._hydrate = hydrate
+        self._hydrated: set[str] = set()
         self.symbols: dict[str, dict[str, Symbol]] = {
             path: {s.qualname: s for s in f.symbols} for path, f in facts.items()
         }
@@ -130,6 +136,14 @@ class RepoIndex:
         self._held: dict[tuple[str, str, str], frozenset[str] | None] = {}
         self._callees: dict[tuple[str, str, str], str] = {}
         self._symbol_values: dict[tuple[str, int], frozenset[str] | None] = {}
+
+    def assigns_in(self, path: str) -> list[AssignFact]:
+        """A file's assignments and stated types: another file's are read too (what its
+        functions return, what it passes, its attributes), so they are decoded when needed."""
+        if self._hydrate is not None and path not in self._hydrated:
+            self._hydrated.add(path)
+            self._hydrate(path)
+        return self.facts[path].assigns
 
     def paths_of(self, language: str) -> list[str]:
         return self._by_language.get(language, [])
@@ -370,7 +384,7 @@ class RepoIndex:
         table = self._assigns.get(path)
         if table is None:
             table = self._assigns[path] = {}
-            for assign in self.facts[path].assigns:
+            for assign in self.assigns_in(path):
                 if assign.kind != ARGUMENT:  # read by the called function's parameters only
                     table.setdefault(assign.var, []).append(assign)
         return table
@@ -385,7 +399,7 @@ class RepoIndex:
         by_scope = self._assigns_by_scope.get(path)
         if by_scope is None:
             by_scope = self._assigns_by_scope[path] = {}
-            for assign in self.facts[path].assigns:
+            for assign in self.assigns_in(path):
                 if assign.kind != ARGUMENT:
                     by_scope.setdefault((assign.var, assign.scope), []).append(assign)
         found = list(by_scope.get((var, scope), ()))
@@ -827,7 +841,7 @@ class RepoIndex:
         def build(index: RepoIndex) -> dict[str, list[tuple[str, AssignFact]]]:
             table: dict[str, list[tuple[str, AssignFact]]] = {}
             for path in sorted(index.facts):
-                for assign in index.facts[path].assigns:
+                for assign in index.assigns_in(path):
                     if assign.kind == ARGUMENT:
                         name = assign.var.partition("(")[0].rpartition(".")[2]
                     elif assign.kind == DECORATED:
@@ -894,13 +908,13 @@ def _subclasses(index: RepoIndex) -> dict[str, list[str]]:
 
 def _parameters_of(index: RepoIndex, path: str) -> frozenset[tuple[str, str]]:
     """(function, parameter) of a file's parameters that its facts state."""
-    return frozenset((a.scope, a.var) for a in index.facts[path].assigns if a.kind == PARAMETER)
+    return frozenset((a.scope, a.var) for a in index.assigns_in(path) if a.kind == PARAMETER)
 
 
 def _arguments_at(index: RepoIndex, path: str) -> dict[tuple[int, str], list[AssignFact]]:
     """A file's arguments passed by name, by the line and scope of their call."""
     table: dict[tuple[int, str], list[AssignFact]] = {}
-    for assign in index.facts[path].assigns:
+    for assign in index.assigns_in(path):
         if assign.kind == ARGUMENT:
             table.setdefault((assign.line, assign.scope), []).append(assign)
     return table
