@@ -61,6 +61,8 @@ if str(CHECKOUT) not in sys.path[:1]:
 
 import kgtool  # noqa: E402  (after the checkout is put first on the path)
 from kgtool.cli import main as kgtool_main  # noqa: E402
+from kgtool.raw import graph as raw_graph  # noqa: E402
+from kgtool.store import Store  # noqa: E402
 
 
 def scored_kgtool() -> Path:
@@ -112,10 +114,12 @@ def dotted_name(node_id: str) -> str:
 
 
 def kg_records(root: Path) -> list[dict]:
-    """Layer 1's records, from one file or from shards."""
-    single = root / ".kg" / "raw.jsonl"
-    files = [single] if single.exists() else sorted((root / ".kg" / "raw").rglob("*.jsonl"))
-    return [json.loads(line) for f in files for line in f.read_text().splitlines() if line]
+    """Layer 1's records with their defaults spelled out, read by kgtool's own reader (the
+    shards leave out what a default says: an edge's source, its tier, a node's ``rec``)."""
+    loaded = raw_graph.load(Store(root))
+    if loaded is None or loaded.data is None:
+        raise RuntimeError(f"no readable layer 1 under {root}")
+    return list(raw_graph.records(loaded.data))
 
 
 def build_graph(case: Path) -> list[dict]:

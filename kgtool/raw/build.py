@@ -30,7 +30,7 @@ from kgtool.raw import graph as raw_graph
 from kgtool.raw.cache import CachedFile
 from kgtool.raw.extract import PARALLEL_THRESHOLD, extract_files
 from kgtool.raw.graph import CONTAINS, DEFAULT_CONFIDENCE, EXTRACTED, FORMAT_VERSION
-from kgtool.raw.languages.base import CALL_RESULT
+from kgtool.raw.languages.base import CALL_RESULT, RAISED
 from kgtool.raw.model import (
     ARGUMENT,
     CLASS_KINDS,
@@ -53,8 +53,9 @@ from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store, atomic_write, 
 
 # Bump when extraction or resolution changes what they produce; each shard's meta line says
 # which it is (FORMAT_VERSION, in kgtool/raw/graph.py, is the records' shape).
-EXTRACTOR_VERSION = "7"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
-# 5: TypeScript and JavaScript values; 6: Python functions held in values; 7: sharded
+EXTRACTOR_VERSION = "8"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
+# 5: TypeScript and JavaScript values; 6: Python functions held in values; 7: sharded;
+# 8: Python ``raise A``, calls of a call's result, functions passed to map/sorted/...
 # Shards written at once: enough to keep a disk's queue full while each waits on its fsync.
 WRITE_THREADS = 16
 MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
@@ -532,6 +533,8 @@ def _mentions(facts: FileFacts) -> frozenset[str]:
         names.add(imp.name)
     for call in facts.calls:
         names.add(call.name)
+        # ``raise A`` mentions A; ``make()()`` make (``a.make()()``: a and make).
+        names.update(call.name.removesuffix(RAISED).replace(CALL_RESULT, "").split("."))
         names.update(call.receiver.replace(CALL_RESULT, "").split("."))
     for base in facts.bases:
         names.update(base.base.split("."))

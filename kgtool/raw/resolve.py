@@ -19,6 +19,7 @@ from kgtool.raw.languages.base import (
     ABSTRACT,
     CALL_RESULT,
     ELEMENT,
+    RAISED,
     UNBINDABLE,
     Language,
     ModuleTarget,
@@ -53,6 +54,10 @@ CONFIDENCE_VALUE_TYPE = 0.9
 # A function held in a value that was passed, returned, iterated over or unpacked: a caller
 # outside the repository, or an argument that is no name, may pass another one.
 CONFIDENCE_HELD = 0.8
+# A function passed to a builtin that calls it (``map(f, xs)``, ``sorted(xs, key=f)``), times
+# the confidence of what the name binds to: map and filter call it only as their result is
+# read, and none calls it for no items.
+CONFIDENCE_BUILTIN_CALLBACK = 0.8
 CONFIDENCE_UNIQUE_NAME = 0.6  # the only top-level definition of that name
 CONFIDENCE_UNIQUE_METHOD = 0.5  # the only method of that name, receiver type unknown
 # A call of a member declared without a body (an interface's, an abstract one) reaches one of
@@ -720,10 +725,16 @@ class RepoIndex:
             return None
         table = self.assigns_of(path)
         returns = [a for a in table.get(RETURNS, ()) if a.scope == qualname]
-        if not returns or any(a.kind != ALIAS for a in returns):
+        if not returns or any(a.kind not in (ALIAS, ASSIGNED) for a in returns):
             return None
         found: set[str] = set()
         for returned in returns:
+            if returned.kind == ASSIGNED:  # ``return make(...)``: what that call gives
+                more = self._returned_by(path, returned, depth + 1)
+                if more is None:
+                    return None
+                found |= more
+                continue
             name = returned.callee
             # ``@functools.wraps(f) def wrapper``: returning the wrapper returns f, in effect.
             wraps = [a for a in table.get(name, ()) if a.kind == WRAPS and a.scope == qualname]
@@ -744,24 +755,62 @@ class RepoIndex:
 
     def _returned_by(self, path: str, assign: AssignFact, depth: int) -> frozenset[str] | None:
         """``x = f(...)``: the functions f returns, its parameters read at this call."""
-        bound = self.callable_of(path, assign.scope, assign.callee, depth + 1)
-        if bound is None or bound.kind != "symbol" or self._is_class(bound.symbol):
+        return self.call_result(path, assign.scope, assign.line, assign.callee, depth)
+
+    def call_result(
+        self, path: str, scope: str, line: int, called: str, depth: int = 0
+    ) -> frozenset[str] | None:
+        """The functions and classes of the repository that the call ``called(...)`` written
+        at ``line`` in ``scope`` gives: what the function it names returns, a returned
+        parameter being the argument passed there. ``called`` may be a call's result itself
+        (``make()`` in ``make()()``): then what that returns gives, its arguments not read.
+        None when unknown: a class's instance, a result nothing states."""
+        if depth > MAX_LOOKUP_DEPTH:
             return None
-        offset = self._offset(bound.symbol, assign.callee, path, assign.scope)
-        sites = self.memo(f"values:arguments-at:{path}", lambda index: _arguments_at(index, path))
-        prefix = f"{assign.callee}("
-        passed = {
-            a.var[len(prefix) : -1]: a.callee
-            for a in sites.get((assign.line, assign.scope), ())
-            if a.var.startswith(prefix)
-        }
+        if called.endswith(CALL_RESULT):
+            functions = self.call_result(path, scope, line, called[: -len(CALL_RESULT)], depth + 1)
+            passed: dict[str, str] = {}
+        else:
+            functions = self._functions_called(path, scope, called, depth + 1)
+            sites = self.memo(
+                f"values:arguments-at:{path}", lambda index: _arguments_at(index, path)
+            )
+            prefix = f"{called}("
+            passed = {
+                a.var[len(prefix) : -1]: a.callee
+                for a in sites.get((line, scope), ())
+                if a.var.startswith(prefix)
+            }
+        if not functions:
+            return None
+        found: set[str] = set()
+        for function in sorted(functions):
+            if self._is_class(function):
+                return None  # an instance: what calling it does is its __call__'s, not followed
+            offset = self._offset(function, called, path, scope)
 
-        def argument(slot: tuple[int, str]) -> frozenset[str] | None:
-            position, name = slot
-            value = passed.get(f"{name}=") or passed.get(str(position - offset))
-            return self.held_functions(path, assign.scope, value, depth + 1) if value else None
+            def argument(slot: tuple[int, str], offset: int = offset) -> frozenset[str] | None:
+                position, name = slot
+                value = passed.get(f"{name}=") or passed.get(str(position - offset))
+                return self.held_functions(path, scope, value, depth + 1) if value else None
 
-        return self._returned(bound.symbol, argument, depth)
+            more = self._returned(function, argument, depth)
+            if more is None:
+                return None
+            found |= more
+        return frozenset(found) or None
+
+    def _functions_called(
+        self, path: str, scope: str, called: str, depth: int
+    ) -> frozenset[str] | None:
+        """The functions a call of the dotted name ``called`` may run: the one it names, or
+        those a parameter or a variable of that name holds (``a = make; a()``)."""
+        if "." not in called and (
+            self.is_parameter(path, scope, called) or self.visible_assigns(path, scope, called)
+        ):
+            return self.held_functions(path, scope, called, depth)
+        bound = self.callable_of(path, scope, called, depth)
+        return frozenset({bound.symbol}) if bound is not None and bound.kind == "symbol" else None
 
     def _offset(self, function: str, called: str, path: str, scope: str) -> int:
         """How many parameters a call fills before its first argument: 1 for ``self`` when a
@@ -927,6 +976,9 @@ class FileResolver:
         self.facts = index.full_facts(path)
         self.language = language_named(self.facts.language)
         self.result = FileResolution()
+        # Whether a call no scope binds is looked up by its name alone (see _by_name); not
+        # for what a site only may call (a raised value, a function passed to a builtin).
+        self.guess = True
 
     def run(self) -> FileResolution:
         self._contains()
@@ -934,8 +986,53 @@ class FileResolver:
         self._inherits()
         for call in self.facts.calls:
             self._call(call)
+        if self.language.builtin_callbacks:
+            for assign in self.facts.assigns:
+                if assign.kind == ARGUMENT and assign.var in self.language.builtin_callbacks:
+                    self._builtin_callback(assign)
         self.result.edges = sorted(set(self.result.edges))
         return self.result
+
+    def _bound_as_call(self, call: CallFact) -> list[Edge]:
+        """The edges ``call`` would make as a call site, with no guess by name; what it could
+        not bind (unresolved, external) is not counted: the site may call nothing."""
+        kept = self.result
+        self.result, self.guess = FileResolution(), False
+        try:
+            self._call(call)
+            return self.result.edges
+        finally:
+            self.result, self.guess = kept, True
+
+    def _raised(self, call: CallFact) -> None:
+        """``raise A``, ``raise mod.A``, ``raise a`` (``a = A``): a class raised by its name is
+        constructed there, a call of it bound as ``A()`` would be. Any other value raised (an
+        instance, an exception caught by ``except ... as e``, a binding the facts do not
+        state) calls nothing: such a site is no call, neither bound nor unresolved."""
+        site = call._replace(name=call.name.removesuffix(RAISED))
+        for edge in self._bound_as_call(site):
+            if all(self._is_class(target) for target in edge.candidates or (edge.target,)):
+                self.result.edges.append(edge)
+
+    def _builtin_callback(self, passed: AssignFact) -> None:
+        """``map(f, xs)``, ``sorted(xs, key=f)``: the builtin calls f, so the passing scope
+        does, INFERRED (see CONFIDENCE_BUILTIN_CALLBACK) or AMBIGUOUS. Only when the name
+        is the builtin's: a parameter, a variable, a definition or an import of that name
+        shadows it."""
+        builtin = passed.var.partition("(")[0]
+        if self.index.is_parameter(self.path, passed.scope, builtin) or (
+            self.index.visible_assigns(self.path, passed.scope, builtin)
+        ):
+            return
+        bound = self.index.bind_name(self.path, passed.scope, builtin)
+        if bound is None or bound.kind != "external" or bound.external != "builtin":
+            return
+        receiver, _, name = passed.callee.rpartition(".")
+        for edge in self._bound_as_call(CallFact(passed.line, passed.scope, name, receiver)):
+            if edge.tier != AMBIGUOUS:
+                confidence = round(edge.confidence * CONFIDENCE_BUILTIN_CALLBACK, 2)
+                edge = edge._replace(tier=INFERRED, confidence=confidence)
+            self.result.edges.append(edge)
 
     def _id(self, qualname: str) -> str:
         return symbol_id(self.path, qualname)
@@ -1038,8 +1135,14 @@ class FileResolver:
 
     def _call(self, call: CallFact) -> None:
         caller = self._id(call.caller)
+        if call.name.endswith(RAISED):
+            self._raised(call)
+            return
         if UNBINDABLE in (call.name, call.receiver):
             self._unresolved(caller, call.name)
+            return
+        if call.name.endswith(CALL_RESULT):
+            self._result_call(caller, call)
             return
         if call.receiver == "":
             self._bare_call(caller, call)
@@ -1069,6 +1172,31 @@ class FileResolver:
             return
         candidates = self.index.top_level_by_name.get((self.language.ecosystem, call.name), [])
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_NAME, call.name)
+
+    def _result_call(self, caller: str, call: CallFact) -> None:
+        """``make()()``: a call of what ``make`` returns, when that is a function or class of
+        the repository: INFERRED, as a function held in a value is, or AMBIGUOUS listing all.
+        What a package's function returns (``@app.route("/")``) is code from outside; what a
+        builtin or a method of an outside value returns (``getattr(obj, name)()``,
+        ``self.handlers.pop()()``) may be anything, the repository's too."""
+        called = call.name.removesuffix(CALL_RESULT)
+        held = self.index.call_result(self.path, call.caller, call.line, called)
+        if held and self._held_edge(caller, call, held):
+            return
+        innermost = called.split("(", 1)[0]
+        bound = (
+            None
+            if self.index.is_parameter(self.path, call.caller, innermost.partition(".")[0])
+            else self.index.callable_of(self.path, call.caller, innermost)
+        )
+        if (
+            bound is not None
+            and bound.kind == "external"
+            and bound.external not in ("builtin", EXTERNAL_VALUE)
+        ):
+            self.result.external_calls[caller] += 1
+            return
+        self._unresolved(caller, UNBINDABLE)
 
     def _self_call(self, caller: str, call: CallFact) -> None:
         owner = self.index.enclosing_class(self.path, call.caller)
@@ -1325,6 +1453,8 @@ class FileResolver:
     def _by_name(
         self, source: str, kind: str, line: int, candidates: list[str], confidence: float, name: str
     ) -> None:
+        if not self.guess:
+            candidates = []
         if len(candidates) == 1:
             self._edge(source, kind, candidates[0], line, INFERRED, confidence)
         elif 1 < len(candidates) <= self.index_limit:

@@ -69,6 +69,10 @@ UNBINDABLE = "?"
 CALL_RESULT = "()"
 # Ends the name of what a container holds: ``STAGES[k]()`` calls ``STAGES[]``.
 ELEMENT = "[]"
+# Ends a call's name when the site raises the value rather than calls it (Python's ``raise A``):
+# a class raised by its name is constructed, so the site calls it; anything else raised (an
+# instance, a caught exception) calls nothing.
+RAISED = "!"
 # Syntax tree levels read; deeper constructs are left out and the file is marked partial.
 MAX_DEPTH = 10_000
 # A key of ``FileFacts.extra`` per method declared abstract (no body): ``abstract:Base.run``.
@@ -123,6 +127,9 @@ class Language:
     # Whether a call bound to a member declared without a body (an interface's, an abstract
     # one: see ABSTRACT) also lists the methods that implement it, INFERRED or AMBIGUOUS.
     dispatch_declared: ClassVar[bool] = False
+    # Arguments (as ARGUMENT facts name them: ``map(0)``, ``sorted(key=)``) that a builtin
+    # calls: a function passed there is called by the builtin, from the passing scope.
+    builtin_callbacks: ClassVar[frozenset[str]] = frozenset()
 
     # ---- extraction -----------------------------------------------------------------------
 

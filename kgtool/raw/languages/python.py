@@ -8,7 +8,14 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
-from kgtool.raw.languages.base import CALL_RESULT, ELEMENT, Language, ModuleTarget
+from kgtool.raw.languages.base import (
+    CALL_RESULT,
+    ELEMENT,
+    RAISED,
+    UNBINDABLE,
+    Language,
+    ModuleTarget,
+)
 from kgtool.raw.model import (
     ALIAS,
     ARGUMENT,
@@ -46,8 +53,25 @@ class Python(Language):
     builtins: ClassVar[frozenset[str]] = frozenset(dir(builtins))
 
     value_flow: ClassVar[bool] = True
+    # The builtins that call a function passed to them: map's and filter's first argument,
+    # the ``key`` of sorted, min and max.
+    builtin_callbacks: ClassVar[frozenset[str]] = frozenset(
+        {"map(0)", "filter(0)", "sorted(key=)", "min(key=)", "max(key=)"}
+    )
 
     def split_callee(self, node: Node) -> tuple[str, str]:
+        receiver, name = self._split_callee(node)
+        parent = node.parent
+        if parent is not None and parent.type == "raise_statement" and name != UNBINDABLE:
+            return receiver, f"{name}{RAISED}"  # ``raise A``: a call of A if it is a class
+        return receiver, name
+
+    def _split_callee(self, node: Node) -> tuple[str, str]:
+        if node.type == "call":
+            # ``make()()``: a call of what ``make`` returns, named ``make()`` (``make()()``
+            # for ``make()()()``); the arguments of the inner calls are read as theirs.
+            called = self._call_result(node)
+            return ("", called) if called else (UNBINDABLE, UNBINDABLE)
         if node.type == "subscript":
             # ``STAGES[k]()``: a call of something ``STAGES`` holds.
             value = node.child_by_field_name("value")
@@ -65,6 +89,18 @@ class Python(Language):
                 if called:
                     return f"{called}{CALL_RESULT}", self.node_text(attribute)
         return super().split_callee(node)
+
+    def _call_result(self, node: Node) -> str:
+        """``make()`` for the call ``make(...)``, ``make()()`` for ``make(...)(...)``; "" when
+        the innermost callee is no dotted name."""
+        calls = 0
+        while node.type == "call":
+            function = node.child_by_field_name("function")
+            if function is None:
+                return ""
+            node, calls = function, calls + 1
+        called = self.dotted(node) if node.type in NAMES else ""
+        return f"{called}{CALL_RESULT * calls}" if called else ""
 
     def type_name(self, node: Node) -> str:
         """The class a stated type names: ``Foo``, ``m.Foo``, ``"Foo"``, ``Foo | None`` and
@@ -159,7 +195,8 @@ class Python(Language):
         read: dict[str, set[str]] = {}
         for call in facts.calls:
             if not call.receiver:
-                _reads(read, call.caller, call.name)
+                # ``f()``, ``raise f`` and ``f()()`` read f (the last as ``f()``).
+                _reads(read, call.caller, call.name.removesuffix(RAISED).partition("(")[0])
         for assign in (*facts.assigns, *found):
             if assign.kind in (ARGUMENT, ALIAS, WRAPS):
                 _reads(read, assign.scope, assign.callee.partition(".")[0])
@@ -271,8 +308,11 @@ class Python(Language):
         called = (
             self.node_text(function) if function.type == "identifier" else self.dotted(function)
         )
-        if not called or called in self.builtins:
+        if not called:
             return []
+        builtin = called in self.builtins
+        if builtin and not any(c.startswith(f"{called}(") for c in self.builtin_callbacks):
+            return []  # what the other builtins do with their arguments calls nothing here
         if argument.type == "keyword_argument":
             key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
             if key is None or value is None:
@@ -289,6 +329,8 @@ class Python(Language):
                     position += 1
                 sibling = sibling.prev_named_sibling
             slot = str(position)
+        if builtin and f"{called}({slot})" not in self.builtin_callbacks:
+            return []  # an argument the builtin does not call (map's iterables)
         passed = self.node_text(value) if value.type == "identifier" else self.dotted(value)
         if not passed or passed in ("self", "cls"):
             return []

@@ -24,6 +24,12 @@
 
 ; A decorator is a call of the decorator on the definition, made where the definition stands.
 (decorator [(identifier) (attribute)] @call.function) @call
+; ``@make(x)``: a call of what ``make(x)`` returns, on the definition (the callee is a call).
+(decorator (call) @call.function) @call
+
+; ``raise A``, ``raise mod.A``: a class raised by its name is constructed, so the statement
+; calls it; the resolver keeps the site only when the name holds a class (see RAISED).
+(raise_statement . [(identifier) (attribute)] @call.function) @call
 
 ; Stated types: parameters, annotated assignments (class-level ones too), return annotations.
 (typed_parameter (identifier) @assign.var type: (type) @assign.type) @assign
