@@ -60,6 +60,16 @@ class Repo:
         self.git("commit", "-q", "--allow-empty", "-m", message)
         return self.git("rev-parse", "HEAD").strip()
 
+    def merge(self, branch: str) -> subprocess.CompletedProcess[str]:
+        """``git merge -q branch``, which may fail (a conflict): the caller reads the result."""
+        return subprocess.run(
+            ["git", "merge", "-q", branch],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **GIT_ENV, "HOME": str(self.root.parent)},
+        )
+
     def kg(self, *args: str) -> Result:
         return run_kgtool(["-C", str(self.root), *args])
 

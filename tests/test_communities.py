@@ -1,14 +1,12 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
-import subprocess
 from collections.abc import Callable
 
 from communities_helpers import broken_links, clique, communities, community_of, members, update
-from conftest import GIT_ENV, Repo
+from conftest import Repo
 
 from kgtool.communities.build import clustering_settings, compute, with_packages
 from kgtool.communities.cluster import LOCALITY_HOPS
@@ -375,13 +373,7 @@ def test_a_merge_conflict_in_kg_is_resolved_by_update(make_repo) -> None:
     repo.git("add", "-A")
     repo.kg("update")
     repo.commit("main")
-    merge = subprocess.run(
-        ["git", "merge", "-q", "side"],
-        cwd=repo.root,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **GIT_ENV},
-    )
+    merge = repo.merge("side")
     assert merge.returncode != 0  # .kg/ conflicts, the code does not
     assert "<<<<<<<" in (repo.root / ".kg" / "communities.json").read_text()
     result = repo.kg("update")

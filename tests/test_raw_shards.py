@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import GIT_ENV, Repo
+from conftest import Repo
 
 from kgtool.raw import shards
 from kgtool.raw.graph import records
@@ -184,13 +183,7 @@ def test_a_merge_conflict_in_a_shard_is_mended_by_update(make_repo: Callable[...
     repo.git("add", "-A")
     update(repo)
     repo.commit("main")
-    merge = subprocess.run(
-        ["git", "merge", "-q", "side"],
-        cwd=repo.root,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **GIT_ENV},
-    )
+    merge = repo.merge("side")
     assert merge.returncode != 0  # .kg/ conflicts, the code does not
     conflicted = repo.git("diff", "--name-only", "--diff-filter=U").split()
     assert ".kg/raw/core.jsonl" in conflicted
