@@ -314,6 +314,29 @@ def test_a_changed_return_annotation_rebinds_its_callers_on_an_incremental_updat
     assert repo.layer1() == repo.fresh_build()
 
 
+def test_an_edit_elsewhere_keeps_a_value_bound_through_an_unchanged_files_result(
+    repo: Repo,
+) -> None:
+    # make() is in a file the edit neither changes nor resolves again: its result must still
+    # type the value, as in a full build, not leave the call to a guess among two flushes.
+    store = STORE + "\n\nclass MemoryStore(Store):\n    def flush(self):\n        pass\n"
+    caller = "from factory import make\n\n\ndef go():\n    s = make()\n    s.flush()\n"
+    repo.build(
+        {
+            "store.py": store,
+            "factory.py": "from store import DiskStore\n\n\ndef make():\n    return DiskStore()\n",
+            "main.py": caller,
+        }
+    )
+    bound = {("factory.py::make", "EXTRACTED", 5), ("store.py::DiskStore.flush", "INFERRED", 6)}
+    assert calls_of(repo, "main.py::go") == bound
+    repo.write("main.py", caller + "\n\ndef other():\n    pass\n")
+    repo.commit()
+    assert repo.kg("update").code == 0
+    assert calls_of(repo, "main.py::go") == bound
+    assert repo.layer1() == repo.fresh_build()
+
+
 def test_functions_stored_in_containers_and_called_from_there(repo: Repo) -> None:
     repo.build(
         {
