@@ -47,6 +47,14 @@ class Run:
     layer2_s: float  # and for layer 2 (communities)
 
 
+def tracked_paths(root: Path) -> list[str]:
+    """The files git tracks in ``root`` (names may hold spaces)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+    return [path for path in listed.split("\0") if path]
+
+
 def run_update(root: Path, *extra: str) -> Run:
     """One ``kgtool update`` process: wall time, peak RSS, and the per-layer times it prints."""
     started = time.perf_counter()
@@ -79,9 +87,7 @@ def bare_parse_seconds(root: Path, language: str) -> float:
     sys.path.insert(0, str(CHECKOUT))
     from kgtool.raw.languages import language_for_path
 
-    files = subprocess.run(
-        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
-    ).stdout.split()
+    files = tracked_paths(root)
     sources = []
     for path in files:
         found = language_for_path(path)
@@ -231,9 +237,7 @@ def generate(root: Path, language: str, count: int, kb: float, seed: int = 7) ->
 
 
 def edit_one_file(root: Path) -> None:
-    files = subprocess.run(
-        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
-    ).stdout.split()
+    files = tracked_paths(root)
     from kgtool.raw.languages import language_for_path
 
     source_files = [f for f in files if language_for_path(f) is not None]
@@ -273,13 +277,7 @@ def toggle_export(root: Path, path: str) -> None:
 
 def measure(root: Path, language: str) -> dict:
     shutil.rmtree(root / ".kg", ignore_errors=True)
-    size = sum(
-        (root / p).stat().st_size
-        for p in subprocess.run(
-            ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.split()
-        if (root / p).is_file()
-    )
+    size = sum((root / p).stat().st_size for p in tracked_paths(root) if (root / p).is_file())
     bare = bare_parse_seconds(root, language)
     full = run_update(root)
     nothing = run_update(root)
@@ -298,11 +296,7 @@ def measure(root: Path, language: str) -> dict:
     shards = list((root / ".kg" / "raw").glob("*.jsonl"))
     records = sum(p.read_bytes().count(b"\n") for p in shards) - len(shards)
     return {
-        "files": len(
-            subprocess.run(
-                ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
-            ).stdout.split()
-        ),
+        "files": len(tracked_paths(root)),
         "megabytes": round(size / 1e6, 2),
         "raw_records": records,
         "bare_parse_s": round(bare, 3),
