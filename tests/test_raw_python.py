@@ -199,3 +199,38 @@ def test_an_import_of_the_repository_s_own_package_that_does_not_resolve_is_brok
     assert repo.kg("update").code == 0
     assert "broken_imports" not in repo.nodes()["mypkg/app.py"]
     assert repo.layer1() == repo.fresh_build()
+
+
+def test_a_standard_library_name_is_not_looked_up_in_a_folder_beside_the_importer(
+    repo: Repo,
+) -> None:
+    """A package's module importing ``collections`` gets the standard library's, though its
+    package has a ``collections`` subpackage (ansible's lib/ansible/collections); any other
+    name is still found beside a script, as running it would find it."""
+    repo.write_files(
+        {
+            "lib/app/__init__.py": "",
+            "lib/app/collections/__init__.py": "def local():\n    pass\n",
+            "lib/app/cli.py": (
+                "import collections.abc\n"
+                "import collections\n"
+                "from app.collections import local\n"
+                "\n"
+                "def run():\n"
+                "    collections.OrderedDict()\n"
+                "    local()\n"
+            ),
+            "scripts/helpers.py": "def helper():\n    pass\n",
+            "scripts/run.py": "import helpers\n\ndef main():\n    helpers.helper()\n",
+        }
+    )
+    repo.commit()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    assert "R102" not in result.out and "broken imports" not in result.out
+    nodes = repo.nodes()
+    assert "ext:py:collections" in nodes
+    assert nodes["lib/app/cli.py::run"]["external_calls"] == 1
+    calls = {(e["src"], e["dst"]) for e in repo.edges("calls")}
+    assert ("lib/app/cli.py::run", "lib/app/collections/__init__.py::local") in calls
+    assert ("scripts/run.py::main", "scripts/helpers.py::helper") in calls

@@ -6,6 +6,7 @@ import builtins
 import posixpath
 import re
 from collections.abc import Callable
+from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
 from kgtool.raw.languages.base import (
@@ -36,6 +37,12 @@ if TYPE_CHECKING:
 
 
 SOURCE_ROOTS = frozenset({"src", "lib", "python"})
+# The standard library's public top-level modules of every Python kgtool runs on (3.10 to
+# 3.13), listed in a file rather than read from ``sys.stdlib_module_names`` so that every
+# machine maps the same repository alike.
+STDLIB_MODULES = frozenset(
+    resources.files("kgtool.raw.languages").joinpath("python_stdlib.txt").read_text().split()
+)
 COLLECTIONS = frozenset({"tuple", "list", "set"})
 UNPACKED = frozenset({"pattern_list", "tuple_pattern", "expression_list", "tuple"})
 NAMES = frozenset({"identifier", "attribute"})
@@ -395,10 +402,10 @@ class Python(Language):
             return ModuleTarget(files=found) if found else ModuleTarget(broken=True)
         # A module is importable from the repository root, from a conventional source root,
         # or from a root above the importer; a same-named file elsewhere is not the module.
-        candidates = _importable(_absolute_candidates(module, index), importer)
+        top = module.split(".")[0]
+        candidates = _importable(_absolute_candidates(module, index), importer, top)
         if not candidates:
-            top = module.split(".")[0]
-            if "." in module and _importable(_absolute_candidates(top, index), importer):
+            if "." in module and _importable(_absolute_candidates(top, index), importer, top):
                 # ``mypkg.plugins.old`` when ``mypkg`` is this repository's package.
                 return ModuleTarget(broken=True)
             return ModuleTarget(external=top)
@@ -422,11 +429,19 @@ def _reads(read: dict[str, set[str]], scope: str, name: str) -> None:
         scope = scope.rpartition(".")[0]
 
 
-def _importable(candidates: list[tuple[str, str]], importer: str) -> list[tuple[str, str]]:
+def _importable(
+    candidates: list[tuple[str, str]], importer: str, top: str
+) -> list[tuple[str, str]]:
+    # A folder above the importer is a root only for a script run from it; a package's module
+    # importing ``collections`` or ``json`` gets the standard library's, whatever folder of
+    # that name stands beside it (ansible's lib/ansible/collections).
+    above = top not in STDLIB_MODULES
     return [
         c
         for c in candidates
-        if not c[0] or importer.startswith(c[0]) or c[0].rstrip("/").split("/")[-1] in SOURCE_ROOTS
+        if not c[0]
+        or (above and importer.startswith(c[0]))
+        or c[0].rstrip("/").split("/")[-1] in SOURCE_ROOTS
     ]
 
 
