@@ -201,12 +201,12 @@ def test_an_import_of_the_repository_s_own_package_that_does_not_resolve_is_brok
     assert repo.layer1() == repo.fresh_build()
 
 
-def test_a_standard_library_name_is_not_looked_up_in_a_folder_beside_the_importer(
+def test_a_package_module_does_not_import_from_folders_inside_its_package(
     repo: Repo,
 ) -> None:
-    """A package's module importing ``collections`` gets the standard library's, though its
-    package has a ``collections`` subpackage (ansible's lib/ansible/collections); any other
-    name is still found beside a script, as running it would find it."""
+    """A package's module importing ``collections`` or ``yaml`` gets the library's, though its
+    package has a subpackage of that name (ansible's lib/ansible/collections and
+    lib/ansible/parsing/yaml); a script still finds a module beside it, as running it would."""
     repo.write_files(
         {
             "lib/app/__init__.py": "",
@@ -220,6 +220,10 @@ def test_a_standard_library_name_is_not_looked_up_in_a_folder_beside_the_importe
                 "    collections.OrderedDict()\n"
                 "    local()\n"
             ),
+            # A third-party name too: inside a package, folders of the package are not roots.
+            "lib/app/parsing/__init__.py": "",
+            "lib/app/parsing/yaml/__init__.py": "def load():\n    pass\n",
+            "lib/app/parsing/reader.py": "import yaml\n\ndef read():\n    yaml.load()\n",
             "scripts/helpers.py": "def helper():\n    pass\n",
             "scripts/run.py": "import helpers\n\ndef main():\n    helpers.helper()\n",
         }
@@ -234,3 +238,6 @@ def test_a_standard_library_name_is_not_looked_up_in_a_folder_beside_the_importe
     calls = {(e["src"], e["dst"]) for e in repo.edges("calls")}
     assert ("lib/app/cli.py::run", "lib/app/collections/__init__.py::local") in calls
     assert ("scripts/run.py::main", "scripts/helpers.py::helper") in calls
+    assert "ext:py:yaml" in nodes
+    assert nodes["lib/app/parsing/reader.py::read"]["external_calls"] == 1
+    assert not [dst for src, dst in calls if src == "lib/app/parsing/reader.py::read"]

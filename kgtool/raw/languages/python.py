@@ -403,9 +403,10 @@ class Python(Language):
         # A module is importable from the repository root, from a conventional source root,
         # or from a root above the importer; a same-named file elsewhere is not the module.
         top = module.split(".")[0]
-        candidates = _importable(_absolute_candidates(module, index), importer, top)
+        roots = _roots_above(importer, top, index)
+        candidates = _importable(_absolute_candidates(module, index), importer, roots)
         if not candidates:
-            if "." in module and _importable(_absolute_candidates(top, index), importer, top):
+            if "." in module and _importable(_absolute_candidates(top, index), importer, roots):
                 # ``mypkg.plugins.old`` when ``mypkg`` is this repository's package.
                 return ModuleTarget(broken=True)
             return ModuleTarget(external=top)
@@ -430,19 +431,35 @@ def _reads(read: dict[str, set[str]], scope: str, name: str) -> None:
 
 
 def _importable(
-    candidates: list[tuple[str, str]], importer: str, top: str
+    candidates: list[tuple[str, str]], importer: str, roots_above: bool | str
 ) -> list[tuple[str, str]]:
-    # A folder above the importer is a root only for a script run from it; a package's module
-    # importing ``collections`` or ``json`` gets the standard library's, whatever folder of
-    # that name stands beside it (ansible's lib/ansible/collections).
-    above = top not in STDLIB_MODULES
+    """The candidates an absolute import in ``importer`` can reach: from the repository root,
+    a conventional source root, and the roots above it that ``_roots_above`` allows."""
     return [
         c
         for c in candidates
         if not c[0]
-        or (above and importer.startswith(c[0]))
         or c[0].rstrip("/").split("/")[-1] in SOURCE_ROOTS
+        or (roots_above is True and importer.startswith(c[0]))
+        or c[0] == roots_above
     ]
+
+
+def _roots_above(importer: str, top: str, index: RepoIndex) -> bool | str:
+    """Which folders above ``importer`` an absolute import of ``top`` may start from: a
+    module of a package only from the folder holding its outermost package (Python puts no
+    folder inside a package on its path); a script from any folder above it, as running it
+    from there would (True), but never for a standard-library name (False): a script named
+    like one is far likelier a local script than the shadowing of the library."""
+    folder = posixpath.dirname(importer)
+    outermost = ""
+    while folder and f"{folder}/__init__.py" in index.facts:
+        outermost = folder
+        folder = posixpath.dirname(folder)
+    if outermost:
+        parent = posixpath.dirname(outermost)
+        return f"{parent}/" if parent else ""
+    return top not in STDLIB_MODULES
 
 
 def _module_files(stem: str, index: RepoIndex) -> tuple[str, ...]:
