@@ -56,7 +56,7 @@ from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store, atomic_write, 
 EXTRACTOR_VERSION = "9"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
 # 5: TypeScript and JavaScript values; 6: Python functions held in values; 7: sharded;
 # 8: Python ``raise A``, calls of a call's result, functions passed to map/sorted/...;
-# 9: a standard-library name is not looked up in a folder above the importer.
+# 9: Python absolute imports from the folders Python searches (no folder inside a package).
 # Shards written at once: enough to keep a disk's queue full while each waits on its fsync.
 WRITE_THREADS = 16
 MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
