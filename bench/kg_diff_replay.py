@@ -50,7 +50,7 @@ def update(root: Path, checkout: Path) -> None:
         capture_output=True,
         text=True,
     )
-    if done.returncode not in (0, 1):  # 1: findings of the repository, not a failure
+    if done.returncode != 0:
         raise SystemExit(f"kgtool update failed ({done.returncode}): {done.stderr}")
 
 
@@ -88,6 +88,8 @@ def replay(source: Path, commits: int, checkout: Path, work: Path) -> dict[str, 
     subprocess.run(["git", "clone", "-q", str(source), str(clone)], check=True)
     history = git(clone, "rev-list", "--first-parent", f"--max-count={commits + 1}", "HEAD")
     revisions = history.split()[::-1]
+    if len(revisions) < 2:
+        raise SystemExit(f"{source}: no first-parent commit to replay after the first")
     side = work / "kg.git"
     subprocess.run(["git", "init", "-q", "--bare", str(side)], check=True)
     for key, value in (("user.name", "bench"), ("user.email", "bench@example.invalid")):

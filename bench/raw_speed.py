@@ -58,9 +58,11 @@ def tracked_paths(root: Path) -> list[str]:
 def run_update(root: Path, *extra: str) -> Run:
     """One ``kgtool update`` process: wall time, peak RSS, and the per-layer times it prints."""
     started = time.perf_counter()
+    # Not started in ``root``: ``-m`` puts the current folder first on the path, so a
+    # repository with a kgtool/ of its own (kgtool's) would run that one.
     process = subprocess.Popen(
-        [sys.executable, "-m", "kgtool", "update", *extra],
-        cwd=root,
+        [sys.executable, "-m", "kgtool", "-C", str(root), "update", *extra],
+        cwd=tempfile.gettempdir(),
         stdout=subprocess.PIPE,
         text=True,
         env=RUN_ENV,
@@ -247,8 +249,19 @@ def edit_one_file(root: Path) -> None:
     path.write_text(text + marker if marker not in text else text.replace(marker, ""))
 
 
-def most_imported_file(root: Path) -> tuple[str, int]:
-    """The source file the most files import, by layer 1's ``imports`` edges, and how many."""
+# The edit below writes a line of one of these languages.
+EXPORT_LINES = {
+    **dict.fromkeys(
+        (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"),
+        "\nexport const kgtoolBenchExport = 1;\n",
+    ),
+    ".py": "\nkgtool_bench_export = 1\n",
+}
+
+
+def most_imported_file(root: Path) -> tuple[str, int] | None:
+    """The Python, TypeScript or JavaScript file the most files import, by layer 1's
+    ``imports`` edges, and how many; None when no such file is imported."""
     from kgtool.raw.graph import load, read_raw
     from kgtool.store import Store
 
@@ -258,7 +271,10 @@ def most_imported_file(root: Path) -> tuple[str, int]:
     for edge in read_raw(loaded.data).edges:
         if edge["type"] == "imports" and not edge["dst"].startswith("ext:"):
             target = edge["dst"].split("::", 1)[0]
-            importers.setdefault(target, set()).add(edge["src"].split("::", 1)[0])
+            if Path(target).suffix in EXPORT_LINES:
+                importers.setdefault(target, set()).add(edge["src"].split("::", 1)[0])
+    if not importers:
+        return None
     path = max(sorted(importers), key=lambda p: len(importers[p]))
     return path, len(importers[path])
 
@@ -267,11 +283,7 @@ def toggle_export(root: Path, path: str) -> None:
     """Add an exported name to ``path``, or take it away again."""
     target = root / path
     text = target.read_text()
-    line = (
-        "\nexport const kgtoolBenchExport = 1;\n"
-        if target.suffix in (".ts", ".tsx", ".js", ".mjs")
-        else "\nkgtool_bench_export = 1\n"
-    )
+    line = EXPORT_LINES[target.suffix]
     target.write_text(text.replace(line, "") if line in text else text + line)
 
 
@@ -287,11 +299,20 @@ def measure(root: Path, language: str) -> dict:
     run_update(root)
     # An exported name added to the file most files import: the names it adds can bind only
     # the call sites that mention them.
-    imported, importers = most_imported_file(root)
-    toggle_export(root, imported)
-    exported = run_update(root)
-    toggle_export(root, imported)
-    run_update(root)
+    export_edit: dict = {}
+    most_imported = most_imported_file(root)
+    if most_imported is not None:
+        imported, importers = most_imported
+        toggle_export(root, imported)
+        exported = run_update(root)
+        toggle_export(root, imported)
+        run_update(root)
+        export_edit = {
+            "export_edit": {"file": imported, "importers": importers},
+            "export_edit_s": round(exported.seconds, 3),
+            "export_edit_layer1_s": exported.layer1_s,
+            "export_edit_peak_rss_mib": round(exported.rss_mib),
+        }
     # Record lines of every shard, less each shard's meta line.
     shards = list((root / ".kg" / "raw").glob("*.jsonl"))
     records = sum(p.read_bytes().count(b"\n") for p in shards) - len(shards)
@@ -308,14 +329,11 @@ def measure(root: Path, language: str) -> dict:
         "one_file_edit_s": round(edited.seconds, 3),
         "one_file_edit_layer1_s": edited.layer1_s,
         "one_file_edit_layer2_s": edited.layer2_s,
-        "export_edit": {"file": imported, "importers": importers},
-        "export_edit_s": round(exported.seconds, 3),
-        "export_edit_layer1_s": exported.layer1_s,
+        **export_edit,
         "peak_rss_mib": {
             "full": round(full.rss_mib),
             "no_change": round(nothing.rss_mib),
             "one_file_edit": round(edited.rss_mib),
-            "export_edit": round(exported.rss_mib),
         },
         "cores": os.cpu_count(),
     }
