@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,9 +216,15 @@ def _file_mode(path: Path) -> int:
     try:
         return os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
+        # The umask can only be read by setting it: shards are written from many threads,
+        # and one must not read (or leave behind) another's momentary 0.
+        with _UMASK_LOCK:
+            umask = os.umask(0)
+            os.umask(umask)
         return 0o666 & ~umask
+
+
+_UMASK_LOCK = threading.Lock()
 
 
 def canonical_json(value: Any) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from kgtool.store import Store, atomic_write, canonical_json, pretty_json
@@ -30,6 +32,24 @@ def test_a_new_file_gets_the_mode_open_gives_and_a_rewrite_keeps_the_old_one(
     finally:
         os.umask(previous)
     assert [p.name for p in fresh.parent.iterdir()] == ["fresh.json"]  # no temp file left
+
+
+def test_files_written_from_many_threads_get_the_umask_s_mode_and_leave_it_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """Shards are written sixteen at a time, and the umask can only be read by setting it."""
+    previous = os.umask(0o022)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+    try:
+        paths = [tmp_path / f"s{n}.jsonl" for n in range(400)]
+        with ThreadPoolExecutor(max_workers=16) as pool:
+            list(pool.map(lambda path: atomic_write(path, b"x\n", durable=False), paths))
+        assert {mode(path) for path in paths} == {0o644}
+        assert os.umask(0o022) == 0o022
+    finally:
+        sys.setswitchinterval(interval)
+        os.umask(previous)
 
 
 def test_write_if_changed_says_whether_it_wrote(tmp_path: Path) -> None:
