@@ -96,7 +96,13 @@ def changelog(ctx: Context, base: str, head: str | None, head_doc: dict | None =
             with ctx.store.lock():
                 raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
                 head_doc = update_communities(
-                    ctx.root, ctx.config, ctx.store, raw.content, write=False, edges=raw.file_edges
+                    ctx.root,
+                    ctx.config,
+                    ctx.store,
+                    raw.content,
+                    write=False,
+                    edges=raw.file_edges,
+                    raw_digest=raw.digest,
                 ).document
     else:
         head_doc = _committed(ctx.root, head)
@@ -155,5 +161,11 @@ def build_at(root: Path, store: Store, revision: str, warm: dict | None) -> dict
         config = load_config(tree)
         raw = update_raw(tree, config, tree_store, write=True)
         return update_communities(
-            tree, config, tree_store, raw.content, write=False, edges=raw.file_edges
+            tree,
+            config,
+            tree_store,
+            raw.content,
+            write=False,
+            edges=raw.file_edges,
+            raw_digest=raw.digest,
         ).document

@@ -346,7 +346,7 @@ def update_communities(
     whose layer 1 changed nothing need not read it.
     """
     started = time.perf_counter()
-    if not raw_digest or (edges is None and not raw_content):
+    if not raw_digest:
         raw_content, raw_digest = _layer1(store, raw_content)
     settings = clustering_settings(config)
     families = family_settings(config)
@@ -364,7 +364,7 @@ def update_communities(
         graph = file_graph(list(folded), folded, settings)
     else:
         if not raw_content:
-            raw_content, raw_digest = _layer1(store, raw_content)
+            raw_content, _ = _layer1(store, None)
         graph = build_file_graph(raw_graph.read_raw(raw_content), settings)
     # The cache key stays the settings as configured: the packages they resolve to are a
     # function of the raw graph, which the key holds already.
@@ -398,8 +398,8 @@ def update_communities(
 
 
 def _layer1(store: Store, content: bytes | None) -> tuple[bytes, str]:
-    """Layer 1's content and its digest: ``content`` as given (a revision's, not the disk's),
-    or what is on disk."""
+    """Layer 1's content and a digest for the cache's key: ``content`` as given, named by
+    its own hash (a revision's, which the cache never keeps), or what is on disk."""
     if content:
         return content, hashlib.sha256(content).hexdigest()
     on_disk = raw_graph.load(store)
@@ -407,7 +407,7 @@ def _layer1(store: Store, content: bytes | None) -> tuple[bytes, str]:
         raise KgError(f"{raw_graph.WHERE} does not exist yet: run `kgtool update`")
     if on_disk.data is None:
         raise KgError(f"{on_disk.where} {raw_graph.DAMAGED}")
-    return on_disk.data, on_disk.digest
+    return on_disk.data, raw_graph.digest_on_disk(store)
 
 
 def _input_key(

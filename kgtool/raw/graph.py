@@ -24,6 +24,7 @@ Records are canonical JSON (sorted keys, no spaces), so readers may skip lines b
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -82,7 +83,6 @@ class Layer1Files:
     where: str  # how to name it in a message: ".kg/raw/", or ".kg/raw.jsonl" before migration
     data: bytes | None  # the joined records; None when damaged or of an unknown format
     identity: str  # changes whenever any of its files is rewritten (keys read caches)
-    digest: str = ""  # of its content, as ``content_digest`` spells it ("" when damaged)
 
 
 def shard_stats(store: Store) -> dict[str, os.stat_result]:
@@ -123,19 +123,31 @@ def content_digest(shard_digests: dict[str, str]) -> str:
     return hasher.hexdigest()
 
 
+def digest_on_disk(store: Store) -> str:
+    """``content_digest`` of layer 1 as it is on disk (of the older single file before the
+    migration), reading every shard: for the rare caller that has no ``UpdateResult``."""
+    stats = shard_stats(store)
+    names = sorted(stats) if stats else [LEGACY_RAW_FILE]
+    folder = store.path(RAW_DIR) if stats else store.dir
+    digests: dict[str, str] = {}
+    for name in names:
+        with contextlib.suppress(OSError):
+            digests[name] = hashlib.sha256((folder / name).read_bytes()).hexdigest()
+    return content_digest(digests)
+
+
 def load(store: Store) -> Layer1Files | None:
     """Layer 1 on disk, joined; None when there is none (no shard, no legacy file)."""
     stats = shard_stats(store)
     key = _identity(stats, store)
     if not stats and os.path.isdir(store.path(RAW_DIR)):  # a repository with no files yet
-        return Layer1Files(WHERE, join({}), key, content_digest({}))
+        return Layer1Files(WHERE, join({}), key)
     if not stats:
         legacy = store.read_bytes(LEGACY_RAW_FILE)
         if legacy is None:
             return None
         data = legacy if _meta_format(legacy) in KNOWN_FORMATS else None
-        digest = content_digest({LEGACY_RAW_FILE: hashlib.sha256(legacy).hexdigest()})
-        return Layer1Files(LEGACY_WHERE, data, key, digest if data is not None else "")
+        return Layer1Files(LEGACY_WHERE, data, key)
     shards: dict[str, bytes] = {}
     folder = os.fspath(store.path(RAW_DIR))
     for name in sorted(stats):
@@ -144,9 +156,7 @@ def load(store: Store) -> Layer1Files | None:
                 shards[name] = handle.read()
         except OSError:
             return Layer1Files(WHERE, None, key)
-    data = join(shards)
-    digests = {name: hashlib.sha256(shard).hexdigest() for name, shard in shards.items()}
-    return Layer1Files(WHERE, data, key, content_digest(digests) if data is not None else "")
+    return Layer1Files(WHERE, join(shards), key)
 
 
 def join(shards: dict[str, bytes]) -> bytes | None:
