@@ -222,7 +222,9 @@ def test_a_legacy_raw_jsonl_is_read_then_migrated_by_the_next_update(
     repo = legacy_repo(make_repo)
     legacy = (repo.root / ".kg" / "raw.jsonl").read_text()
     assert legacy.startswith('{"extractor":"3","format":1,"rec":"meta"}\n')
-    # Before the migration, readers read the old file.
+    # Before the migration, readers read the old file, also beside an empty .kg/raw/ (a
+    # migration killed before its first shard was written).
+    (repo.root / ".kg" / "raw").mkdir()
     impact = repo.kg("impact", "core/store.py::Store.save")
     assert impact.code == 0, impact.err
     assert "core/query.py::find" in impact.out

@@ -792,7 +792,7 @@ class KgGraph:
 
 
 def _edge(line: bytes, file_id: str) -> Edge:
-    record = raw_graph.full_edge(json.loads(line), file_id)
+    record = raw_graph.full_edge(_decoded(line), file_id)
     return Edge(
         record["src"],
         record.get("dst", ""),

@@ -140,10 +140,12 @@ def load(store: Store) -> Layer1Files | None:
     """Layer 1 on disk, joined; None when there is none (no shard, no legacy file)."""
     stats = shard_stats(store)
     key = _identity(stats, store)
-    if not stats and os.path.isdir(store.path(RAW_DIR)):  # a repository with no files yet
-        return Layer1Files(WHERE, join({}), key)
     if not stats:
         legacy = store.read_bytes(LEGACY_RAW_FILE)
+        # An empty .kg/raw/ beside the old file is a migration that did not finish: the old
+        # file still holds layer 1. Alone, it is the layer 1 of a repository with no files.
+        if legacy is None and os.path.isdir(store.path(RAW_DIR)):
+            return Layer1Files(WHERE, join({}), key)
         if legacy is None:
             return None
         data = legacy if _meta_format(legacy) in KNOWN_FORMATS else None
