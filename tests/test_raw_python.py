@@ -226,6 +226,10 @@ def test_a_package_module_does_not_import_from_folders_inside_its_package(
             "lib/app/parsing/reader.py": "import yaml\n\ndef read():\n    yaml.load()\n",
             "scripts/helpers.py": "def helper():\n    pass\n",
             "scripts/run.py": "import helpers\n\ndef main():\n    helpers.helper()\n",
+            # A script beside a folder named like a standard-library module still gets the
+            # library's: the folder is far likelier its own code than a shadowing.
+            "tools/json/__init__.py": "def dumps():\n    pass\n",
+            "tools/dump.py": "import json\n\ndef dump():\n    json.dumps()\n",
         }
     )
     repo.commit()
@@ -238,6 +242,7 @@ def test_a_package_module_does_not_import_from_folders_inside_its_package(
     calls = {(e["src"], e["dst"]) for e in repo.edges("calls")}
     assert ("lib/app/cli.py::run", "lib/app/collections/__init__.py::local") in calls
     assert ("scripts/run.py::main", "scripts/helpers.py::helper") in calls
-    assert "ext:py:yaml" in nodes
+    assert "ext:py:yaml" in nodes and "ext:py:json" in nodes
+    assert nodes["tools/dump.py::dump"]["external_calls"] == 1
     assert nodes["lib/app/parsing/reader.py::read"]["external_calls"] == 1
     assert not [dst for src, dst in calls if src == "lib/app/parsing/reader.py::read"]

@@ -19,9 +19,10 @@ Shard names are the folder, readable and safe on every file system:
 
 A folder whose records pass ``SHARD_LIMIT`` bytes is split by the hash of each file's path:
 4 shards by its first base-4 digit (``tests+3.jsonl``), and a part still too large again by
-the next digit (``tests+31.jsonl``), so that parts stay between a quarter of the limit and
-the limit. Which shard a file lands in depends on its own path and the size of its folder
-alone: adding a file to one folder never moves a file of another.
+the next digit (``tests+31.jsonl``), so that no part passes the limit unless one file's
+records alone do; parts are about a quarter of their folder each, as the hash spreads the
+files, not a guaranteed minimum. Which shard a file lands in depends on its own path and
+the size of its folder alone: adding a file to one folder never moves a file of another.
 """
 
 from __future__ import annotations

@@ -65,6 +65,9 @@ class Python(Language):
     builtin_callbacks: ClassVar[frozenset[str]] = frozenset(
         {"map(0)", "filter(0)", "sorted(key=)", "min(key=)", "max(key=)"}
     )
+    calling_builtins: ClassVar[frozenset[str]] = frozenset(
+        callback.partition("(")[0] for callback in builtin_callbacks
+    )
 
     def split_callee(self, node: Node) -> tuple[str, str]:
         receiver, name = self._split_callee(node)
@@ -318,7 +321,7 @@ class Python(Language):
         if not called:
             return []
         builtin = called in self.builtins
-        if builtin and not any(c.startswith(f"{called}(") for c in self.builtin_callbacks):
+        if builtin and called not in self.calling_builtins:
             return []  # what the other builtins do with their arguments calls nothing here
         if argument.type == "keyword_argument":
             key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
@@ -453,7 +456,9 @@ def _roots_above(importer: str, top: str, index: RepoIndex) -> bool | str:
     like one is far likelier a local script than the shadowing of the library."""
     folder = posixpath.dirname(importer)
     outermost = ""
-    while folder and f"{folder}/__init__.py" in index.facts:
+    while folder and (
+        f"{folder}/__init__.py" in index.facts or f"{folder}/__init__.pyi" in index.facts
+    ):
         outermost = folder
         folder = posixpath.dirname(folder)
     if outermost:
