@@ -33,9 +33,10 @@ from kgtool.communities.build import (
     update_communities,
 )
 from kgtool.communities.cluster import changed_files
-from kgtool.communities.graph import build_file_graph, file_graph, read_raw
+from kgtool.communities.graph import build_file_graph, file_graph
 from kgtool.config import Config, load_config
 from kgtool.raw.build import UpdateResult, update_raw
+from kgtool.raw.graph import read_raw
 from kgtool.repo import checkout_detached, first_parent_history, temporary_worktree
 from kgtool.store import Store, atomic_write, pretty_json
 

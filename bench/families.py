@@ -32,9 +32,9 @@ from communities_stability import replay
 from kgtool.communities import build
 from kgtool.communities.cluster import package_of
 from kgtool.communities.families import find_families
-from kgtool.communities.graph import build_file_graph, read_raw
+from kgtool.communities.graph import build_file_graph
 from kgtool.config import load_config
-from kgtool.raw.graph import load
+from kgtool.raw.graph import load, read_raw
 from kgtool.store import Store
 
 # Weights of the family edges tried (an inherits edge weighs 2 by default).

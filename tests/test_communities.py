@@ -10,9 +10,10 @@ from conftest import Repo
 
 from kgtool.communities.build import clustering_settings, compute, with_packages
 from kgtool.communities.cluster import LOCALITY_HOPS
-from kgtool.communities.graph import FileGraph, build_file_graph, file_graph, read_raw
+from kgtool.communities.graph import FileGraph, build_file_graph, file_graph
 from kgtool.config import load_config
 from kgtool.raw.build import update_raw
+from kgtool.raw.graph import read_raw
 from kgtool.store import Store
 
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgtool.raw.graph import RawGraph, read_raw  # noqa: F401 - read_raw kept importable here
+from kgtool.raw.graph import RawGraph
 from kgtool.raw.model import Edge, FileEdge, file_edges
 from kgtool.store import canonical_json
 
