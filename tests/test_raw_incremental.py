@@ -162,8 +162,10 @@ def test_a_cache_edited_into_valid_but_wrong_data_is_not_trusted(repo: Repo) -> 
     update(repo)
     shard = repo.root / ".kg" / "cache" / f"raw.cache.{shard_of('app/util.py'):02d}"
     data = marshal.loads(shard.read_bytes()[CHECKSUM_BYTES:])
-    facts = data["files"]["app/util.py"][1]
+    entry = marshal.loads(data["files"]["app/util.py"])
+    facts = entry[1]
     facts["symbols"] = [("planted", *facts["symbols"][0][1:])]
+    data["files"]["app/util.py"] = marshal.dumps(entry)
     shard.write_bytes(marshal.dumps(data))  # well-formed, but not what kgtool wrote
     shutil.rmtree(repo.root / ".kg" / "raw")
     update(repo)
@@ -223,3 +225,135 @@ def test_a_file_resolved_again_reads_the_values_of_files_that_were_not(repo: Rep
     layer1 = repo.layer1()
     assert b"Store.save" in layer1
     assert repo.fresh_build() == layer1
+
+
+FILLERS = {f"lib/f{n}.py": f"def filler{n}():\n    return {n}\n" for n in range(8)}
+
+
+def incremental_then_fresh(repo: Repo) -> tuple[UpdateResult, bytes, UpdateResult, bytes]:
+    """An incremental update and what it wrote, then a build without the cache and what it
+    would write; the cache is rebuilt afterwards, for the next step."""
+    incremental = update(repo)
+    written = repo.layer1()
+    shutil.rmtree(repo.root / ".kg" / "cache")
+    fresh = update_raw(repo.root, load_config(repo.root), Store(repo.root), write=False)
+    content = fresh.content
+    update(repo)
+    return incremental, written, fresh, content
+
+
+def summary(result: UpdateResult) -> tuple:
+    return (
+        result.files,
+        result.symbols,
+        sorted(result.edges.items()),
+        result.skipped,
+        result.partial,
+        result.unresolved_calls,
+        result.broken_imports,
+    )
+
+
+def test_names_bound_by_name_alone_follow_definitions_removed_and_moved(repo: Repo) -> None:
+    """The tables of names a call binds by alone are patched by each update from the files it
+    parsed: a definition removed, moved into a class, or added back changes an untouched
+    caller's edge as a fresh build would."""
+    repo.write_files(
+        {
+            **FILLERS,
+            "app/a.py": "def orphan():\n    pass\n",
+            "app/b.py": "def orphan():\n    pass\n",
+            "app/caller.py": "def go(x):\n    orphan()\n    x.spin()\n",
+            "app/spinner.py": "class Wheel:\n    def spin(self):\n        pass\n",
+        }
+    )
+    repo.commit()
+    update(repo)
+    steps = [
+        ("app/b.py", "def other():\n    pass\n"),  # orphan: AMBIGUOUS -> INFERRED to a.py
+        ("app/a.py", "class Box:\n    def orphan(self):\n        pass\n"),  # no top-level one
+        ("app/spinner.py", "def spin():\n    pass\n"),  # no method spin any more
+        ("app/b.py", "def orphan():\n    pass\nclass Top:\n    def spin(self):\n        pass\n"),
+    ]
+    seen = []
+    for path, text in steps:
+        repo.write(path, text)
+        incremental, written, _, content = incremental_then_fresh(repo)
+        assert incremental.resolved < incremental.files  # the incremental path was taken
+        assert written == content
+        seen.append(
+            sorted(
+                (row[1], row[2]) for row in repo.edge_rows("calls") if "caller.py" in row[0]
+            )
+        )
+    spin = ("app/spinner.py::Wheel.spin", "INFERRED")
+    assert seen[0] == [("app/a.py::orphan", "INFERRED"), spin]
+    assert seen[1] == [spin]
+    assert seen[2] == []
+    assert seen[3] == [("app/b.py::Top.spin", "INFERRED"), ("app/b.py::orphan", "INFERRED")]
+
+
+def test_the_summary_an_edit_patches_is_the_one_a_fresh_build_counts(repo: Repo) -> None:
+    repo.write_files({**FILES, **FILLERS, "app/__init__.py": ""})
+    repo.commit()
+    update(repo)
+    steps = [
+        ("app/util.py", "def helper(:\n    return 1\n"),  # a syntax error: partial
+        ("app/broken.py", "from app.missing import thing\nthing()\n"),  # a broken import
+        ("app/util.py", "def helper():\n    return nowhere()\n"),  # an unresolved call
+        ("data.bin", "\x00\x01binary\x00"),  # skipped
+        ("app/other.py", None),
+    ]
+    for path, text in steps:
+        if text is None:
+            (repo.root / path).unlink()
+        else:
+            repo.write(path, text)
+        repo.git("add", "-A")
+        incremental, written, fresh, content = incremental_then_fresh(repo)
+        assert incremental.resolved < incremental.files
+        assert summary(incremental) == summary(fresh)
+        assert written == content
+    assert incremental.skipped == [("data.bin", "binary")]
+    assert incremental.broken_imports == [("app/broken.py", 1, "app.missing")]
+
+
+def test_a_cache_from_another_run_than_its_manifest_costs_a_full_resolution(
+    repo: Repo,
+) -> None:
+    """A run killed after writing cache shards but before the manifest leaves a manifest
+    that does not name them: the next update starts from nothing it says."""
+    repo.write_files({**FILES, **FILLERS})
+    repo.commit()
+    update(repo)
+    cache_dir = repo.root / ".kg" / "cache"
+    earlier = {p.name: p.read_bytes() for p in cache_dir.glob("raw.cache.*")}
+    repo.write("app/util.py", "def helper():\n    return 2\n\ndef more():\n    pass\n")
+    update(repo)
+    for name, data in earlier.items():  # the shards of one run beside the manifest of another
+        (cache_dir / name).write_bytes(data)
+    repo.write("app/other.py", "def unrelated():\n    return 4\n")
+    result = update(repo)
+    assert result.resolved == result.files
+    assert repo.fresh_build() == repo.layer1()
+
+
+def test_an_edit_binds_a_parameter_through_what_an_untouched_file_passes(repo: Repo) -> None:
+    """What a parameter holds is what the function's callers pass: an edit of the function's
+    file alone reads the arguments from the one file that names the function."""
+    repo.write_files(
+        {
+            **FILLERS,
+            "app/runner.py": "def run(callback):\n    callback()\n",
+            "app/hello.py": "from app.runner import run\n\ndef hello():\n    pass\n\n"
+            "def main():\n    run(hello)\n",
+        }
+    )
+    repo.commit()
+    update(repo)
+    repo.write("app/runner.py", "def run(callback):\n    callback()\n# touched\n")
+    assert update(repo).resolved == 1
+    assert ("app/runner.py::run", "app/hello.py::hello", "INFERRED", 2) in repo.edge_rows(
+        "calls"
+    )
+    assert repo.fresh_build() == repo.layer1()

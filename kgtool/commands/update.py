@@ -184,7 +184,7 @@ def layer2_from(
         ctx.root,
         ctx.config,
         ctx.store,
-        raw.content,
+        lambda: raw.content,
         write,
         rebaseline,
         edges=raw.file_edges,

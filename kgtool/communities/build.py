@@ -328,7 +328,7 @@ def update_communities(
     root: Path,
     config: Config,
     store: Store,
-    raw_content: bytes | None = None,
+    raw_content: bytes | Callable[[], bytes] | None = None,
     write: bool = True,
     rebaseline: bool = False,
     edges: EdgeSource | None = None,
@@ -336,7 +336,8 @@ def update_communities(
     raw_digest: str = "",
 ) -> CommunitiesResult:
     """Recompute layer 2 from ``raw_content`` (default: layer 1 on disk, as
-    ``kgtool.raw.graph.load`` joins it); write if asked.
+    ``kgtool.raw.graph.load`` joins it; a callable is called only if the content is read);
+    write if asked.
 
     ``edges`` is layer 1's per-file folded edges for that same content (``UpdateResult.
     file_edges``): the file graph is built from them instead of parsing layer 1, which
@@ -346,8 +347,9 @@ def update_communities(
     whose layer 1 changed nothing need not read it.
     """
     started = time.perf_counter()
+    content = None if callable(raw_content) else raw_content
     if not raw_digest:
-        raw_content, raw_digest = _layer1(store, raw_content)
+        content, raw_digest = _layer1(store, _read(raw_content))
     settings = clustering_settings(config)
     families = family_settings(config)
     keyed = {**settings, **families}  # what the outputs depend on
@@ -363,9 +365,11 @@ def update_communities(
     if folded is not None:
         graph = file_graph(list(folded), folded, settings)
     else:
-        if not raw_content:
-            raw_content, _ = _layer1(store, None)
-        graph = build_file_graph(raw_graph.read_raw(raw_content), settings)
+        if content is None:
+            content = _read(raw_content)
+        if not content:
+            content, _ = _layer1(store, None)
+        graph = build_file_graph(raw_graph.read_raw(content), settings)
     # The cache key stays the settings as configured: the packages they resolve to are a
     # function of the raw graph, which the key holds already.
     document, reclustered = compute(
@@ -395,6 +399,10 @@ def update_communities(
         time.perf_counter() - started,
         what_changed(previous, document),
     )
+
+
+def _read(content: bytes | Callable[[], bytes] | None) -> bytes | None:
+    return content() if callable(content) else content
 
 
 def _layer1(store: Store, content: bytes | None) -> tuple[bytes, str]:

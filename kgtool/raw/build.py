@@ -18,16 +18,17 @@ import posixpath
 import re
 import time
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool import progress
 from kgtool.config import Config
 from kgtool.raw import cache, shards
 from kgtool.raw import graph as raw_graph
-from kgtool.raw.cache import CachedFile
+from kgtool.raw.cache import CachedFile, CachedFiles
 from kgtool.raw.extract import PARALLEL_THRESHOLD, extract_files
 from kgtool.raw.graph import CONTAINS, DEFAULT_CONFIDENCE, EXTRACTED, FORMAT_VERSION
 from kgtool.raw.languages.base import CALL_RESULT, RAISED
@@ -47,7 +48,15 @@ from kgtool.raw.model import (
     symbol_id,
 )
 from kgtool.raw.pool import worker_pool
-from kgtool.raw.resolve import FileResolution, RepoIndex, resolve_files
+from kgtool.raw.resolve import (
+    FileResolution,
+    NameTables,
+    RepoIndex,
+    called_name,
+    name_tables,
+    patch_name_tables,
+    resolve_files,
+)
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
 from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store, atomic_write, canonical_json
 
@@ -76,7 +85,6 @@ class UpdateResult:
     # (path, line, module): imports of this repository's own code that resolve to no file.
     broken_imports: list[tuple[str, int, str]]
     seconds: float
-    content: bytes = b""
     # ``kgtool.raw.graph.content_digest`` of the shards as written (or as they would be).
     digest: str = ""
     # Tracked files left out because their names are not UTF-8, as printable text.
@@ -85,9 +93,24 @@ class UpdateResult:
     written: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     migrated: bool = False  # a .kg/raw.jsonl of an older kgtool was (or would be) replaced
-    # Where ``file_edges`` comes from: this run's entries, or the cache a no-change run trusted.
-    _entries: dict[str, CachedFile] | None = field(default=None, repr=False)
+    # Where ``file_edges`` comes from: this run's files, or the cache a no-change run trusted.
+    _heads: dict[str, cache.Head] | None = field(default=None, repr=False)
     _cached: tuple[Store, dict[str, str], str] | None = field(default=None, repr=False)
+    # Where ``content`` comes from: this run's layout and the shards it built, or the disk.
+    _layout: tuple[Layout, dict[str, bytes], Store] | None = field(default=None, repr=False)
+
+    @property
+    def content(self) -> bytes:
+        """Layer 1 as a reader of .kg/raw/ reads it (or would, when nothing was written):
+        joined when asked for, which ``kgtool update`` never does."""
+        if self._layout is not None:
+            layout, shard_bytes, store = self._layout
+            return layout.content(shard_bytes, store)
+        if self._cached is not None:
+            loaded = raw_graph.load(self._cached[0])
+            if loaded is not None and loaded.data is not None:
+                return loaded.data
+        return b""
 
     def file_edges(self) -> dict[str, tuple[FileEdge, ...]] | None:
         """Every file's edges to other files, as layer 2 folds them; None when unknown.
@@ -96,8 +119,8 @@ class UpdateResult:
         exactly the files the manifest vouched for (a crash between writing the two would
         otherwise hand on another tree's edges).
         """
-        if self._entries is not None:
-            return {path: entry.file_edges for path, entry in self._entries.items()}
+        if self._heads is not None:
+            return {path: head.file_edges for path, head in self._heads.items()}
         if self._cached is None:
             return None
         store, blobs, key = self._cached
@@ -238,7 +261,7 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
             and _same_blobs(manifest.blobs, current)
         ):
             if write and manifest.restamped:
-                manifest.save_stamps(store)
+                manifest.save(store)
             result = UpdateResult.from_summary(manifest.summary, started)
             result._cached = (store, manifest.blobs, key)
             result.digest = raw_graph.content_digest(
@@ -248,10 +271,14 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
             return result
 
     old_files = cache.load_files(store, key)
+    names_on_disk = cache.load_names(store, key)
+    # The manifest, the cache files and the name tables were written together (else a run
+    # was killed between them): only then may an update start from what they say.
+    trusted = manifest is not None and cache.describes(manifest, old_files, names_on_disk)
     stale_paths = sorted(
         path
         for path, tracked in current.items()
-        if path not in old_files or not tracked.blob or old_files[path].blob != tracked.blob
+        if path not in old_files or not tracked.blob or old_files.heads[path].blob != tracked.blob
     )
     readable = [p for p in stale_paths if _readable(current[p])]
     parsed = extract_files(root, readable, config["max_file_bytes"], config["jobs"])
@@ -259,22 +286,15 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         if path not in parsed:
             parsed[path] = FileFacts(path, "", _unreadable_status(current[path]))
 
-    new_files: dict[str, CachedFile] = {}
-    for path, tracked in current.items():
-        if path in parsed:
-            facts = parsed[path]
-            new_files[path] = CachedFile(tracked.blob, facts, mentions=_mentions(facts))
-        else:
-            new_files[path] = old_files[path]
+    new_files = old_files.copy()
+    for path in old_files.keys() - current.keys():
+        new_files.drop(path)
+    for path in sorted(parsed):
+        facts = parsed[path]
+        new_files.put(path, CachedFile(current[path].blob, facts, mentions=_mentions(facts)))
 
-    index = RepoIndex(
-        {path: entry.facts for path, entry in new_files.items()},
-        hydrate=lambda path: new_files[path].hydrate(),
-    )
-    # Without a trusted cache nothing but a full pass is certain to match a fresh build.
-    trusted = manifest is not None and manifest.blobs.keys() <= old_files.keys()
     if trusted:
-        assert manifest is not None
+        assert manifest is not None and names_on_disk is not None
         to_resolve = _affected(old_files, new_files, set(parsed))
         # A file whose records cannot be cut from its shard as the cache wrote it (a shard
         # rewritten by a merge, a checkout, a hand) is rendered again.
@@ -283,71 +303,128 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
             for path in new_files
             if path not in manifest.spans or manifest.spans[path][0] not in matching
         }
+        # What the files resolved again counted before, taken out of the summary below.
+        dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
+        before = {p: _contribution(old_files[p]) for p in sorted(dirty) if p in old_files}
+        names: NameTables | cache.NamesData = names_on_disk.tables
+        changed_paths = set(parsed) | (old_files.keys() - new_files.keys())
+        if not patch_name_tables(
+            names_on_disk.tables,
+            {p: old_files[p].facts if p in old_files else None for p in sorted(changed_paths)},
+            {p: new_files[p].facts if p in new_files else None for p in sorted(changed_paths)},
+        ):
+            names = names_on_disk
+        tables = names_on_disk.tables
     else:
         to_resolve = set(new_files)
-    for path in to_resolve:
+        tables = names = name_tables({path: new_files[path].facts for path in sorted(new_files)})
+    for path in sorted(to_resolve):
         new_files[path].hydrate()
+    index = RepoIndex(
+        _FactsOf(new_files),
+        hydrate=lambda path: new_files[path].hydrate(),
+        names=tables,
+        languages={path: head.language for path, head in new_files.heads.items()},
+        # A few files resolved look up what is passed to a parameter in the files that name
+        # the function; all of them, in every file at once.
+        mentions=(
+            {path: head.mentions for path, head in new_files.heads.items()}
+            if len(to_resolve) * 4 < len(new_files)
+            else None
+        ),
+    )
     _resolve_and_render(index, new_files, sorted(to_resolve), config)
+    for path in to_resolve:
+        new_files.refresh_head(path)
 
-    if to_resolve != new_files.keys():
-        # The shards these records are cut from are the ones the manifest describes, so an
-        # unchanged file's records are not kept twice.
-        assert manifest is not None
-        cut_from: dict[str, bytes] = {}
-        for path, entry in new_files.items():
-            if path not in to_resolve:
-                name, start, end = manifest.spans[path]
-                if name not in cut_from:
-                    cut_from[name] = store.path(RAW_DIR).joinpath(name).read_bytes()
-                entry.lines = cut_from[name][start:end]
-        del cut_from
-    layout = _layout(new_files)
-    summary = _summarize(new_files)
+    layout = _layout(new_files, to_resolve, manifest.spans if manifest is not None else {})
     kept = _kept_shards(layout, manifest, matching, to_resolve)
+    shard_bytes = _shard_bytes(store, layout, kept, new_files, to_resolve, manifest)
+    if trusted:
+        assert manifest is not None
+        summary = _patched_summary(
+            manifest.summary,
+            len(new_files),
+            before,
+            {p: _contribution(new_files[p]) for p in sorted(dirty) if p in new_files},
+        )
+    else:
+        summary = _summarize(new_files)
     if write:
         store.ensure()
-    written, removed, stamps = _write_shards(store, layout, kept, manifest, write)
+    written, removed, stamps = _write_shards(store, layout, shard_bytes, kept, manifest, write)
     changed = bool(written or removed or legacy)
     if write:
         if legacy:
             store.path(LEGACY_RAW_FILE).unlink()
-        # Only the shards of entries that changed are rewritten (every file missing from the
-        # old cache was parsed, so it is among them).
-        dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
-        cache.save(store, key, new_files, stamps, summary, layout.spans, dirty)
+        # Only the cache shards of entries that changed are rewritten (every file missing
+        # from the old cache was parsed, so it is among them).
+        cache.save(
+            store,
+            key,
+            new_files,
+            stamps,
+            summary,
+            layout.spans,
+            names,
+            (set(parsed) | to_resolve | (old_files.keys() - new_files.keys())) if trusted else None,
+        )
     result = UpdateResult.from_summary(summary, started)
     result.bad_names = bad_names
     result.changed = changed
     result.parsed = sorted(parsed)
     result.resolved = len(to_resolve)
-    result.content = layout.content()
+    result._layout = (layout, shard_bytes, store)
     result.digest = raw_graph.content_digest(
         {
-            name: stamps[name][0] if name in stamps else digest(data)
-            for name, data in layout.shards.items()
+            name: stamps[name][0] if name in stamps else digest(shard_bytes[name])
+            for name in layout.members
         }
     )
     result.written, result.removed, result.migrated = written, removed, legacy
-    result._entries = new_files
+    result._heads = new_files.heads
     return result
+
+
+class _FactsOf(Mapping[str, FileFacts]):
+    """Each file's facts, its cache entry decoded when first read."""
+
+    def __init__(self, files: CachedFiles) -> None:
+        self._files = files
+
+    def __getitem__(self, path: str) -> FileFacts:
+        return self._files[path].facts
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._files
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
 
 
 @dataclass
 class Layout:
-    """Layer 1 as shards: each shard's bytes, and where each file's records stand in its."""
+    """Layer 1 as shards: each shard's files, and where each file's records stand in its."""
 
-    shards: dict[str, bytes]
     members: dict[str, list[str]]  # shard -> its files, sorted
     spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end)
 
-    def content(self) -> bytes:
+    def content(self, shard_bytes: dict[str, bytes], store: Store) -> bytes:
         """Every shard joined as ``kgtool.raw.graph.join`` joins them (one meta line, shards
-        in the order of their first file): what a reader of .kg/raw/ reads."""
-        if not self.shards:
+        in the order of their first file): what a reader of .kg/raw/ reads. A shard not in
+        ``shard_bytes`` is the one on disk."""
+        if not self.members:
             return raw_graph.join({})
         order = sorted(self.members, key=lambda name: (self.members[name][0], name))
         meta = len(_meta_line())
-        return _meta_line() + b"".join(self.shards[name][meta:] for name in order)
+        folder = store.path(RAW_DIR)
+        return _meta_line() + b"".join(
+            (shard_bytes[name] if name in shard_bytes else (folder / name).read_bytes())[meta:]
+            for name in order
+        )
 
 
 @functools.cache
@@ -356,23 +433,56 @@ def _meta_line() -> bytes:
     return (canonical_json(meta) + "\n").encode("utf-8")
 
 
-def _layout(files: dict[str, CachedFile]) -> Layout:
-    meta = _meta_line()
-    names = shards.assign({path: len(entry.lines) for path, entry in files.items()}, len(meta))
+def _layout(
+    files: CachedFiles, rendered: set[str], spans: dict[str, tuple[str, int, int]]
+) -> Layout:
+    """Where each file's records go; a file not ``rendered`` is as long as its old span."""
+    meta = len(_meta_line())
+    sizes = {
+        path: len(files[path].lines) if path in rendered else spans[path][2] - spans[path][1]
+        for path in files
+    }
+    names = shards.assign(sizes, meta)
     members: dict[str, list[str]] = {}
     for path in sorted(files):
         members.setdefault(names[path], []).append(path)
-    contents: dict[str, bytes] = {}
-    spans: dict[str, tuple[str, int, int]] = {}
+    placed: dict[str, tuple[str, int, int]] = {}
     for name, paths in members.items():
-        parts, offset = [meta], len(meta)
+        offset = meta
         for path in paths:
-            lines = files[path].lines
-            parts.append(lines)
-            spans[path] = (name, offset, offset + len(lines))
-            offset += len(lines)
+            placed[path] = (name, offset, offset + sizes[path])
+            offset += sizes[path]
+    return Layout(members, placed)
+
+
+def _shard_bytes(
+    store: Store,
+    layout: Layout,
+    kept: set[str],
+    files: CachedFiles,
+    rendered: set[str],
+    manifest: cache.Manifest | None,
+) -> dict[str, bytes]:
+    """The bytes of every shard but the ``kept`` ones: a file rendered again brings its new
+    records; another's are cut from its shard as the cache wrote it (read once each)."""
+    old_shards: dict[str, bytes] = {}
+    folder = store.path(RAW_DIR)
+    contents: dict[str, bytes] = {}
+    for name, paths in layout.members.items():
+        if name in kept:
+            continue
+        parts = [_meta_line()]
+        for path in paths:
+            if path in rendered:
+                parts.append(files[path].lines)
+                continue
+            assert manifest is not None
+            old, start, end = manifest.spans[path]
+            if old not in old_shards:
+                old_shards[old] = (folder / old).read_bytes()
+            parts.append(old_shards[old][start:end])
         contents[name] = b"".join(parts)
-    return Layout(contents, members, spans)
+    return contents
 
 
 def _kept_shards(
@@ -397,6 +507,7 @@ def _kept_shards(
 def _write_shards(
     store: Store,
     layout: Layout,
+    shard_bytes: dict[str, bytes],
     kept: set[str],
     manifest: cache.Manifest | None,
     write: bool,
@@ -410,12 +521,12 @@ def _write_shards(
     on_disk = cache.shard_stats(store)
     written: list[str] = []
     stamps: dict[str, cache.ShardStamp] = {}
-    for name in sorted(layout.shards):
+    for name in sorted(layout.members):
         if name in kept:
             assert manifest is not None
             stamps[name] = manifest.shards[name]
             continue
-        data = layout.shards[name]
+        data = shard_bytes[name]
         try:
             same = name in on_disk and (folder / name).read_bytes() == data
         except FileNotFoundError:  # removed since it was listed
@@ -423,10 +534,10 @@ def _write_shards(
         if not same:
             written.append(name)
     if write:
-        _write_durably({folder / name: layout.shards[name] for name in written})
-        for name in sorted(layout.shards.keys() - kept):
-            stamps[name] = cache.stamp(store, name, digest(layout.shards[name]))
-    removed = sorted(on_disk.keys() - layout.shards.keys())
+        _write_durably({folder / name: shard_bytes[name] for name in written})
+        for name in sorted(shard_bytes):
+            stamps[name] = cache.stamp(store, name, digest(shard_bytes[name]))
+    removed = sorted(on_disk.keys() - layout.members.keys())
     if write:
         for name in removed:
             (folder / name).unlink(missing_ok=True)
@@ -447,11 +558,11 @@ def _write_durably(files: dict[Path, bytes]) -> None:
 
 
 # What forked resolution workers read: set just before the fork, so never pickled.
-_SHARED: tuple[RepoIndex, dict[str, CachedFile], int] | None = None
+_SHARED: tuple[RepoIndex, CachedFiles, int] | None = None
 
 
 def _resolve_and_render(
-    index: RepoIndex, files: dict[str, CachedFile], paths: list[str], config: Config
+    index: RepoIndex, files: CachedFiles, paths: list[str], config: Config
 ) -> None:
     """Resolve and render ``paths`` into their entries, on every core when there are many."""
     global _SHARED
@@ -541,7 +652,10 @@ def _mentions(facts: FileFacts) -> frozenset[str]:
         names.update(base.base.split("."))
     for assign in facts.assigns:
         names.update(assign.callee.split("."))
-        if assign.kind == PARAMETER:
+        if assign.kind == ARGUMENT:
+            # Read when the called function's parameters are: see RepoIndex._arguments.
+            names.add(called_name(assign))
+        elif assign.kind == PARAMETER:
             # What a parameter holds is what the function's callers pass (``__init__``'s: the
             # class's callers).
             names.update(assign.scope.split("."))
@@ -561,8 +675,7 @@ def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
     for assign in facts.assigns:
         if assign.kind == ARGUMENT:
             # Read by the called function's parameters: the called name first, as it is met.
-            called = assign.var.partition("(")[0].rsplit(".", 1)[-1]
-            found.add((called, assign.scope, assign.var, assign.callee, assign.kind))
+            found.add((called_name(assign), assign.scope, assign.var, assign.callee, assign.kind))
         elif assign.kind == DECORATED:
             found.add((assign.var, assign.scope, assign.callee, assign.kind))
         elif assign.var == RETURNS:
@@ -583,9 +696,7 @@ def _names_of(path: str) -> set[str]:
     return {stem, *posixpath.dirname(path).split("/")}
 
 
-def _affected(
-    old: dict[str, CachedFile], new: dict[str, CachedFile], reparsed: set[str]
-) -> set[str]:
+def _affected(old: CachedFiles, new: CachedFiles, reparsed: set[str]) -> set[str]:
     """The files to resolve again: the changed ones, and those whose names the change touched."""
     touched_names: set[str] = set()
     touched_dirs: set[str] = set()
@@ -608,10 +719,10 @@ def _affected(
                 touched_names.update(filter(None, MODULE_SEPARATORS.split(part)))
     if not touched_names and not touched_dirs:
         return affected
-    for path, entry in new.items():
+    for path, head in new.heads.items():
         if path in affected:
             continue
-        if posixpath.dirname(path) in touched_dirs or entry.mentions & touched_names:
+        if posixpath.dirname(path) in touched_dirs or not touched_names.isdisjoint(head.mentions):
             affected.add(path)
     return affected
 
@@ -702,28 +813,91 @@ def edge_line(edge: Edge, path: str) -> str:
 _quote = json.encoder.encode_basestring  # JSON string escaping as canonical_json does it
 
 
-def _summarize(files: dict[str, CachedFile]) -> dict[str, Any]:
+def _summarize(files: CachedFiles) -> dict[str, Any]:
     """The numbers ``kgtool update`` prints, kept in the manifest for the no-change path."""
-    edges: Counter[tuple[str, str]] = Counter()
-    skipped, partial = [], []
-    for path in sorted(files):
-        entry = files[path]
-        edges.update(entry.edge_counts)
-        status = entry.facts.status
-        if status.startswith("skipped:"):
-            skipped.append((path, status.removeprefix("skipped:")))
-        elif status == PARSE_PARTIAL:
-            partial.append((path, tuple(entry.facts.error_lines), entry.facts.partial))
+    return _patched_summary(
+        _summary_of(0, Counter(), 0, [], [], 0, []),
+        len(files),
+        {},
+        {path: _contribution(files[path]) for path in sorted(files)},
+    )
+
+
+class _Contribution(NamedTuple):
+    """What one file adds to the summary."""
+
+    edges: Counter[tuple[str, str]]
+    symbols: int
+    unresolved_calls: int
+    skipped: tuple[tuple[str, str], ...]  # (path, reason), none or one
+    partial: tuple[tuple[str, tuple[int, ...], str], ...]  # none or one
+    broken_imports: tuple[tuple[str, int, str], ...]
+
+
+def _contribution(entry: CachedFile) -> _Contribution:
+    facts = entry.facts
+    path, status = facts.path, facts.status
+    return _Contribution(
+        Counter(entry.edge_counts),
+        len(facts.symbols),
+        entry.unresolved_calls,
+        ((path, status.removeprefix("skipped:")),) if status.startswith("skipped:") else (),
+        ((path, tuple(facts.error_lines), facts.partial),) if status == PARSE_PARTIAL else (),
+        tuple((path, line, module) for line, module in entry.broken_imports),
+    )
+
+
+def _patched_summary(
+    summary: dict[str, Any],
+    files: int,
+    before: dict[str, _Contribution],
+    after: dict[str, _Contribution],
+) -> dict[str, Any]:
+    """``summary`` with what the files of ``before`` counted taken out and what those of
+    ``after`` count put in: what ``_summarize`` would give, from those files alone."""
+    gone = before.keys() | after.keys()
+    edges = Counter({(kind, tier): n for kind, tier, n in summary["edges"]})
+    for part in before.values():
+        edges.subtract(part.edges)
+    for part in after.values():
+        edges.update(part.edges)
+
+    def merged(name: str) -> list[Any]:
+        kept = [item for item in summary[name] if item[0] not in gone]
+        new = [item for part in after.values() for item in getattr(part, name)]
+        # By path, each file's own in its order: the order of a summary of every file.
+        return sorted(kept + new, key=lambda item: item[0])
+
+    return _summary_of(
+        files,
+        +edges,
+        summary["symbols"]
+        - sum(p.symbols for p in before.values())
+        + sum(p.symbols for p in after.values()),
+        merged("skipped"),
+        merged("partial"),
+        summary["unresolved_calls"]
+        - sum(p.unresolved_calls for p in before.values())
+        + sum(p.unresolved_calls for p in after.values()),
+        merged("broken_imports"),
+    )
+
+
+def _summary_of(
+    files: int,
+    edges: Counter[tuple[str, str]],
+    symbols: int,
+    skipped: list[Any],
+    partial: list[Any],
+    unresolved_calls: int,
+    broken_imports: list[Any],
+) -> dict[str, Any]:
     return {
-        "files": len(files),
-        "symbols": sum(len(entry.facts.symbols) for entry in files.values()),
+        "files": files,
+        "symbols": symbols,
         "edges": tuple((kind, tier, n) for (kind, tier), n in sorted(edges.items())),
-        "skipped": tuple(skipped),
-        "partial": tuple(partial),
-        "unresolved_calls": sum(entry.unresolved_calls for entry in files.values()),
-        "broken_imports": tuple(
-            (path, line, module)
-            for path in sorted(files)
-            for line, module in files[path].broken_imports
-        ),
+        "skipped": tuple(tuple(item) for item in skipped),
+        "partial": tuple(tuple(item) for item in partial),
+        "unresolved_calls": unresolved_calls,
+        "broken_imports": tuple(tuple(item) for item in broken_imports),
     }

@@ -1,20 +1,26 @@
 """The local layer-1 cache in ``.kg/cache/`` (never committed).
 
 A manifest and shards, so that the per-commit question "did anything change?" reads a few
-kilobytes and a one-file edit rewrites one shard, not tens of megabytes:
+kilobytes and a one-file edit decodes, and rewrites, little more than that file's entry:
 
 - ``raw.manifest``: the blob id of every file, the digest and stat of each shard of
-  ``.kg/raw/`` they rendered, where each file's records stand in its shard, and the summary
-  numbers;
-- ``raw.cache.<NN>``: per file (a file's shard is fixed by its path), its facts, the counts of
-  its records, and its edges to other files folded for layer 2 (``file_edges``).
+  ``.kg/raw/`` they rendered, where each file's records stand in its shard, the summary
+  numbers, and the checksum of each cache file it goes with;
+- ``raw.cache.<NN>``: per file (a file's shard is fixed by its path), its entry (facts, the
+  counts of its records), encoded on its own so that only the files an update reads are
+  decoded, and its head (blob, language, the names it mentions, its edges to other files
+  folded for layer 2), which every update reads;
+- ``raw.names``: every symbol of the repository by its bare name (``NameTables``), patched
+  by each update from the files it re-parsed rather than gathered from every file's facts.
 
 A file's rendered records are not cached: while its shard is the one the manifest describes,
 an unchanged file's records are cut from it by their span.
 
-Both are ``marshal`` data of builtin types: loading tens of megabytes of it takes milliseconds,
+All are ``marshal`` data of builtin types: loading tens of megabytes of it takes milliseconds,
 where pickled objects took a second. A cache of another key (extractor version, layer-1
-settings) is ignored, and so is a file whose checksum does not match.
+settings) is ignored, and so is a file whose checksum does not match. The manifest is
+written last and names the checksum of every cache file beside it: a run killed between the
+writes leaves a manifest that vouches for nothing.
 """
 
 from __future__ import annotations
@@ -24,14 +30,16 @@ import marshal
 import os
 import zlib
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.model import AssignFact, CallFact, FileEdge, FileFacts
 from kgtool.store import RAW_DIR, Store, atomic_write
 
 MANIFEST_FILE = "raw.manifest"
+NAMES_FILE = "raw.names"
 # Each file starts with a checksum of the rest: a cache edited or damaged into valid but wrong
 # data must cost a rebuild, never a wrong graph (blake2b: about 1 ms per megabyte).
 CHECKSUM_BYTES = 16
@@ -70,27 +78,30 @@ class CachedFile:
             self.body = None
         return self.facts
 
-    def dump(self) -> tuple[Any, ...]:
+    def head(self) -> Head:
+        return Head(self.blob, self.facts.language, tuple(sorted(self.mentions)), self.file_edges)
+
+    def dump(self) -> bytes:
         facts = self.facts.to_json()
         body = self.body
         if body is None:
             body = marshal.dumps((facts["calls"], facts["assigns"]))
         # The body travels as bytes in the "calls" slot, undecoded until a resolution needs it.
         facts["calls"], facts["assigns"] = body, ()
-        return (
-            self.blob,
-            facts,
-            tuple((kind, tier, n) for (kind, tier), n in sorted(self.edge_counts.items())),
-            self.unresolved_calls,
-            tuple(sorted(self.externals)),
-            tuple(sorted(self.mentions)),
-            self.file_edges,
-            self.broken_imports,
+        return marshal.dumps(
+            (
+                self.blob,
+                facts,
+                tuple((kind, tier, n) for (kind, tier), n in sorted(self.edge_counts.items())),
+                self.unresolved_calls,
+                tuple(sorted(self.externals)),
+                self.broken_imports,
+            )
         )
 
     @classmethod
-    def load(cls, data: tuple[Any, ...]) -> CachedFile:
-        blob, facts, counts, unresolved, externals, mentions, edges, broken = data
+    def load(cls, data: bytes, head: Head) -> CachedFile:
+        blob, facts, counts, unresolved, externals, broken = marshal.loads(data)
         body = facts["calls"]
         facts["calls"] = facts["assigns"] = ()
         return cls(
@@ -100,11 +111,79 @@ class CachedFile:
             Counter({(kind, tier): n for kind, tier, n in counts}),
             unresolved,
             frozenset(externals),
-            frozenset(mentions),
-            edges,
+            frozenset(head.mentions),
+            head.file_edges,
             tuple(map(tuple, broken)),
             body,
         )
+
+
+class Head(NamedTuple):
+    """What an update reads of every file, kept apart from its facts so that an edit
+    decodes no other file's entry."""
+
+    blob: str
+    language: str
+    mentions: tuple[str, ...]  # sorted
+    file_edges: tuple[FileEdge, ...]
+
+
+class CachedFiles(Mapping[str, CachedFile]):
+    """Files by path, each entry decoded when it is first read; its head always at hand."""
+
+    def __init__(
+        self,
+        heads: dict[str, Head] | None = None,
+        encoded: dict[str, bytes] | None = None,
+        checksums: dict[str, str] | None = None,
+    ) -> None:
+        self.heads: dict[str, Head] = heads if heads is not None else {}
+        self._encoded: dict[str, bytes] = encoded if encoded is not None else {}
+        self._decoded: dict[str, CachedFile] = {}
+        # Of each cache file as loaded: what a manifest written without rewriting it names.
+        self.checksums: dict[str, str] = checksums if checksums is not None else {}
+
+    def __getitem__(self, path: str) -> CachedFile:
+        entry = self._decoded.get(path)
+        if entry is None:
+            entry = CachedFile.load(self._encoded[path], self.heads[path])
+            self._decoded[path] = entry
+        return entry
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.heads
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.heads)
+
+    def __len__(self) -> int:
+        return len(self.heads)
+
+    def copy(self) -> CachedFiles:
+        """Another view of the same entries, each decoded anew when read: what one changes
+        the other never sees."""
+        return CachedFiles(dict(self.heads), dict(self._encoded), dict(self.checksums))
+
+    def put(self, path: str, entry: CachedFile) -> None:
+        self._decoded[path] = entry
+        self._encoded.pop(path, None)
+        self.heads[path] = entry.head()
+
+    def drop(self, path: str) -> None:
+        self.heads.pop(path, None)
+        self._encoded.pop(path, None)
+        self._decoded.pop(path, None)
+
+    def refresh_head(self, path: str) -> None:
+        """Take a decoded entry's head anew (after its file was resolved again)."""
+        self.heads[path] = self[path].head()
+
+    def decoded(self) -> dict[str, CachedFile]:
+        return self._decoded
+
+    def encoded(self, path: str) -> bytes:
+        entry = self._decoded.get(path)
+        return entry.dump() if entry is not None else self._encoded[path]
 
 
 # A shard as the cache wrote it: (sha256 of its bytes, size, mtime_ns, inode).
@@ -118,6 +197,7 @@ class Manifest:
     blobs: dict[str, str]
     summary: dict[str, Any]
     spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end) of its records
+    checksums: dict[str, str]  # cache file -> its checksum, as this manifest was written
     restamped: bool = False  # a shard matched by digest, its stat taken anew
 
     def matching_shards(self, store: Store) -> tuple[set[str], set[str]]:
@@ -143,17 +223,19 @@ class Manifest:
                     self.restamped = True
         return matching, unknown
 
-    def save_stamps(self, store: Store) -> None:
-        """Write the manifest again with the stat of shards found by their digest, so that
-        the next run compares stats, not contents (after a checkout, or the hook's copy)."""
-        manifest = {
-            "version": self.version,
-            "shards": self.shards,
-            "blobs": self.blobs,
-            "summary": self.summary,
-            "spans": self.spans,
-        }
-        _write(store, MANIFEST_FILE, manifest)
+    def save(self, store: Store) -> None:
+        _write(
+            store,
+            MANIFEST_FILE,
+            {
+                "version": self.version,
+                "shards": self.shards,
+                "blobs": self.blobs,
+                "summary": self.summary,
+                "spans": self.spans,
+                "checksums": self.checksums,
+            },
+        )
 
 
 def shard_stats(store: Store) -> dict[str, tuple[int, int, int]]:
@@ -168,7 +250,7 @@ def stamp(store: Store, name: str, digest: str) -> ShardStamp:
 
 
 def load_manifest(store: Store, version: str) -> Manifest | None:
-    data = _load(store, MANIFEST_FILE)
+    data, _ = _load(store, MANIFEST_FILE)
     if not isinstance(data, dict) or data.get("version") != version:
         return None
     try:
@@ -178,89 +260,127 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             data["blobs"],
             data["summary"],
             data["spans"],
+            data["checksums"],
         )
     except (KeyError, TypeError, AttributeError):
         return None
 
 
-def _entries(store: Store, version: str) -> dict[str, tuple[Any, ...]]:
-    """Every shard's stored entries; a missing or foreign shard just contributes none."""
-    entries: dict[str, tuple[Any, ...]] = {}
+def load_files(store: Store, version: str) -> CachedFiles:
+    """Every cache shard's files; a missing or foreign shard just contributes none."""
+    heads: dict[str, Head] = {}
+    encoded: dict[str, bytes] = {}
+    checksums: dict[str, str] = {}
     for shard in range(SHARDS):
-        data = _load(store, _shard_name(shard))
-        if isinstance(data, dict) and data.get("version") == version:
-            files = data.get("files")
-            if isinstance(files, dict):
-                entries.update(files)
-    return entries
-
-
-def load_files(store: Store, version: str) -> dict[str, CachedFile]:
-    try:
-        return {path: CachedFile.load(entry) for path, entry in _entries(store, version).items()}
-    except (KeyError, TypeError, ValueError):
-        return {}
+        name = _shard_name(shard)
+        data, checksum = _load(store, name)
+        if not isinstance(data, dict) or data.get("version") != version:
+            continue
+        try:
+            shard_heads = {path: Head._make(head) for path, head in data["heads"].items()}
+            shard_files = data["files"]
+            if shard_heads.keys() != shard_files.keys():
+                continue
+        except (KeyError, TypeError, AttributeError):
+            continue
+        heads.update(shard_heads)
+        encoded.update(shard_files)
+        checksums[name] = checksum
+    return CachedFiles(heads, encoded, checksums)
 
 
 def load_file_edges(store: Store, version: str) -> dict[str, tuple[FileEdge, ...]] | None:
-    """Only every file's ``file_edges``: layer 2 needs nothing else, and skipping the facts
-    saves most of the decoding."""
-    try:
-        return {path: entry[6] for path, entry in _entries(store, version).items()}
-    except (KeyError, TypeError, IndexError):
+    """Only every file's ``file_edges``: layer 2 needs nothing else."""
+    return {path: head.file_edges for path, head in load_files(store, version).heads.items()}
+
+
+def describes(manifest: Manifest, files: CachedFiles, names: NamesData | None) -> bool:
+    """Whether ``manifest`` was written with exactly these cache files."""
+    found = dict(files.checksums)
+    if names is not None:
+        found[NAMES_FILE] = names.checksum
+    return manifest.checksums == found
+
+
+@dataclass
+class NamesData:
+    tables: Any  # kgtool.raw.resolve.NameTables as marshal data
+    checksum: str
+
+
+def load_names(store: Store, version: str) -> NamesData | None:
+    data, checksum = _load(store, NAMES_FILE)
+    if not isinstance(data, dict) or data.get("version") != version or "tables" not in data:
         return None
+    return NamesData(data["tables"], checksum)
 
 
 def save(
     store: Store,
     version: str,
-    files: dict[str, CachedFile],
+    files: CachedFiles,
     raw_shards: dict[str, ShardStamp],
     summary: dict[str, Any],
     spans: dict[str, tuple[str, int, int]],
+    names: Any,
     dirty: set[str] | None = None,
 ) -> None:
-    """Write the shards holding a ``dirty`` path (all when None), then the manifest.
-
-    The shards first: a crash between the two leaves a manifest that no longer matches.
-    """
+    """Write the cache shards holding a ``dirty`` path (all when None), and the name tables
+    unless ``names`` is those on disk (a ``NamesData``), then the manifest that names them."""
     shards = set(range(SHARDS)) if dirty is None else {shard_of(path) for path in dirty}
-    grouped: dict[int, dict[str, tuple[Any, ...]]] = {shard: {} for shard in shards}
-    for path, entry in files.items():
+    grouped: dict[int, list[str]] = {shard: [] for shard in shards}
+    for path in files:
         shard = shard_of(path)
         if shard in grouped:
-            grouped[shard][path] = entry.dump()
-    for shard, entries in sorted(grouped.items()):
-        _write(store, _shard_name(shard), {"version": version, "files": entries})
-    manifest = {
-        "version": version,
-        "shards": raw_shards,
-        "blobs": {path: entry.blob for path, entry in files.items()},
-        "summary": summary,
-        "spans": spans,
-    }
-    _write(store, MANIFEST_FILE, manifest)
+            grouped[shard].append(path)
+    for shard, paths in sorted(grouped.items()):
+        name = _shard_name(shard)
+        files.checksums[name] = _write(
+            store,
+            name,
+            {
+                "version": version,
+                "files": {path: files.encoded(path) for path in paths},
+                "heads": {path: tuple(files.heads[path]) for path in paths},
+            },
+        )
+    if isinstance(names, NamesData):
+        names_checksum = names.checksum
+    else:
+        names_checksum = _write(store, NAMES_FILE, {"version": version, "tables": names})
+    Manifest(
+        version,
+        raw_shards,
+        {path: head.blob for path, head in files.heads.items()},
+        summary,
+        spans,
+        {**files.checksums, NAMES_FILE: names_checksum},
+    ).save(store)
 
 
 def _checksum(payload: bytes) -> bytes:
     return hashlib.blake2b(payload, digest_size=CHECKSUM_BYTES).digest()
 
 
-def _write(store: Store, name: str, value: Any) -> None:
+def _write(store: Store, name: str, value: Any) -> str:
+    """Write a cache file; its checksum, as hex."""
     payload = marshal.dumps(value)
-    atomic_write(store.cache_dir / name, _checksum(payload) + payload, durable=False)
+    checksum = _checksum(payload)
+    atomic_write(store.cache_dir / name, checksum + payload, durable=False)
+    return checksum.hex()
 
 
-def _load(store: Store, name: str) -> Any:
-    """A cache file's value; None when it is missing, unreadable, or not what kgtool wrote."""
+def _load(store: Store, name: str) -> tuple[Any, str]:
+    """A cache file's value and checksum; (None, "") when it is missing, unreadable, or not
+    what kgtool wrote."""
     try:
         data = (store.cache_dir / name).read_bytes()
     except OSError:
-        return None
+        return None, ""
     checksum, payload = data[:CHECKSUM_BYTES], data[CHECKSUM_BYTES:]
     if len(checksum) < CHECKSUM_BYTES or checksum != _checksum(payload):
-        return None
+        return None, ""
     try:
-        return marshal.loads(payload)
+        return marshal.loads(payload), checksum.hex()
     except (EOFError, ValueError, TypeError):
-        return None
+        return None, ""

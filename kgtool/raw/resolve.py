@@ -9,8 +9,9 @@ call site, counted on the calling symbol.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,37 +99,109 @@ class FileResolution:
     broken_imports: list[tuple[int, str]] = field(default_factory=list)  # (line, module)
 
 
+# Every top-level symbol and every method of the repository by (ecosystem, bare name): the
+# candidates of a name bound by the name alone; IDs sorted. Kept between runs by the cache.
+NameTable = dict[tuple[str, str], tuple[str, ...]]
+NameTables = tuple[NameTable, NameTable]  # (top level, methods)
+
+
+def _named_symbols(path: str, facts: FileFacts) -> Iterator[tuple[int, tuple[str, str], str]]:
+    """(0 for top level or 1 for methods, key, symbol ID) of what a file adds to NameTables."""
+    if not facts.symbols:
+        return
+    ecosystem = language_named(facts.language).ecosystem
+    for symbol in facts.symbols:
+        if symbol.kind == "method":
+            yield 1, (ecosystem, symbol.name), symbol_id(path, symbol.qualname)
+        elif not symbol.parent:
+            yield 0, (ecosystem, symbol.name), symbol_id(path, symbol.qualname)
+
+
+def name_tables(facts: Mapping[str, FileFacts]) -> NameTables:
+    gathered: tuple[dict[tuple[str, str], list[str]], ...] = ({}, {})
+    for path in facts:
+        for table, key, node_id in _named_symbols(path, facts[path]):
+            gathered[table].setdefault(key, []).append(node_id)
+    top_level, methods = ({key: tuple(sorted(ids)) for key, ids in t.items()} for t in gathered)
+    return top_level, methods
+
+
+def patch_name_tables(
+    tables: NameTables,
+    before: Mapping[str, FileFacts | None],
+    after: Mapping[str, FileFacts | None],
+) -> bool:
+    """Take out of ``tables`` what the files of ``before`` added to them and put in what those
+    of ``after`` add, in place; whether anything changed."""
+    removed = [item for path, f in before.items() if f for item in _named_symbols(path, f)]
+    added = [item for path, f in after.items() if f for item in _named_symbols(path, f)]
+    if sorted(removed) == sorted(added):
+        return False
+    touched: dict[tuple[int, tuple[str, str]], list[str]] = {}
+    for table, key, _ in removed + added:
+        if (table, key) not in touched:
+            touched[(table, key)] = list(tables[table].get(key, ()))
+    for table, key, node_id in removed:
+        touched[(table, key)].remove(node_id)
+    for table, key, node_id in added:
+        touched[(table, key)].append(node_id)
+    for (table, key), ids in touched.items():
+        if ids:
+            tables[table][key] = tuple(sorted(ids))
+        else:
+            tables[table].pop(key, None)
+    return True
+
+
+class _SymbolsByPath(Mapping[str, dict[str, Symbol]]):
+    """A file's symbols by qualname, gathered when first asked for."""
+
+    def __init__(self, facts: Mapping[str, FileFacts]) -> None:
+        self._facts = facts
+        self._tables: dict[str, dict[str, Symbol]] = {}
+
+    def __getitem__(self, path: str) -> dict[str, Symbol]:
+        table = self._tables.get(path)
+        if table is None:
+            table = self._tables[path] = {s.qualname: s for s in self._facts[path].symbols}
+        return table
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._facts
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._facts)
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+
 class RepoIndex:
     """Symbol tables over the facts of every file, built once per resolution pass."""
 
     def __init__(
         self,
-        facts: dict[str, FileFacts],
+        facts: Mapping[str, FileFacts],
         hydrate: Callable[[str], FileFacts] | None = None,
+        names: NameTables | None = None,
+        languages: Mapping[str, str] | None = None,
+        mentions: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
-        # ``facts`` may hold a cached file's symbols and imports only: its calls and
-        # assignments are decoded by ``hydrate`` when a resolution first reads them.
+        """``facts`` may hold a cached file's symbols and imports only: its calls and
+        assignments are decoded by ``hydrate`` when a resolution first reads them. It may also
+        decode each file when first read: given ``names`` (``name_tables`` of the same facts),
+        ``languages`` (each file's) and ``mentions`` (each file's sorted names, as layer 1's
+        build gathers them), an index reads only the files a resolution asks for."""
         self.facts = facts
         self._hydrate = hydrate
-        self.symbols: dict[str, dict[str, Symbol]] = {
-            path: {s.qualname: s for s in f.symbols} for path, f in facts.items()
-        }
+        self.symbols: Mapping[str, dict[str, Symbol]] = _SymbolsByPath(facts)
+        if languages is None:
+            languages = {path: facts[path].language for path in facts}
         self._by_language: dict[str, list[str]] = {}
-        for path in sorted(facts):
-            self._by_language.setdefault(facts[path].language, []).append(path)
-        self.top_level_by_name: dict[tuple[str, str], list[str]] = {}
-        self.methods_by_name: dict[tuple[str, str], list[str]] = {}
-        # Bare names are looked up among the languages of one ecosystem: a .tsx file calls what
-        # a .ts or .js file defines.
-        for path in sorted(facts):
-            if not facts[path].symbols:
-                continue
-            ecosystem = language_named(facts[path].language).ecosystem
-            for symbol in facts[path].symbols:
-                key = (ecosystem, symbol.name)
-                table = self.methods_by_name if symbol.kind == "method" else self.top_level_by_name
-                if symbol.kind == "method" or not symbol.parent:
-                    table.setdefault(key, []).append(symbol_id(path, symbol.qualname))
+        for path in sorted(languages):
+            self._by_language.setdefault(languages[path], []).append(path)
+        self.top_level_by_name, self.methods_by_name = names or name_tables(facts)
+        self._mentions = mentions
         self._memo: dict[str, Any] = {}
         self._modules: dict[tuple[str, str, str], ModuleTarget] = {}
         self._bindings: dict[str, dict[str, list[Bound]]] = {}
@@ -843,7 +916,7 @@ class RepoIndex:
         seen = False
         more: frozenset[str] | None
         for name in names:
-            for site_path, site in self._arguments().get(name, ()):
+            for site_path, site in self._arguments(name):
                 if site.kind == DECORATED:
                     called, slot = site.callee, "0"
                 else:
@@ -881,23 +954,19 @@ class RepoIndex:
             self._callees[key] = found
         return found
 
-    def _arguments(self) -> dict[str, list[tuple[str, AssignFact]]]:
-        """Every argument passed by name, and every decorator applied, by the called name."""
-
-        def build(index: RepoIndex) -> dict[str, list[tuple[str, AssignFact]]]:
-            table: dict[str, list[tuple[str, AssignFact]]] = {}
-            for path in sorted(index.facts):
-                for assign in index.full_facts(path).assigns:
-                    if assign.kind == ARGUMENT:
-                        name = assign.var.partition("(")[0].rpartition(".")[2]
-                    elif assign.kind == DECORATED:
-                        name = assign.callee.rpartition(".")[2]
-                    else:
-                        continue
-                    table.setdefault(name, []).append((path, assign))
-            return table
-
-        return self.memo("values:arguments", build)
+    def _arguments(self, name: str) -> list[tuple[str, AssignFact]]:
+        """Every argument passed to a function called ``name``, and every decorator of that
+        name applied, with its file. Only the files that mention the name are read, when the
+        index knows what each mentions."""
+        if self._mentions is None:
+            return self.memo("values:arguments", _all_arguments).get(name, [])
+        key = f"values:arguments:{name}"
+        if key not in self._memo:
+            mentions = self._mentions
+            self._memo[key] = _arguments_in(
+                self, (path for path in sorted(mentions) if _holds(mentions[path], name))
+            ).get(name, [])
+        return self._memo[key]
 
     def _is_class(self, node_id: str) -> bool:
         symbol = self.symbol(node_id)
@@ -934,6 +1003,38 @@ class RepoIndex:
                 if method is not None and not self.declared_only(method.symbol):
                     found.add(method.symbol)
         return sorted(found)
+
+
+def _all_arguments(index: RepoIndex) -> dict[str, list[tuple[str, AssignFact]]]:
+    return _arguments_in(index, sorted(index.facts))
+
+
+def _arguments_in(
+    index: RepoIndex, paths: Iterable[str]
+) -> dict[str, list[tuple[str, AssignFact]]]:
+    """The arguments passed and decorators applied in ``paths``, by the called name."""
+    table: dict[str, list[tuple[str, AssignFact]]] = {}
+    for path in paths:
+        for assign in index.full_facts(path).assigns:
+            if assign.kind == ARGUMENT:
+                name = called_name(assign)
+            elif assign.kind == DECORATED:
+                name = assign.callee.rpartition(".")[2]
+            else:
+                continue
+            table.setdefault(name, []).append((path, assign))
+    return table
+
+
+def called_name(argument: AssignFact) -> str:
+    """The bare name of the function an ARGUMENT fact passes to (``a.run(0`` -> run)."""
+    return argument.var.partition("(")[0].rpartition(".")[2]
+
+
+def _holds(names: Sequence[str], name: str) -> bool:
+    """Whether the sorted ``names`` hold ``name``."""
+    at = bisect_left(names, name)
+    return at < len(names) and names[at] == name
 
 
 def _subclasses(index: RepoIndex) -> dict[str, list[str]]:
@@ -1130,7 +1231,7 @@ class FileResolver:
         symbol = self.index.symbol(node_id)
         return symbol is not None and symbol.kind in CLASS_KINDS
 
-    def _classes(self, ids: list[str]) -> list[str]:
+    def _classes(self, ids: Sequence[str]) -> list[str]:
         return [i for i in ids if self._is_class(i)]
 
     def _call(self, call: CallFact) -> None:
@@ -1451,7 +1552,13 @@ class FileResolver:
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_METHOD, call.name)
 
     def _by_name(
-        self, source: str, kind: str, line: int, candidates: list[str], confidence: float, name: str
+        self,
+        source: str,
+        kind: str,
+        line: int,
+        candidates: Sequence[str],
+        confidence: float,
+        name: str,
     ) -> None:
         if not self.guess:
             candidates = []
