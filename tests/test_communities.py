@@ -401,3 +401,39 @@ def test_check_judges_communities_as_the_next_update_would_write_them(
     assert "FAILED: raw graph" in check.out and "FAILED: communities" in check.out
     update(repo)
     assert repo.kg("check").code == 0
+
+
+def test_an_edit_that_leaves_the_file_graph_keeps_the_document_and_redraws_what_it_reads(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """Layer 2 remembers what its document and its map were made from: an edit that changes
+    neither the files' edges nor a doc line the map shows writes nothing; one that changes
+    a main file's doc line redraws its page; both leave what a clean build writes."""
+    repo = make_repo(
+        {
+            "pay/jobs.py": '"""Runs the payroll jobs every night."""\n\n'
+            "def run():\n    helper()\n\ndef helper():\n    pass\n",
+            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    before = repo.kg_bytes()
+    repo.write("pay/main.py", "from pay.jobs import run\n\ndef main():\n    run()  # now\n")
+    result = repo.kg("update")
+    assert result.code == 0 and "unchanged .kg/communities.json" in result.out
+    after = repo.kg_bytes()
+    assert {n for n in after if after[n] != before[n]} == {
+        n for n in after if n.startswith("raw/")
+    }
+    assert after == repo.clean_build()
+    repo.write(
+        "pay/jobs.py",
+        '"""Pays the staff on the last day."""\n\ndef run():\n    helper()\n\n'
+        "def helper():\n    pass\n",
+    )
+    assert repo.kg("update").code == 0
+    redrawn = repo.kg_bytes()
+    page = next(n for n in redrawn if n.startswith("communities/c"))
+    assert b"Pays the staff" in redrawn[page] and b"payroll" not in redrawn[page]
+    assert redrawn["communities.json"] == after["communities.json"]
+    assert redrawn == repo.clean_build()

@@ -83,6 +83,11 @@ class MapRenderer(Protocol):
         """.kg-relative name -> content, for every file of the map."""
         ...
 
+    def inputs(self, document: Document) -> bytes:
+        """Everything ``render(document)`` reads besides the document: equal inputs, equal
+        map."""
+        ...
+
     def on_disk(self) -> list[str]:
         """The map's files on disk now, so those the new map lacks can be removed."""
         ...
@@ -356,28 +361,58 @@ def update_communities(
     on_disk = store.read_bytes(COMMUNITIES_FILE)
     map_key = drawn.key() if drawn is not None else None
     key = _input_key(raw_digest, keyed, on_disk, map_key)
-    if not rebaseline:
-        kept = _unchanged(store, key, on_disk, drawn)
+    record = {} if rebaseline else _record(store)
+    if record.get("key") == key:
+        kept = _unchanged(store, record, on_disk, drawn)
         if kept is not None:
             return CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
     previous = _previous_document(root, on_disk)
     folded = edges() if edges is not None else None
+    document: Document | None = None
+    document_key = ""
+    packaged: dict[str, Any] = {}
     if folded is not None:
-        graph = file_graph(list(folded), folded, settings)
-    else:
-        if content is None:
-            content = _read(raw_content)
-        if not content:
-            content, _ = _layer1(store, None)
-        graph = build_file_graph(raw_graph.read_raw(content), settings)
-    # The cache key stays the settings as configured: the packages they resolve to are a
-    # function of the raw graph, which the key holds already.
-    document, reclustered = compute(
-        graph, with_packages(settings, root, graph.files), previous, rebaseline, families
-    )
-    outputs = {COMMUNITIES_FILE: pretty_json(document).encode("utf-8")}
+        # The document follows from the files' folded edges, the settings (packages made
+        # concrete) and the document before: when those are what the last run saw and its
+        # document is still on disk, so is this run's, whatever else layer 1 says.
+        packaged = with_packages(settings, root, sorted(folded))
+        document_key = _document_key(folded, {**keyed, **packaged}, on_disk)
+        if (
+            on_disk is not None
+            and record.get("document") == document_key
+            and _same_outputs(store, record, [COMMUNITIES_FILE])
+        ):
+            document, data = previous, on_disk
+    reclustered = False
+    if document is None:
+        if folded is not None:
+            graph = file_graph(list(folded), folded, settings)
+        else:
+            if content is None:
+                content = _read(raw_content)
+            if not content:
+                content, _ = _layer1(store, None)
+            graph = build_file_graph(raw_graph.read_raw(content), settings)
+        # The cache key stays the settings as configured: the packages they resolve to are a
+        # function of the raw graph, which the key holds already.
+        if not packaged:
+            packaged = with_packages(settings, root, graph.files)
+        document, reclustered = compute(graph, packaged, previous, rebaseline, families)
+        data = pretty_json(document).encode("utf-8")
+    outputs = {COMMUNITIES_FILE: data}
+    drawing_key = ""
     if drawn is not None:
-        outputs.update(drawn.render(document))
+        drawing_key = _drawing_key(data, keyed, drawn.inputs(document))
+        pages = drawn.on_disk()
+        if (
+            record.get("drawing") == drawing_key
+            and sorted(n for n in record.get("outputs", {}) if n != COMMUNITIES_FILE) == pages
+            and _same_outputs(store, record, pages)
+        ):
+            # The map reads the document, the labels and the files' doc lines, no more.
+            outputs.update({name: store.read_bytes(name) or b"" for name in pages})
+        else:
+            outputs.update(drawn.render(document))
     changed = [name for name, data in sorted(outputs.items()) if store.read_bytes(name) != data]
     removed = [n for n in drawn.on_disk() if n not in outputs] if drawn is not None else []
     if write:
@@ -389,7 +424,9 @@ def update_communities(
     if drawn is not None and (write or not (changed or removed)):
         # What is on disk now is exactly what this input makes: remember it for next time.
         new_key = _input_key(raw_digest, keyed, outputs[COMMUNITIES_FILE], map_key)
-        _remember(store, new_key, outputs)
+        if document_key:
+            document_key = _document_key(folded or {}, {**keyed, **packaged}, data)
+        _remember(store, new_key, document_key, drawing_key, outputs)
     return CommunitiesResult(
         document,
         outputs,
@@ -428,9 +465,45 @@ def _input_key(
     return hasher.hexdigest()
 
 
-def _remember(store: Store, key: str, outputs: dict[str, bytes]) -> None:
+def _document_key(
+    folded: dict[str, tuple[FileEdge, ...]], settings: dict[str, Any], document: bytes | None
+) -> str:
+    """What the document is a function of, when the file graph is built from ``folded``:
+    every file's folded edges, the settings, and the document it starts from."""
+    hasher = hashlib.sha256(f"document {FORMAT_VERSION} {RULES}".encode())
+    hasher.update(canonical_json(settings).encode())
+    hasher.update(hashlib.sha256(document or b"").digest())
+    for path in sorted(folded):
+        # repr: exact for strings, ints and floats, and the same bytes in every process.
+        hasher.update(repr((path, folded[path])).encode("utf-8", "surrogateescape"))
+    return hasher.hexdigest()
+
+
+def _drawing_key(document: bytes, settings: dict[str, Any], inputs: bytes) -> str:
+    """What the map is a function of: the document, the settings, and what the renderer
+    reads besides (``MapRenderer.inputs``)."""
+    hasher = hashlib.sha256(f"drawing {FORMAT_VERSION} {RULES}".encode())
+    for part in (document, canonical_json(settings).encode(), inputs):
+        hasher.update(hashlib.sha256(part).digest())
+    return hasher.hexdigest()
+
+
+def _record(store: Store) -> dict[str, Any]:
+    """What the last run that wrote layer 2 remembered (see ``_remember``); {} when nothing."""
+    try:
+        record = json.loads((store.cache_dir / CACHE_KEY_FILE).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def _remember(
+    store: Store, key: str, document_key: str, drawing_key: str, outputs: dict[str, bytes]
+) -> None:
     digests = {name: hashlib.sha256(data).hexdigest() for name, data in outputs.items()}
-    record = canonical_json({"key": key, "outputs": digests}).encode()
+    record = canonical_json(
+        {"key": key, "document": document_key, "drawing": drawing_key, "outputs": digests}
+    ).encode()
     path = store.cache_dir / CACHE_KEY_FILE
     try:
         if path.read_bytes() == record:
@@ -442,25 +515,29 @@ def _remember(store: Store, key: str, outputs: dict[str, bytes]) -> None:
         atomic_write(path, record, durable=False)
 
 
+def _same_outputs(store: Store, record: dict[str, Any], names: list[str]) -> bool:
+    """Whether each of ``names`` is on disk as the remembered run left it."""
+    expected = record.get("outputs")
+    if not isinstance(expected, dict):
+        return False
+    for name in names:
+        data = store.read_bytes(name)
+        if data is None or hashlib.sha256(data).hexdigest() != expected.get(name):
+            return False
+    return True
+
+
 def _unchanged(
-    store: Store, key: str, on_disk: bytes | None, drawn: MapRenderer | None
+    store: Store, record: dict[str, Any], on_disk: bytes | None, drawn: MapRenderer | None
 ) -> Document | None:
     """The document on disk when the last run saw this exact input and left these outputs."""
     if on_disk is None or drawn is None:
         return None
-    try:
-        record = json.loads((store.cache_dir / CACHE_KEY_FILE).read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("key") != key:
-        return None
     expected: dict[str, str] = record.get("outputs", {})
     if sorted(n for n in expected if n != COMMUNITIES_FILE) != sorted(drawn.on_disk()):
         return None
-    for name, digest in expected.items():
-        data = store.read_bytes(name)
-        if data is None or hashlib.sha256(data).hexdigest() != digest:
-            return None
+    if not _same_outputs(store, record, sorted(expected)):
+        return None
     return parse_document(on_disk)
 
 

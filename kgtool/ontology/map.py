@@ -22,7 +22,7 @@ from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
 from kgtool.ontology.area_names import area_names
-from kgtool.ontology.facts import strongest_first
+from kgtool.ontology.facts import read_docstrings, strongest_first
 from kgtool.ontology.items import edge_key
 from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
 from kgtool.ontology.view import DRIFTED, UNLABELLED, LabelView, label_view
@@ -51,6 +51,12 @@ class LabelledMap:
     def render(self, document: dict[str, Any]) -> dict[str, bytes]:
         view = label_view(self.root, self.config, document, load_ontology(self.store))
         return render(document, view, MAP_FILE)
+
+    def inputs(self, document: dict[str, Any]) -> bytes:
+        # The doc lines of every community's main files: those of the unlabelled ones are
+        # what the offline labeler reads (label_view); the others cost a few reads more.
+        read = {"config": self.config.values, "doc_lines": read_docstrings(self.root, document)}
+        return self.key() + b"\0" + canonical_json(read).encode()
 
     def on_disk(self) -> list[str]:
         pages = self.store.path(PAGES_DIR)
