@@ -320,18 +320,16 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         tables = names = name_tables({path: new_files[path].facts for path in sorted(new_files)})
     for path in sorted(to_resolve):
         new_files[path].hydrate()
+    # A few files resolved read the facts of the files they ask for, and look up what is
+    # passed to a parameter in the files that name the function; many read them all.
+    few = len(to_resolve) * 4 < len(new_files)
     index = RepoIndex(
-        _FactsOf(new_files),
-        hydrate=lambda path: new_files[path].hydrate(),
+        _FactsOf(new_files) if few else {path: new_files[path].facts for path in new_files},
+        # Every file resolved is hydrated already.
+        hydrate=None if len(to_resolve) == len(new_files) else lambda p: new_files[p].hydrate(),
         names=tables,
         languages={path: head.language for path, head in new_files.heads.items()},
-        # A few files resolved look up what is passed to a parameter in the files that name
-        # the function; all of them, in every file at once.
-        mentions=(
-            {path: head.mentions for path, head in new_files.heads.items()}
-            if len(to_resolve) * 4 < len(new_files)
-            else None
-        ),
+        mentions={path: head.mentions for path, head in new_files.heads.items()} if few else None,
     )
     _resolve_and_render(index, new_files, sorted(to_resolve), config)
     for path in to_resolve:

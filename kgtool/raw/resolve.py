@@ -153,27 +153,17 @@ def patch_name_tables(
     return True
 
 
-class _SymbolsByPath(Mapping[str, dict[str, Symbol]]):
-    """A file's symbols by qualname, gathered when first asked for."""
+class _SymbolsByPath(dict[str, dict[str, Symbol]]):
+    """A file's symbols by qualname, gathered when first asked for (a dict: its lookups run
+    hundreds of thousands of times in a full build)."""
 
     def __init__(self, facts: Mapping[str, FileFacts]) -> None:
+        super().__init__()
         self._facts = facts
-        self._tables: dict[str, dict[str, Symbol]] = {}
 
-    def __getitem__(self, path: str) -> dict[str, Symbol]:
-        table = self._tables.get(path)
-        if table is None:
-            table = self._tables[path] = {s.qualname: s for s in self._facts[path].symbols}
+    def __missing__(self, path: str) -> dict[str, Symbol]:
+        table = self[path] = {s.qualname: s for s in self._facts[path].symbols}
         return table
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._facts
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._facts)
-
-    def __len__(self) -> int:
-        return len(self._facts)
 
 
 class RepoIndex:
@@ -194,7 +184,7 @@ class RepoIndex:
         build gathers them), an index reads only the files a resolution asks for."""
         self.facts = facts
         self._hydrate = hydrate
-        self.symbols: Mapping[str, dict[str, Symbol]] = _SymbolsByPath(facts)
+        self.symbols = _SymbolsByPath(facts)
         if languages is None:
             languages = {path: facts[path].language for path in facts}
         self._by_language: dict[str, list[str]] = {}
@@ -215,6 +205,10 @@ class RepoIndex:
         self._held: dict[tuple[str, str, str], frozenset[str] | None] = {}
         self._callees: dict[tuple[str, str, str], str] = {}
         self._symbol_values: dict[tuple[str, int], frozenset[str] | None] = {}
+
+    def symbols_in(self, path: str) -> dict[str, Symbol]:
+        """A file's symbols by qualname; none for a path that is no file of the index."""
+        return self.symbols[path] if path in self.facts else {}
 
     def paths_of(self, language: str) -> list[str]:
         return self._by_language.get(language, [])
@@ -280,7 +274,7 @@ class RepoIndex:
         if depth > MAX_LOOKUP_DEPTH:
             return None
         for path in files:
-            symbol = self.symbols.get(path, {}).get(name)
+            symbol = self.symbols_in(path).get(name)
             if symbol is not None:
                 return Bound("symbol", symbol=symbol_id(path, name))
         for path in files:
@@ -383,7 +377,7 @@ class RepoIndex:
 
     def find_top_level_defined(self, files: Iterable[str], name: str) -> Bound | None:
         for path in files:
-            if name in self.symbols.get(path, {}):
+            if name in self.symbols_in(path):
                 return Bound("symbol", symbol=symbol_id(path, name))
         return None
 
@@ -400,18 +394,18 @@ class RepoIndex:
 
     def symbol(self, node_id: str) -> Symbol | None:
         path, _, qualname = node_id.partition("::")
-        return self.symbols.get(path, {}).get(qualname)
+        return self.symbols_in(path).get(qualname)
 
     def find_method(self, class_id: str, name: str, depth: int = 0) -> Bound | None:
         """A member of a class, looked up through its resolved bases."""
         if depth > MAX_LOOKUP_DEPTH:
             return None
         path, _, qualname = class_id.partition("::")
-        if f"{qualname}.{name}" in self.symbols.get(path, {}):
+        if f"{qualname}.{name}" in self.symbols_in(path):
             return Bound("symbol", symbol=f"{class_id}.{name}")
         # Go declares a type's methods in any file of its package.
         for peer in self.package_peers(path) if path in self.facts else ():
-            if f"{qualname}.{name}" in self.symbols.get(peer, {}):
+            if f"{qualname}.{name}" in self.symbols_in(peer):
                 return Bound("symbol", symbol=symbol_id(peer, f"{qualname}.{name}"))
         for base in self.bases_of(class_id):
             found = self.find_method(base, name, depth + 1)
