@@ -14,12 +14,13 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from kgtool.errors import ManyErrors
 from kgtool.findings import CODES, ERROR, UNSILENCEABLE_PREFIX, Finding
+
+if TYPE_CHECKING:
+    import yaml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -190,6 +191,8 @@ UNKNOWN_CODE = "K005"
 def load_config(root: Path) -> Config:
     yaml_path = root / CONFIG_FILE
     if yaml_path.is_file():
+        import yaml  # here: a repository without the file never pays for the parser
+
         text = _read(yaml_path)
         try:
             node = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -400,6 +403,8 @@ def _type_name(value: Any) -> str:
 def _yaml_lines(node: yaml.Node | None, prefix: str = "") -> dict[str, int]:
     """Dotted key -> 1-based line of that key in the YAML document; ``key[i]`` -> the line of
     a list's i-th item."""
+    import yaml
+
     lines: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:

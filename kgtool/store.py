@@ -20,6 +20,7 @@ RAW_DIR = "raw"  # layer 1: its shards (see kgtool/raw/shards.py)
 LEGACY_RAW_FILE = "raw.jsonl"  # layer 1 before it was sharded: migrated by `kgtool update`
 CACHE_DIR = "cache"  # local only, never committed: see .kg/.gitignore
 PAGES_DIR = "communities"  # layer 2's one page per community
+ONTOLOGY_FILE = "ontology.yaml"  # layer 3: see kgtool/ontology/model.py
 REFUSED_LINK = (
     "kgtool refuses to read or write through symlinks under .kg/ (they could lead outside "
     "the repository); replace it with a real folder or file"

@@ -9,15 +9,12 @@ from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, add_format_option, context
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
 from kgtool.findings import ERROR, NOTE, WARNING, Finding, json_document, kept
-from kgtool.ontology.drift import drift_findings
-from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, load_ontology
-from kgtool.ontology.view import report_for
 from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.raw.graph import LEGACY_WHERE
 from kgtool.raw.graph import WHERE as RAW_WHERE
 from kgtool.raw.languages.base import MAX_DEPTH
 from kgtool.raw.model import PARTIAL_GRAMMAR, PARTIAL_TOO_DEEP
-from kgtool.store import KG_DIR
+from kgtool.store import KG_DIR, ONTOLOGY_FILE
 
 EXIT_STALE = 1
 
@@ -197,6 +194,11 @@ def drifted_labels(ctx: Context, document: dict) -> int:
     """How many labels drifted, those the setting ``ignore`` silences left out."""
     if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
         return 0
+    # Imported here: most repositories have no labels, and a run with none never needs them.
+    from kgtool.ontology.drift import drift_findings
+    from kgtool.ontology.model import WHERE, load_ontology
+    from kgtool.ontology.view import report_for
+
     report = report_for(document, load_ontology(ctx.store), ctx.config)
     return len(kept(drift_findings(report, WHERE), ctx.config["ignore"]))
 

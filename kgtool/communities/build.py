@@ -19,25 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kgtool import progress
-from kgtool.communities.areas import areas_note, form_areas
-from kgtool.communities.cluster import changed_files, cluster, package_of
 from kgtool.communities.document import (  # re-exported: commands read them from here
     COMMUNITIES_FILE,
     Document,
     parse_document,
 )
-from kgtool.communities.families import family_records, find_families
-from kgtool.communities.graph import (
-    AMBIGUOUS,
-    FileGraph,
-    build_file_graph,
-    file_graph,
-)
 from kgtool.communities.identity import Identity, assign_ids, format_id, id_number
-from kgtool.communities.packages import is_code, package_roots
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.raw import graph as raw_graph
@@ -50,6 +40,11 @@ from kgtool.store import (
     canonical_json,
     pretty_json,
 )
+
+# What forms a document is imported where it runs: a run that finds layer 2 up to date (every
+# hook run without an edit) reads a cache key and returns.
+if TYPE_CHECKING:
+    from kgtool.communities.graph import FileGraph
 
 # 2: per-file ``adjacency`` digests, for the locality rule; 3: ``areas`` above communities.
 # A format-2 document is read as it is and gains its areas on the next update, IDs kept.
@@ -134,6 +129,8 @@ def with_packages(settings: dict[str, Any], root: Path, files: list[str]) -> dic
     """``settings`` with ``boundaries`` made concrete for this tree: "auto" becomes the package
     roots detected among ``files`` (read from ``root``), so the document records them and a
     package added or removed re-forms the partition like any other settings change."""
+    from kgtool.communities.packages import package_roots
+
     known = set(files)
 
     def read(path: str) -> bytes | None:
@@ -157,6 +154,8 @@ def what_changed(previous: Document, document: Document) -> str:
     """One line when the rules the map was formed under changed (an older kgtool's document,
     packages detected or changed, no areas yet), saying how much of it that re-formed; ""
     otherwise."""
+    from kgtool.communities.areas import areas_note
+
     if not previous.get("communities"):
         return ""
     reasons = []
@@ -210,6 +209,9 @@ def compute(
     rule reads which files changed from the previous document's ``adjacency``, never from a
     local cache, so a fresh clone and a developer's hook write the same bytes.
     """
+    from kgtool.communities.areas import form_areas
+    from kgtool.communities.cluster import changed_files, cluster
+
     graph_hash = graph.digest(settings)
     adjacency = graph.adjacency()
     old = {cid: list(c["members"]) for cid, c in previous.get("communities", {}).items()}
@@ -255,6 +257,9 @@ def _add_families(
     """``families`` of communities.json, when the graph has any: named groups beside the
     communities, which they leave as Leiden formed them (bench/results/families.md measures
     why: made one community each, they cut communities that change together)."""
+    from kgtool.communities.cluster import package_of
+    from kgtool.communities.families import family_records, find_families
+
     found = find_families(graph, families, lambda path: package_of(path, boundaries))
     if found:
         document["families"] = family_records(found, document["files"])
@@ -268,6 +273,9 @@ def assemble(
     graph_hash: str,
     settings: dict[str, Any],
 ) -> Document:
+    from kgtool.communities.graph import AMBIGUOUS
+    from kgtool.communities.packages import is_code
+
     community_of = {path: cid for cid, members in identity.ids.items() for path in members}
     pair_counts: dict[tuple[str, str], dict[str, Counter[str]]] = defaultdict(
         lambda: defaultdict(Counter)
@@ -385,6 +393,8 @@ def update_communities(
             document, data = previous, on_disk
     reclustered = False
     if document is None:
+        from kgtool.communities.graph import build_file_graph, file_graph
+
         if folded is not None:
             graph = file_graph(list(folded), folded, settings)
         else:

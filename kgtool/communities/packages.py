@@ -22,8 +22,6 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import yaml
-
 from kgtool.file_kinds import in_data_folder, is_data_folder
 from kgtool.raw.build import glob_body
 from kgtool.raw.languages import language_for_path
@@ -111,6 +109,8 @@ def _pnpm_workspaces(read: Reader) -> list[str]:
     data = read("pnpm-workspace.yaml")
     if data is None:
         return []
+    import yaml  # here: only a pnpm workspace needs the parser
+
     try:
         config = yaml.safe_load(data.decode("utf-8"))
     except (UnicodeDecodeError, yaml.YAMLError):

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
@@ -24,9 +24,10 @@ from kgtool.config import Config
 from kgtool.ontology.area_names import area_names
 from kgtool.ontology.facts import read_docstrings, strongest_first
 from kgtool.ontology.items import edge_key
-from kgtool.ontology.model import ONTOLOGY_FILE, load_ontology
-from kgtool.ontology.view import DRIFTED, UNLABELLED, LabelView, label_view
-from kgtool.store import PAGES_DIR, Store, canonical_json
+
+if TYPE_CHECKING:
+    from kgtool.ontology.view import LabelView
+from kgtool.store import ONTOLOGY_FILE, PAGES_DIR, Store, canonical_json
 
 MAP_FILE = "MAP.md"
 PAGE_NAME = re.compile(r"c[0-9]+\.md")
@@ -49,6 +50,10 @@ class LabelledMap:
         return section + b"\0" + (self.store.read_bytes(ONTOLOGY_FILE) or b"")
 
     def render(self, document: dict[str, Any]) -> dict[str, bytes]:
+        # Imported here: a run that finds the map up to date never reads a label.
+        from kgtool.ontology.model import load_ontology
+        from kgtool.ontology.view import label_view
+
         view = label_view(self.root, self.config, document, load_ontology(self.store))
         return render(document, view, MAP_FILE)
 
@@ -76,6 +81,8 @@ def _cell(text: str) -> str:
 
 
 def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str, bytes]:
+    from kgtool.ontology.view import DRIFTED, UNLABELLED
+
     communities: dict[str, Any] = document["communities"]
     order = sorted(communities, key=lambda cid: (-communities[cid]["size"], id_number(cid)))
     names = {cid: view.title(cid) for cid in communities}
@@ -331,6 +338,8 @@ def _page(
     merged_here: dict[str, list[str]],
     map_name: str,
 ) -> str:
+    from kgtool.ontology.view import UNLABELLED
+
     community = communities[cid]
     lines = [f"# {cid} · {names[cid]}", ""]
     mark = view.marks.get(cid)

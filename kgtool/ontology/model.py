@@ -17,9 +17,8 @@ import yaml
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
 from kgtool.ontology.items import TypedCounts, edge_key, edge_order
-from kgtool.store import KG_DIR, Store
+from kgtool.store import KG_DIR, ONTOLOGY_FILE, Store
 
-ONTOLOGY_FILE = "ontology.yaml"
 WHERE = f"{KG_DIR}/{ONTOLOGY_FILE}"
 FORMAT_VERSION = 1
 HUMAN = "human"

@@ -19,17 +19,15 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kgtool import progress
 from kgtool.config import Config
 from kgtool.raw import cache, shards
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.cache import CachedFile, CachedFiles
-from kgtool.raw.extract import PARALLEL_THRESHOLD, extract_files
 from kgtool.raw.graph import CONTAINS, DEFAULT_CONFIDENCE, EXTRACTED, FORMAT_VERSION
 from kgtool.raw.languages.base import CALL_RESULT, RAISED
 from kgtool.raw.model import (
@@ -44,21 +42,15 @@ from kgtool.raw.model import (
     Edge,
     FileEdge,
     FileFacts,
+    called_name,
     file_edges,
     symbol_id,
 )
-from kgtool.raw.pool import worker_pool
-from kgtool.raw.resolve import (
-    FileResolution,
-    NameTables,
-    RepoIndex,
-    called_name,
-    name_tables,
-    patch_name_tables,
-    resolve_files,
-)
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
 from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store, atomic_write, canonical_json
+
+if TYPE_CHECKING:
+    from kgtool.raw.resolve import FileResolution, NameTables, RepoIndex
 
 # Bump when extraction or resolution changes what they produce; each shard's meta line says
 # which it is (FORMAT_VERSION, in kgtool/raw/graph.py, is the records' shape).
@@ -269,6 +261,11 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
             )
             result.bad_names = bad_names
             return result
+
+    # Imported past the no-change return: a run that finds layer 1 up to date (every hook
+    # run without an edit) never parses or resolves, and need not load how.
+    from kgtool.raw.extract import extract_files
+    from kgtool.raw.resolve import RepoIndex, name_tables, patch_name_tables
 
     old_files = cache.load_files(store, key)
     names_on_disk = cache.load_names(store, key)
@@ -550,6 +547,8 @@ def _write_durably(files: dict[Path, bytes]) -> None:
         for path, data in files.items():
             atomic_write(path, data)
         return
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=min(WRITE_THREADS, len(files))) as pool:
         for done in [pool.submit(atomic_write, path, data) for path, data in files.items()]:
             done.result()  # the first failure is raised, after every write has finished
@@ -563,6 +562,10 @@ def _resolve_and_render(
     index: RepoIndex, files: CachedFiles, paths: list[str], config: Config
 ) -> None:
     """Resolve and render ``paths`` into their entries, on every core when there are many."""
+    from kgtool.raw.extract import PARALLEL_THRESHOLD
+    from kgtool.raw.pool import worker_pool
+    from kgtool.raw.resolve import resolve_files
+
     global _SHARED
     workers = config["jobs"] or os.cpu_count() or 1
     if workers <= 1 or len(paths) < PARALLEL_THRESHOLD or not hasattr(os, "fork"):
@@ -593,6 +596,8 @@ def _resolve_and_render(
 
 
 def _resolve_chunk(paths: list[str]) -> bytes:
+    from kgtool.raw.resolve import resolve_files
+
     assert _SHARED is not None
     index, files, max_candidates = _SHARED
     out = []

@@ -205,6 +205,11 @@ class Edge(NamedTuple):
 FileEdge = tuple[str, str, str, float, tuple[str, ...], int]
 
 
+def called_name(argument: AssignFact) -> str:
+    """The bare name of the function an ARGUMENT fact passes to (``a.run(0`` -> run)."""
+    return argument.var.partition("(")[0].rpartition(".")[2]
+
+
 def file_edges(path: str, edges: Iterable[Edge]) -> tuple[FileEdge, ...]:
     """The edges of ``path`` that leave it, counted: what the file graph of layer 2 needs.
 

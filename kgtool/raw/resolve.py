@@ -43,6 +43,7 @@ from kgtool.raw.model import (
     Edge,
     FileFacts,
     Symbol,
+    called_name,
     external_id,
     symbol_id,
 )
@@ -1018,11 +1019,6 @@ def _arguments_in(
                 continue
             table.setdefault(name, []).append((path, assign))
     return table
-
-
-def called_name(argument: AssignFact) -> str:
-    """The bare name of the function an ARGUMENT fact passes to (``a.run(0`` -> run)."""
-    return argument.var.partition("(")[0].rpartition(".")[2]
 
 
 def _holds(names: Sequence[str], name: str) -> bool:
