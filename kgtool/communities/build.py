@@ -378,13 +378,15 @@ def update_communities(
     folded = edges() if edges is not None else None
     document: Document | None = None
     document_key = ""
+    edges_digest = b""
     packaged: dict[str, Any] = {}
     if folded is not None:
         # The document follows from the files' folded edges, the settings (packages made
         # concrete) and the document before: when those are what the last run saw and its
         # document is still on disk, so is this run's, whatever else layer 1 says.
         packaged = with_packages(settings, root, sorted(folded))
-        document_key = _document_key(folded, {**keyed, **packaged}, on_disk)
+        edges_digest = _edges_digest(folded)
+        document_key = _document_key(edges_digest, {**keyed, **packaged}, on_disk)
         if (
             on_disk is not None
             and record.get("document") == document_key
@@ -435,7 +437,7 @@ def update_communities(
         # What is on disk now is exactly what this input makes: remember it for next time.
         new_key = _input_key(raw_digest, keyed, outputs[COMMUNITIES_FILE], map_key)
         if document_key:
-            document_key = _document_key(folded or {}, {**keyed, **packaged}, data)
+            document_key = _document_key(edges_digest, {**keyed, **packaged}, data)
         _remember(store, new_key, document_key, drawing_key, outputs)
     return CommunitiesResult(
         document,
@@ -475,17 +477,21 @@ def _input_key(
     return hasher.hexdigest()
 
 
-def _document_key(
-    folded: dict[str, tuple[FileEdge, ...]], settings: dict[str, Any], document: bytes | None
-) -> str:
-    """What the document is a function of, when the file graph is built from ``folded``:
-    every file's folded edges, the settings, and the document it starts from."""
-    hasher = hashlib.sha256(f"document {FORMAT_VERSION} {RULES}".encode())
-    hasher.update(canonical_json(settings).encode())
-    hasher.update(hashlib.sha256(document or b"").digest())
+def _edges_digest(folded: dict[str, tuple[FileEdge, ...]]) -> bytes:
+    """A digest of every file's folded edges: what the file graph is built from."""
+    hasher = hashlib.sha256()
     for path in sorted(folded):
         # repr: exact for strings, ints and floats, and the same bytes in every process.
         hasher.update(repr((path, folded[path])).encode("utf-8", "surrogateescape"))
+    return hasher.digest()
+
+
+def _document_key(edges: bytes, settings: dict[str, Any], document: bytes | None) -> str:
+    """What the document is a function of, when the file graph is built from folded edges
+    (``_edges_digest``): those edges, the settings, and the document it starts from."""
+    hasher = hashlib.sha256(f"document {FORMAT_VERSION} {RULES}".encode())
+    for part in (edges, canonical_json(settings).encode(), document or b""):
+        hasher.update(hashlib.sha256(part).digest())
     return hasher.hexdigest()
 
 
