@@ -188,8 +188,10 @@ def test_a_merge_conflict_in_a_shard_is_mended_by_update(make_repo: Callable[...
     conflicted = repo.git("diff", "--name-only", "--diff-filter=U").split()
     assert ".kg/raw/core.jsonl" in conflicted
     assert "<<<<<<<" in (repo.root / ".kg" / "raw" / "core.jsonl").read_text()
-    # A reader names the damaged layer rather than misreading it.
-    assert "is damaged" in repo.kg("impact", "core/store.py").err
+    # A reader names the damaged shard and its first marker's line rather than misreading it.
+    shard = (repo.root / ".kg" / "raw" / "core.jsonl").read_text().splitlines()
+    marker = next(n for n, line in enumerate(shard, 1) if line.startswith("<<<<<<<"))
+    assert f".kg/raw/core.jsonl:{marker}: is damaged" in repo.kg("impact", "core/store.py").err
     before = identities(repo)
     out = update(repo)
     after = identities(repo)

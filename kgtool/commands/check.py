@@ -129,7 +129,11 @@ def _run_one(check: Check, ctx: Context, raw: UpdateResult) -> CheckOutcome:
         outcome = check(ctx, raw)
     except KgError as error:
         name = check.__name__.removeprefix("check_").replace("_", " ")
-        code = CANNOT_READ.get(error.path or "", CANNOT_RUN[check.__name__])
+        # Layer 1's errors name the shard at fault, under its folder.
+        code = next(
+            (c for where, c in CANNOT_READ.items() if (error.path or "").startswith(where)),
+            CANNOT_RUN[check.__name__],
+        )
         outcome = CheckOutcome(name, [error.finding(code)])
     outcome.findings = kept(outcome.findings, ctx.config["ignore"])
     outcome.seconds = time.perf_counter() - started

@@ -463,7 +463,7 @@ def _layer1(store: Store, content: bytes | None) -> tuple[bytes, str]:
     if on_disk is None:
         raise KgError(f"{raw_graph.WHERE} does not exist yet: run `kgtool update`")
     if on_disk.data is None:
-        raise KgError(f"{on_disk.where} {raw_graph.DAMAGED}")
+        raise on_disk.damaged()
     return on_disk.data, raw_graph.digest_on_disk(store)
 
 

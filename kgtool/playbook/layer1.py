@@ -96,13 +96,7 @@ def load_layer1(root: Path, config: Config, store: Store) -> Layer1:
         if read is None:
             present = False
             notes.append(
-                Finding(
-                    raw_path,
-                    0,
-                    WARNING,
-                    NO_RAW_GRAPH,
-                    raw_graph.DAMAGED,
-                )
+                Finding(raw_path, loaded.line, WARNING, NO_RAW_GRAPH, raw_graph.DAMAGED)
             )
         else:
             symbols, hashes = read

@@ -242,7 +242,9 @@ def load_map(
     else:
         state.raw_where = loaded.where
         state._key = _cache_key(loaded.identity)
-        if loaded.data is None or not _read_layer1(loaded.data, state, indexed):
+        if loaded.data is None:
+            state.notices.append(str(loaded.damaged()))
+        elif not _read_layer1(loaded.data, state, indexed):
             state.notices.append(f"{loaded.where} {DAMAGED}")
         elif indexed:
             state.index  # noqa: B018 - built now, or its damage said now

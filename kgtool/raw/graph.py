@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgtool.errors import KgError
 from kgtool.raw.shards import is_shard_name
 from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store
 
@@ -83,6 +84,11 @@ class Layer1Files:
     where: str  # how to name it in a message: ".kg/raw/", or ".kg/raw.jsonl" before migration
     data: bytes | None  # the joined records; None when damaged or of an unknown format
     identity: str  # changes whenever any of its files is rewritten (keys read caches)
+    line: int = 0  # when damaged: the first line of ``where`` (then the damaged shard) at fault
+
+    def damaged(self) -> KgError:
+        """The error that says where layer 1 is damaged."""
+        return KgError(DAMAGED, self.where, self.line or None)
 
 
 def shard_stats(store: Store) -> dict[str, os.stat_result]:
@@ -157,8 +163,12 @@ def load(store: Store) -> Layer1Files | None:
             with open(os.path.join(folder, name), "rb") as handle:
                 shards[name] = handle.read()
         except OSError:
-            return Layer1Files(WHERE, None, key)
-    return Layer1Files(WHERE, join(shards), key)
+            return Layer1Files(f"{WHERE}{name}", None, key)
+    joined = join(shards)
+    if joined is None:
+        name, line = damage(shards)
+        return Layer1Files(f"{WHERE}{name}", None, key, line)
+    return Layer1Files(WHERE, joined, key)
 
 
 def join(shards: dict[str, bytes]) -> bytes | None:
@@ -179,6 +189,22 @@ def join(shards: dict[str, bytes]) -> bytes | None:
         meta = meta or data[: end + 1]
     bodies.sort(key=lambda item: item[:2])
     return (meta or EMPTY_META) + b"".join(body for _, _, body in bodies)
+
+
+def damage(shards: dict[str, bytes]) -> tuple[str, int]:
+    """The first shard (by name) that ``join`` refuses, and its first line at fault: the meta
+    line, a merge's first marker, or a last line cut short; ("", 0) when none is."""
+    for name in sorted(shards):
+        data = shards[name]
+        end = data.find(b"\n")
+        if end < 0 or _meta_format(data[:end]) not in KNOWN_FORMATS:
+            return name, 1
+        if has_conflict_markers(data):
+            at = 0 if data.startswith(CONFLICT_MARKER) else data.find(b"\n" + CONFLICT_MARKER) + 1
+            return name, data.count(b"\n", 0, at) + 1
+        if not data.endswith(b"\n"):
+            return name, data.count(b"\n") + 1
+    return "", 0
 
 
 def has_conflict_markers(data: bytes) -> bool:
