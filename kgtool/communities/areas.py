@@ -27,9 +27,10 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from kgtool.communities.cluster import _leiden, package_of
-from kgtool.communities.graph import AMBIGUOUS, edge_weight
+from kgtool.communities.graph import edge_weight
 from kgtool.communities.identity import assign_ids, id_number
 from kgtool.file_kinds import is_test
+from kgtool.raw.model import AMBIGUOUS
 
 AREA_PREFIX = "A"
 SMALL_PACKAGE = 12  # a package with at most this many code communities is one area

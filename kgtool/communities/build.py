@@ -31,7 +31,7 @@ from kgtool.communities.identity import Identity, assign_ids, format_id, id_numb
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.raw import graph as raw_graph
-from kgtool.raw.model import FileEdge
+from kgtool.raw.model import AMBIGUOUS, FileEdge
 from kgtool.repo import show_file
 from kgtool.store import (
     KG_DIR,
@@ -273,7 +273,6 @@ def assemble(
     graph_hash: str,
     settings: dict[str, Any],
 ) -> Document:
-    from kgtool.communities.graph import AMBIGUOUS
     from kgtool.communities.packages import is_code
 
     community_of = {path: cid for cid, members in identity.ids.items() for path in members}

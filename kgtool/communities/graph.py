@@ -21,13 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgtool.raw.graph import RawGraph
-from kgtool.raw.model import Edge, FileEdge, file_edges
+from kgtool.raw.model import CONTAINS, INFERRED, Edge, FileEdge, file_edges
 from kgtool.store import canonical_json
 
-AMBIGUOUS = "AMBIGUOUS"
-INFERRED = "INFERRED"
 INHERITS = "inherits"
-STRUCTURAL = "contains"  # parent -> child inside one file: never an edge between files
+STRUCTURAL = CONTAINS  # parent -> child inside one file: never an edge between files
 # A missed change needs a collision on this many hex digits at both ends of an edge.
 ADJACENCY_DIGITS = 12
 

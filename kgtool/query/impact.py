@@ -28,10 +28,10 @@ from kgtool.query.kg import (
 )
 from kgtool.query.labels import Labels
 from kgtool.raw.graph import WHERE as RAW_WHERE
+from kgtool.raw.model import AMBIGUOUS, EXTRACTED, INFERRED
 from kgtool.repo import paths_differing, resolve_commit
 from kgtool.store import Store, pretty_json
 
-EXTRACTED, INFERRED, AMBIGUOUS = "EXTRACTED", "INFERRED", "AMBIGUOUS"
 _TIER_RANK = {EXTRACTED: 0, INFERRED: 1}
 ROLE = {"calls": "caller", "imports": "importer", "inherits": "subclass"}
 SHOWN_NAMES = 5  # unresolved names spelled out in the summary line

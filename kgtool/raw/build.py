@@ -28,12 +28,14 @@ from kgtool.config import Config
 from kgtool.raw import cache, shards
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.cache import CachedFile, CachedFiles
-from kgtool.raw.graph import CONTAINS, DEFAULT_CONFIDENCE, EXTRACTED, FORMAT_VERSION
+from kgtool.raw.graph import DEFAULT_CONFIDENCE, FORMAT_VERSION
 from kgtool.raw.languages.base import CALL_RESULT, RAISED
 from kgtool.raw.model import (
     ARGUMENT,
     CLASS_KINDS,
+    CONTAINS,
     DECORATED,
+    EXTRACTED,
     PARAMETER,
     PARSE_PARTIAL,
     RETURNS,

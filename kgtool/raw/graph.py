@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgtool.errors import KgError
+from kgtool.raw.model import AMBIGUOUS, CONTAINS, EXTRACTED
 from kgtool.raw.shards import is_shard_name
 from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store
 
@@ -45,8 +46,6 @@ META_MARK = b'"rec":"meta"'
 EDGE_MARK = b'"type":"'
 FILE_MARK = b'"kind":"file"'
 CONTAINS_MARK = b'"type":"contains"'
-EXTRACTED, AMBIGUOUS = "EXTRACTED", "AMBIGUOUS"
-CONTAINS = "contains"
 # An edge's confidence when its record states none, by tier (an INFERRED edge always does).
 DEFAULT_CONFIDENCE = {EXTRACTED: 1.0, AMBIGUOUS: 0.0}
 WHERE = f"{KG_DIR}/{RAW_DIR}/"  # how messages name layer 1

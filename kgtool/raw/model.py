@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 EXTRACTED = "EXTRACTED"
 INFERRED = "INFERRED"
 AMBIGUOUS = "AMBIGUOUS"
+CONTAINS = "contains"  # a symbol inside a file or another symbol: never crosses files
 
 CLASS_KINDS = frozenset({"class", "interface", "struct", "trait", "enum"})
 

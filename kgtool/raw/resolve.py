@@ -31,6 +31,7 @@ from kgtool.raw.model import (
     ARGUMENT,
     ASSIGNED,
     CLASS_KINDS,
+    CONTAINS,
     DECORATED,
     EXTRACTED,
     INFERRED,
@@ -726,7 +727,8 @@ class RepoIndex:
             elif assign.kind in (ALIAS, WRAPS):
                 more = self.held_functions(path, assign.scope, assign.callee, depth + 1)
             elif assign.kind == ASSIGNED:
-                more = self._returned_by(path, assign, depth + 1)
+                # ``x = f(...)``: what f returns, its parameters read at this call.
+                more = self.call_result(path, assign.scope, assign.line, assign.callee, depth + 1)
             elif assign.kind == DECORATED:
                 symbol = symbol_id(path, f"{assign.scope}.{assign.var}".lstrip("."))
                 more = self.symbol_value(symbol, depth + 1) if self.symbol(symbol) else None
@@ -748,6 +750,11 @@ class RepoIndex:
             scope = scope.rpartition(".")[0]
         return False
 
+
+    def is_local(self, path: str, scope: str, name: str) -> bool:
+        """Whether ``name`` is a parameter or a variable seen from ``scope``: it then hides a
+        definition, an import or a builtin of that name."""
+        return self.is_parameter(path, scope, name) or bool(self.visible_assigns(path, scope, name))
     def symbol_value(self, symbol: str, depth: int = 0, below: int = 0) -> frozenset[str] | None:
         """What a definition's name holds: the function itself, or what its decorators of the
         repository return for it (``@d def f`` is ``f = d(f)``), innermost first; with
@@ -798,7 +805,9 @@ class RepoIndex:
         found: set[str] = set()
         for returned in returns:
             if returned.kind == ASSIGNED:  # ``return make(...)``: what that call gives
-                more = self._returned_by(path, returned, depth + 1)
+                more = self.call_result(
+                    path, returned.scope, returned.line, returned.callee, depth + 1
+                )
                 if more is None:
                     return None
                 found |= more
@@ -820,10 +829,6 @@ class RepoIndex:
                 return None
             found |= more
         return frozenset(found) or None
-
-    def _returned_by(self, path: str, assign: AssignFact, depth: int) -> frozenset[str] | None:
-        """``x = f(...)``: the functions f returns, its parameters read at this call."""
-        return self.call_result(path, assign.scope, assign.line, assign.callee, depth)
 
     def call_result(
         self, path: str, scope: str, line: int, called: str, depth: int = 0
@@ -873,9 +878,7 @@ class RepoIndex:
     ) -> frozenset[str] | None:
         """The functions a call of the dotted name ``called`` may run: the one it names, or
         those a parameter or a variable of that name holds (``a = make; a()``)."""
-        if "." not in called and (
-            self.is_parameter(path, scope, called) or self.visible_assigns(path, scope, called)
-        ):
+        if "." not in called and self.is_local(path, scope, called):
             return self.held_functions(path, scope, called, depth)
         bound = self.callable_of(path, scope, called, depth)
         return frozenset({bound.symbol}) if bound is not None and bound.kind == "symbol" else None
@@ -1111,9 +1114,7 @@ class FileResolver:
         is the builtin's: a parameter, a variable, a definition or an import of that name
         shadows it."""
         builtin = passed.var.partition("(")[0]
-        if self.index.is_parameter(self.path, passed.scope, builtin) or (
-            self.index.visible_assigns(self.path, passed.scope, builtin)
-        ):
+        if self.index.is_local(self.path, passed.scope, builtin):
             return
         bound = self.index.bind_name(self.path, passed.scope, builtin)
         if bound is None or bound.kind != "external" or bound.external != "builtin":
@@ -1145,7 +1146,7 @@ class FileResolver:
         for symbol in self.facts.symbols:
             # A method declared apart from its type (Go) hangs off the file it is written in.
             parent = symbol.parent if symbol.parent in symbols else ""
-            self._edge(self._id(parent), "contains", self._id(symbol.qualname), symbol.start_line)
+            self._edge(self._id(parent), CONTAINS, self._id(symbol.qualname), symbol.start_line)
 
     def _imports(self) -> None:
         for imp in self.facts.imports:
