@@ -62,6 +62,9 @@ EXTRACTOR_VERSION = "9"  # 3: broken imports, too-deep files; 4: Go and Java val
 # 9: Python absolute imports from the folders Python searches (no folder inside a package).
 # Shards written at once: enough to keep a disk's queue full while each waits on its fsync.
 WRITE_THREADS = 16
+# Resolution chunks per worker: more spread the work evenly, and bound what a worker holds
+# at once (it forgets each chunk's files when done), at the cost of learning shared files anew.
+CHUNKS_PER_WORKER = 8
 MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
 
 
@@ -337,6 +340,8 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
     layout = _layout(new_files, to_resolve, manifest.spans if manifest is not None else {})
     kept = _kept_shards(layout, manifest, matching, to_resolve)
     shard_bytes = _shard_bytes(store, layout, kept, new_files, to_resolve, manifest)
+    for path in to_resolve:  # in the shards now: at 100k files, half a gigabyte kept twice
+        new_files[path].lines = b""
     if trusted:
         assert manifest is not None
         summary = _patched_summary(
@@ -351,6 +356,14 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         store.ensure()
     written, removed, stamps = _write_shards(store, layout, shard_bytes, kept, manifest, write)
     changed = bool(written or removed or legacy)
+    content_digest = raw_graph.content_digest(
+        {
+            name: stamps[name][0] if name in stamps else digest(shard_bytes[name])
+            for name in layout.members
+        }
+    )
+    if write:  # what a reader of the content then reads is on disk
+        shard_bytes = {}
     if write:
         if legacy:
             store.path(LEGACY_RAW_FILE).unlink()
@@ -372,12 +385,7 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
     result.parsed = sorted(parsed)
     result.resolved = len(to_resolve)
     result._layout = (layout, shard_bytes, store)
-    result.digest = raw_graph.content_digest(
-        {
-            name: stamps[name][0] if name in stamps else digest(shard_bytes[name])
-            for name in layout.members
-        }
-    )
+    result.digest = content_digest
     result.written, result.removed, result.migrated = written, removed, legacy
     result._heads = new_files.heads
     return result
@@ -576,7 +584,8 @@ def _resolve_and_render(
         return
     _SHARED = (index, files, config["max_candidates"])
     try:
-        chunks = [paths[i :: workers * 4] for i in range(workers * 4)]
+        count = workers * CHUNKS_PER_WORKER
+        chunks = [paths[i::count] for i in range(count)]
         with (
             worker_pool(workers, "fork") as pool,
             progress.counting("resolving", len(paths)) as counter,
@@ -619,6 +628,9 @@ def _resolve_chunk(paths: list[str]) -> bytes:
                 entry.broken_imports,
             )
         )
+        entry.lines = b""  # sent back: a worker keeps nothing of what it rendered
+    # Nor what it learnt of the chunk's files: its memory stays that of one chunk.
+    index.forget_files()
     return marshal.dumps(out)
 
 
@@ -642,7 +654,7 @@ def _unreadable_status(tracked: TrackedFile) -> str:
     return SKIP_UNREADABLE
 
 
-def _mentions(facts: FileFacts) -> frozenset[str]:
+def _mentions(facts: FileFacts) -> tuple[str, ...]:
     """Every name a file's resolution depends on."""
     names: set[str] = set()
     for imp in facts.imports:
@@ -664,7 +676,7 @@ def _mentions(facts: FileFacts) -> frozenset[str]:
             # What a parameter holds is what the function's callers pass (``__init__``'s: the
             # class's callers).
             names.update(assign.scope.split("."))
-    return frozenset(names)
+    return tuple(sorted(names))
 
 
 def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:

@@ -195,6 +195,13 @@ class RepoIndex:
         self.top_level_by_name, self.methods_by_name = names or name_tables(facts)
         self._mentions = mentions
         self._memo: dict[str, Any] = {}
+        self.forget_files()
+
+    def forget_files(self) -> None:
+        """Drop what was learnt about single files (bindings, values, callees...), keeping
+        the tables built over every file: a worker that resolves one chunk after another
+        would otherwise hold what it learnt of every file it ever saw."""
+        self.symbols.clear()
         self._modules: dict[tuple[str, str, str], ModuleTarget] = {}
         self._bindings: dict[str, dict[str, list[Bound]]] = {}
         self._bases: dict[str, list[str]] = {}
