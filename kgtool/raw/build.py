@@ -418,18 +418,17 @@ class Layout:
     spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end)
 
     def content(self, shard_bytes: dict[str, bytes], store: Store) -> bytes:
-        """Every shard joined as ``kgtool.raw.graph.join`` joins them (one meta line, shards
-        in the order of their first file): what a reader of .kg/raw/ reads. A shard not in
+        """Every shard joined as a reader of .kg/raw/ reads them; a shard not in
         ``shard_bytes`` is the one on disk."""
-        if not self.members:
-            return raw_graph.join({})
-        order = sorted(self.members, key=lambda name: (self.members[name][0], name))
-        meta = len(_meta_line())
         folder = store.path(RAW_DIR)
-        return _meta_line() + b"".join(
-            (shard_bytes[name] if name in shard_bytes else (folder / name).read_bytes())[meta:]
-            for name in order
+        joined = raw_graph.join(
+            {
+                name: shard_bytes[name] if name in shard_bytes else (folder / name).read_bytes()
+                for name in self.members
+            }
         )
+        assert joined is not None, "layer 1 as just laid out is always readable"
+        return joined
 
 
 @functools.cache
