@@ -45,7 +45,6 @@ from kgtool.store import KG_DIR, Store, atomic_write
 _NODE_MARK, _META_MARK, _EDGE_MARK = NODE_MARK, META_MARK, EDGE_MARK
 _EXTERNAL_MARK = b'"external":true'  # a package node (written by layer 1 format 1 only)
 _BOUND_MARK = b'"dst":"'  # an edge bound to one target (ambiguous ones list candidates)
-KNOWN_RAW_FORMATS = raw_graph.KNOWN_FORMATS
 KNOWN_COMMUNITY_FORMATS = {2, 3}  # 3 adds areas, which the read path does not need
 READ_CACHE = "read.marshal"  # in .kg/cache/: layer 1's nodes and words, decoded
 EDGE_CACHE = "read-edges.marshal"  # in .kg/cache/: layer 1's edges by target, as offsets
@@ -278,17 +277,8 @@ def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
 
     The index is left for the first reader that needs it (``MapState.index``); a reader
     that will need it (``indexed``) takes the blob ids from the read cache when it is warm,
-    the others take them from one search of layer 1, which costs less than the cache."""
-    end = data.find(b"\n")  # layer 1 writes its meta record first
-    first = data if end < 0 else data[:end]
-    try:
-        meta = json.loads(first)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return False
-    if not isinstance(meta, dict) or meta.get("rec") != "meta":
-        return False
-    if meta.get("format") not in KNOWN_RAW_FORMATS:
-        return False
+    the others take them from one search of layer 1, which costs less than the cache.
+    ``data`` is what ``kgtool.raw.graph.load`` read: its meta record is one of a known format."""
     state._raw = data
     if indexed:
         state._rows = _cached_rows(state.store, state._key)
@@ -336,10 +326,6 @@ def _rows(data: bytes) -> tuple | None:
                 else:
                     edges.append({"dst": dst.decode(), "src": file_id})
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
-    if not records or not isinstance(records[0], dict) or records[0].get("rec") != "meta":
-        return None
-    if records[0].get("format") not in KNOWN_RAW_FORMATS:
         return None
     file_lines: dict[str, int] = {}
     hashes: dict[str, str] = {}
