@@ -86,12 +86,10 @@ class Store:
             return
         if not self.dir.is_dir():
             raise KgError(f"{KG_DIR} is not a folder: move it away, then run `kgtool update`")
-        for folder, dirs, files in os.walk(self.dir):
-            for name in sorted([*dirs, *files]):
-                full = os.path.join(folder, name)
-                if os.path.islink(full):
-                    where = Path(full).relative_to(self.root).as_posix()
-                    raise KgError(f"{where} is a symlink: {REFUSED_LINK}")
+        link = _first_symlink(os.fspath(self.dir))
+        if link:
+            where = Path(link).relative_to(self.root).as_posix()
+            raise KgError(f"{where} is a symlink: {REFUSED_LINK}")
         for name in (CACHE_DIR, PAGES_DIR, RAW_DIR):
             if os.path.lexists(self.path(name)) and not self.path(name).is_dir():
                 raise KgError(
@@ -223,6 +221,23 @@ def _file_mode(path: Path) -> int:
             umask = os.umask(0)
             os.umask(umask)
         return 0o666 & ~umask
+
+
+def _first_symlink(folder: str) -> str:
+    """The first symlink below ``folder`` (a folder's own entries by name, then its folders
+    in turn); "" when none. Read from the folder listings, not a stat per entry: .kg/ of a
+    large repository holds thousands of files, and every run looks."""
+    with os.scandir(folder) as listing:
+        entries = sorted(listing, key=lambda entry: entry.name)
+    for entry in entries:
+        if entry.is_symlink():
+            return entry.path
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            found = _first_symlink(entry.path)
+            if found:
+                return found
+    return ""
 
 
 _UMASK_LOCK = threading.Lock()
