@@ -357,3 +357,42 @@ def test_an_edit_binds_a_parameter_through_what_an_untouched_file_passes(repo: R
         "calls"
     )
     assert repo.fresh_build() == repo.layer1()
+
+
+def test_a_run_that_finds_kg_up_to_date_loads_no_parser_resolver_or_clusterer(
+    repo: Repo,
+) -> None:
+    """Every hook run without an edit is such a run: what it does not need, it must not
+    import (a third of its time, before they were imported where they run)."""
+    import subprocess
+    import sys
+
+    repo.write_files({**FILES, **FILLERS})
+    repo.commit()
+    assert repo.kg("update").code == 0
+    heavy = [
+        "kgtool.raw.extract",
+        "kgtool.raw.resolve",
+        "kgtool.raw.pool",
+        "kgtool.communities.cluster",
+        "kgtool.communities.areas",
+        "kgtool.ontology.view",
+        "yaml",
+        "tree_sitter",
+        "leidenalg",
+    ]
+    script = (
+        "import sys\nfrom kgtool.cli import main\n"
+        f"code = main(['-C', {str(repo.root)!r}, 'update'])\n"
+        f"print(code, [m for m in {heavy!r} if m in sys.modules])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.splitlines()[-1] == "0 []"
+    # An edit does need them: the test would pass for a run that did nothing.
+    repo.write("app/util.py", "def helper():\n    return 5\n")
+    edited = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert "kgtool.raw.resolve" in edited.splitlines()[-1]
