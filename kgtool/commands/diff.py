@@ -102,6 +102,7 @@ def changelog(ctx: Context, base: str, head: str | None, head_doc: dict | None =
                     lambda: raw.content,
                     write=False,
                     edges=raw.file_edges,
+                    edges_digest=raw.file_edges_digest,
                     raw_digest=raw.digest,
                 ).document
     else:
@@ -167,5 +168,6 @@ def build_at(root: Path, store: Store, revision: str, warm: dict | None) -> dict
             lambda: raw.content,
             write=False,
             edges=raw.file_edges,
+            edges_digest=raw.file_edges_digest,
             raw_digest=raw.digest,
         ).document

@@ -185,6 +185,7 @@ def layer2_from(
         write,
         rebaseline,
         edges=raw.file_edges,
+        edges_digest=raw.file_edges_digest,
         drawn=ctx.map,
         raw_digest=raw.digest,
     )

@@ -346,6 +346,7 @@ def update_communities(
     edges: EdgeSource | None = None,
     drawn: MapRenderer | None = None,
     raw_digest: str = "",
+    edges_digest: Callable[[], bytes] | None = None,
 ) -> CommunitiesResult:
     """Recompute layer 2 from ``raw_content`` (default: layer 1 on disk, as
     ``kgtool.raw.graph.load`` joins it; a callable is called only if the content is read);
@@ -356,7 +357,8 @@ def update_communities(
     on a 700-file repository costs more than the rest of layer 2 together. ``drawn`` draws
     the map that goes with the document; without it only communities.json is written.
     ``raw_digest`` (``UpdateResult.digest``) names that content for the cache, so that a run
-    whose layer 1 changed nothing need not read it.
+    whose layer 1 changed nothing need not read it; ``edges_digest``
+    (``UpdateResult.file_edges_digest``) names ``edges``, which are otherwise hashed here.
     """
     started = time.perf_counter()
     content = None if callable(raw_content) else raw_content
@@ -377,15 +379,15 @@ def update_communities(
     folded = edges() if edges is not None else None
     document: Document | None = None
     document_key = ""
-    edges_digest = b""
+    folded_digest = b""
     packaged: dict[str, Any] = {}
     if folded is not None:
         # The document follows from the files' folded edges, the settings (packages made
         # concrete) and the document before: when those are what the last run saw and its
         # document is still on disk, so is this run's, whatever else layer 1 says.
         packaged = with_packages(settings, root, sorted(folded))
-        edges_digest = _edges_digest(folded)
-        document_key = _document_key(edges_digest, {**keyed, **packaged}, on_disk)
+        folded_digest = edges_digest() if edges_digest is not None else _edges_digest(folded)
+        document_key = _document_key(folded_digest, {**keyed, **packaged}, on_disk)
         if (
             on_disk is not None
             and record.get("document") == document_key
@@ -436,7 +438,7 @@ def update_communities(
         # What is on disk now is exactly what this input makes: remember it for next time.
         new_key = _input_key(raw_digest, keyed, outputs[COMMUNITIES_FILE], map_key)
         if document_key:
-            document_key = _document_key(edges_digest, {**keyed, **packaged}, data)
+            document_key = _document_key(folded_digest, {**keyed, **packaged}, data)
         _remember(store, new_key, document_key, drawing_key, outputs)
     return CommunitiesResult(
         document,

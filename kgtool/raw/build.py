@@ -109,6 +109,20 @@ class UpdateResult:
                 return loaded.data
         return b""
 
+    def file_edges_digest(self) -> bytes:
+        """A digest of ``file_edges()`` (equal edges, equal digests), from the digest each
+        file's head keeps: what layer 2 keys its document on, without hashing every edge."""
+        heads = self._heads
+        if heads is None:
+            assert self._cached is not None
+            store, _, key = self._cached
+            heads = cache.load_files(store, key).heads
+        hasher = hashlib.sha256()
+        for path in sorted(heads):
+            hasher.update(path.encode("utf-8", "surrogateescape") + b"\0")
+            hasher.update(heads[path].file_edges_digest)
+        return hasher.digest()
+
     def file_edges(self) -> dict[str, tuple[FileEdge, ...]] | None:
         """Every file's edges to other files, as layer 2 folds them; None when unknown.
 

@@ -83,7 +83,13 @@ class CachedFile:
         return self.facts
 
     def head(self) -> Head:
-        return Head(self.blob, self.facts.language, self.mentions, self.file_edges)
+        return Head(
+            self.blob,
+            self.facts.language,
+            self.mentions,
+            self.file_edges,
+            edges_digest(self.file_edges),
+        )
 
     def dump(self) -> bytes:
         facts = self.facts.to_json()
@@ -130,6 +136,14 @@ class Head(NamedTuple):
     language: str
     mentions: tuple[str, ...]  # sorted
     file_edges: tuple[FileEdge, ...]
+    file_edges_digest: bytes  # ``edges_digest(file_edges)``: layer 2's key reads these
+
+
+def edges_digest(file_edges: tuple[FileEdge, ...]) -> bytes:
+    # repr: exact for strings, ints and floats, and the same bytes in every process.
+    return hashlib.blake2b(
+        repr(file_edges).encode("utf-8", "surrogateescape"), digest_size=16
+    ).digest()
 
 
 class CachedFiles(Mapping[str, CachedFile]):
