@@ -186,6 +186,7 @@ def layer2_from(
         rebaseline,
         edges=raw.file_edges,
         edges_digest=raw.file_edges_digest,
+        blobs=raw.blobs,
         drawn=ctx.map,
         raw_digest=raw.digest,
     )

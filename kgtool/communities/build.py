@@ -15,7 +15,7 @@ import json
 import re
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -78,9 +78,10 @@ class MapRenderer(Protocol):
         """.kg-relative name -> content, for every file of the map."""
         ...
 
-    def inputs(self, document: Document) -> bytes:
+    def inputs(self, document: Document, blobs: Mapping[str, str] | None = None) -> bytes:
         """Everything ``render(document)`` reads besides the document: equal inputs, equal
-        map."""
+        map. ``blobs`` names files' working-tree content by blob id, so that those need not
+        be read."""
         ...
 
     def on_disk(self) -> list[str]:
@@ -347,6 +348,7 @@ def update_communities(
     drawn: MapRenderer | None = None,
     raw_digest: str = "",
     edges_digest: Callable[[], bytes] | None = None,
+    blobs: Callable[[], Mapping[str, str]] | None = None,
 ) -> CommunitiesResult:
     """Recompute layer 2 from ``raw_content`` (default: layer 1 on disk, as
     ``kgtool.raw.graph.load`` joins it; a callable is called only if the content is read);
@@ -358,7 +360,9 @@ def update_communities(
     the map that goes with the document; without it only communities.json is written.
     ``raw_digest`` (``UpdateResult.digest``) names that content for the cache, so that a run
     whose layer 1 changed nothing need not read it; ``edges_digest``
-    (``UpdateResult.file_edges_digest``) names ``edges``, which are otherwise hashed here.
+    (``UpdateResult.file_edges_digest``) names ``edges``, which are otherwise hashed here;
+    ``blobs`` (``UpdateResult.blobs``) the files' contents, which the map's key then need
+    not read.
     """
     started = time.perf_counter()
     content = None if callable(raw_content) else raw_content
@@ -415,7 +419,9 @@ def update_communities(
     outputs = {COMMUNITIES_FILE: data}
     drawing_key = ""
     if drawn is not None:
-        drawing_key = _drawing_key(data, keyed, drawn.inputs(document))
+        drawing_key = _drawing_key(
+            data, keyed, drawn.inputs(document, blobs() if blobs is not None else None)
+        )
         pages = drawn.on_disk()
         if (
             record.get("drawing") == drawing_key

@@ -13,7 +13,7 @@ exist, so an agent following them never hits a dead end.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +22,7 @@ from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
 from kgtool.ontology.area_names import area_names
-from kgtool.ontology.facts import read_docstrings, strongest_first
+from kgtool.ontology.facts import DOCSTRING_FILES, main_files, read_docstrings, strongest_first
 from kgtool.ontology.items import edge_key
 
 if TYPE_CHECKING:
@@ -57,10 +57,21 @@ class LabelledMap:
         view = label_view(self.root, self.config, document, load_ontology(self.store))
         return render(document, view, MAP_FILE)
 
-    def inputs(self, document: dict[str, Any]) -> bytes:
+    def inputs(self, document: dict[str, Any], blobs: Mapping[str, str] | None = None) -> bytes:
         # The doc lines of every community's main files: those of the unlabelled ones are
-        # what the offline labeler reads (label_view); the others cost a few reads more.
-        read = {"config": self.config.values, "doc_lines": read_docstrings(self.root, document)}
+        # what the offline labeler reads (label_view). A file whose content layer 1 names
+        # by its blob id is named so; only the others are read.
+        named: dict[str, str] = {}
+        unnamed: dict[str, Any] = {}
+        for cid, community in document["communities"].items():
+            for path in main_files(community)[:DOCSTRING_FILES]:
+                blob = blobs.get(path, "") if blobs is not None else ""
+                if blob:
+                    named[path] = blob
+                else:
+                    unnamed[cid] = community
+        doc_lines = read_docstrings(self.root, {"communities": unnamed}) if unnamed else {}
+        read = {"config": self.config.values, "blobs": named, "doc_lines": doc_lines}
         return self.key() + b"\0" + canonical_json(read).encode()
 
     def on_disk(self) -> list[str]:

@@ -123,6 +123,12 @@ class UpdateResult:
             hasher.update(heads[path].file_edges_digest)
         return hasher.digest()
 
+    def blobs(self) -> dict[str, str]:
+        """Each file's blob id: its working-tree content, as layer 1 read it ("" when none)."""
+        if self._heads is not None:
+            return {path: head.blob for path, head in self._heads.items()}
+        return dict(self._cached[1]) if self._cached is not None else {}
+
     def file_edges(self) -> dict[str, tuple[FileEdge, ...]] | None:
         """Every file's edges to other files, as layer 2 folds them; None when unknown.
 
