@@ -251,6 +251,7 @@ def summary(result: UpdateResult) -> tuple:
         result.partial,
         result.unresolved_calls,
         result.broken_imports,
+        result.file_edges_digest(),
     )
 
 
@@ -316,6 +317,53 @@ def test_the_summary_an_edit_patches_is_the_one_a_fresh_build_counts(repo: Repo)
         assert written == content
     assert incremental.skipped == [("data.bin", "binary")]
     assert incremental.broken_imports == [("app/broken.py", 1, "app.missing")]
+
+
+def test_the_edges_digest_an_edit_patches_follows_the_edges_alone(repo: Repo) -> None:
+    """Layer 2 keys its document on this digest: an edit that moves no edge between files
+    keeps it, one that does moves it, and either way it is what a fresh build says."""
+    repo.write_files({**FILES, **FILLERS, "app/__init__.py": ""})
+    repo.commit()
+    first = update(repo).file_edges_digest()
+    repo.write("app/other.py", "def unrelated():\n    return 3\n")
+    same = update(repo)
+    assert same.parsed == ["app/other.py"] and same.file_edges_digest() == first
+    repo.write("app/other.py", "from app.util import helper\n\ndef unrelated():\n    helper()\n")
+    moved, _, fresh, _ = incremental_then_fresh(repo)
+    assert moved.file_edges_digest() != first
+    assert moved.file_edges_digest() == fresh.file_edges_digest()
+
+
+def test_an_edit_reads_only_the_cache_shards_of_the_files_it_touches(repo: Repo) -> None:
+    """A cache shard damaged past its first bytes (which the manifest's checksum matches) is
+    not read by an edit elsewhere; one that an edit reads costs a rebuild, never a wrong
+    graph, and nothing of .kg/raw/ is written from it."""
+    from kgtool.raw.cache import CHECKSUM_BYTES, shard_of
+
+    files = {f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(60)}
+    repo.write_files(files)
+    repo.commit()
+    update(repo)
+    cache_dir = repo.root / ".kg" / "cache"
+    damaged = shard_of("m7.py")
+    elsewhere = next(p for p in sorted(files) if shard_of(p) != damaged)
+    shard = cache_dir / f"raw.cache.{damaged:02d}"
+    data = bytearray(shard.read_bytes())
+    data[CHECKSUM_BYTES + len(data) // 2] ^= 0xFF
+    shard.write_bytes(bytes(data))
+    repo.write(elsewhere, files[elsewhere].replace("return", "return -1 +"))
+    result = update(repo)
+    assert result.parsed == [elsewhere] and result.resolved < result.files
+    repo.write("m7.py", "def f7():\n    return -7\n")
+    written = {p.name: p.read_bytes() for p in (repo.root / ".kg" / "raw").iterdir()}
+    result = update(repo)
+    assert len(result.parsed) == len(files)  # the cache was dropped, every file parsed
+    assert update(repo).parsed == []  # and the cache written anew is trusted again
+    assert repo.layer1() == repo.fresh_build()
+    changed = [
+        p.name for p in (repo.root / ".kg" / "raw").iterdir() if written[p.name] != p.read_bytes()
+    ]
+    assert changed == ["_root.jsonl"]  # the shard of m7.py, and no other
 
 
 def test_a_cache_from_another_run_than_its_manifest_costs_a_full_resolution(

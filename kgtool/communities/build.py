@@ -380,17 +380,29 @@ def update_communities(
         if kept is not None:
             return CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
     previous = _previous_document(root, on_disk)
-    folded = edges() if edges is not None else None
+    folded: dict[str, tuple[FileEdge, ...]] | None = None
+    files: list[str] | None = None
+    if edges is not None and edges_digest is not None and blobs is not None:
+        # Named by their digest and listed by their blobs: the edges themselves are read
+        # only if the document must be computed again.
+        files = sorted(blobs())
+    elif edges is not None:
+        folded = edges()
+        files = sorted(folded) if folded is not None else None
     document: Document | None = None
     document_key = ""
     folded_digest = b""
     packaged: dict[str, Any] = {}
-    if folded is not None:
+    if files is not None:
         # The document follows from the files' folded edges, the settings (packages made
         # concrete) and the document before: when those are what the last run saw and its
         # document is still on disk, so is this run's, whatever else layer 1 says.
-        packaged = with_packages(settings, root, sorted(folded))
-        folded_digest = edges_digest() if edges_digest is not None else _edges_digest(folded)
+        packaged = with_packages(settings, root, files)
+        if edges_digest is not None:
+            folded_digest = edges_digest()
+        else:
+            assert folded is not None
+            folded_digest = _edges_digest(folded)
         document_key = _document_key(folded_digest, {**keyed, **packaged}, on_disk)
         if (
             on_disk is not None
@@ -402,6 +414,8 @@ def update_communities(
     if document is None:
         from kgtool.communities.graph import build_file_graph, file_graph
 
+        if folded is None and edges is not None:
+            folded = edges()
         if folded is not None:
             graph = file_graph(list(folded), folded, settings)
         else:

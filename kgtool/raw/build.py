@@ -9,6 +9,7 @@ the change touched; only the shards whose bytes change are written.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import json
@@ -18,10 +19,10 @@ import posixpath
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from kgtool import progress
 from kgtool.config import Config
@@ -66,6 +67,10 @@ WRITE_THREADS = 16
 # at once (it forgets each chunk's files when done), at the cost of learning shared files anew.
 CHUNKS_PER_WORKER = 8
 MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
+# The digest of every file's folded edges is a sum of one term per file, modulo this: an
+# update takes the terms of the files it changed out and puts their new ones in.
+EDGES_DIGEST_MODULUS = 1 << 256
+T = TypeVar("T")
 
 
 @dataclass
@@ -90,8 +95,11 @@ class UpdateResult:
     written: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     migrated: bool = False  # a .kg/raw.jsonl of an older kgtool was (or would be) replaced
+    # ``file_edges_digest()``, as the summary keeps it.
+    _edges_digest: bytes = field(default=b"", repr=False)
     # Where ``file_edges`` comes from: this run's files, or the cache a no-change run trusted.
-    _heads: dict[str, cache.Head] | None = field(default=None, repr=False)
+    _heads: Mapping[str, cache.Head] | None = field(default=None, repr=False)
+    _blobs: dict[str, str] | None = field(default=None, repr=False)
     _cached: tuple[Store, dict[str, str], str] | None = field(default=None, repr=False)
     # Where ``content`` comes from: this run's layout and the shards it built, or the disk.
     _layout: tuple[Layout, dict[str, bytes], Store] | None = field(default=None, repr=False)
@@ -110,23 +118,14 @@ class UpdateResult:
         return b""
 
     def file_edges_digest(self) -> bytes:
-        """A digest of ``file_edges()`` (equal edges, equal digests), from the digest each
-        file's head keeps: what layer 2 keys its document on, without hashing every edge."""
-        heads = self._heads
-        if heads is None:
-            assert self._cached is not None
-            store, _, key = self._cached
-            heads = cache.load_files(store, key).heads
-        hasher = hashlib.sha256()
-        for path in sorted(heads):
-            hasher.update(path.encode("utf-8", "surrogateescape") + b"\0")
-            hasher.update(heads[path].file_edges_digest)
-        return hasher.digest()
+        """A digest of ``file_edges()`` (equal edges, equal digests): what layer 2 keys its
+        document on, kept up to date from the files an update changed (see ``_edges_term``)."""
+        return self._edges_digest
 
     def blobs(self) -> dict[str, str]:
         """Each file's blob id: its working-tree content, as layer 1 read it ("" when none)."""
-        if self._heads is not None:
-            return {path: head.blob for path, head in self._heads.items()}
+        if self._blobs is not None:
+            return dict(self._blobs)
         return dict(self._cached[1]) if self._cached is not None else {}
 
     def file_edges(self) -> dict[str, tuple[FileEdge, ...]] | None:
@@ -137,7 +136,10 @@ class UpdateResult:
         otherwise hand on another tree's edges).
         """
         if self._heads is not None:
-            return {path: head.file_edges for path, head in self._heads.items()}
+            try:
+                return {path: head.file_edges for path, head in self._heads.items()}
+            except cache.CacheDamaged:  # a cache shard damaged since the update began
+                return None
         if self._cached is None:
             return None
         store, blobs, key = self._cached
@@ -158,6 +160,7 @@ class UpdateResult:
             unresolved_calls=summary["unresolved_calls"],
             broken_imports=[tuple(item) for item in summary["broken_imports"]],
             seconds=time.perf_counter() - started,
+            _edges_digest=bytes.fromhex(summary["edges_digest"]),
         )
 
 
@@ -255,6 +258,17 @@ def digest(data: bytes) -> str:
 
 
 def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> UpdateResult:
+    try:
+        return _update_raw(root, config, store, write, use_cache=True)
+    except cache.CacheDamaged:
+        # A cache shard changed under a manifest that vouched for it (a disk, a hand): what
+        # the cache says cannot be trusted, and layer 1 is built again without it.
+        return _update_raw(root, config, store, write, use_cache=False)
+
+
+def _update_raw(
+    root: Path, config: Config, store: Store, write: bool, use_cache: bool
+) -> UpdateResult:
     started = time.perf_counter()
     current: dict[str, TrackedFile] = {}
     bad_names: list[str] = []
@@ -266,7 +280,7 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
             continue
         current[tracked.path] = tracked
     key = cache_key(config)
-    manifest = cache.load_manifest(store, key)
+    manifest = cache.load_manifest(store, key) if use_cache else None
     legacy = os.path.lexists(store.path(LEGACY_RAW_FILE))
     matching: set[str] = set()
     if manifest is not None:
@@ -292,15 +306,17 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
     from kgtool.raw.extract import extract_files
     from kgtool.raw.resolve import RepoIndex, name_tables, patch_name_tables
 
-    old_files = cache.load_files(store, key)
-    names_on_disk = cache.load_names(store, key)
+    old_files = cache.open_files(store, key, manifest) if use_cache else CachedFiles()
+    names_on_disk = cache.load_names(store, key) if use_cache else None
     # The manifest, the cache files and the name tables were written together (else a run
     # was killed between them): only then may an update start from what they say.
     trusted = manifest is not None and cache.describes(manifest, old_files, names_on_disk)
+    if not trusted:  # every file is resolved again: read every cache shard once, now
+        old_files.read_shards(set(range(cache.SHARDS)))
     stale_paths = sorted(
         path
         for path, tracked in current.items()
-        if path not in old_files or not tracked.blob or old_files.heads[path].blob != tracked.blob
+        if path not in old_files or not tracked.blob or old_files.blob(path) != tracked.blob
     )
     readable = [p for p in stale_paths if _readable(current[p])]
     parsed = extract_files(root, readable, config["max_file_bytes"], config["jobs"])
@@ -327,7 +343,7 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         }
         # What the files resolved again counted before, taken out of the summary below.
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
-        before = {p: _contribution(old_files[p]) for p in sorted(dirty) if p in old_files}
+        before = {p: _contribution(old_files, p) for p in sorted(dirty) if p in old_files}
         names: NameTables | cache.NamesData = names_on_disk.tables
         changed_paths = set(parsed) | (old_files.keys() - new_files.keys())
         if not patch_name_tables(
@@ -337,21 +353,31 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
         ):
             names = names_on_disk
         tables = names_on_disk.tables
+        grouped_by_language = _patched_by_language(
+            manifest.by_language,
+            {p: old_files.head(p).language for p in sorted(changed_paths) if p in old_files},
+            {p: new_files.head(p).language for p in sorted(changed_paths) if p in new_files},
+        )
     else:
         to_resolve = set(new_files)
         tables = names = name_tables({path: new_files[path].facts for path in sorted(new_files)})
+        grouped_by_language = cache.by_language(
+            {path: head.language for path, head in new_files.heads.items()}
+        )
     for path in sorted(to_resolve):
         new_files[path].hydrate()
     # A few files resolved read the facts of the files they ask for, and look up what is
     # passed to a parameter in the files that name the function; many read them all.
     few = len(to_resolve) * 4 < len(new_files)
     index = RepoIndex(
-        _FactsOf(new_files) if few else {path: new_files[path].facts for path in new_files},
+        _Projected(new_files, lambda p: new_files[p].facts)
+        if few
+        else {path: new_files[path].facts for path in new_files},
         # Every file resolved is hydrated already.
         hydrate=None if len(to_resolve) == len(new_files) else lambda p: new_files[p].hydrate(),
         names=tables,
-        languages={path: head.language for path, head in new_files.heads.items()},
-        mentions={path: head.mentions for path, head in new_files.heads.items()} if few else None,
+        by_language=grouped_by_language,
+        mentions=_Projected(new_files, lambda p: new_files.head(p).mentions) if few else None,
     )
     _resolve_and_render(index, new_files, sorted(to_resolve), config)
     for path in to_resolve:
@@ -368,12 +394,16 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
             manifest.summary,
             len(new_files),
             before,
-            {p: _contribution(new_files[p]) for p in sorted(dirty) if p in new_files},
+            {p: _contribution(new_files, p) for p in sorted(dirty) if p in new_files},
         )
     else:
         summary = _summarize(new_files)
     if write:
         store.ensure()
+        if trusted:
+            # The cache shards rewritten below are read before any shard of .kg/raw/ is
+            # written: a damaged one is then found while nothing has changed on disk.
+            new_files.read_shards({cache.shard_of(p) for p in dirty})
     written, removed, stamps = _write_shards(store, layout, shard_bytes, kept, manifest, write)
     changed = bool(written or removed or legacy)
     content_digest = raw_graph.content_digest(
@@ -397,7 +427,8 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
             summary,
             layout.spans,
             names,
-            (set(parsed) | to_resolve | (old_files.keys() - new_files.keys())) if trusted else None,
+            grouped_by_language,
+            dirty if trusted else None,
         )
     result = UpdateResult.from_summary(summary, started)
     result.bad_names = bad_names
@@ -408,17 +439,21 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
     result.digest = content_digest
     result.written, result.removed, result.migrated = written, removed, legacy
     result._heads = new_files.heads
+    result._blobs = new_files.blobs()
     return result
 
 
-class _FactsOf(Mapping[str, FileFacts]):
-    """Each file's facts, its cache entry decoded when first read."""
+class _Projected(Mapping[str, T]):
+    """A value of each cached file, taken from its entry or head when first read."""
 
-    def __init__(self, files: CachedFiles) -> None:
+    def __init__(self, files: CachedFiles, take: Callable[[str], T]) -> None:
         self._files = files
+        self._take = take
 
-    def __getitem__(self, path: str) -> FileFacts:
-        return self._files[path].facts
+    def __getitem__(self, path: str) -> T:
+        if path not in self._files:
+            raise KeyError(path)
+        return self._take(path)
 
     def __contains__(self, path: object) -> bool:
         return path in self._files
@@ -849,13 +884,27 @@ def edge_line(edge: Edge, path: str) -> str:
 _quote = json.encoder.encode_basestring  # JSON string escaping as canonical_json does it
 
 
+def _patched_by_language(
+    grouped: dict[str, list[str]], before: dict[str, str], after: dict[str, str]
+) -> dict[str, list[str]]:
+    """``grouped`` (language -> its files, sorted) with the files of ``before`` (path ->
+    language) taken out and those of ``after`` put in."""
+    patched = {language: list(paths) for language, paths in grouped.items()}
+    for path, language in before.items():
+        paths = patched[language]
+        del paths[bisect.bisect_left(paths, path)]
+    for path, language in after.items():
+        bisect.insort(patched.setdefault(language, []), path)
+    return {language: paths for language, paths in sorted(patched.items()) if paths}
+
+
 def _summarize(files: CachedFiles) -> dict[str, Any]:
     """The numbers ``kgtool update`` prints, kept in the manifest for the no-change path."""
     return _patched_summary(
-        _summary_of(0, Counter(), 0, [], [], 0, []),
+        _summary_of(0, Counter(), 0, [], [], 0, [], 0),
         len(files),
         {},
-        {path: _contribution(files[path]) for path in sorted(files)},
+        {path: _contribution(files, path) for path in sorted(files)},
     )
 
 
@@ -868,11 +917,21 @@ class _Contribution(NamedTuple):
     skipped: tuple[tuple[str, str], ...]  # (path, reason), none or one
     partial: tuple[tuple[str, tuple[int, ...], str], ...]  # none or one
     broken_imports: tuple[tuple[str, int, str], ...]
+    edges_term: int  # see ``_edges_term``
 
 
-def _contribution(entry: CachedFile) -> _Contribution:
+def _edges_term(path: str, file_edges_digest: bytes) -> int:
+    """A file's term of the digest of every file's folded edges: a hash of its path and of
+    its edges' digest (``cache.edges_digest``)."""
+    term = hashlib.blake2b(path.encode("utf-8", "surrogateescape") + b"\0", digest_size=32)
+    term.update(file_edges_digest)
+    return int.from_bytes(term.digest(), "big")
+
+
+def _contribution(files: CachedFiles, path: str) -> _Contribution:
+    entry = files[path]
     facts = entry.facts
-    path, status = facts.path, facts.status
+    status = facts.status
     return _Contribution(
         Counter(entry.edge_counts),
         len(facts.symbols),
@@ -880,6 +939,7 @@ def _contribution(entry: CachedFile) -> _Contribution:
         ((path, status.removeprefix("skipped:")),) if status.startswith("skipped:") else (),
         ((path, tuple(facts.error_lines), facts.partial),) if status == PARSE_PARTIAL else (),
         tuple((path, line, module) for line, module in entry.broken_imports),
+        _edges_term(path, files.head(path).file_edges_digest),
     )
 
 
@@ -916,6 +976,12 @@ def _patched_summary(
         - sum(p.unresolved_calls for p in before.values())
         + sum(p.unresolved_calls for p in after.values()),
         merged("broken_imports"),
+        (
+            int(summary["edges_digest"], 16)
+            - sum(p.edges_term for p in before.values())
+            + sum(p.edges_term for p in after.values())
+        )
+        % EDGES_DIGEST_MODULUS,
     )
 
 
@@ -927,6 +993,7 @@ def _summary_of(
     partial: list[Any],
     unresolved_calls: int,
     broken_imports: list[Any],
+    edges_digest: int,
 ) -> dict[str, Any]:
     return {
         "files": files,
@@ -936,4 +1003,5 @@ def _summary_of(
         "partial": tuple(tuple(item) for item in partial),
         "unresolved_calls": unresolved_calls,
         "broken_imports": tuple(tuple(item) for item in broken_imports),
+        "edges_digest": f"{edges_digest:064x}",
     }

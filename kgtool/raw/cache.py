@@ -4,12 +4,14 @@ A manifest and shards, so that the per-commit question "did anything change?" re
 kilobytes and a one-file edit decodes, and rewrites, little more than that file's entry:
 
 - ``raw.manifest``: the blob id of every file, the digest and stat of each shard of
-  ``.kg/raw/`` they rendered, where each file's records stand in its shard, the summary
-  numbers, and the checksum of each cache file it goes with;
+  ``.kg/raw/`` they rendered, where each file's records stand in its shard, the files of
+  each language, the summary numbers (with a digest of every file's folded edges), and the
+  checksum of each cache file it goes with;
 - ``raw.cache.<NN>``: per file (a file's shard is fixed by its path), its entry (facts, the
   counts of its records), encoded on its own so that only the files an update reads are
   decoded, and its head (blob, language, the names it mentions, its edges to other files
-  folded for layer 2), which every update reads;
+  folded for layer 2). A shard is read when a file of it is first asked for: an edit reads
+  the shards of the files it touches;
 - ``raw.names``: every symbol of the repository by its bare name (``NameTables``), patched
   by each update from the files it re-parsed rather than gathered from every file's facts.
 
@@ -146,62 +148,165 @@ def edges_digest(file_edges: tuple[FileEdge, ...]) -> bytes:
     ).digest()
 
 
+class CacheDamaged(Exception):
+    """A cache shard read after its manifest vouched for it is not what it vouched for."""
+
+
+class ShardReader:
+    """The cache shards of one manifest, each read when a file of it is first asked for and
+    held to the checksum the manifest names (its first bytes matched it when the update
+    began: the rest is checked as it is read)."""
+
+    def __init__(self, store: Store, version: str, checksums: dict[str, str]) -> None:
+        self._store = store
+        self._version = version
+        self._checksums = checksums
+        self._read: dict[int, tuple[dict[str, Head], dict[str, bytes]]] = {}
+
+    def read(self, shard: int) -> tuple[dict[str, Head], dict[str, bytes]]:
+        """(heads, encoded entries) of a shard's files; raises ``CacheDamaged``."""
+        if shard not in self._read:
+            name = _shard_name(shard)
+            data, checksum = _load(self._store, name)
+            parsed = _parse_shard(data, self._version)
+            if parsed is None or checksum != self._checksums.get(name):
+                raise CacheDamaged(name)
+            self._read[shard] = parsed
+        return self._read[shard]
+
+
 class CachedFiles(Mapping[str, CachedFile]):
-    """Files by path, each entry decoded when it is first read; its head always at hand."""
+    """Files by path, each entry decoded when it is first read.
+
+    Read lazily (``reader``), the cache knows every file's blob id from the manifest, and
+    reads a file's head and entry with its cache shard when the file is first asked for: an
+    edit reads the shards of the files it touches, not the whole cache."""
 
     def __init__(
         self,
         heads: dict[str, Head] | None = None,
         encoded: dict[str, bytes] | None = None,
         checksums: dict[str, str] | None = None,
+        reader: ShardReader | None = None,
+        blobs: dict[str, str] | None = None,
     ) -> None:
-        self.heads: dict[str, Head] = heads if heads is not None else {}
+        self._heads: dict[str, Head] = heads if heads is not None else {}
         self._encoded: dict[str, bytes] = encoded if encoded is not None else {}
         self._decoded: dict[str, CachedFile] = {}
         # Of each cache file as loaded: what a manifest written without rewriting it names.
         self.checksums: dict[str, str] = checksums if checksums is not None else {}
+        self._reader = reader
+        # Every file's blob id: what says which files the cache holds.
+        self._blobs: dict[str, str] = (
+            blobs if blobs is not None else {path: head.blob for path, head in self._heads.items()}
+        )
+        self._unread: set[int] = set(range(SHARDS)) if reader is not None else set()
+        self.heads: Mapping[str, Head] = _Heads(self)
+
+    def head(self, path: str) -> Head:
+        head = self._heads.get(path)
+        if head is None:
+            if path not in self._blobs:
+                raise KeyError(path)
+            self.read_shards({shard_of(path)})
+            head = self._heads.get(path)
+            if head is None:  # the manifest names a file its shard lacks
+                raise CacheDamaged(_shard_name(shard_of(path)))
+        return head
+
+    def read_shards(self, shards: set[int]) -> None:
+        """Read these cache shards now (those read already are not read again)."""
+        assert self._reader is not None or not self._unread
+        for shard in sorted(shards & self._unread):
+            assert self._reader is not None
+            heads, encoded = self._reader.read(shard)
+            self._unread.discard(shard)
+            for path, head in heads.items():
+                # Neither put nor dropped since the update began.
+                if path in self._blobs and path not in self._heads:
+                    self._heads[path] = head
+                    self._encoded[path] = encoded[path]
+
+    def blob(self, path: str) -> str:
+        return self._blobs[path]
+
+    def blobs(self) -> dict[str, str]:
+        return dict(self._blobs)
 
     def __getitem__(self, path: str) -> CachedFile:
         entry = self._decoded.get(path)
         if entry is None:
-            entry = CachedFile.load(self._encoded[path], self.heads[path])
+            head = self.head(path)
+            entry = CachedFile.load(self._encoded[path], head)
             self._decoded[path] = entry
         return entry
 
     def __contains__(self, path: object) -> bool:
-        return path in self.heads
+        return path in self._blobs
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.heads)
+        return iter(self._blobs)
 
     def __len__(self) -> int:
-        return len(self.heads)
+        return len(self._blobs)
 
     def copy(self) -> CachedFiles:
         """Another view of the same entries, each decoded anew when read: what one changes
         the other never sees."""
-        return CachedFiles(dict(self.heads), dict(self._encoded), dict(self.checksums))
+        other = CachedFiles(
+            dict(self._heads),
+            dict(self._encoded),
+            dict(self.checksums),
+            self._reader,
+            dict(self._blobs),
+        )
+        other._unread = set(self._unread)
+        return other
 
     def put(self, path: str, entry: CachedFile) -> None:
         self._decoded[path] = entry
         self._encoded.pop(path, None)
-        self.heads[path] = entry.head()
+        self._heads[path] = entry.head()
+        self._blobs[path] = entry.blob
 
     def drop(self, path: str) -> None:
-        self.heads.pop(path, None)
+        self._heads.pop(path, None)
         self._encoded.pop(path, None)
         self._decoded.pop(path, None)
+        self._blobs.pop(path, None)
 
     def refresh_head(self, path: str) -> None:
         """Take a decoded entry's head anew (after its file was resolved again)."""
-        self.heads[path] = self[path].head()
+        self._heads[path] = self[path].head()
 
     def decoded(self) -> dict[str, CachedFile]:
         return self._decoded
 
     def encoded(self, path: str) -> bytes:
         entry = self._decoded.get(path)
-        return entry.dump() if entry is not None else self._encoded[path]
+        if entry is not None:
+            return entry.dump()
+        self.head(path)
+        return self._encoded[path]
+
+
+class _Heads(Mapping[str, Head]):
+    """Every file's head, its cache shard read when first asked for."""
+
+    def __init__(self, files: CachedFiles) -> None:
+        self._files = files
+
+    def __getitem__(self, path: str) -> Head:
+        return self._files.head(path)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._files
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
 
 
 # A shard as the cache wrote it: (sha256 of its bytes, size, mtime_ns, inode).
@@ -216,6 +321,9 @@ class Manifest:
     summary: dict[str, Any]
     spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end) of its records
     checksums: dict[str, str]  # cache file -> its checksum, as this manifest was written
+    # language -> its files, sorted: what resolution groups files by, known without reading
+    # every file's head.
+    by_language: dict[str, list[str]]
     restamped: bool = False  # a shard matched by digest, its stat taken anew
 
     def matching_shards(self, store: Store) -> tuple[set[str], set[str]]:
@@ -252,6 +360,7 @@ class Manifest:
                 "summary": self.summary,
                 "spans": self.spans,
                 "checksums": self.checksums,
+                "by_language": self.by_language,
             },
         )
 
@@ -279,9 +388,30 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             data["summary"],
             data["spans"],
             data["checksums"],
+            data["by_language"],
         )
     except (KeyError, TypeError, AttributeError):
         return None
+
+
+def open_files(store: Store, version: str, manifest: Manifest | None) -> CachedFiles:
+    """The cache's files: read lazily when every cache shard starts with the checksum the
+    manifest names for it (the manifest and the shards were written together), else every
+    shard now."""
+    if manifest is not None:
+        expected = {name: c for name, c in manifest.checksums.items() if name != NAMES_FILE}
+        found = {}
+        for shard in range(SHARDS):
+            name = _shard_name(shard)
+            try:
+                with open(store.cache_dir / name, "rb") as handle:
+                    found[name] = handle.read(CHECKSUM_BYTES).hex()
+            except OSError:
+                continue
+        if found == expected:
+            reader = ShardReader(store, version, expected)
+            return CachedFiles(checksums=dict(expected), reader=reader, blobs=dict(manifest.blobs))
+    return load_files(store, version)
 
 
 def load_files(store: Store, version: str) -> CachedFiles:
@@ -292,24 +422,39 @@ def load_files(store: Store, version: str) -> CachedFiles:
     for shard in range(SHARDS):
         name = _shard_name(shard)
         data, checksum = _load(store, name)
-        if not isinstance(data, dict) or data.get("version") != version:
+        parsed = _parse_shard(data, version)
+        if parsed is None:
             continue
-        try:
-            shard_heads = {path: Head._make(head) for path, head in data["heads"].items()}
-            shard_files = data["files"]
-            if shard_heads.keys() != shard_files.keys():
-                continue
-        except (KeyError, TypeError, AttributeError):
-            continue
-        heads.update(shard_heads)
-        encoded.update(shard_files)
+        heads.update(parsed[0])
+        encoded.update(parsed[1])
         checksums[name] = checksum
     return CachedFiles(heads, encoded, checksums)
+
+
+def _parse_shard(data: Any, version: str) -> tuple[dict[str, Head], dict[str, bytes]] | None:
+    """(heads, encoded entries) of a cache shard's data; None for another version's or data
+    not shaped as kgtool writes it."""
+    if not isinstance(data, dict) or data.get("version") != version:
+        return None
+    try:
+        heads = {path: Head._make(head) for path, head in data["heads"].items()}
+        encoded = data["files"]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return (heads, encoded) if heads.keys() == encoded.keys() else None
 
 
 def load_file_edges(store: Store, version: str) -> dict[str, tuple[FileEdge, ...]] | None:
     """Only every file's ``file_edges``: layer 2 needs nothing else."""
     return {path: head.file_edges for path, head in load_files(store, version).heads.items()}
+
+
+def by_language(languages: Mapping[str, str]) -> dict[str, list[str]]:
+    """language -> its files, sorted, of path -> language."""
+    grouped: dict[str, list[str]] = {}
+    for path in sorted(languages):
+        grouped.setdefault(languages[path], []).append(path)
+    return grouped
 
 
 def describes(manifest: Manifest, files: CachedFiles, names: NamesData | None) -> bool:
@@ -341,6 +486,7 @@ def save(
     summary: dict[str, Any],
     spans: dict[str, tuple[str, int, int]],
     names: Any,
+    grouped_by_language: dict[str, list[str]],
     dirty: set[str] | None = None,
 ) -> None:
     """Write the cache shards holding a ``dirty`` path (all when None), and the name tables
@@ -369,10 +515,11 @@ def save(
     Manifest(
         version,
         raw_shards,
-        {path: head.blob for path, head in files.heads.items()},
+        files.blobs(),
         summary,
         spans,
         {**files.checksums, NAMES_FILE: names_checksum},
+        grouped_by_language,
     ).save(store)
 
 

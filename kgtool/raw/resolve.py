@@ -176,22 +176,24 @@ class RepoIndex:
         facts: Mapping[str, FileFacts],
         hydrate: Callable[[str], FileFacts] | None = None,
         names: NameTables | None = None,
-        languages: Mapping[str, str] | None = None,
+        by_language: Mapping[str, list[str]] | None = None,
         mentions: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         """``facts`` may hold a cached file's symbols and imports only: its calls and
         assignments are decoded by ``hydrate`` when a resolution first reads them. It may also
         decode each file when first read: given ``names`` (``name_tables`` of the same facts),
-        ``languages`` (each file's) and ``mentions`` (each file's sorted names, as layer 1's
-        build gathers them), an index reads only the files a resolution asks for."""
+        ``by_language`` (each language's files, sorted) and ``mentions`` (each file's sorted
+        names, as layer 1's build gathers them), an index reads only the files a resolution
+        asks for."""
         self.facts = facts
         self._hydrate = hydrate
         self.symbols = _SymbolsByPath(facts)
-        if languages is None:
-            languages = {path: facts[path].language for path in facts}
-        self._by_language: dict[str, list[str]] = {}
-        for path in sorted(languages):
-            self._by_language.setdefault(languages[path], []).append(path)
+        if by_language is None:
+            grouped: dict[str, list[str]] = {}
+            for path in sorted(facts):
+                grouped.setdefault(facts[path].language, []).append(path)
+            by_language = grouped
+        self._by_language = by_language
         self.top_level_by_name, self.methods_by_name = names or name_tables(facts)
         self._mentions = mentions
         self._memo: dict[str, Any] = {}
