@@ -187,9 +187,12 @@ def what_changed(previous: Document, document: Document) -> str:
 CONFLICT_MARKER = re.compile(rb"^<<<<<<< ", re.MULTILINE)
 
 
-def _previous_document(root: Path, on_disk: bytes | None) -> Document:
+def _previous_document(root: Path, on_disk: bytes | None, written: str = "") -> Document:
     """The partition to start from: the file on disk, or, while a merge left conflict markers
-    in it, our side as committed (HEAD) — the update then reconciles it with the merged code."""
+    in it, our side as committed (HEAD) — the update then reconciles it with the merged code.
+    ``written``: the sha256 of the document the last run wrote, whose shape is known."""
+    if on_disk is not None and written and hashlib.sha256(on_disk).hexdigest() == written:
+        return parse_document(on_disk, shape_known=True)  # no conflict in what kgtool wrote
     if on_disk is not None and CONFLICT_MARKER.search(on_disk):
         where = f"HEAD:{KG_DIR}/{COMMUNITIES_FILE}"
         return parse_document(show_file(root, "HEAD", f"{KG_DIR}/{COMMUNITIES_FILE}"), where)
@@ -379,7 +382,12 @@ def update_communities(
         kept = _unchanged(store, record, on_disk, drawn)
         if kept is not None:
             return CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
-    previous = _previous_document(root, on_disk)
+    outputs_written = record.get("outputs")
+    previous = _previous_document(
+        root,
+        on_disk,
+        str(outputs_written.get(COMMUNITIES_FILE, "")) if isinstance(outputs_written, dict) else "",
+    )
     folded: dict[str, tuple[FileEdge, ...]] | None = None
     files: list[str] | None = None
     if edges is not None and edges_digest is not None and blobs is not None:

@@ -19,8 +19,11 @@ COMMUNITIES_FILE = "communities.json"
 Document = dict[str, Any]
 
 
-def parse_document(data: bytes | None, where: str = f"{KG_DIR}/{COMMUNITIES_FILE}") -> Document:
-    """A communities.json document; ``{}`` when there is none yet."""
+def parse_document(
+    data: bytes | None, where: str = f"{KG_DIR}/{COMMUNITIES_FILE}", shape_known: bool = False
+) -> Document:
+    """A communities.json document; ``{}`` when there is none yet. ``shape_known``: the bytes
+    are those kgtool wrote (a digest said so), and their shape need not be checked again."""
     if data is None:
         return {}
     try:
@@ -33,7 +36,7 @@ def parse_document(data: bytes | None, where: str = f"{KG_DIR}/{COMMUNITIES_FILE
         ) from exc
     if not isinstance(document, dict) or not isinstance(document.get("communities"), dict):
         raise KgError("has no 'communities' mapping; delete it and run `kgtool update`", where)
-    problem = _shape_problem(document)
+    problem = "" if shape_known else _shape_problem(document)
     if problem:
         raise KgError(
             f"{problem}: restore it from git (`git checkout HEAD -- {KG_DIR}/{COMMUNITIES_FILE}`)"
