@@ -163,23 +163,35 @@ def blob_id(content: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
-def refresh_index(root: Path) -> None:
-    """Let git record that unchanged files are unchanged, as ``git status`` does.
-
-    After a clone or checkout, files written in the same second as the index are "racily
-    clean": every ``git diff-files`` reads them all again (0.2 s on a 30 MB repository) until
-    the index is refreshed. Skipped while a commit holds its own index (a hook runs then), and
-    a refresh that cannot take the lock is simply not saved.
-    """
-    if "GIT_INDEX_FILE" not in os.environ:
-        git(root, "update-index", "-q", "--refresh", check=False)
+def modified_files(root: Path) -> set[str]:
+    """Tracked files whose working-tree content (or mode) is not what the index holds, gone
+    ones included: ``git status``, which also records in the index that the others are
+    unchanged. After a clone or checkout, files written in the same second as the index are
+    "racily clean", and every later look reads them all again (0.2 s on a 30 MB repository)
+    until that is recorded. While a commit holds its own index (a hook runs then) nothing is
+    written to it; a refresh that cannot take the lock is simply not saved."""
+    args = ["status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames"]
+    if "GIT_INDEX_FILE" in os.environ:
+        args.insert(0, "--no-optional-locks")
+    modified: set[str] = set()
+    for record in git(root, *args).split("\0"):
+        # "1 XY sub mH mI mW hH hI path" (Y: the working tree against the index), or
+        # "u XY sub m1 m2 m3 mW h1 h2 h3 path" for a path a merge left unmerged.
+        if record.startswith("1 "):
+            fields = record.split(" ", 8)
+            if len(fields) == 9 and fields[1][1] != ".":
+                modified.add(fields[8])
+        elif record.startswith("u "):
+            fields = record.split(" ", 10)
+            if len(fields) == 11:
+                modified.add(fields[10])
+    return modified
 
 
 def tracked_files(root: Path) -> list[TrackedFile]:
     """``git ls-files`` with the blob id of each file's working-tree content, sorted by path."""
-    refresh_index(root)
+    modified = modified_files(root)
     staged = git(root, "ls-files", "--stage", "-z")
-    modified = set(filter(None, git(root, "diff-files", "--name-only", "-z").split("\0")))
     files: dict[str, TrackedFile] = {}
     for record in staged.split("\0"):
         if not record:
@@ -495,7 +507,7 @@ def index_checkout(root: Path) -> Iterator[Path]:
     saved = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
     try:
-        # -u records the new files' stat data, so that diff-files finds nothing to re-read.
+        # -u records the new files' stat data, so that git status finds nothing to re-read.
         git(tree, "checkout-index", "--all", "--force", "-u")
         yield tree
     finally:

@@ -1,0 +1,80 @@
+"""What kgtool reads of git: the tracked files and the blob id of each one's content."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from conftest import GIT_ENV, Repo
+
+from kgtool.repo import blob_id, modified_files, tracked_files
+
+
+def test_modified_files_are_those_whose_working_tree_differs_from_the_index(repo: Repo) -> None:
+    repo.write_files(
+        {
+            "same.py": "x = 1\n",
+            "edited.py": "x = 1\n",
+            "staged.py": "x = 1\n",
+            "gone.py": "x = 1\n",
+            "run.sh": "echo hi\n",
+            "with space.py": "x = 1\n",
+        }
+    )
+    repo.commit()
+    repo.write("edited.py", "x = 2\n")
+    repo.write("with space.py", "x = 2\n")
+    repo.write("staged.py", "x = 2\n")
+    repo.git("add", "staged.py")  # the index holds the new content: nothing to re-read
+    (repo.root / "gone.py").unlink()
+    os.chmod(repo.root / "run.sh", 0o755)
+    repo.write("new.py", "x = 3\n")
+    repo.git("add", "--intent-to-add", "new.py")
+    repo.write("untracked.py", "x = 4\n")
+    assert modified_files(repo.root) == {
+        "edited.py",
+        "with space.py",
+        "gone.py",
+        "run.sh",
+        "new.py",
+    }
+    by_path = {f.path: f for f in tracked_files(repo.root)}
+    assert "untracked.py" not in by_path
+    assert by_path["edited.py"].blob == blob_id(b"x = 2\n")
+    assert by_path["staged.py"].blob == blob_id(b"x = 2\n")
+    assert by_path["same.py"].blob == blob_id(b"x = 1\n")
+    assert by_path["gone.py"].deleted and by_path["gone.py"].blob == ""
+
+
+def test_a_path_a_merge_left_unmerged_is_read_from_the_working_tree(repo: Repo) -> None:
+    repo.write("a.py", "x = 0\n")
+    repo.commit()
+    repo.git("checkout", "-q", "-b", "other")
+    repo.write("a.py", "x = 1\n")
+    repo.commit()
+    repo.git("checkout", "-q", "-")
+    repo.write("a.py", "x = 2\n")
+    repo.commit()
+    env = {**os.environ, **GIT_ENV, "HOME": str(repo.root.parent)}
+    merged = subprocess.run(["git", "merge", "-q", "other"], cwd=repo.root, env=env, check=False)
+    assert merged.returncode != 0
+    assert "a.py" in modified_files(repo.root)
+    content = (repo.root / "a.py").read_bytes()
+    assert b"<<<<<<<" in content
+    assert {f.path: f.blob for f in tracked_files(repo.root)}["a.py"] == blob_id(content)
+
+
+def test_inside_a_commit_the_commit_index_is_read_and_not_written(repo: Repo) -> None:
+    repo.write_files({"a.py": "x = 1\n", "b.py": "y = 1\n"})
+    repo.commit()
+    index = repo.root / ".git" / "index"
+    before = index.read_bytes()
+    repo.write("a.py", "x = 2\n")
+    # b.py touched, not changed: a refresh would record its new time in the index.
+    os.utime(repo.root / "b.py", ns=(1_900_000_000_000_000_000,) * 2)
+    os.environ["GIT_INDEX_FILE"] = str(index)
+    try:
+        assert modified_files(repo.root) == {"a.py"}
+    finally:
+        del os.environ["GIT_INDEX_FILE"]
+    assert index.read_bytes() == before
