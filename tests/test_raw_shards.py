@@ -151,6 +151,37 @@ def test_a_big_folder_is_split_into_bounded_shards_by_path_hash(
     assert layer1_files(repo.kg_bytes()) == layer1_files(repo.clean_build())
 
 
+def test_folders_laid_out_again_by_edits_match_a_clean_build_as_they_split_and_merge(
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edit lays out again only the folders it touched: whether a folder splits, merges
+    back or empties, and however files move between folders, the shards are a clean build's."""
+    monkeypatch.setattr(shards, "SHARD_LIMIT", 2500)
+
+    def module(n: int, lines: int = 1) -> str:
+        return f"def f{n}():\n" + "".join(f"    x{i} = f{n}()\n" for i in range(lines))
+
+    repo = make_repo({f"big/m{n:02d}.py": module(n) for n in range(30)} | {"a/one.py": module(99)})
+    update(repo)
+    assert sum(name.startswith("big+") for name in repo.shards()) > 1
+    steps: list[Callable[[], None]] = [
+        lambda: repo.write("big/m03.py", module(3, 40)),  # one file grows past the limit
+        lambda: repo.write("big/m03.py", module(3)),  # and shrinks back
+        lambda: [(repo.root / f"big/m{n:02d}.py").unlink() for n in range(5, 28)],  # merges
+        lambda: repo.git("mv", "big/m00.py", "a/m00.py"),  # a file moves between folders
+        lambda: [repo.write(f"big/n{n}.py", module(100 + n)) for n in range(25)],  # splits
+        lambda: [(repo.root / p).unlink() for p in ("a/one.py", "a/m00.py")],  # a folder empties
+    ]
+    for number, step in enumerate(steps):
+        step()
+        repo.commit(f"step {number}")
+        update(repo)
+        assert repo.shards() == {
+            name.removeprefix("raw/"): data
+            for name, data in layer1_files(repo.clean_build()).items()
+        }, number
+
+
 def test_shard_names_are_readable_lower_case_and_distinct() -> None:
     assert folder_base("") == "_root"
     assert folder_base("kgtool/raw") == "kgtool.raw"

@@ -304,7 +304,13 @@ def _update_raw(
     # Imported past the no-change return: a run that finds layer 1 up to date (every hook
     # run without an edit) never parses or resolves, and need not load how.
     from kgtool.raw.extract import extract_files
-    from kgtool.raw.resolve import RepoIndex, name_tables, patch_name_tables
+    from kgtool.raw.resolve import (
+        NameLookup,
+        RepoIndex,
+        name_tables,
+        patch_name_tables,
+        stored_name_tables,
+    )
 
     old_files = cache.open_files(store, key, manifest) if use_cache else CachedFiles()
     names_on_disk = cache.load_names(store, key) if use_cache else None
@@ -344,15 +350,16 @@ def _update_raw(
         # What the files resolved again counted before, taken out of the summary below.
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
         before = {p: _contribution(old_files, p) for p in sorted(dirty) if p in old_files}
-        names: NameTables | cache.NamesData = names_on_disk.tables
+        top_level, methods = names_on_disk.tables
+        tables: NameTables = (NameLookup(top_level), NameLookup(methods))
+        names: cache.NamesData | tuple[dict[str, str], dict[str, str]] = names_on_disk
         changed_paths = set(parsed) | (old_files.keys() - new_files.keys())
-        if not patch_name_tables(
-            names_on_disk.tables,
+        if patch_name_tables(
+            tables,
             {p: old_files[p].facts if p in old_files else None for p in sorted(changed_paths)},
             {p: new_files[p].facts if p in new_files else None for p in sorted(changed_paths)},
         ):
-            names = names_on_disk
-        tables = names_on_disk.tables
+            names = stored_name_tables(tables)
         grouped_by_language = _patched_by_language(
             manifest.by_language,
             {p: old_files.head(p).language for p in sorted(changed_paths) if p in old_files},
@@ -360,7 +367,8 @@ def _update_raw(
         )
     else:
         to_resolve = set(new_files)
-        tables = names = name_tables({path: new_files[path].facts for path in sorted(new_files)})
+        tables = name_tables({path: new_files[path].facts for path in sorted(new_files)})
+        names = stored_name_tables(tables)
         grouped_by_language = cache.by_language(
             {path: head.language for path, head in new_files.heads.items()}
         )
@@ -471,6 +479,7 @@ class Layout:
 
     members: dict[str, list[str]]  # shard -> its files, sorted
     spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end)
+    unchanged: set[str] = field(default_factory=set)  # shards of the same files as before
 
     def content(self, shard_bytes: dict[str, bytes], store: Store) -> bytes:
         """Every shard joined as a reader of .kg/raw/ reads them; a shard not in
@@ -495,23 +504,51 @@ def _meta_line() -> bytes:
 def _layout(
     files: CachedFiles, rendered: set[str], spans: dict[str, tuple[str, int, int]]
 ) -> Layout:
-    """Where each file's records go; a file not ``rendered`` is as long as its old span."""
+    """Where each file's records go; a file not ``rendered`` is as long as its old span.
+
+    A file's shard depends on its folder's files and their sizes alone (see ``shards``): the
+    folders where a file was rendered or removed are laid out again, every other shard keeps
+    its files and their spans as ``spans`` has them."""
     meta = len(_meta_line())
+    removed = [path for path in spans if path not in files]
+    folders = {posixpath.dirname(path) for path in rendered}
+    folders.update(posixpath.dirname(path) for path in removed)
+    bases = {shards.folder_base(folder) for folder in folders}
+    relaid_shards: dict[str, bool] = {}
+    members: dict[str, list[str]] = {}
+    placed: dict[str, tuple[str, int, int]] = {}
+    before: dict[str, list[str]] = {}  # the files of each shard laid out again, as they were
+    relaid = list(rendered)
+    for path, span in spans.items():
+        name = span[0]
+        again = relaid_shards.get(name)
+        if again is None:
+            again = relaid_shards[name] = shards.base_of(name) in bases
+        if again:
+            before.setdefault(name, []).append(path)
+            if path in files and path not in rendered:
+                relaid.append(path)
+        else:
+            members.setdefault(name, []).append(path)
+            placed[path] = span
+    unchanged = set(members)
     sizes = {
         path: len(files[path].lines) if path in rendered else spans[path][2] - spans[path][1]
-        for path in files
+        for path in relaid
     }
     names = shards.assign(sizes, meta)
-    members: dict[str, list[str]] = {}
-    for path in sorted(files):
-        members.setdefault(names[path], []).append(path)
-    placed: dict[str, tuple[str, int, int]] = {}
-    for name, paths in members.items():
+    laid: dict[str, list[str]] = {}
+    for path in sorted(relaid):
+        laid.setdefault(names[path], []).append(path)
+    for name, paths in laid.items():
         offset = meta
         for path in paths:
             placed[path] = (name, offset, offset + sizes[path])
             offset += sizes[path]
-    return Layout(members, placed)
+        if sorted(before.get(name, ())) == paths:
+            unchanged.add(name)
+    members.update(laid)
+    return Layout({name: sorted(members[name]) for name in sorted(members)}, placed, unchanged)
 
 
 def _shard_bytes(
@@ -551,15 +588,10 @@ def _kept_shards(
     the same files as the cache wrote, none rendered again, the shard untouched since."""
     if manifest is None:
         return set()
-    before: dict[str, list[str]] = {}
-    for path, (name, _, _) in manifest.spans.items():
-        before.setdefault(name, []).append(path)
     return {
         name
-        for name, paths in layout.members.items()
-        if name in matching
-        and sorted(before.get(name, ())) == paths
-        and not rendered.intersection(paths)
+        for name in layout.unchanged
+        if name in matching and rendered.isdisjoint(layout.members[name])
     }
 
 

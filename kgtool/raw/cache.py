@@ -467,15 +467,19 @@ def describes(manifest: Manifest, files: CachedFiles, names: NamesData | None) -
 
 @dataclass
 class NamesData:
-    tables: Any  # kgtool.raw.resolve.NameTables as marshal data
+    # (top level, methods), each a kgtool.raw.resolve.StoredNameTable
+    tables: tuple[dict[str, str], dict[str, str]]
     checksum: str
 
 
 def load_names(store: Store, version: str) -> NamesData | None:
     data, checksum = _load(store, NAMES_FILE)
-    if not isinstance(data, dict) or data.get("version") != version or "tables" not in data:
+    if not isinstance(data, dict) or data.get("version") != version:
         return None
-    return NamesData(data["tables"], checksum)
+    tables = data.get("tables")
+    if not isinstance(tables, tuple) or [type(table) for table in tables] != [dict, dict]:
+        return None
+    return NamesData(tables, checksum)
 
 
 def save(
@@ -485,7 +489,7 @@ def save(
     raw_shards: dict[str, ShardStamp],
     summary: dict[str, Any],
     spans: dict[str, tuple[str, int, int]],
-    names: Any,
+    names: NamesData | tuple[dict[str, str], dict[str, str]],
     grouped_by_language: dict[str, list[str]],
     dirty: set[str] | None = None,
 ) -> None:

@@ -110,6 +110,11 @@ def _split(
         _split(base, part + digit, digits[digit], sizes, overhead, names)
 
 
+def base_of(name: str) -> str:
+    """The ``folder_base`` a shard name was made from (no base holds the split mark)."""
+    return name.removesuffix(SHARD_SUFFIX).split(SPLIT_MARK, 1)[0]
+
+
 def is_shard_name(name: str) -> bool:
     """A name layer 1 writes under ``.kg/raw/`` (temp files and anything else are not)."""
     return name.endswith(SHARD_SUFFIX) and not name.startswith(".")
