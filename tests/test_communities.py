@@ -437,3 +437,11 @@ def test_an_edit_that_leaves_the_file_graph_keeps_the_document_and_redraws_what_
     assert b"Pays the staff" in redrawn[page] and b"payroll" not in redrawn[page]
     assert redrawn["communities.json"] == after["communities.json"]
     assert redrawn == repo.clean_build()
+
+
+def test_the_clustering_libraries_versions_are_those_importlib_metadata_reads() -> None:
+    from importlib.metadata import version
+
+    from kgtool.communities.build import library_versions
+
+    assert library_versions() == {"leidenalg": version("leidenalg"), "igraph": version("igraph")}

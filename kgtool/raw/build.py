@@ -352,7 +352,9 @@ def _update_raw(
         before = {p: _contribution(old_files, p) for p in sorted(dirty) if p in old_files}
         top_level, methods = names_on_disk.tables
         tables: NameTables = (NameLookup(top_level), NameLookup(methods))
-        names: cache.NamesData | tuple[dict[str, str], dict[str, str]] = names_on_disk
+        # The tables as the cache stores them, or None to store ``tables``: made when written,
+        # as a full build holding both forms through resolution would peak the higher.
+        names: cache.NamesData | tuple[dict[str, str], dict[str, str]] | None = names_on_disk
         changed_paths = set(parsed) | (old_files.keys() - new_files.keys())
         if patch_name_tables(
             tables,
@@ -368,7 +370,7 @@ def _update_raw(
     else:
         to_resolve = set(new_files)
         tables = name_tables({path: new_files[path].facts for path in sorted(new_files)})
-        names = stored_name_tables(tables)
+        names = None
         grouped_by_language = cache.by_language(
             {path: head.language for path, head in new_files.heads.items()}
         )
@@ -434,7 +436,7 @@ def _update_raw(
             stamps,
             summary,
             layout.spans,
-            names,
+            stored_name_tables(tables) if names is None else names,
             grouped_by_language,
             dirty if trusted else None,
         )
@@ -659,7 +661,6 @@ def _resolve_and_render(
 ) -> None:
     """Resolve and render ``paths`` into their entries, on every core when there are many."""
     from kgtool.raw.extract import PARALLEL_THRESHOLD
-    from kgtool.raw.pool import worker_pool
     from kgtool.raw.resolve import resolve_files
 
     global _SHARED
@@ -668,6 +669,8 @@ def _resolve_and_render(
         for path, resolution in resolve_files(index, paths, config["max_candidates"]).items():
             _render_file(files[path], resolution)
         return
+    from kgtool.raw.pool import worker_pool
+
     _SHARED = (index, files, config["max_candidates"])
     try:
         count = workers * CHUNKS_PER_WORKER
