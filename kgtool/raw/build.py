@@ -351,13 +351,14 @@ def _update_raw(
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
         before = {p: _contribution(old_files, p) for p in sorted(dirty) if p in old_files}
         top_level, methods = names_on_disk.tables
-        tables: NameTables = (NameLookup(top_level), NameLookup(methods))
+        lookups = (NameLookup(top_level), NameLookup(methods))
+        tables: NameTables = lookups
         # The tables as the cache stores them, or None to store ``tables``: made when written,
         # as a full build holding both forms through resolution would peak the higher.
         names: cache.NamesData | tuple[dict[str, str], dict[str, str]] | None = names_on_disk
         changed_paths = set(parsed) | (old_files.keys() - new_files.keys())
         if patch_name_tables(
-            tables,
+            lookups,
             {p: old_files[p].facts if p in old_files else None for p in sorted(changed_paths)},
             {p: new_files[p].facts if p in new_files else None for p in sorted(changed_paths)},
         ):

@@ -111,14 +111,15 @@ StoredNameTable = dict[str, str]
 
 
 class NameLookup:
-    """A ``StoredNameTable`` read and patched as a ``NameTable``: a name's IDs are split
-    when it is first looked up."""
+    """A ``StoredNameTable`` read and patched as a ``NameTable`` is: a name's IDs are split
+    when it is first looked up. Its methods are not named as a dict's: a call bound by method
+    name alone would take every ``.get`` of the code base for this class's."""
 
     def __init__(self, stored: StoredNameTable) -> None:
         self.stored = stored
         self._split: dict[str, tuple[str, ...]] = {}
 
-    def get(self, key: tuple[str, str], default: Any = ()) -> Any:
+    def ids_named(self, key: tuple[str, str], default: Any = ()) -> Any:
         name = f"{key[0]}\0{key[1]}"
         ids = self._split.get(name)
         if ids is None:
@@ -128,20 +129,17 @@ class NameLookup:
             ids = self._split[name] = tuple(joined.split("\0"))
         return ids
 
-    def __setitem__(self, key: tuple[str, str], ids: tuple[str, ...]) -> None:
+    def set_ids(self, key: tuple[str, str], ids: tuple[str, ...]) -> None:
+        """The IDs of a name; none takes the name out."""
         name = f"{key[0]}\0{key[1]}"
-        self.stored[name] = "\0".join(ids)
-        self._split[name] = ids
-
-    def pop(self, key: tuple[str, str], default: Any = None) -> Any:
-        found = self.get(key, default)
-        name = f"{key[0]}\0{key[1]}"
-        self.stored.pop(name, None)
         self._split.pop(name, None)
-        return found
+        if ids:
+            self.stored[name] = "\0".join(ids)
+        else:
+            self.stored.pop(name, None)
 
 
-NameTables = tuple[NameTable | NameLookup, NameTable | NameLookup]  # (top level, methods)
+NameTables = tuple[NameTable, NameTable] | tuple[NameLookup, NameLookup]  # (top level, methods)
 
 
 def stored_name_tables(tables: NameTables) -> tuple[StoredNameTable, StoredNameTable]:
@@ -177,7 +175,7 @@ def name_tables(facts: Mapping[str, FileFacts]) -> NameTables:
 
 
 def patch_name_tables(
-    tables: NameTables,
+    tables: tuple[NameLookup, NameLookup],
     before: Mapping[str, FileFacts | None],
     after: Mapping[str, FileFacts | None],
 ) -> bool:
@@ -190,16 +188,13 @@ def patch_name_tables(
     touched: dict[tuple[int, tuple[str, str]], list[str]] = {}
     for table, key, _ in removed + added:
         if (table, key) not in touched:
-            touched[(table, key)] = list(tables[table].get(key, ()))
+            touched[(table, key)] = list(tables[table].ids_named(key))
     for table, key, node_id in removed:
         touched[(table, key)].remove(node_id)
     for table, key, node_id in added:
         touched[(table, key)].append(node_id)
     for (table, key), ids in touched.items():
-        if ids:
-            tables[table][key] = tuple(sorted(ids))
-        else:
-            tables[table].pop(key, None)
+        tables[table].set_ids(key, tuple(sorted(ids)))
     return True
 
 
@@ -242,7 +237,14 @@ class RepoIndex:
                 grouped.setdefault(facts[path].language, []).append(path)
             by_language = grouped
         self._by_language = by_language
-        self.top_level_by_name, self.methods_by_name = names or name_tables(facts)
+        top_level, methods = names or name_tables(facts)
+        # What a name alone binds to: (ecosystem, name) -> IDs, or the default given.
+        self.top_level_named: Callable[[tuple[str, str], Any], Any] = (
+            top_level.ids_named if isinstance(top_level, NameLookup) else top_level.get
+        )
+        self.methods_named: Callable[[tuple[str, str], Any], Any] = (
+            methods.ids_named if isinstance(methods, NameLookup) else methods.get
+        )
         self._mentions = mentions
         self._memo: dict[str, Any] = {}
         self.forget_files()
@@ -1251,7 +1253,7 @@ class FileResolver:
                     "inherits",
                     base.line,
                     self._classes(
-                        self.index.top_level_by_name.get((self.language.ecosystem, name), [])
+                        self.index.top_level_named((self.language.ecosystem, name), [])
                     ),
                     CONFIDENCE_UNIQUE_NAME,
                     name,
@@ -1319,7 +1321,7 @@ class FileResolver:
                 return
         if self._bound_call(caller, call, bound):
             return
-        candidates = self.index.top_level_by_name.get((self.language.ecosystem, call.name), [])
+        candidates = self.index.top_level_named((self.language.ecosystem, call.name), [])
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_NAME, call.name)
 
     def _result_call(self, caller: str, call: CallFact) -> None:
@@ -1596,7 +1598,7 @@ class FileResolver:
         return False
 
     def _by_method_name(self, caller: str, call: CallFact) -> None:
-        candidates = self.index.methods_by_name.get((self.language.ecosystem, call.name), [])
+        candidates = self.index.methods_named((self.language.ecosystem, call.name), [])
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_METHOD, call.name)
 
     def _by_name(
