@@ -45,9 +45,11 @@ def is_code(path: str) -> bool:
 
 def detect_packages(files: Iterable[str], read: Reader) -> list[str]:
     """The package roots among ``files`` (sorted folders, never the root)."""
-    files = sorted(files)
     folders_with: dict[str, set[str]] = {}
+    endings = tuple(MANIFESTS)
     for path in files:
+        if not path.endswith(endings):  # most files: one C call, no split
+            continue
         folder, name = posixpath.split(path)
         if name in MANIFESTS:
             folders_with.setdefault(name, set()).add(folder)
