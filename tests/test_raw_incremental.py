@@ -334,6 +334,37 @@ def test_the_edges_digest_an_edit_patches_follows_the_edges_alone(repo: Repo) ->
     assert moved.file_edges_digest() == fresh.file_edges_digest()
 
 
+def test_a_change_staged_before_the_update_is_seen_through_the_index_fingerprint(
+    repo: Repo,
+) -> None:
+    """A run whose index is the one the manifest was read from knows nothing changed
+    without reading more; a change made and staged between runs must not pass as none, and
+    one to an excluded file costs one slower run, then the manifest knows the new index."""
+    from kgtool.raw.build import cache_key
+    from kgtool.raw.cache import load_manifest
+    from kgtool.repo import listing
+
+    repo.write_files({**FILES, ".kgtool.yaml": "exclude: ['docs/**']\n"})
+    repo.commit()
+    update(repo)
+
+    def recorded() -> str:
+        manifest = load_manifest(Store(repo.root), cache_key(load_config(repo.root)))
+        assert manifest is not None
+        return manifest.listing
+
+    assert recorded() == listing(repo.root).fingerprint(".kg") != ""
+    repo.write("app/other.py", "def unrelated():\n    return 9\n")
+    repo.git("add", "app/other.py")
+    assert update(repo).parsed == ["app/other.py"]
+    repo.write("docs/notes.txt", "other notes\n")
+    repo.git("add", "docs/notes.txt")
+    assert recorded() != listing(repo.root).fingerprint(".kg")
+    assert update(repo).parsed == []
+    assert recorded() == listing(repo.root).fingerprint(".kg")
+    assert repo.layer1() == repo.fresh_build()
+
+
 def test_an_edit_reads_only_the_cache_shards_of_the_files_it_touches(repo: Repo) -> None:
     """A cache shard damaged past its first bytes (which the manifest's checksum matches) is
     not read by an edit elsewhere; one that an edit reads costs a rebuild, never a wrong

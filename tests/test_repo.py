@@ -78,3 +78,28 @@ def test_inside_a_commit_the_commit_index_is_read_and_not_written(repo: Repo) ->
     finally:
         del os.environ["GIT_INDEX_FILE"]
     assert index.read_bytes() == before
+
+
+def test_the_listing_fingerprint_follows_the_index_but_not_the_kg_folder(repo: Repo) -> None:
+    from kgtool.repo import Listing, listing
+
+    repo.write_files({".kg/raw/a.jsonl": "{}\n", "a.py": "x = 1\n", "b.py": "y = 1\n"})
+    repo.commit()
+    first = listing(repo.root).fingerprint(".kg")
+    assert first
+    repo.write(".kg/raw/a.jsonl", "{}\n{}\n")
+    repo.git("add", "-A")
+    assert listing(repo.root).fingerprint(".kg") == first  # .kg/ is layer 1's own output
+    repo.write("b.py", "y = 2\n")
+    assert listing(repo.root).fingerprint(".kg") == ""  # the working tree differs
+    repo.git("add", "-A")
+    staged = listing(repo.root).fingerprint(".kg")
+    assert staged and staged != first
+    # A path holding a tab and the folder's name is not taken for one of the folder's.
+    entry = "100644 " + "0" * 40 + " 0\t"
+    tricky = Listing(f"{entry}.kg/x\0{entry}a\t.kg/b\0{entry}c\0", set())
+    other = Listing(f"{entry}.kg/x\0{entry}a\t.kg/B\0{entry}c\0", set())
+    assert tricky.fingerprint(".kg") == "" == other.fingerprint(".kg")
+    assert Listing(f"{entry}.kg/x\0{entry}c\0", set()).fingerprint(".kg") == Listing(
+        f"{entry}.kg/y\0{entry}c\0", set()
+    ).fingerprint(".kg")

@@ -49,7 +49,7 @@ from kgtool.raw.model import (
     file_edges,
     symbol_id,
 )
-from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, TrackedFile, tracked_files
+from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, Listing, TrackedFile, listing, tracked_files
 from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store, atomic_write, canonical_json
 
 if TYPE_CHECKING:
@@ -270,29 +270,27 @@ def _update_raw(
     root: Path, config: Config, store: Store, write: bool, use_cache: bool
 ) -> UpdateResult:
     started = time.perf_counter()
-    current: dict[str, TrackedFile] = {}
-    bad_names: list[str] = []
-    for tracked in tracked_files(root):
-        if tracked.path.startswith(f"{KG_DIR}/") or excluded(tracked.path, config["exclude"]):
-            continue
-        if not valid_name(tracked.path):
-            bad_names.append(printable_name(tracked.path))
-            continue
-        current[tracked.path] = tracked
+    listed = listing(root)
+    # The index as it stands: when it is the one the manifest was written from, and no file
+    # differs from it, nothing else need be read to know that nothing changed.
+    fingerprint = listed.fingerprint(KG_DIR)
     key = cache_key(config)
     manifest = cache.load_manifest(store, key) if use_cache else None
     legacy = os.path.lexists(store.path(LEGACY_RAW_FILE))
     matching: set[str] = set()
+    current: dict[str, TrackedFile] | None = None
     if manifest is not None:
         matching, unknown = manifest.matching_shards(store)
-        if (
-            not legacy
-            and not unknown
-            and matching == manifest.shards.keys()
-            and _same_blobs(manifest.blobs, current)
-        ):
-            if write and manifest.restamped:
+        up_to_date = not legacy and not unknown and matching == manifest.shards.keys()
+        if not (up_to_date and fingerprint and fingerprint == manifest.listing):
+            current, bad_names = _current_files(root, listed, config)
+        if up_to_date and (current is None or _same_blobs(manifest.blobs, current)):
+            if write and (manifest.restamped or manifest.listing != fingerprint):
+                manifest.listing = fingerprint
                 manifest.save(store)
+            if current is None:  # an ASCII listing has no name that is not UTF-8
+                ascii_only = listed.staged.isascii()
+                bad_names = [] if ascii_only else _current_files(root, listed, config)[1]
             result = UpdateResult.from_summary(manifest.summary, started)
             result._cached = (store, manifest.blobs, key)
             result.digest = raw_graph.content_digest(
@@ -301,6 +299,8 @@ def _update_raw(
             result.bad_names = bad_names
             return result
 
+    if current is None:
+        current, bad_names = _current_files(root, listed, config)
     # Imported past the no-change return: a run that finds layer 1 up to date (every hook
     # run without an edit) never parses or resolves, and need not load how.
     from kgtool.raw.extract import extract_files
@@ -319,10 +319,11 @@ def _update_raw(
     trusted = manifest is not None and cache.describes(manifest, old_files, names_on_disk)
     if not trusted:  # every file is resolved again: read every cache shard once, now
         old_files.read_shards(set(range(cache.SHARDS)))
+    old_blobs = old_files.blob_ids
     stale_paths = sorted(
         path
         for path, tracked in current.items()
-        if path not in old_files or not tracked.blob or old_files.blob(path) != tracked.blob
+        if not tracked.blob or old_blobs.get(path) != tracked.blob
     )
     readable = [p for p in stale_paths if _readable(current[p])]
     parsed = extract_files(root, readable, config["max_file_bytes"], config["jobs"])
@@ -342,11 +343,12 @@ def _update_raw(
         to_resolve = _affected(old_files, new_files, set(parsed))
         # A file whose records cannot be cut from its shard as the cache wrote it (a shard
         # rewritten by a merge, a checkout, a hand) is rendered again.
-        to_resolve |= {
-            path
-            for path in new_files
-            if path not in manifest.spans or manifest.spans[path][0] not in matching
-        }
+        spans = manifest.spans
+        to_resolve |= new_files.keys() - spans.keys()
+        if matching != manifest.shards.keys():
+            to_resolve |= {
+                path for path in new_files if path in spans and spans[path][0] not in matching
+            }
         # What the files resolved again counted before, taken out of the summary below.
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
         before = {p: _contribution(old_files, p) for p in sorted(dirty) if p in old_files}
@@ -439,6 +441,7 @@ def _update_raw(
             layout.spans,
             stored_name_tables(tables) if names is None else names,
             grouped_by_language,
+            fingerprint,
             dirty if trusted else None,
         )
     result = UpdateResult.from_summary(summary, started)
@@ -722,6 +725,26 @@ def _resolve_chunk(paths: list[str]) -> bytes:
     # Nor what it learnt of the chunk's files: its memory stays that of one chunk.
     index.forget_files()
     return marshal.dumps(out)
+
+
+def _current_files(
+    root: Path, listed: Listing, config: Config
+) -> tuple[dict[str, TrackedFile], list[str]]:
+    """The files layer 1 covers, by path, and the names left out for not being UTF-8."""
+    current: dict[str, TrackedFile] = {}
+    bad_names: list[str] = []
+    kg_folder = f"{KG_DIR}/"
+    patterns = config["exclude"]
+    skip = re.compile("|".join(_compiled(p).pattern for p in patterns)) if patterns else None
+    for tracked in tracked_files(root, listed):
+        path = tracked.path
+        if path.startswith(kg_folder) or (skip is not None and skip.match(path)):
+            continue
+        if not (path.isascii() or valid_name(path)):
+            bad_names.append(printable_name(path))
+            continue
+        current[path] = tracked
+    return current, bad_names
 
 
 def _same_blobs(blobs: dict[str, str], current: dict[str, TrackedFile]) -> bool:

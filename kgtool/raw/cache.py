@@ -32,7 +32,7 @@ import marshal
 import os
 import zlib
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, KeysView, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -233,6 +233,26 @@ class CachedFiles(Mapping[str, CachedFile]):
     def blobs(self) -> dict[str, str]:
         return dict(self._blobs)
 
+    @property
+    def blob_ids(self) -> Mapping[str, str]:
+        """Every file's blob id, as held (not a copy: read it, never change it)."""
+        return self._blobs
+
+    def keys(self) -> KeysView[str]:  # type: ignore[override]
+        # The dict's own view: set operations on it run in C, where a Mapping's call
+        # ``__contains__`` per path (a second each at 100k files, over an update's few).
+        return self._blobs.keys()
+
+    def paths_in_shards(self, shards: set[int]) -> list[str]:
+        """The files of these cache shards, sorted: from the shards as read (they must be),
+        and the files put since; every file when the cache was read whole."""
+        if self._reader is None:
+            return sorted(path for path in self._blobs if shard_of(path) in shards)
+        assert not shards & self._unread
+        found = {path for shard in shards for path in self._reader.read(shard)[0]}
+        found.update(path for path in self._decoded if shard_of(path) in shards)
+        return sorted(path for path in found if path in self._blobs)
+
     def __getitem__(self, path: str) -> CachedFile:
         entry = self._decoded.get(path)
         if entry is None:
@@ -324,6 +344,9 @@ class Manifest:
     # language -> its files, sorted: what resolution groups files by, known without reading
     # every file's head.
     by_language: dict[str, list[str]]
+    # ``Listing.fingerprint`` of the index the update that wrote this read ("" when a file
+    # differed from it): the same fingerprint, and nothing changed.
+    listing: str = ""
     restamped: bool = False  # a shard matched by digest, its stat taken anew
 
     def matching_shards(self, store: Store) -> tuple[set[str], set[str]]:
@@ -361,6 +384,7 @@ class Manifest:
                 "spans": self.spans,
                 "checksums": self.checksums,
                 "by_language": self.by_language,
+                "listing": self.listing,
             },
         )
 
@@ -389,6 +413,7 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             data["spans"],
             data["checksums"],
             data["by_language"],
+            data["listing"],
         )
     except (KeyError, TypeError, AttributeError):
         return None
@@ -491,16 +516,15 @@ def save(
     spans: dict[str, tuple[str, int, int]],
     names: NamesData | tuple[dict[str, str], dict[str, str]],
     grouped_by_language: dict[str, list[str]],
+    listing: str,
     dirty: set[str] | None = None,
 ) -> None:
     """Write the cache shards holding a ``dirty`` path (all when None), and the name tables
     unless ``names`` is those on disk (a ``NamesData``), then the manifest that names them."""
     shards = set(range(SHARDS)) if dirty is None else {shard_of(path) for path in dirty}
     grouped: dict[int, list[str]] = {shard: [] for shard in shards}
-    for path in files:
-        shard = shard_of(path)
-        if shard in grouped:
-            grouped[shard].append(path)
+    for path in files.paths_in_shards(shards):
+        grouped[shard_of(path)].append(path)
     for shard, paths in sorted(grouped.items()):
         name = _shard_name(shard)
         files.checksums[name] = _write(
@@ -524,6 +548,7 @@ def save(
         spans,
         {**files.checksums, NAMES_FILE: names_checksum},
         grouped_by_language,
+        listing,
     ).save(store)
 
 
