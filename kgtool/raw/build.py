@@ -19,16 +19,16 @@ import posixpath
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kgtool import progress
 from kgtool.config import Config
 from kgtool.raw import cache, shards
 from kgtool.raw import graph as raw_graph
-from kgtool.raw.cache import CachedFile, CachedFiles
+from kgtool.raw.cache import CachedFile, CachedFiles, Projected
 from kgtool.raw.graph import DEFAULT_CONFIDENCE, FORMAT_VERSION
 from kgtool.raw.languages.base import CALL_RESULT, RAISED
 from kgtool.raw.model import (
@@ -70,7 +70,6 @@ MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
 # The digest of every file's folded edges is a sum of one term per file, modulo this: an
 # update takes the terms of the files it changed out and puts their new ones in.
 EDGES_DIGEST_MODULUS = 1 << 256
-T = TypeVar("T")
 
 
 @dataclass
@@ -383,14 +382,14 @@ def _update_raw(
     # passed to a parameter in the files that name the function; many read them all.
     few = len(to_resolve) * 4 < len(new_files)
     index = RepoIndex(
-        _Projected(new_files, lambda p: new_files[p].facts)
+        Projected(new_files, lambda p: new_files[p].facts)
         if few
         else {path: new_files[path].facts for path in new_files},
         # Every file resolved is hydrated already.
         hydrate=None if len(to_resolve) == len(new_files) else lambda p: new_files[p].hydrate(),
         names=tables,
         by_language=grouped_by_language,
-        mentions=_Projected(new_files, lambda p: new_files.head(p).mentions) if few else None,
+        mentions=Projected(new_files, lambda p: new_files.head(p).mentions) if few else None,
     )
     _resolve_and_render(index, new_files, sorted(to_resolve), config)
     for path in to_resolve:
@@ -455,28 +454,6 @@ def _update_raw(
     result._heads = new_files.heads
     result._blobs = new_files.blobs()
     return result
-
-
-class _Projected(Mapping[str, T]):
-    """A value of each cached file, taken from its entry or head when first read."""
-
-    def __init__(self, files: CachedFiles, take: Callable[[str], T]) -> None:
-        self._files = files
-        self._take = take
-
-    def __getitem__(self, path: str) -> T:
-        if path not in self._files:
-            raise KeyError(path)
-        return self._take(path)
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._files
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._files)
-
-    def __len__(self) -> int:
-        return len(self._files)
 
 
 @dataclass

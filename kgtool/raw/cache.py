@@ -32,9 +32,9 @@ import marshal
 import os
 import zlib
 from collections import Counter
-from collections.abc import Iterator, KeysView, Mapping
+from collections.abc import Callable, Iterator, KeysView, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.model import AssignFact, CallFact, FileEdge, FileFacts
@@ -51,6 +51,7 @@ CACHE_FILE = "raw.cache"
 # An edit reads the cache shards of the files it resolves and of those they import, whole:
 # at 100k files a shard of 64 holds ~1,600 files (~8 MB), where one of 16 held 30 MB.
 SHARDS = 64
+T = TypeVar("T")
 
 
 def shard_of(path: str) -> int:
@@ -203,7 +204,7 @@ class CachedFiles(Mapping[str, CachedFile]):
             blobs if blobs is not None else {path: head.blob for path, head in self._heads.items()}
         )
         self._unread: set[int] = set(range(SHARDS)) if reader is not None else set()
-        self.heads: Mapping[str, Head] = _Heads(self)
+        self.heads: Mapping[str, Head] = Projected(self, self.head)
 
     def head(self, path: str) -> Head:
         head = self._heads.get(path)
@@ -312,14 +313,17 @@ class CachedFiles(Mapping[str, CachedFile]):
         return self._encoded[path]
 
 
-class _Heads(Mapping[str, Head]):
-    """Every file's head, its cache shard read when first asked for."""
+class Projected(Mapping[str, T]):
+    """A value of each cached file (its head, its facts...), taken when first asked for."""
 
-    def __init__(self, files: CachedFiles) -> None:
+    def __init__(self, files: CachedFiles, take: Callable[[str], T]) -> None:
         self._files = files
+        self._take = take
 
-    def __getitem__(self, path: str) -> Head:
-        return self._files.head(path)
+    def __getitem__(self, path: str) -> T:
+        if path not in self._files:
+            raise KeyError(path)
+        return self._take(path)
 
     def __contains__(self, path: object) -> bool:
         return path in self._files
