@@ -334,6 +334,27 @@ def test_the_edges_digest_an_edit_patches_follows_the_edges_alone(repo: Repo) ->
     assert moved.file_edges_digest() == fresh.file_edges_digest()
 
 
+def test_a_damaged_shard_of_the_name_tables_costs_a_rebuild_not_a_wrong_graph(
+    repo: Repo,
+) -> None:
+    """The name tables are read in parts as names are looked up, each part held to the
+    checksum the manifest names when it is read."""
+    repo.write_files({**FILES, **FILLERS})
+    repo.commit()
+    update(repo)
+    parts = sorted((repo.root / ".kg" / "cache").glob("raw.names.*"))
+    assert len(parts) > 100
+    for part in parts:  # damaged past the first bytes, which still match the manifest
+        data = bytearray(part.read_bytes())
+        data[-1] ^= 0xFF
+        part.write_bytes(bytes(data))
+    repo.write("app/main.py", FILES["app/main.py"] + "    lost()\n")
+    result = update(repo)
+    assert len(result.parsed) == result.files  # the cache was dropped, every file parsed
+    assert update(repo).parsed == []
+    assert repo.layer1() == repo.fresh_build()
+
+
 def test_a_change_staged_before_the_update_is_seen_through_the_index_fingerprint(
     repo: Repo,
 ) -> None:

@@ -312,7 +312,7 @@ def _update_raw(
     )
 
     old_files = cache.open_files(store, key, manifest) if use_cache else CachedFiles()
-    names_on_disk = cache.load_names(store, key) if use_cache else None
+    names_on_disk = cache.open_names(store, key, manifest) if use_cache else None
     # The manifest, the cache files and the name tables were written together (else a run
     # was killed between them): only then may an update start from what they say.
     trusted = manifest is not None and cache.describes(manifest, old_files, names_on_disk)
@@ -351,19 +351,21 @@ def _update_raw(
         # What the files resolved again counted before, taken out of the summary below.
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
         before = {p: _contribution(old_files, p) for p in sorted(dirty) if p in old_files}
-        top_level, methods = names_on_disk.tables
-        lookups = (NameLookup(top_level), NameLookup(methods))
+        on_disk = names_on_disk
+        lookups = (
+            NameLookup(lambda name: on_disk.table(0, name), on_disk.changed),
+            NameLookup(lambda name: on_disk.table(1, name), on_disk.changed),
+        )
         tables: NameTables = lookups
         # The tables as the cache stores them, or None to store ``tables``: made when written,
         # as a full build holding both forms through resolution would peak the higher.
-        names: cache.NamesData | tuple[dict[str, str], dict[str, str]] | None = names_on_disk
+        names: cache.NamesData | None = names_on_disk
         changed_paths = set(parsed) | (old_files.keys() - new_files.keys())
-        if patch_name_tables(
+        patch_name_tables(
             lookups,
             {p: old_files[p].facts if p in old_files else None for p in sorted(changed_paths)},
             {p: new_files[p].facts if p in new_files else None for p in sorted(changed_paths)},
-        ):
-            names = stored_name_tables(tables)
+        )
         grouped_by_language = _patched_by_language(
             manifest.by_language,
             {p: old_files.head(p).language for p in sorted(changed_paths) if p in old_files},
@@ -371,7 +373,9 @@ def _update_raw(
         )
     else:
         to_resolve = set(new_files)
-        tables = name_tables({path: new_files[path].facts for path in sorted(new_files)})
+        tables = plain_tables = name_tables(
+            {path: new_files[path].facts for path in sorted(new_files)}
+        )
         names = None
         grouped_by_language = cache.by_language(
             {path: head.language for path, head in new_files.heads.items()}
@@ -438,7 +442,7 @@ def _update_raw(
             stamps,
             summary,
             layout.spans,
-            stored_name_tables(tables) if names is None else names,
+            names or cache.NamesData.of(store, key, stored_name_tables(plain_tables)),
             grouped_by_language,
             fingerprint,
             dirty if trusted else None,

@@ -12,8 +12,9 @@ kilobytes and a one-file edit decodes, and rewrites, little more than that file'
   decoded, and its head (blob, language, the names it mentions, its edges to other files
   folded for layer 2). A shard is read when a file of it is first asked for: an edit reads
   the shards of the files it touches;
-- ``raw.names``: every symbol of the repository by its bare name (``NameTables``), patched
-  by each update from the files it re-parsed rather than gathered from every file's facts.
+- ``raw.names.<NNN>``: every symbol of the repository by its bare name (``NameTables``), in
+  shards by name, each read when a name of it is first looked up; patched by each update
+  from the files it re-parsed rather than gathered from every file's facts.
 
 A file's rendered records are not cached: while its shard is the one the manifest describes,
 an unchanged file's records are cut from it by their span.
@@ -51,6 +52,7 @@ CACHE_FILE = "raw.cache"
 # An edit reads the cache shards of the files it resolves and of those they import, whole:
 # at 100k files a shard of 64 holds ~1,600 files (~8 MB), where one of 16 held 30 MB.
 SHARDS = 64
+NAME_SHARDS = 256
 T = TypeVar("T")
 
 
@@ -430,7 +432,9 @@ def open_files(store: Store, version: str, manifest: Manifest | None) -> CachedF
     manifest names for it (the manifest and the shards were written together), else every
     shard now."""
     if manifest is not None:
-        expected = {name: c for name, c in manifest.checksums.items() if name != NAMES_FILE}
+        expected = {
+            name: c for name, c in manifest.checksums.items() if not name.startswith(NAMES_FILE)
+        }
         found = {}
         for shard in range(SHARDS):
             name = _shard_name(shard)
@@ -492,25 +496,96 @@ def describes(manifest: Manifest, files: CachedFiles, names: NamesData | None) -
     """Whether ``manifest`` was written with exactly these cache files."""
     found = dict(files.checksums)
     if names is not None:
-        found[NAMES_FILE] = names.checksum
+        found.update(names.checksums)
     return manifest.checksums == found
 
 
-@dataclass
+def name_shard_of(name: str) -> int:
+    return zlib.crc32(name.encode("utf-8", "surrogateescape")) % NAME_SHARDS
+
+
+def _names_shard_name(shard: int) -> str:
+    return f"{NAMES_FILE}.{shard:03d}"
+
+
+# A shard of the name tables: (top level, methods), each a kgtool.raw.resolve.StoredNameTable.
+NameShard = tuple[dict[str, str], dict[str, str]]
+
+
 class NamesData:
-    # (top level, methods), each a kgtool.raw.resolve.StoredNameTable
-    tables: tuple[dict[str, str], dict[str, str]]
-    checksum: str
+    """The name tables as the cache stores them, in shards by name: a shard is read when a
+    name of it is first looked up, and held to the checksum the manifest names (an edit
+    looks up a few dozen names of the hundreds of thousands a large repository has)."""
+
+    def __init__(
+        self,
+        store: Store,
+        version: str,
+        checksums: dict[str, str],
+        shards: dict[int, NameShard] | None = None,
+    ) -> None:
+        self._store = store
+        self._version = version
+        self.checksums = checksums  # of each shard's file, as read or written
+        self._shards: dict[int, NameShard] = shards if shards is not None else {}
+        self._changed: set[int] = set(self._shards)
+
+    @classmethod
+    def of(cls, store: Store, version: str, tables: NameShard) -> NamesData:
+        """New tables (a full build's), every shard to be written."""
+        shards: dict[int, NameShard] = {shard: ({}, {}) for shard in range(NAME_SHARDS)}
+        for which, table in enumerate(tables):
+            for name, ids in table.items():
+                shards[name_shard_of(name)][which][name] = ids
+        return cls(store, version, {}, shards)
+
+    def table(self, which: int, name: str) -> dict[str, str]:
+        """Of the top-level table (0) or the methods' (1), the part that holds ``name``;
+        raises ``CacheDamaged``."""
+        shard = name_shard_of(name)
+        tables = self._shards.get(shard)
+        if tables is None:
+            file = _names_shard_name(shard)
+            data, checksum = _load(self._store, file)
+            found = data.get("tables") if isinstance(data, dict) else None
+            if (
+                checksum != self.checksums.get(file)
+                or not isinstance(data, dict)
+                or data.get("version") != self._version
+                or not isinstance(found, tuple)
+                or [type(table) for table in found] != [dict, dict]
+            ):
+                raise CacheDamaged(file)
+            tables = self._shards[shard] = found
+        return tables[which]
+
+    def changed(self, name: str) -> None:
+        """The part that holds ``name`` was changed: it is written by ``write``."""
+        self._changed.add(name_shard_of(name))
+
+    def write(self) -> None:
+        for shard in sorted(self._changed):
+            file = _names_shard_name(shard)
+            payload = {"version": self._version, "tables": self._shards[shard]}
+            self.checksums[file] = _write(self._store, file, payload)
+        self._changed.clear()
 
 
-def load_names(store: Store, version: str) -> NamesData | None:
-    data, checksum = _load(store, NAMES_FILE)
-    if not isinstance(data, dict) or data.get("version") != version:
+def open_names(store: Store, version: str, manifest: Manifest | None) -> NamesData | None:
+    """The name tables the manifest vouches for (every shard starts with the checksum it
+    names), read as they are looked up; None when they are not those."""
+    if manifest is None:
         return None
-    tables = data.get("tables")
-    if not isinstance(tables, tuple) or [type(table) for table in tables] != [dict, dict]:
-        return None
-    return NamesData(tables, checksum)
+    expected = {name: c for name, c in manifest.checksums.items() if name.startswith(NAMES_FILE)}
+    found: dict[str, str] = {}
+    for shard in range(NAME_SHARDS):
+        file = _names_shard_name(shard)
+        try:
+            with open(store.cache_dir / file, "rb") as handle:
+                found[file] = handle.read(CHECKSUM_BYTES).hex()
+        except OSError:
+            return None
+    return NamesData(store, version, expected) if found == expected else None
 
 
 def save(
@@ -520,13 +595,13 @@ def save(
     raw_shards: dict[str, ShardStamp],
     summary: dict[str, Any],
     spans: dict[str, tuple[str, int, int]],
-    names: NamesData | tuple[dict[str, str], dict[str, str]],
+    names: NamesData,
     grouped_by_language: dict[str, list[str]],
     listing: str,
     dirty: set[str] | None = None,
 ) -> None:
-    """Write the cache shards holding a ``dirty`` path (all when None), and the name tables
-    unless ``names`` is those on disk (a ``NamesData``), then the manifest that names them."""
+    """Write the cache shards holding a ``dirty`` path (all when None) and the shards of the
+    name tables that changed, then the manifest that names them."""
     shards = set(range(SHARDS)) if dirty is None else {shard_of(path) for path in dirty}
     grouped: dict[int, list[str]] = {shard: [] for shard in shards}
     for path in files.paths_in_shards(shards):
@@ -542,17 +617,14 @@ def save(
                 "heads": {path: tuple(files.heads[path]) for path in paths},
             },
         )
-    if isinstance(names, NamesData):
-        names_checksum = names.checksum
-    else:
-        names_checksum = _write(store, NAMES_FILE, {"version": version, "tables": names})
+    names.write()
     Manifest(
         version,
         raw_shards,
         files.blobs(),
         summary,
         spans,
-        {**files.checksums, NAMES_FILE: names_checksum},
+        {**files.checksums, **names.checksums},
         grouped_by_language,
         listing,
     ).save(store)

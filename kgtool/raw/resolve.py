@@ -112,18 +112,25 @@ StoredNameTable = dict[str, str]
 
 class NameLookup:
     """A ``StoredNameTable`` read and patched as a ``NameTable`` is: a name's IDs are split
-    when it is first looked up. Its methods are not named as a dict's: a call bound by method
-    name alone would take every ``.get`` of the code base for this class's."""
+    when it is first looked up. ``part_of`` gives the part of the table that holds a stored
+    name (the cache keeps it in parts, read as they are asked for), ``changed`` is told of a
+    part changed. Its methods are not named as a dict's: a call bound by method name alone
+    would take every ``.get`` of the code base for this class's."""
 
-    def __init__(self, stored: StoredNameTable) -> None:
-        self.stored = stored
+    def __init__(
+        self,
+        part_of: Callable[[str], StoredNameTable],
+        changed: Callable[[str], None] = lambda name: None,
+    ) -> None:
+        self._part_of = part_of
+        self._changed = changed
         self._split: dict[str, tuple[str, ...]] = {}
 
     def ids_named(self, key: tuple[str, str], default: Any = ()) -> Any:
         name = f"{key[0]}\0{key[1]}"
         ids = self._split.get(name)
         if ids is None:
-            joined = self.stored.get(name)
+            joined = self._part_of(name).get(name)
             if joined is None:
                 return default
             ids = self._split[name] = tuple(joined.split("\0"))
@@ -133,24 +140,22 @@ class NameLookup:
         """The IDs of a name; none takes the name out."""
         name = f"{key[0]}\0{key[1]}"
         self._split.pop(name, None)
+        part = self._part_of(name)
         if ids:
-            self.stored[name] = "\0".join(ids)
+            part[name] = "\0".join(ids)
         else:
-            self.stored.pop(name, None)
+            part.pop(name, None)
+        self._changed(name)
 
 
 NameTables = tuple[NameTable, NameTable] | tuple[NameLookup, NameLookup]  # (top level, methods)
 
 
-def stored_name_tables(tables: NameTables) -> tuple[StoredNameTable, StoredNameTable]:
+def stored_name_tables(tables: tuple[NameTable, NameTable]) -> tuple[StoredNameTable, ...]:
     """``tables`` as the cache stores them."""
-    top_level, methods = (
-        table.stored
-        if isinstance(table, NameLookup)
-        else {f"{key[0]}\0{key[1]}": "\0".join(ids) for key, ids in table.items()}
-        for table in tables
+    return tuple(
+        {f"{key[0]}\0{key[1]}": "\0".join(ids) for key, ids in table.items()} for table in tables
     )
-    return top_level, methods
 
 
 def _named_symbols(path: str, facts: FileFacts) -> Iterator[tuple[int, tuple[str, str], str]]:
