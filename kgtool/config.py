@@ -8,7 +8,6 @@ Every such error of the file is reported at once, not only the first.
 from __future__ import annotations
 
 import copy
-import difflib
 import math
 import re
 import sys
@@ -21,11 +20,6 @@ from kgtool.findings import CODES, ERROR, UNSILENCEABLE_PREFIX, Finding
 
 if TYPE_CHECKING:
     import yaml
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 CONFIG_FILE = ".kgtool.yaml"
 
@@ -207,6 +201,11 @@ def load_config(root: Path) -> Config:
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         text = _read(pyproject)
+        # Imported here: most runs read .kgtool.yaml or no settings at all.
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover
+            import tomli as tomllib
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -276,7 +275,7 @@ def _merge(
         if dotted == "communities.families":
             families = _families(value)
             if families is None:
-                close = difflib.get_close_matches(str(value), list(FAMILIES), n=1)
+                close = _close_matches(str(value), list(FAMILIES), n=1)
                 hint = f": did you mean '{close[0]}'?" if close else ""
                 message = f"'{dotted}' must be auto or off, not {value!r}{hint}"
                 problems.add(WRONG_TYPE, dotted, message)
@@ -337,7 +336,7 @@ def _families(value: Any) -> str | None:
 
 
 def _unknown_key(key: str, dotted: str, defaults: dict[str, Any]) -> str:
-    close = difflib.get_close_matches(key, list(defaults), n=1)
+    close = _close_matches(key, list(defaults), n=1)
     if close:
         return f"unknown setting '{dotted}': did you mean '{close[0]}'?"
     return f"unknown setting '{dotted}' (known here: {', '.join(sorted(defaults))})"
@@ -352,7 +351,7 @@ def _codes_known(codes: list[str], problems: _Problems) -> bool:
             problems.add(UNKNOWN_CODE, where, f"'{code}' is a settings error: it cannot be ignored")
             good = False
         elif code not in CODES:
-            close = difflib.get_close_matches(code.upper(), list(CODES), n=1)
+            close = _close_matches(code.upper(), list(CODES), n=1)
             hint = f": did you mean '{close[0]}'?" if close else " (README.md lists them)"
             problems.add(UNKNOWN_CODE, where, f"'ignore' names no finding code '{code}'{hint}")
             good = False
@@ -423,3 +422,10 @@ def _toml_line(text: str, dotted: str) -> int | None:
         if re.match(rf"\s*\"?{key}\"?\s*=", line):
             return number
     return None
+
+
+def _close_matches(word: str, candidates: list[str], n: int) -> list[str]:
+    """difflib's, imported only when a setting is misspelled."""
+    import difflib
+
+    return difflib.get_close_matches(word, candidates, n=n)

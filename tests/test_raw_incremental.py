@@ -482,6 +482,9 @@ def test_a_run_that_finds_kg_up_to_date_loads_no_parser_resolver_or_clusterer(
         "leidenalg",
         "importlib.metadata",  # the clustering libraries' versions are read from sys.path
         "multiprocessing",
+        "tomllib",  # no pyproject.toml, no Cargo.toml here
+        "difflib",
+        "kgtool.ontology.area_names",
     ]
     script = (
         "import sys\nfrom kgtool.cli import main\n"

@@ -27,11 +27,6 @@ from kgtool.raw.build import glob_body
 from kgtool.raw.languages import language_for_path
 from kgtool.raw.languages.base import Manifest
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 MANIFESTS = frozenset({"package.json", "go.mod", "Cargo.toml", "pyproject.toml", "setup.py"})
 
 Reader = Callable[[str], bytes | None]  # repository-relative path -> content, None if unreadable
@@ -124,6 +119,11 @@ def _cargo_members(read: Reader) -> list[str]:
     data = read("Cargo.toml")
     if data is None:
         return []
+    # Imported here: only a repository with a Cargo.toml at its top needs a TOML reader.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         manifest = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
-from kgtool.ontology.area_names import area_names
 from kgtool.ontology.facts import DOCSTRING_FILES, main_files, read_docstrings, strongest_first
 from kgtool.ontology.items import edge_key
 
@@ -110,6 +109,8 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
     areas: dict[str, Any] = document.get("areas", {})
     # One area is the whole map: its row would only repeat the table's total.
     grouped = len(areas) > 1
+    from kgtool.ontology.area_names import area_names  # only a map drawn again reads them
+
     area_titles = {aid: f"{aid} · {name}" for aid, name in area_names(document, AREA_PATHS).items()}
     lines = [
         "# Code map",
