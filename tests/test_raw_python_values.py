@@ -142,13 +142,11 @@ def test_locals_from_constructors_and_functions_in_functions_modules_and_class_b
     assert ("app.py", "store.py::DiskStore.flush", "INFERRED", 16) in rows
     assert ("app.py", "app.py::helper", "INFERRED", 18) in rows
     assert ("app.py::Registry", "store.py::Store.keys", "INFERRED", 23) in rows
-    # A class body's names are not in scope inside its methods: a guess by name at most.
-    method = [r for r in rows if r[0] == "app.py::Registry.method"]
-    assert method == [("app.py::Registry.method", "store.py::Store.keys", "INFERRED", 26)]
-    confidence = next(
-        e["confidence"] for e in repo.edges("calls") if e["src"] == "app.py::Registry.method"
-    )
-    assert confidence == 0.5
+    # A class body's names are not in scope inside its methods: a guess by name at most, and
+    # not even that for `keys`, which every dict answers to.
+    assert [r for r in rows if r[0] == "app.py::Registry.method"] == []
+    node = next(r for r in repo.raw() if r.get("id") == "app.py::Registry.method")
+    assert node["unresolved_calls"] == {"keys": 1}
 
 
 def test_return_values_annotated_or_constructed(repo: Repo) -> None:
@@ -429,3 +427,40 @@ def test_aliased_imports_relative_imports_and_re_exports_bind(repo: Repo) -> Non
         ("pkg/core.py::Engine", "EXTRACTED", 12),
         ("pkg/core.py::Engine.run", "INFERRED", 13),
     }
+
+
+def test_a_method_named_as_a_builtin_types_is_not_guessed_for_a_value_of_no_known_type(
+    repo: Repo,
+) -> None:
+    """`path.split("/")` on an untyped parameter is far likelier str's than the one `split`
+    the repository defines: the name alone binds nothing. A value of a known type still binds
+    to its class's method, and a name no builtin type has is still guessed."""
+    repo.build(
+        {
+            "text.py": """\
+                class Splitter:
+                    def split(self, value):
+                        return [value]
+
+                    def shred(self, value):
+                        return [value]
+                """,
+            "app.py": """\
+                from text import Splitter
+
+
+                def parts(path, other):
+                    path.split("/")
+                    other.shred("/")
+                    Splitter().split("/")
+                """,
+        }
+    )
+    rows = {r for r in repo.edge_rows("calls") if r[0] == "app.py::parts"}
+    assert rows == {
+        ("app.py::parts", "text.py::Splitter.shred", "INFERRED", 6),
+        ("app.py::parts", "text.py::Splitter", "EXTRACTED", 7),
+        ("app.py::parts", "text.py::Splitter.split", "INFERRED", 7),
+    }
+    node = next(r for r in repo.raw() if r.get("id") == "app.py::parts")
+    assert node["unresolved_calls"] == {"split": 1}

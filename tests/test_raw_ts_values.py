@@ -581,3 +581,36 @@ def test_a_new_implementation_rebinds_callers_of_the_interface(repo: Repo) -> No
         (("src/memory.ts::MemoryStore.keys", "src/store.ts::DiskStore.keys"), "AMBIGUOUS", 4),
     }
     assert repo.layer1() == repo.fresh_build()
+
+
+def test_a_method_named_as_a_builtin_objects_is_not_guessed_for_an_untyped_value(
+    repo: Repo,
+) -> None:
+    """`items.push(x)` on an untyped value is an array's far more often than the one `push`
+    the repository defines; a typed value still binds, a name no builtin has is still guessed."""
+    repo.build(
+        {
+            "src/queue.ts": """\
+                export class Queue {
+                  push(item: string): void {}
+                  drain(): void {}
+                }
+                """,
+            "src/app.ts": """\
+                import { Queue } from "./queue";
+
+                export function fill(items, other, queue: Queue) {
+                  items.push("a");
+                  other.drain();
+                  queue.push("b");
+                }
+                """,
+        }
+    )
+    rows = {r for r in repo.edge_rows("calls") if r[0] == "src/app.ts::fill"}
+    assert rows == {
+        ("src/app.ts::fill", "src/queue.ts::Queue.drain", "INFERRED", 5),
+        ("src/app.ts::fill", "src/queue.ts::Queue.push", "INFERRED", 6),
+    }
+    node = next(r for r in repo.raw() if r.get("id") == "src/app.ts::fill")
+    assert node["unresolved_calls"] == {"push": 1}

@@ -1603,6 +1603,9 @@ class FileResolver:
         return False
 
     def _by_method_name(self, caller: str, call: CallFact) -> None:
+        if call.name in self.language.builtin_methods:
+            self._unresolved(caller, call.name)
+            return
         candidates = self.index.methods_named((self.language.ecosystem, call.name), [])
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_METHOD, call.name)
 

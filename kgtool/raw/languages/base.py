@@ -130,6 +130,10 @@ class Language:
     # Arguments (as ARGUMENT facts name them: ``map(0)``, ``sorted(key=)``) that a builtin
     # calls: a function passed there is called by the builtin, from the passing scope.
     builtin_callbacks: ClassVar[frozenset[str]] = frozenset()
+    # Methods the language's own values answer to (a string's ``split``, a list's ``pop``):
+    # called on a value of no known type, the name alone cannot pick the one method of the
+    # repository that bears it, for the value is more often the language's own.
+    builtin_methods: ClassVar[frozenset[str]] = frozenset()
 
     # ---- extraction -----------------------------------------------------------------------
 

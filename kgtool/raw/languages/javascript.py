@@ -15,6 +15,7 @@ Import conventions (see ``ImportFact``):
 from __future__ import annotations
 
 import posixpath
+from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
 from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget, Scopes
@@ -102,6 +103,13 @@ class JavaScript(Language):
     extensions = (".js", ".mjs", ".cjs", ".jsx")
     ecosystem = "npm"
     self_names: ClassVar[frozenset[str]] = frozenset({"this"})
+    # Of String, Array, Map, Set, Promise, Object, Function, Number and RegExp instances.
+    builtin_methods: ClassVar[frozenset[str]] = frozenset(
+        resources.files("kgtool.raw.languages")
+        .joinpath("javascript_builtin_methods.txt")
+        .read_text()
+        .split()
+    )
     super_names: ClassVar[frozenset[str]] = frozenset({"super"})
     member_access: ClassVar[dict[str, tuple[str, str]]] = {
         "member_expression": ("object", "property")

@@ -68,6 +68,14 @@ class Python(Language):
     calling_builtins: ClassVar[frozenset[str]] = frozenset(
         callback.partition("(")[0] for callback in builtin_callbacks
     )
+    # Of str, bytes, list, dict, set, tuple, int and float, in Python 3.10 to 3.13 (listed in
+    # a file, so that every interpreter binds alike).
+    builtin_methods: ClassVar[frozenset[str]] = frozenset(
+        resources.files("kgtool.raw.languages")
+        .joinpath("python_builtin_methods.txt")
+        .read_text()
+        .split()
+    )
 
     def split_callee(self, node: Node) -> tuple[str, str]:
         receiver, name = self._split_callee(node)
