@@ -19,7 +19,7 @@ import posixpath
 import re
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -229,12 +229,21 @@ def glob_body(pattern: str) -> str:
 
 
 def excluded(path: str, patterns: list[str]) -> bool:
-    return any(_compiled(p).match(path) for p in patterns)
+    return exclusion(patterns)(path)
+
+
+def exclusion(patterns: list[str]) -> Callable[[str], bool]:
+    """Whether a path is one the ``exclude`` globs leave out: one regular expression for them
+    all, made once (a run asks it of every tracked file)."""
+    return _exclusion(tuple(patterns))
 
 
 @functools.cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return glob_regex(pattern)
+def _exclusion(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    if not patterns:
+        return lambda path: False
+    either = re.compile("|".join(glob_regex(pattern).pattern for pattern in patterns))
+    return lambda path: either.match(path) is not None
 
 
 def valid_name(path: str) -> bool:
@@ -306,6 +315,7 @@ def _update_raw(
     from kgtool.raw.resolve import (
         NameLookup,
         RepoIndex,
+        files_by_language,
         name_tables,
         patch_name_tables,
         stored_name_tables,
@@ -357,9 +367,6 @@ def _update_raw(
             NameLookup(lambda name: on_disk.table(1, name), on_disk.changed),
         )
         tables: NameTables = lookups
-        # The tables as the cache stores them, or None to store ``tables``: made when written,
-        # as a full build holding both forms through resolution would peak the higher.
-        names: cache.NamesData | None = names_on_disk
         changed_paths = set(parsed) | (old_files.keys() - new_files.keys())
         patch_name_tables(
             lookups,
@@ -373,11 +380,8 @@ def _update_raw(
         )
     else:
         to_resolve = set(new_files)
-        tables = plain_tables = name_tables(
-            {path: new_files[path].facts for path in sorted(new_files)}
-        )
-        names = None
-        grouped_by_language = cache.by_language(
+        tables = name_tables({path: new_files[path].facts for path in sorted(new_files)})
+        grouped_by_language = files_by_language(
             {path: head.language for path, head in new_files.heads.items()}
         )
     for path in sorted(to_resolve):
@@ -442,7 +446,11 @@ def _update_raw(
             stamps,
             summary,
             layout.spans,
-            names or cache.NamesData.of(store, key, stored_name_tables(plain_tables)),
+            # A full build's tables take their stored form only now: held beside the plain
+            # form through resolution, they would raise its peak.
+            names_on_disk
+            if trusted and names_on_disk is not None
+            else cache.NamesData.of(store, key, stored_name_tables(tables)),
             grouped_by_language,
             fingerprint,
             dirty if trusted else None,
@@ -715,11 +723,10 @@ def _current_files(
     current: dict[str, TrackedFile] = {}
     bad_names: list[str] = []
     kg_folder = f"{KG_DIR}/"
-    patterns = config["exclude"]
-    skip = re.compile("|".join(_compiled(p).pattern for p in patterns)) if patterns else None
+    skip = exclusion(config["exclude"])
     for tracked in tracked_files(root, listed):
         path = tracked.path
-        if path.startswith(kg_folder) or (skip is not None and skip.match(path)):
+        if path.startswith(kg_folder) or skip(path):
             continue
         if not (path.isascii() or valid_name(path)):
             bad_names.append(printable_name(path))

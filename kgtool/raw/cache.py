@@ -484,14 +484,6 @@ def load_file_edges(store: Store, version: str) -> dict[str, tuple[FileEdge, ...
     return {path: head.file_edges for path, head in load_files(store, version).heads.items()}
 
 
-def by_language(languages: Mapping[str, str]) -> dict[str, list[str]]:
-    """language -> its files, sorted, of path -> language."""
-    grouped: dict[str, list[str]] = {}
-    for path in sorted(languages):
-        grouped.setdefault(languages[path], []).append(path)
-    return grouped
-
-
 def describes(manifest: Manifest, files: CachedFiles, names: NamesData | None) -> bool:
     """Whether ``manifest`` was written with exactly these cache files."""
     found = dict(files.checksums)

@@ -183,13 +183,14 @@ def patch_name_tables(
     tables: tuple[NameLookup, NameLookup],
     before: Mapping[str, FileFacts | None],
     after: Mapping[str, FileFacts | None],
-) -> bool:
+) -> None:
     """Take out of ``tables`` what the files of ``before`` added to them and put in what those
-    of ``after`` add, in place; whether anything changed."""
+    of ``after`` add, in place: a name whose IDs did not change is not touched (nor is the
+    part of the cache that holds it written again)."""
     removed = [item for path, f in before.items() if f for item in _named_symbols(path, f)]
     added = [item for path, f in after.items() if f for item in _named_symbols(path, f)]
     if sorted(removed) == sorted(added):
-        return False
+        return
     touched: dict[tuple[int, tuple[str, str]], list[str]] = {}
     for table, key, _ in removed + added:
         if (table, key) not in touched:
@@ -200,7 +201,14 @@ def patch_name_tables(
         touched[(table, key)].append(node_id)
     for (table, key), ids in touched.items():
         tables[table].set_ids(key, tuple(sorted(ids)))
-    return True
+
+
+def files_by_language(languages: Mapping[str, str]) -> dict[str, list[str]]:
+    """language -> its files, sorted, of path -> language."""
+    grouped: dict[str, list[str]] = {}
+    for path in sorted(languages):
+        grouped.setdefault(languages[path], []).append(path)
+    return grouped
 
 
 class _SymbolsByPath(dict[str, dict[str, Symbol]]):
@@ -237,10 +245,7 @@ class RepoIndex:
         self._hydrate = hydrate
         self.symbols = _SymbolsByPath(facts)
         if by_language is None:
-            grouped: dict[str, list[str]] = {}
-            for path in sorted(facts):
-                grouped.setdefault(facts[path].language, []).append(path)
-            by_language = grouped
+            by_language = files_by_language({path: facts[path].language for path in facts})
         self._by_language = by_language
         top_level, methods = names or name_tables(facts)
         # What a name alone binds to: (ecosystem, name) -> IDs, or the default given.
