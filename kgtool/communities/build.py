@@ -205,11 +205,11 @@ def what_changed(previous: Document, document: Document) -> str:
 CONFLICT_MARKER = re.compile(rb"^<<<<<<< ", re.MULTILINE)
 
 
-def _previous_document(root: Path, on_disk: bytes | None, written: str = "") -> Document:
+def _previous_document(root: Path, on_disk: bytes | None, ours: bool = False) -> Document:
     """The partition to start from: the file on disk, or, while a merge left conflict markers
     in it, our side as committed (HEAD) — the update then reconciles it with the merged code.
-    ``written``: the sha256 of the document the last run wrote, whose shape is known."""
-    if on_disk is not None and written and hashlib.sha256(on_disk).hexdigest() == written:
+    ``ours``: the file is the one the last run wrote, whose shape is known."""
+    if on_disk is not None and ours:
         return parse_document(on_disk, shape_known=True)  # no conflict in what kgtool wrote
     if on_disk is not None and CONFLICT_MARKER.search(on_disk):
         where = f"HEAD:{KG_DIR}/{COMMUNITIES_FILE}"
@@ -396,16 +396,14 @@ def update_communities(
     map_key = drawn.key() if drawn is not None else None
     key = _input_key(raw_digest, keyed, on_disk, map_key)
     record = {} if rebaseline else _record(store)
+    # What is hashed of communities.json, once: whether it is what the last run wrote.
+    read = {COMMUNITIES_FILE: hashlib.sha256(on_disk).hexdigest()} if on_disk is not None else {}
+    ours = _same_outputs(store, record, [COMMUNITIES_FILE], read)
     if record.get("key") == key:
-        kept = _unchanged(store, record, on_disk, drawn)
+        kept = _unchanged(store, record, on_disk, drawn, read)
         if kept is not None:
             return CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
-    outputs_written = record.get("outputs")
-    previous = _previous_document(
-        root,
-        on_disk,
-        str(outputs_written.get(COMMUNITIES_FILE, "")) if isinstance(outputs_written, dict) else "",
-    )
+    previous = _previous_document(root, on_disk, ours)
     folded: dict[str, tuple[FileEdge, ...]] | None = None
     files: list[str] | None = None
     if edges is not None and edges_digest is not None and blobs is not None:
@@ -430,11 +428,7 @@ def update_communities(
             assert folded is not None
             folded_digest = _edges_digest(folded)
         document_key = _document_key(folded_digest, {**keyed, **packaged}, on_disk)
-        if (
-            on_disk is not None
-            and record.get("document") == document_key
-            and _same_outputs(store, record, [COMMUNITIES_FILE])
-        ):
+        if ours and record.get("document") == document_key:
             document, data = previous, on_disk
     reclustered = False
     if document is None:
@@ -578,20 +572,31 @@ def _remember(
         atomic_write(path, record, durable=False)
 
 
-def _same_outputs(store: Store, record: dict[str, Any], names: list[str]) -> bool:
-    """Whether each of ``names`` is on disk as the remembered run left it."""
+def _same_outputs(
+    store: Store, record: dict[str, Any], names: list[str], read: dict[str, str] | None = None
+) -> bool:
+    """Whether each of ``names`` is on disk as the remembered run left it; ``read``: the
+    sha256 of those this run has read already."""
     expected = record.get("outputs")
     if not isinstance(expected, dict):
         return False
     for name in names:
-        data = store.read_bytes(name)
-        if data is None or hashlib.sha256(data).hexdigest() != expected.get(name):
+        if read is not None and name in read:
+            digest = read[name]
+        else:
+            data = store.read_bytes(name)
+            digest = hashlib.sha256(data).hexdigest() if data is not None else ""
+        if not digest or digest != expected.get(name):
             return False
     return True
 
 
 def _unchanged(
-    store: Store, record: dict[str, Any], on_disk: bytes | None, drawn: MapRenderer | None
+    store: Store,
+    record: dict[str, Any],
+    on_disk: bytes | None,
+    drawn: MapRenderer | None,
+    read: dict[str, str],
 ) -> Document | None:
     """The document on disk when the last run saw this exact input and left these outputs."""
     if on_disk is None or drawn is None:
@@ -599,10 +604,9 @@ def _unchanged(
     expected: dict[str, str] = record.get("outputs", {})
     if sorted(n for n in expected if n != COMMUNITIES_FILE) != sorted(drawn.on_disk()):
         return None
-    if not _same_outputs(store, record, sorted(expected)):
+    if not _same_outputs(store, record, sorted(expected), read):
         return None
-    written = hashlib.sha256(on_disk).hexdigest() == expected.get(COMMUNITIES_FILE)
-    return parse_document(on_disk, shape_known=written)
+    return parse_document(on_disk, shape_known=True)  # it is the one written: checked then
 
 
 __all__ = [
