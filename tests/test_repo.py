@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 
+import pytest
 from conftest import GIT_ENV, Repo
 
 from kgtool.repo import blob_id, modified_files, tracked_files
@@ -64,7 +65,9 @@ def test_a_path_a_merge_left_unmerged_is_read_from_the_working_tree(repo: Repo) 
     assert {f.path: f.blob for f in tracked_files(repo.root)}["a.py"] == blob_id(content)
 
 
-def test_inside_a_commit_the_commit_index_is_read_and_not_written(repo: Repo) -> None:
+def test_inside_a_commit_the_commit_index_is_read_and_not_written(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo.write_files({"a.py": "x = 1\n", "b.py": "y = 1\n"})
     repo.commit()
     index = repo.root / ".git" / "index"
@@ -72,11 +75,8 @@ def test_inside_a_commit_the_commit_index_is_read_and_not_written(repo: Repo) ->
     repo.write("a.py", "x = 2\n")
     # b.py touched, not changed: a refresh would record its new time in the index.
     os.utime(repo.root / "b.py", ns=(1_900_000_000_000_000_000,) * 2)
-    os.environ["GIT_INDEX_FILE"] = str(index)
-    try:
-        assert modified_files(repo.root) == {"a.py"}
-    finally:
-        del os.environ["GIT_INDEX_FILE"]
+    monkeypatch.setenv("GIT_INDEX_FILE", str(index))
+    assert modified_files(repo.root) == {"a.py"}
     assert index.read_bytes() == before
 
 
