@@ -172,15 +172,37 @@ class ShardReader:
         """(heads, encoded entries) of a shard's files; raises ``CacheDamaged``."""
         if shard not in self._read:
             name = _shard_name(shard)
-            data, checksum = _load(self._store, name)
-            parsed = _parse_shard(data, self._version)
-            if parsed is None or checksum != self._checksums.get(name):
+            parsed = _parse_shard(_vouched(self._store, name, self._checksums), self._version)
+            if parsed is None:
                 raise CacheDamaged(name)
             self._read[shard] = parsed
         return self._read[shard]
 
 
-class CachedFiles(Mapping[str, CachedFile]):
+class Projected(Mapping[str, T]):
+    """A value of each of ``keys`` (a cached file's head, its facts...), taken when first
+    asked for."""
+
+    def __init__(self, keys: Mapping[str, Any], take: Callable[[str], T]) -> None:
+        self._keys = keys
+        self._take = take
+
+    def __getitem__(self, path: str) -> T:
+        if path not in self._keys:
+            raise KeyError(path)
+        return self._take(path)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class CachedFiles(Projected[CachedFile]):
     """Files by path, each entry decoded when it is first read.
 
     Read lazily (``reader``), the cache knows every file's blob id from the manifest, and
@@ -206,7 +228,9 @@ class CachedFiles(Mapping[str, CachedFile]):
             blobs if blobs is not None else {path: head.blob for path, head in self._heads.items()}
         )
         self._unread: set[int] = set(range(SHARDS)) if reader is not None else set()
-        self.heads: Mapping[str, Head] = Projected(self, self.head)
+        self.heads: Mapping[str, Head] = Projected(self._blobs, self.head)
+        # A Mapping of its paths: membership, iteration and size are the blob ids'.
+        super().__init__(self._blobs, self._entry)
 
     def head(self, path: str) -> Head:
         head = self._heads.get(path)
@@ -258,22 +282,13 @@ class CachedFiles(Mapping[str, CachedFile]):
         found.update(path for path in self._decoded if shard_of(path) in shards)
         return sorted(path for path in found if path in self._blobs)
 
-    def __getitem__(self, path: str) -> CachedFile:
+    def _entry(self, path: str) -> CachedFile:
         entry = self._decoded.get(path)
         if entry is None:
             head = self.head(path)
             entry = CachedFile.load(self._encoded[path], head)
             self._decoded[path] = entry
         return entry
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._blobs
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._blobs)
-
-    def __len__(self) -> int:
-        return len(self._blobs)
 
     def copy(self) -> CachedFiles:
         """Another view of the same entries, each decoded anew when read: what one changes
@@ -313,28 +328,6 @@ class CachedFiles(Mapping[str, CachedFile]):
             return entry.dump()
         self.head(path)
         return self._encoded[path]
-
-
-class Projected(Mapping[str, T]):
-    """A value of each cached file (its head, its facts...), taken when first asked for."""
-
-    def __init__(self, files: CachedFiles, take: Callable[[str], T]) -> None:
-        self._files = files
-        self._take = take
-
-    def __getitem__(self, path: str) -> T:
-        if path not in self._files:
-            raise KeyError(path)
-        return self._take(path)
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._files
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._files)
-
-    def __len__(self) -> int:
-        return len(self._files)
 
 
 # A shard as the cache wrote it: (sha256 of its bytes, size, mtime_ns, inode).
@@ -435,15 +428,7 @@ def open_files(store: Store, version: str, manifest: Manifest | None) -> CachedF
         expected = {
             name: c for name, c in manifest.checksums.items() if not name.startswith(NAMES_FILE)
         }
-        found = {}
-        for shard in range(SHARDS):
-            name = _shard_name(shard)
-            try:
-                with open(store.cache_dir / name, "rb") as handle:
-                    found[name] = handle.read(CHECKSUM_BYTES).hex()
-            except OSError:
-                continue
-        if found == expected:
+        if _headers(store, [_shard_name(shard) for shard in range(SHARDS)]) == expected:
             reader = ShardReader(store, version, expected)
             return CachedFiles(checksums=dict(expected), reader=reader, blobs=dict(manifest.blobs))
     return load_files(store, version)
@@ -538,11 +523,10 @@ class NamesData:
         tables = self._shards.get(shard)
         if tables is None:
             file = _names_shard_name(shard)
-            data, checksum = _load(self._store, file)
+            data = _vouched(self._store, file, self.checksums)
             found = data.get("tables") if isinstance(data, dict) else None
             if (
-                checksum != self.checksums.get(file)
-                or not isinstance(data, dict)
+                not isinstance(data, dict)
                 or data.get("version") != self._version
                 or not isinstance(found, tuple)
                 or [type(table) for table in found] != [dict, dict]
@@ -569,14 +553,7 @@ def open_names(store: Store, version: str, manifest: Manifest | None) -> NamesDa
     if manifest is None:
         return None
     expected = {name: c for name, c in manifest.checksums.items() if name.startswith(NAMES_FILE)}
-    found: dict[str, str] = {}
-    for shard in range(NAME_SHARDS):
-        file = _names_shard_name(shard)
-        try:
-            with open(store.cache_dir / file, "rb") as handle:
-                found[file] = handle.read(CHECKSUM_BYTES).hex()
-        except OSError:
-            return None
+    found = _headers(store, [_names_shard_name(shard) for shard in range(NAME_SHARDS)])
     return NamesData(store, version, expected) if found == expected else None
 
 
@@ -620,6 +597,28 @@ def save(
         grouped_by_language,
         listing,
     ).save(store)
+
+
+def _vouched(store: Store, name: str, checksums: dict[str, str]) -> Any:
+    """A cache file's value, held to the checksum a manifest names for it; raises
+    ``CacheDamaged`` when it is not that file."""
+    data, checksum = _load(store, name)
+    if not checksum or checksum != checksums.get(name):
+        raise CacheDamaged(name)
+    return data
+
+
+def _headers(store: Store, names: list[str]) -> dict[str, str]:
+    """The checksum each of these cache files starts with, as hex (a missing one: none): what
+    a manifest that names them vouches for, read without reading the rest."""
+    found: dict[str, str] = {}
+    for name in names:
+        try:
+            with open(store.cache_dir / name, "rb") as handle:
+                found[name] = handle.read(CHECKSUM_BYTES).hex()
+        except OSError:
+            continue
+    return found
 
 
 def _checksum(payload: bytes) -> bytes:
