@@ -98,7 +98,7 @@ class UpdateResult:
     _edges_digest: bytes = field(default=b"", repr=False)
     # Where ``file_edges`` comes from: this run's files, or the cache a no-change run trusted.
     _heads: Mapping[str, cache.Head] | None = field(default=None, repr=False)
-    _blobs: dict[str, str] | None = field(default=None, repr=False)
+    _blobs: Mapping[str, str] | None = field(default=None, repr=False)
     _cached: tuple[Store, dict[str, str], str] | None = field(default=None, repr=False)
     # Where ``content`` comes from: this run's layout and the shards it built, or the disk.
     _layout: tuple[Layout, dict[str, bytes], Store] | None = field(default=None, repr=False)
@@ -464,7 +464,7 @@ def _update_raw(
     result.digest = content_digest
     result.written, result.removed, result.migrated = written, removed, legacy
     result._heads = new_files.heads
-    result._blobs = new_files.blobs()
+    result._blobs = new_files.blob_ids  # not changed past here; blobs() hands out copies
     return result
 
 
