@@ -111,11 +111,10 @@ StoredNameTable = dict[str, str]
 
 
 class NameLookup:
-    """A ``StoredNameTable`` read and patched as a ``NameTable`` is: a name's IDs are split
-    when it is first looked up. ``part_of`` gives the part of the table that holds a stored
-    name (the cache keeps it in parts, read as they are asked for), ``changed`` is told of a
-    part changed. Its methods are not named as a dict's: a call bound by method name alone
-    would take every ``.get`` of the code base for this class's."""
+    """A ``StoredNameTable`` read as a ``NameTable`` is (``get``) and patched: a name's IDs
+    are split when it is first looked up. ``part_of`` gives the part of the table that holds
+    a stored name (the cache keeps it in parts, read as they are asked for), ``changed`` is
+    told of a part changed."""
 
     def __init__(
         self,
@@ -126,7 +125,7 @@ class NameLookup:
         self._changed = changed
         self._split: dict[str, tuple[str, ...]] = {}
 
-    def ids_named(self, key: tuple[str, str], default: Any = ()) -> Any:
+    def get(self, key: tuple[str, str], default: Any = ()) -> Any:
         name = f"{key[0]}\0{key[1]}"
         ids = self._split.get(name)
         if ids is None:
@@ -194,7 +193,7 @@ def patch_name_tables(
     touched: dict[tuple[int, tuple[str, str]], list[str]] = {}
     for table, key, _ in removed + added:
         if (table, key) not in touched:
-            touched[(table, key)] = list(tables[table].ids_named(key))
+            touched[(table, key)] = list(tables[table].get(key))
     for table, key, node_id in removed:
         touched[(table, key)].remove(node_id)
     for table, key, node_id in added:
@@ -247,14 +246,7 @@ class RepoIndex:
         if by_language is None:
             by_language = files_by_language({path: facts[path].language for path in facts})
         self._by_language = by_language
-        top_level, methods = names or name_tables(facts)
-        # What a name alone binds to: (ecosystem, name) -> IDs, or the default given.
-        self.top_level_named: Callable[[tuple[str, str], Any], Any] = (
-            top_level.ids_named if isinstance(top_level, NameLookup) else top_level.get
-        )
-        self.methods_named: Callable[[tuple[str, str], Any], Any] = (
-            methods.ids_named if isinstance(methods, NameLookup) else methods.get
-        )
+        self.top_level_by_name, self.methods_by_name = names or name_tables(facts)
         self._mentions = mentions
         self._memo: dict[str, Any] = {}
         self.forget_files()
@@ -1263,7 +1255,7 @@ class FileResolver:
                     "inherits",
                     base.line,
                     self._classes(
-                        self.index.top_level_named((self.language.ecosystem, name), [])
+                        self.index.top_level_by_name.get((self.language.ecosystem, name), [])
                     ),
                     CONFIDENCE_UNIQUE_NAME,
                     name,
@@ -1331,7 +1323,7 @@ class FileResolver:
                 return
         if self._bound_call(caller, call, bound):
             return
-        candidates = self.index.top_level_named((self.language.ecosystem, call.name), [])
+        candidates = self.index.top_level_by_name.get((self.language.ecosystem, call.name), [])
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_NAME, call.name)
 
     def _result_call(self, caller: str, call: CallFact) -> None:
@@ -1611,7 +1603,7 @@ class FileResolver:
         if call.name in self.language.builtin_methods:
             self._unresolved(caller, call.name)
             return
-        candidates = self.index.methods_named((self.language.ecosystem, call.name), [])
+        candidates = self.index.methods_by_name.get((self.language.ecosystem, call.name), [])
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_METHOD, call.name)
 
     def _by_name(
