@@ -439,6 +439,43 @@ def test_an_edit_that_leaves_the_file_graph_keeps_the_document_and_redraws_what_
     assert redrawn == repo.clean_build()
 
 
+def test_an_edit_below_a_main_files_doc_line_keeps_the_map(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """The map reads of a file's content only its doc line: a main file edited below it, its
+    edges the same, is neither read for labels nor drawn again, with or without the map's
+    cache of doc lines; an edit of the doc line is."""
+    from kgtool.commands._common import Context
+    from kgtool.commands.update import refresh
+    from kgtool.ontology.map import DOC_LINES_FILE
+
+    def jobs(doc: str, body: str) -> str:
+        return f'"""{doc}"""\n\ndef run():\n    helper()\n\ndef helper():\n    {body}\n'
+
+    repo = make_repo(
+        {
+            "pay/jobs.py": jobs("Runs the payroll jobs every night.", "pass"),
+            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    ctx = Context(repo.root, load_config(repo.root), Store(repo.root))
+    assert (ctx.store.cache_dir / DOC_LINES_FILE).is_file()
+
+    def layer2_after(doc: str, body: str) -> bool:
+        repo.write("pay/jobs.py", jobs(doc, body))
+        return refresh(ctx, write=True, rebaseline=False)[1].redrawn
+
+    assert not layer2_after("Runs the payroll jobs every night.", "return 1")
+    (ctx.store.cache_dir / DOC_LINES_FILE).unlink()
+    assert not layer2_after("Runs the payroll jobs every night.", "return 2")
+    assert repo.kg_bytes() == repo.clean_build()
+    assert layer2_after("Pays the staff on the last day.", "return 2")
+    page = next(n for n, data in repo.kg_bytes().items() if n.startswith("communities/c"))
+    assert b"Pays the staff" in repo.kg_bytes()[page]
+    assert repo.kg_bytes() == repo.clean_build()
+
+
 def test_the_clustering_libraries_versions_are_those_importlib_metadata_reads() -> None:
     from importlib.metadata import version
 

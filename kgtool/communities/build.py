@@ -99,6 +99,7 @@ class CommunitiesResult:
     reclustered: bool = False  # Leiden ran (the graph changed, or --rebaseline)
     seconds: float = 0.0
     note: str = ""  # what changed in the rules the map is formed under (see ``what_changed``)
+    redrawn: bool = False  # the map was drawn anew (labels read, pages made), not kept
 
     @property
     def stale(self) -> bool:
@@ -452,6 +453,7 @@ def update_communities(
         data = pretty_json(document).encode("utf-8")
     outputs = {COMMUNITIES_FILE: data}
     drawing_key = ""
+    redrawn = False
     if drawn is not None:
         drawing_key = _drawing_key(
             data, keyed, drawn.inputs(document, blobs() if blobs is not None else None)
@@ -466,6 +468,7 @@ def update_communities(
             outputs.update({name: store.read_bytes(name) or b"" for name in pages})
         else:
             outputs.update(drawn.render(document))
+            redrawn = True
     changed = [name for name, data in sorted(outputs.items()) if store.read_bytes(name) != data]
     removed = [n for n in drawn.on_disk() if n not in outputs] if drawn is not None else []
     if write:
@@ -488,6 +491,7 @@ def update_communities(
         reclustered,
         time.perf_counter() - started,
         what_changed(previous, document),
+        redrawn,
     )
 
 

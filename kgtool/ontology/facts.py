@@ -58,10 +58,15 @@ def read_docstrings(root: Path, document: Document) -> dict[str, str]:
                     head = handle.read(HEAD_BYTES)
             except OSError:
                 continue
-            line = first_doc_line(path, head.decode("utf-8", "replace"))
+            line = doc_line(path, head)
             if line:
                 found[path] = line
     return found
+
+
+def doc_line(path: str, content: bytes) -> str:
+    """The first doc line of a file's content ("" when it has none), as a labeler reads it."""
+    return first_doc_line(path, content[:HEAD_BYTES].decode("utf-8", "replace"))
 
 
 def community_items(

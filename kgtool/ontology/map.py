@@ -12,6 +12,8 @@ exist, so an agent following them never hits a dead end.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,14 +23,17 @@ from typing import TYPE_CHECKING, Any
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
-from kgtool.ontology.facts import DOCSTRING_FILES, main_files, read_docstrings, strongest_first
+from kgtool.ontology.facts import DOCSTRING_FILES, doc_line, main_files, strongest_first
 from kgtool.ontology.items import edge_key
 
 if TYPE_CHECKING:
     from kgtool.ontology.view import LabelView
-from kgtool.store import ONTOLOGY_FILE, PAGES_DIR, Store, canonical_json
+from kgtool.repo import blob_id
+from kgtool.store import ONTOLOGY_FILE, PAGES_DIR, Store, atomic_write, canonical_json
 
 MAP_FILE = "MAP.md"
+# In .kg/cache/: the doc line of each main file, by blob id (see LabelledMap._doc_lines).
+DOC_LINES_FILE = "map.doc_lines"
 PAGE_NAME = re.compile(r"c[0-9]+\.md")
 MAP_EDGES = 3  # outgoing edges per row in the map; the page lists them all
 MAP_FILES = 3
@@ -58,20 +63,51 @@ class LabelledMap:
 
     def inputs(self, document: dict[str, Any], blobs: Mapping[str, str] | None = None) -> bytes:
         # The doc lines of every community's main files: those of the unlabelled ones are
-        # what the offline labeler reads (label_view). A file whose content layer 1 names
-        # by its blob id is named so; only the others are read.
-        named: dict[str, str] = {}
-        unnamed: dict[str, Any] = {}
-        for cid, community in document["communities"].items():
-            for path in main_files(community)[:DOCSTRING_FILES]:
-                blob = blobs.get(path, "") if blobs is not None else ""
-                if blob:
-                    named[path] = blob
-                else:
-                    unnamed[cid] = community
-        doc_lines = read_docstrings(self.root, {"communities": unnamed}) if unnamed else {}
-        read = {"config": self.config.values, "blobs": named, "doc_lines": doc_lines}
+        # what the offline labeler reads (label_view), and nothing else of a file's content
+        # is. Not the files' blob ids: an edit below a main file's doc line, as most are,
+        # leaves the map as it was.
+        paths = {
+            path
+            for community in document["communities"].values()
+            for path in main_files(community)[:DOCSTRING_FILES]
+        }
+        read = {"config": self.config.values, "doc_lines": self._doc_lines(paths, blobs or {})}
         return self.key() + b"\0" + canonical_json(read).encode()
+
+    def _doc_lines(self, paths: set[str], blobs: Mapping[str, str]) -> dict[str, str]:
+        """Path -> doc line of each of ``paths`` that has one. A file layer 1 names by its
+        blob id is read only when its blob is new to the map's cache (``DOC_LINES_FILE``):
+        at thousands of communities, reading every main file on every edit cost more than
+        the rest of layer 2."""
+        cache = self.store.cache_dir / DOC_LINES_FILE
+        try:
+            remembered = json.loads(cache.read_bytes())
+        except (OSError, ValueError):
+            remembered = {}
+        if not isinstance(remembered, dict):
+            remembered = {}
+        found: dict[str, str] = {}
+        kept: dict[str, str] = {}
+        for path in sorted(paths):
+            blob = blobs.get(path, "")
+            line = remembered.get(blob) if blob else None
+            if not isinstance(line, str):
+                try:
+                    content = (self.root / path).read_bytes()
+                except OSError:
+                    continue
+                line = doc_line(path, content)
+                if blob_id(content) != blob:  # changed since layer 1 read it: not its line
+                    blob = ""
+            if blob:
+                kept[blob] = line
+            if line:
+                found[path] = line
+        if kept != remembered:
+            # A cache that cannot be written costs time, never correctness.
+            with contextlib.suppress(OSError):
+                atomic_write(cache, canonical_json(kept).encode(), durable=False)
+        return found
 
     def on_disk(self) -> list[str]:
         pages = self.store.path(PAGES_DIR)
