@@ -456,7 +456,7 @@ def update_communities(
     redrawn = False
     if drawn is not None:
         drawing_key = _drawing_key(
-            data, keyed, drawn.inputs(document, blobs() if blobs is not None else None)
+            data, keyed, drawn.inputs(document, blobs() if blobs is not None else None, write)
         )
         pages = drawn.on_disk()
         if (

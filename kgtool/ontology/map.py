@@ -61,7 +61,12 @@ class LabelledMap:
         view = label_view(self.root, self.config, document, load_ontology(self.store))
         return render(document, view, MAP_FILE)
 
-    def inputs(self, document: dict[str, Any], blobs: Mapping[str, str] | None = None) -> bytes:
+    def inputs(
+        self,
+        document: dict[str, Any],
+        blobs: Mapping[str, str] | None = None,
+        remember: bool = True,
+    ) -> bytes:
         # The doc lines of every community's main files: those of the unlabelled ones are
         # what the offline labeler reads (label_view), and nothing else of a file's content
         # is. Not the files' blob ids: an edit below a main file's doc line, as most are,
@@ -71,14 +76,18 @@ class LabelledMap:
             for community in document["communities"].values()
             for path in main_files(community)[:DOCSTRING_FILES]
         }
-        read = {"config": self.config.values, "doc_lines": self._doc_lines(paths, blobs or {})}
+        doc_lines = self._doc_lines(paths, blobs or {}, remember)
+        read = {"config": self.config.values, "doc_lines": doc_lines}
         return self.key() + b"\0" + canonical_json(read).encode()
 
-    def _doc_lines(self, paths: set[str], blobs: Mapping[str, str]) -> dict[str, str]:
+    def _doc_lines(
+        self, paths: set[str], blobs: Mapping[str, str], remember: bool
+    ) -> dict[str, str]:
         """Path -> doc line of each of ``paths`` that has one. A file layer 1 names by its
-        blob id is read only when its blob is new to the map's cache (``DOC_LINES_FILE``):
-        at thousands of communities, reading every main file on every edit cost more than
-        the rest of layer 2."""
+        blob id is read only when its blob is new to the map's cache (``DOC_LINES_FILE``,
+        written when ``remember``: a run that writes nothing leaves the cache too): at
+        thousands of communities, reading every main file on every edit cost more than the
+        rest of layer 2."""
         cache = self.store.cache_dir / DOC_LINES_FILE
         try:
             remembered = json.loads(cache.read_bytes())
@@ -103,7 +112,7 @@ class LabelledMap:
                 kept[blob] = line
             if line:
                 found[path] = line
-        if kept != remembered:
+        if remember and kept != remembered:
             # A cache that cannot be written costs time, never correctness.
             with contextlib.suppress(OSError):
                 atomic_write(cache, canonical_json(kept).encode(), durable=False)
