@@ -614,3 +614,36 @@ def test_a_method_named_as_a_builtin_objects_is_not_guessed_for_an_untyped_value
     }
     node = next(r for r in repo.raw() if r.get("id") == "src/app.ts::fill")
     assert node["unresolved_calls"] == {"push": 1}
+
+
+def test_a_files_facts_are_the_same_in_every_process() -> None:
+    """A declared type and a constructor give one variable two facts on one line: their order
+    in the cache must not follow the process's string hashing (PYTHONHASHSEED)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    source = "".join(
+        f"const store{n}: Store = new DiskStore();\nlet other{n}: Store = openStore();\n"
+        for n in range(8)
+    )
+    program = (
+        "import json, sys\n"
+        "from kgtool.raw.languages import language_for_path\n"
+        "facts = language_for_path('a.ts').extract('a.ts', sys.stdin.buffer.read())\n"
+        "print(json.dumps(facts.to_json(), sort_keys=True))\n"
+    )
+    seen = set()
+    for seed in ("1", "2", "3", "4"):
+        done = subprocess.run(
+            [sys.executable, "-c", program],
+            input=source.encode(),
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+        )
+        seen.add(done.stdout)
+    assert len(seen) == 1
+    assigns = json.loads(seen.pop())["assigns"]
+    assert len(assigns) == 32  # each variable: its stated type and its constructor or call

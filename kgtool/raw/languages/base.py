@@ -307,9 +307,9 @@ class Language:
             )
         facts.symbols = _dedupe(facts.symbols)
         facts.calls.sort(key=_call_order)
-        facts.imports = sorted(set(facts.imports), key=lambda i: (i.line, i.module, i.name))
+        facts.imports = sorted(set(facts.imports))
         facts.bases = sorted(set(facts.bases), key=lambda b: (b.owner, b.line, b.base))
-        facts.assigns = sorted(set(facts.assigns), key=lambda a: (a.line, a.scope, a.var))
+        facts.assigns = sorted(set(facts.assigns))
         facts.extra = self.file_extra(root)
         self.refine(facts, root)
         return facts

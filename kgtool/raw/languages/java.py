@@ -172,7 +172,7 @@ class Java(Language):
             for a in facts.assigns
             if a.scope in classes
         ]
-        facts.assigns = sorted(set(facts.assigns) | set(fields), key=_assign_order)
+        facts.assigns = sorted(set(facts.assigns) | set(fields))
 
     # ---- resolution -----------------------------------------------------------------------
 
@@ -236,10 +236,6 @@ def _initialiser_lines(root: Node) -> list[tuple[int, int]]:
             elif child.type in _DECLARATIONS:
                 stack.append(child)
     return found
-
-
-def _assign_order(assign: AssignFact) -> tuple[int, str, str]:
-    return (assign.line, assign.scope, assign.var)
 
 
 def _shared(a: str, b: str) -> int:

@@ -164,7 +164,7 @@ class Rust(Language):
             if head.endswith("::") and head not in seen:
                 seen.add(head)
                 facts.imports.append(ImportFact(assign.line, head.removesuffix("::"), "", head))
-        facts.imports.sort(key=lambda i: (i.line, i.module, i.name))
+        facts.imports.sort()
 
     # ---- resolution -----------------------------------------------------------------------
 
