@@ -647,3 +647,28 @@ def test_a_files_facts_are_the_same_in_every_process() -> None:
     assert len(seen) == 1
     assigns = json.loads(seen.pop())["assigns"]
     assert len(assigns) == 32  # each variable: its stated type and its constructor or call
+
+
+def test_return_types_are_those_of_functions_never_of_a_callable_type() -> None:
+    """Every node with a return type is matched by one pattern (see typescript.scm): an
+    interface's call signature inside a function states no return type of that function."""
+    from kgtool.raw.languages import language_for_path
+    from kgtool.raw.model import RETURNS, STATED
+
+    source = b"""\
+function outer() {
+  interface Callable { (x: number): Widget; }
+  return 1;
+}
+function made(): Widget { return new Widget(); }
+class Shop { open(): Store { return openStore(); } get store(): Store { return this.s; } }
+const arrow = (): Widget => null;
+"""
+    facts = language_for_path("a.ts").extract("a.ts", source)
+    stated = {(a.scope, a.callee) for a in facts.assigns if a.var == RETURNS and a.kind == STATED}
+    assert stated == {
+        ("made", "Widget"),
+        ("Shop.open", "Store"),
+        ("Shop.store", "Store"),
+        ("arrow", "Widget"),
+    }

@@ -5,16 +5,19 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
 ``query_files``). The query names the parts of the syntax tree with these captures:
 
     @definition.<kind>   a class/interface/struct/trait/enum/function/method; ``@name`` inside
-                         the same pattern is its name; ``@base`` (any number) its bases;
-                         ``@owner`` the type a detached method belongs to (Go receivers)
+                         the same pattern is its name (without one, the node's ``name``
+                         field); ``@base`` (any number) its bases; ``@owner`` the type a
+                         detached method belongs to (Go receivers); with ``@wrapped``, a
+                         definition only if ``wraps_function`` says that call wraps one
     @scope               a block whose ``@name`` prefixes the symbols inside it without being a
                          symbol itself (Rust ``impl Foo``)
     @call                a call; ``@call.function`` is the callee expression
     @new                 a constructor call; ``@call.function`` is the class expression
     @import              an import statement, handed to ``parse_import``
-    @assign              ``var = Callee(...)``; ``@assign.var`` and ``@call.function``, or
-                         ``@assign.type`` (a stated type) or ``@assign.value`` (``var = name``)
-                         instead of ``@call.function``; with ``@returns`` and no
+    @assign              ``var = Callee(...)``; ``@assign.var`` and ``@call.function`` (or
+                         ``@assign.call``, the call itself, whose callee ``callee_of`` reads),
+                         or ``@assign.type`` (a stated type) or ``@assign.value``
+                         (``var = name``) instead of ``@call.function``; with ``@returns`` and no
                          ``@assign.var`` it states what the enclosing function returns; with
                          ``@element``, that ``var`` holds the value among others (a container);
                          ``@assign.dynamic`` instead: the type stated for ``var`` names no class
@@ -27,6 +30,11 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
                          arguments, ...): a file's matches are handed to ``value_facts``
 
 A function nested directly in a class-like definition or scope becomes a method.
+
+Compiling a query costs each pattern by the child steps it nests (tree-sitter walks every
+sequence of children the grammar allows), and every run that parses a file pays for it: a
+pattern captures a node and its module reads the node's children (``@assign.call``,
+``@wrapped``) where nesting would cost more than reading.
 """
 
 from __future__ import annotations
@@ -198,10 +206,16 @@ class Language:
         # Definitions first: every later capture needs to know its enclosing symbol.
         found: dict[int, list] = {}  # node id -> [node, kind, name, bases, owner]
         for capture, captures in definitions:
+            node = captures[capture][0]
             names = captures.get("name")
+            if names is None:
+                named = node.child_by_field_name("name")
+                names = [named] if named is not None else []
             if not names:
                 continue
-            node = captures[capture][0]
+            wrapped = captures.get("wrapped")
+            if wrapped and not self.wraps_function(wrapped[0]):
+                continue
             bases = captures.get("base", [])
             entry = found.get(node.id)
             if entry is not None:  # one match per base: merge them
@@ -261,8 +275,12 @@ class Language:
             node = captures["assign"][0]
             if "returns" in captures and not self.returns_from(node, scopes):
                 continue
-            if "call.function" in captures:
-                function = captures["call.function"][0]
+            function = captures["call.function"][0] if "call.function" in captures else None
+            if "assign.call" in captures:
+                function = self.callee_of(captures["assign.call"][0])
+                if function is None:
+                    continue
+            if function is not None:
                 found = callees.get(function.id)  # the same callee as a call's, mostly
                 receiver, name = found if found is not None else self.split_callee(function)
                 if UNBINDABLE in (receiver, name):
@@ -343,6 +361,15 @@ class Language:
     def returns_from(self, node: Node, scopes: Scopes) -> bool:
         """Whether a ``@returns`` match states what its enclosing symbol returns (and not,
         say, what a callback inside it returns)."""
+        return True
+
+    def callee_of(self, call: Node) -> Node | None:
+        """The callee of an ``@assign.call`` node (what a call calls, the class a construction
+        makes); None when the value is no call a callee names."""
+        return None
+
+    def wraps_function(self, call: Node) -> bool:
+        """Whether a ``@wrapped`` call wraps a function, so that its binding is that function."""
         return True
 
     def refine(self, facts: FileFacts, root: Node) -> None:

@@ -29,28 +29,19 @@
 (class_body (method_definition name: (_) @name) @definition.function)
 
 ; A top-level binding of a wrapped function is that function: React.memo((props) => ...),
-; forwardRef(function (props, ref) {...}), memo(forwardRef(...)); not [1, 2].map(...).
+; forwardRef(function (props, ref) {...}), memo(forwardRef(...)); not [1, 2].map(...): which
+; calls wrap one, wraps_function says (nested here, the call's shape tripled the query's cost).
 (program
   (lexical_declaration
     (variable_declarator
       name: (identifier) @name
-      value: (call_expression
-        function: [(identifier) (member_expression object: (identifier))]
-        arguments: (arguments
-          [(arrow_function) (function_expression)
-           (call_expression
-             arguments: (arguments [(arrow_function) (function_expression)]))]))) @definition.function))
+      value: (call_expression) @wrapped) @definition.function))
 (program
   (export_statement
     (lexical_declaration
       (variable_declarator
         name: (identifier) @name
-        value: (call_expression
-          function: [(identifier) (member_expression object: (identifier))]
-          arguments: (arguments
-            [(arrow_function) (function_expression)
-             (call_expression
-               arguments: (arguments [(arrow_function) (function_expression)]))]))) @definition.function)))
+        value: (call_expression) @wrapped) @definition.function)))
 
 ; ---- calls -------------------------------------------------------------------------------
 
@@ -79,28 +70,14 @@
 
 ; ---- receiver types: a constructor, a call's result, another name -------------------------
 
+; const store = new Store(), openStore() or await openLog(); this.log = ... : what the call
+; returns (callee_of reads the callee: require() and import() are imports).
 (variable_declarator
   name: (identifier) @assign.var
-  value: (new_expression constructor: (_) @call.function)) @assign
+  value: [(call_expression) (new_expression) (await_expression)] @assign.call) @assign
 (assignment_expression
   left: [(identifier) (member_expression)] @assign.var
-  right: (new_expression constructor: (_) @call.function)) @assign
-
-; const store = openStore(); this.log = await openLog(): what the function returns.
-(variable_declarator
-  name: (identifier) @assign.var
-  value: [
-    (call_expression function: (_) @call.function)
-    (await_expression (call_expression function: (_) @call.function))
-  ]
-  (#not-match? @call.function "^(require|import)$")) @assign
-(assignment_expression
-  left: [(identifier) (member_expression)] @assign.var
-  right: [
-    (call_expression function: (_) @call.function)
-    (await_expression (call_expression function: (_) @call.function))
-  ]
-  (#not-match? @call.function "^(require|import)$")) @assign
+  right: [(call_expression) (new_expression) (await_expression)] @assign.call) @assign
 
 ; const store = this.store; this.store = store: the name holds what the other one holds.
 (variable_declarator
@@ -118,17 +95,6 @@
 
 ; What a function returns: a constructed class, another call's result, a name's value. Only
 ; from the function itself: a return inside a callback is the callback's (see returns_from).
-(return_statement
-  [
-    (new_expression constructor: (_) @call.function)
-    (call_expression function: (_) @call.function)
-    (await_expression (call_expression function: (_) @call.function))
-  ]
-  (#not-match? @call.function "^(require|import)$")) @assign @returns
+(return_statement [(call_expression) (new_expression) (await_expression)] @assign.call) @assign @returns
 (return_statement [(identifier) (member_expression)] @assign.value) @assign @returns
-(arrow_function
-  body: [
-    (new_expression constructor: (_) @call.function)
-    (call_expression function: (_) @call.function)
-  ]
-  (#not-match? @call.function "^(require|import)$")) @assign @returns
+(arrow_function body: [(call_expression) (new_expression)] @assign.call) @assign @returns

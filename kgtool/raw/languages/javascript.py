@@ -49,6 +49,8 @@ CLASS_NODES = frozenset({"class_declaration", "abstract_class_declaration", "cla
 # ``await x`` (a promise's value: a declared ``Promise<T>`` is read as T, see typescript.py).
 TRANSPARENT = frozenset({"parenthesized_expression", "non_null_expression", "await_expression"})
 PARAMETERS = frozenset({"required_parameter", "optional_parameter"})
+# What a wrapper such as React.memo or forwardRef is handed (see ``wraps_function``).
+WRAPPED_FUNCTIONS = frozenset({"arrow_function", "function_expression"})
 # What makes a constructor's parameter a field as well: ``private x: T``, ``readonly x: T``.
 PARAMETER_PROPERTY = frozenset({"accessibility_modifier", "readonly", "override_modifier"})
 # Nodes that own the return statements inside them (signatures have none, but a return type).
@@ -230,6 +232,35 @@ class JavaScript(Language):
                         )
         return facts or [ImportFact(line, module)]
 
+    def callee_of(self, call: Node) -> Node | None:
+        if call.type == "await_expression":
+            awaited = next((c for c in call.named_children if c.type == "call_expression"), None)
+            if awaited is None:
+                return None
+            call = awaited
+        if call.type == "new_expression":
+            return call.child_by_field_name("constructor")
+        callee = call.child_by_field_name("function")
+        if callee is None or self.node_text(callee) in ("require", "import"):
+            return None
+        return callee
+
+    def wraps_function(self, call: Node) -> bool:
+        """A call of a name, or of a member of one, with a function among its arguments, or
+        with a call that has one: ``memo(forwardRef((props, ref) => ...))``."""
+        function = call.child_by_field_name("function")
+        if function is None or function.type not in ("identifier", "member_expression"):
+            return False
+        if function.type == "member_expression":
+            held = function.child_by_field_name("object")
+            if held is None or held.type != "identifier":
+                return False
+        return any(
+            argument.type in WRAPPED_FUNCTIONS
+            or (argument.type == "call_expression" and _has_function_argument(argument))
+            for argument in _arguments(call)
+        )
+
     def split_callee(self, node: Node) -> tuple[str, str]:
         if node.type in self.super_names:
             return self._base_constructor(node)
@@ -309,6 +340,8 @@ class JavaScript(Language):
     def returns_from(self, node: Node, scopes: Scopes) -> bool:
         # The function a return statement (or an arrow's body, or a return type) belongs to
         # must be a symbol: a definition, or the value of one (``const f = () => ...``).
+        if node.type == "call_signature":  # ``{ (x: number): Foo }``: a callable type's
+            return False
         current: Node | None = node
         while current is not None and current.type not in FUNCTION_NODES:
             current = current.parent
@@ -444,3 +477,15 @@ def _specifier(node: Node) -> tuple[str, str]:
     alias = node.child_by_field_name("alias")
     text = _string(name) if name is not None else ""
     return text, (_string(alias) if alias is not None else text)
+
+
+def _arguments(call: Node) -> list[Node]:
+    """A call's arguments (none for a tagged template's)."""
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None or arguments.type != "arguments":
+        return []
+    return arguments.named_children
+
+
+def _has_function_argument(call: Node) -> bool:
+    return any(argument.type in WRAPPED_FUNCTIONS for argument in _arguments(call))

@@ -40,19 +40,16 @@
 (class_body (abstract_method_signature name: (_) @name) @definition.function)
 (interface_body (method_signature name: (_) @name) @definition.function)
 
-(class_body
-  (public_field_definition
-    name: (_) @name
-    value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)
+; A class's field holding a function (named by its name field: nested, it cost a fifth of
+; the query's compile time).
+(public_field_definition
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 
 ; ---- receiver types: a constructor, a call's result, or a declared type ---------------------
 
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @assign.var
-  value: (new_expression constructor: (_) @call.function)) @assign
-(public_field_definition
-  name: [(property_identifier) (private_property_identifier)] @assign.var
-  value: (call_expression function: (_) @call.function)) @assign
+  value: [(call_expression) (new_expression)] @assign.call) @assign
 
 ; Declared types of variables, fields, interface properties and parameters (a constructor's
 ; parameter property is a field too: see assign_var).
@@ -95,13 +92,7 @@
   name: (property_identifier) @assign.var
   return_type: (type_annotation) @assign.type) @assign
 
-; Declared return types.
-(function_declaration return_type: (type_annotation) @assign.type) @assign @returns
-(generator_function_declaration return_type: (type_annotation) @assign.type) @assign @returns
-(function_expression return_type: (type_annotation) @assign.type) @assign @returns
-(generator_function return_type: (type_annotation) @assign.type) @assign @returns
-(arrow_function return_type: (type_annotation) @assign.type) @assign @returns
-(method_definition return_type: (type_annotation) @assign.type) @assign @returns
-(method_signature return_type: (type_annotation) @assign.type) @assign @returns
-(abstract_method_signature return_type: (type_annotation) @assign.type) @assign @returns
-(function_signature return_type: (type_annotation) @assign.type) @assign @returns
+; Declared return types: of functions, methods and their signatures (one pattern for every
+; kind of node with a return type compiles in a tenth of the time of one pattern each; an
+; interface's call signature is left out by returns_from).
+(_ return_type: (type_annotation) @assign.type) @assign @returns
