@@ -225,3 +225,28 @@ def test_a_relative_import_of_no_file_is_broken(repo: Repo) -> None:
     assert result.code == 0, result.err
     assert repo.nodes()["src/main.js"]["broken_imports"] == [{"line": 1, "module": "./gone"}]
     assert "src/main.js:1: warning: R102 broken import './gone'" in result.out
+
+
+def test_require_and_import_calls_are_imports_and_never_calls() -> None:
+    """``require("m")`` and ``import("m")`` import; with no module named they do neither; a
+    method named ``require`` is a call like any other."""
+    from kgtool.raw.languages import language_for_path
+
+    source = b"""\
+require("./a");
+const b = require("./b");
+async function load(name) {
+  await import("./c");
+  require(name);
+  import(name);
+  loader.require("./d");
+}
+"""
+    facts = language_for_path("x.js").extract("x.js", source)
+    assert [(i.line, i.module, i.alias) for i in facts.imports] == [
+        (1, "./a", ""),
+        (2, "./b", "b"),
+        (4, "./c", ""),
+    ]
+    assert [(c.line, c.receiver, c.name) for c in facts.calls] == [(7, "loader", "require")]
+    assert not facts.assigns  # b holds the module, not what a function called require returns

@@ -11,7 +11,8 @@ A language is one query file (``<name>.scm``) plus a small module subclassing ``
                          definition only if ``wraps_function`` says that call wraps one
     @scope               a block whose ``@name`` prefixes the symbols inside it without being a
                          symbol itself (Rust ``impl Foo``)
-    @call                a call; ``@call.function`` is the callee expression
+    @call                a call; ``@call.function`` is the callee expression (a call that
+                         ``imports_by_call`` says imports is an import instead)
     @new                 a constructor call; ``@call.function`` is the class expression
     @import              an import statement, handed to ``parse_import``
     @assign              ``var = Callee(...)``; ``@assign.var`` and ``@call.function`` (or
@@ -256,6 +257,10 @@ class Language:
             call = (captures.get("call") or captures["new"])[0]
             function = captures.get("call.function")
             if function:
+                imported = self.imports_by_call(call, function[0])
+                if imported is not None:
+                    facts.imports.extend(imported)
+                    continue
                 receiver, name = callees[function[0].id] = self.split_callee(function[0])
             else:
                 receiver, name = UNBINDABLE, UNBINDABLE
@@ -362,6 +367,10 @@ class Language:
         """Whether a ``@returns`` match states what its enclosing symbol returns (and not,
         say, what a callback inside it returns)."""
         return True
+
+    def imports_by_call(self, call: Node, callee: Node) -> list[ImportFact] | None:
+        """What a call imports when it is an import (``require("m")``), else None: a call."""
+        return None
 
     def callee_of(self, call: Node) -> Node | None:
         """The callee of an ``@assign.call`` node (what a call calls, the class a construction

@@ -132,8 +132,6 @@ class JavaScript(Language):
 
     def parse_import(self, node: Node) -> list[ImportFact]:
         line = node.start_point[0] + 1
-        if node.type == "call_expression":
-            return self._require(node, line)
         source = node.child_by_field_name("source")
         if node.type == "import_statement":
             return self._import(node, line, source)
@@ -231,6 +229,16 @@ class JavaScript(Language):
                             ImportFact(line, module, self.node_text(key), self.node_text(value))
                         )
         return facts or [ImportFact(line, module)]
+
+    def imports_by_call(self, call: Node, callee: Node) -> list[ImportFact] | None:
+        # require("m") and import("m") load modules; with no module named, they load nothing
+        # known, and are no calls either.
+        text = self.node_text(callee)
+        if text not in ("require", "import"):
+            return None
+        if callee.type == "import" or (callee.type == "identifier" and text == "require"):
+            return self._require(call, call.start_point[0] + 1)
+        return []
 
     def callee_of(self, call: Node) -> Node | None:
         if call.type == "await_expression":
