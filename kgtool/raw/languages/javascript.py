@@ -49,6 +49,7 @@ CLASS_NODES = frozenset({"class_declaration", "abstract_class_declaration", "cla
 # ``await x`` (a promise's value: a declared ``Promise<T>`` is read as T, see typescript.py).
 TRANSPARENT = frozenset({"parenthesized_expression", "non_null_expression", "await_expression"})
 PARAMETERS = frozenset({"required_parameter", "optional_parameter"})
+REQUIRE = "require"
 # What a wrapper such as React.memo or forwardRef is handed (see ``wraps_function``).
 WRAPPED_FUNCTIONS = frozenset({"arrow_function", "function_expression"})
 # What makes a constructor's parameter a field as well: ``private x: T``, ``readonly x: T``.
@@ -232,13 +233,15 @@ class JavaScript(Language):
 
     def imports_by_call(self, call: Node, callee: Node) -> list[ImportFact] | None:
         # require("m") and import("m") load modules; with no module named, they load nothing
-        # known, and are no calls either.
-        text = self.node_text(callee)
-        if text not in ("require", "import"):
-            return None
-        if callee.type == "import" or (callee.type == "identifier" and text == "require"):
+        # known, and are no calls either. Asked of every call: the length first, not the text.
+        kind = callee.type
+        if kind == "import" or (
+            kind == "identifier"
+            and callee.end_byte - callee.start_byte == len(REQUIRE)
+            and self.node_text(callee) == REQUIRE
+        ):
             return self._require(call, call.start_point[0] + 1)
-        return []
+        return None
 
     def callee_of(self, call: Node) -> Node | None:
         if call.type == "await_expression":
