@@ -107,6 +107,76 @@ def test_a_damaged_or_missing_cache_shard_costs_a_rebuild_not_a_wrong_graph(repo
     assert repo.fresh_build() == repo.layer1()
 
 
+def test_a_new_name_resolves_again_the_files_that_mention_it_and_reads_no_other(
+    repo: Repo,
+) -> None:
+    """A name added to a file binds the calls of every file that mentions it, found through
+    the cache's index of mentions: the cache shards of the files that do not mention it are
+    never read (here they are damaged past the checksum they start with, which every update
+    checks: reading one would parse every file again)."""
+    from kgtool.raw import cache
+
+    repo.write_files({f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(60)})
+    repo.write("user.py", "from m7 import helper\n\ndef use():\n    helper()\n")
+    repo.commit()
+    update(repo)
+    assert not [e for e in repo.edges("calls") if e["src"] == "user.py::use"]
+    kept = {cache.shard_of("m7.py"), cache.shard_of("user.py")}
+    damaged = [
+        path
+        for path in (repo.root / ".kg" / "cache").glob("raw.cache.*")
+        if int(path.name.rsplit(".", 1)[1]) not in kept
+    ]
+    assert len(damaged) > 30
+    for path in damaged:
+        path.write_bytes(path.read_bytes()[: cache.CHECKSUM_BYTES] + b"\x00garbage")
+    repo.write("m7.py", "def f7():\n    return 7\n\ndef helper():\n    return 0\n")
+    result = update(repo)
+    assert result.parsed == ["m7.py"]
+    assert result.resolved == 2  # m7.py and user.py
+    calls = [(e["dst"], e["tier"]) for e in repo.edges("calls") if e["src"] == "user.py::use"]
+    assert calls == [("m7.py::helper", "EXTRACTED")]
+    assert repo.fresh_build() == repo.layer1()
+
+
+def test_the_index_of_mentions_stays_the_one_a_full_build_writes(repo: Repo) -> None:
+    """Patched by each update (files added, removed, renamed, names mentioned and dropped),
+    the cache's index of who mentions each name is the one gathered from every file."""
+    from kgtool.raw import cache
+    from kgtool.raw.build import cache_key
+
+    def stored_index() -> cache.MentionIndex:
+        found: cache.MentionIndex = {}
+        for part in range(cache.NAME_SHARDS):
+            data, _ = cache._load(Store(repo.root), f"{cache.NAMES_FILE}.{part:03d}")
+            found.update(data["tables"][cache.MENTIONED])
+        return found
+
+    def gathered_index() -> cache.MentionIndex:
+        key = cache_key(load_config(repo.root))
+        heads = cache.load_files(Store(repo.root), key).heads
+        return cache.mention_index({path: head.mentions for path, head in heads.items()})
+
+    repo.write_files(FILES)
+    repo.commit()
+    update(repo)
+    assert stored_index() == gathered_index()
+    steps = [
+        lambda: repo.write("app/extra.py", "from app.util import helper\nhelper()\n"),
+        lambda: repo.write("app/extra.py", "from app.util import helper\nhelper()\nmore()\n"),
+        lambda: repo.write("app/extra.py", "def more():\n    pass\n"),
+        lambda: (repo.root / "app" / "other.py").unlink(),
+        lambda: repo.git("mv", "app/util.py", "app/tools.py"),
+        lambda: repo.write("app/twin.py", "from app.util import helper\nhelper()\n"),
+    ]
+    for step in steps:
+        step()
+        repo.git("add", "-A")
+        result = update(repo)
+        assert len(result.parsed) <= 2  # patched, not built again from nothing
+        assert stored_index() == gathered_index()
+
+
 def test_an_edit_rewrites_only_the_cache_shards_it_touches(repo: Repo) -> None:
     repo.write_files({f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(60)})
     repo.commit()

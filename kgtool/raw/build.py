@@ -19,7 +19,7 @@ import posixpath
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -349,7 +349,12 @@ def _update_raw(
 
     if trusted:
         assert manifest is not None and names_on_disk is not None
-        to_resolve = _affected(old_files, new_files, set(parsed))
+        changed_paths = set(parsed) | (old_files.keys() - new_files.keys())
+        names_on_disk.patch_mentions(
+            {p: old_files.head(p).mentions for p in sorted(changed_paths) if p in old_files},
+            {p: new_files.head(p).mentions for p in sorted(changed_paths) if p in new_files},
+        )
+        to_resolve = _affected(old_files, new_files, set(parsed), names_on_disk.mentioning)
         # A file whose records cannot be cut from its shard as the cache wrote it (a shard
         # rewritten by a merge, a checkout, a hand) is rendered again.
         spans = manifest.spans
@@ -367,7 +372,6 @@ def _update_raw(
             NameLookup(lambda name: on_disk.table(1, name), on_disk.changed),
         )
         tables: NameTables = lookups
-        changed_paths = set(parsed) | (old_files.keys() - new_files.keys())
         patch_name_tables(
             lookups,
             {p: old_files[p].facts if p in old_files else None for p in sorted(changed_paths)},
@@ -397,7 +401,9 @@ def _update_raw(
         hydrate=None if len(to_resolve) == len(new_files) else lambda p: new_files[p].hydrate(),
         names=tables,
         by_language=grouped_by_language,
-        mentions=Projected(new_files, lambda p: new_files.head(p).mentions) if few else None,
+        mentioning=(
+            _mentioning(new_files, names_on_disk) if few and names_on_disk is not None else None
+        ),
     )
     _resolve_and_render(index, new_files, sorted(to_resolve), config)
     for path in to_resolve:
@@ -450,7 +456,16 @@ def _update_raw(
             # form through resolution, they would raise its peak.
             names_on_disk
             if trusted and names_on_disk is not None
-            else cache.NamesData.of(store, key, stored_name_tables(tables)),
+            else cache.NamesData.of(
+                store,
+                key,
+                (
+                    *stored_name_tables(tables),
+                    cache.mention_index(
+                        {path: head.mentions for path, head in new_files.heads.items()}
+                    ),
+                ),
+            ),
             grouped_by_language,
             fingerprint,
             dirty if trusted else None,
@@ -814,8 +829,14 @@ def _names_of(path: str) -> set[str]:
     return {stem, *posixpath.dirname(path).split("/")}
 
 
-def _affected(old: CachedFiles, new: CachedFiles, reparsed: set[str]) -> set[str]:
-    """The files to resolve again: the changed ones, and those whose names the change touched."""
+def _affected(
+    old: CachedFiles,
+    new: CachedFiles,
+    reparsed: set[str],
+    mentioning: Callable[[Iterable[str]], set[int]],
+) -> set[str]:
+    """The files to resolve again: the changed ones, and those whose names the change touched
+    (``mentioning`` gives the ``cache.path_key`` of the files that mention some names)."""
     touched_names: set[str] = set()
     touched_dirs: set[str] = set()
     affected = {p for p in reparsed if p in new}
@@ -827,7 +848,7 @@ def _affected(old: CachedFiles, new: CachedFiles, reparsed: set[str]) -> set[str
         difference = _exports(before) ^ _exports(after)
         if before is None or after is None:
             touched_names |= _names_of(path)
-            touched_dirs.add(posixpath.dirname(path))
+            touched_dirs.add(_folder(path))
         for item in difference:
             touched_names.add(item[0].rsplit(".", 1)[-1])
             touched_names.update(part for part in item[1:] if part)
@@ -835,14 +856,36 @@ def _affected(old: CachedFiles, new: CachedFiles, reparsed: set[str]) -> set[str
             # A module string or package name is mentioned by its pieces (see _mentions).
             for part in item[1:]:
                 touched_names.update(filter(None, MODULE_SEPARATORS.split(part)))
-    if not touched_names and not touched_dirs:
+    keys = mentioning(sorted(touched_names)) if touched_names else set()
+    if not keys and not touched_dirs:
         return affected
-    for path, head in new.heads.items():
+    for path in new.blob_ids:
         if path in affected:
             continue
-        if posixpath.dirname(path) in touched_dirs or not touched_names.isdisjoint(head.mentions):
+        if (keys and cache.path_key(path) in keys) or (
+            touched_dirs and _folder(path) in touched_dirs
+        ):
             affected.add(path)
     return affected
+
+
+def _mentioning(files: CachedFiles, names: cache.NamesData) -> Callable[[str], list[str]]:
+    """The files, sorted, that mention a name, read from the index of mentions: what
+    ``RepoIndex`` asks when a few files are resolved."""
+    by_key: dict[int, list[str]] = {}
+
+    def mentioning(name: str) -> list[str]:
+        keys = names.mentioning([name])
+        if keys and not by_key:
+            for path in files.blob_ids:
+                by_key.setdefault(cache.path_key(path), []).append(path)
+        return sorted(path for key in keys for path in by_key.get(key, ()))
+
+    return mentioning
+
+
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
 
 
 def _render_file(entry: CachedFile, resolution: FileResolution) -> None:

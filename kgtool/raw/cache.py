@@ -12,7 +12,9 @@ kilobytes and a one-file edit decodes, and rewrites, little more than that file'
   decoded, and its head (blob, language, the names it mentions, its edges to other files
   folded for layer 2). A shard is read when a file of it is first asked for: an edit reads
   the shards of the files it touches;
-- ``raw.names.<NNN>``: every symbol of the repository by its bare name (``NameTables``), in
+- ``raw.names.<NNN>``: every symbol of the repository by its bare name (``NameTables``), and
+  the files that mention each name (by ``path_key``, so that an edit that adds or removes a
+  name resolves again the files that mention it without reading every file's head), in
   shards by name, each read when a name of it is first looked up; patched by each update
   from the files it re-parsed rather than gathered from every file's facts.
 
@@ -28,12 +30,14 @@ writes leaves a manifest that vouches for nothing.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import marshal
 import os
 import zlib
+from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, KeysView, Mapping
+from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
@@ -56,8 +60,14 @@ NAME_SHARDS = 256
 T = TypeVar("T")
 
 
+def path_key(path: str) -> int:
+    """A number for a path, stable across runs: what the index of mentions lists a file by
+    (two paths may share one; whoever reads the index takes both)."""
+    return zlib.crc32(path.encode("utf-8", "surrogateescape"))
+
+
 def shard_of(path: str) -> int:
-    return zlib.crc32(path.encode("utf-8", "surrogateescape")) % SHARDS
+    return path_key(path) % SHARDS
 
 
 def _shard_name(shard: int) -> str:
@@ -485,8 +495,25 @@ def _names_shard_name(shard: int) -> str:
     return f"{NAMES_FILE}.{shard:03d}"
 
 
-# A shard of the name tables: (top level, methods), each a kgtool.raw.resolve.StoredNameTable.
-NameShard = tuple[dict[str, str], dict[str, str]]
+# A shard of the name tables: (top level, methods), each a kgtool.raw.resolve.StoredNameTable,
+# and the files that mention a name: name -> the ``path_key`` of each, sorted, as an array of
+# 32-bit numbers (``MentionIndex``), a file's as often as it is listed.
+NameShard = tuple[dict[str, str], dict[str, str], dict[str, bytes]]
+MENTIONED = 2
+MentionIndex = dict[str, bytes]
+
+
+def mention_index(mentions: Mapping[str, Sequence[str]]) -> MentionIndex:
+    """Name -> the files that mention it, from each file's names (``CachedFile.mentions``)."""
+    keys: dict[str, array[int]] = {}
+    for path, names in mentions.items():
+        key = path_key(path)
+        for name in names:
+            found = keys.get(name)
+            if found is None:
+                found = keys[name] = array("I")
+            found.append(key)
+    return {name: array("I", sorted(found)).tobytes() for name, found in keys.items()}
 
 
 class NamesData:
@@ -510,15 +537,15 @@ class NamesData:
     @classmethod
     def of(cls, store: Store, version: str, tables: NameShard) -> NamesData:
         """New tables (a full build's), every shard to be written."""
-        shards: dict[int, NameShard] = {shard: ({}, {}) for shard in range(NAME_SHARDS)}
+        shards: dict[int, NameShard] = {shard: ({}, {}, {}) for shard in range(NAME_SHARDS)}
         for which, table in enumerate(tables):
-            for name, ids in table.items():
-                shards[name_shard_of(name)][which][name] = ids
+            for name, value in table.items():
+                shards[name_shard_of(name)][which][name] = value  # type: ignore[index]
         return cls(store, version, {}, shards)
 
-    def table(self, which: int, name: str) -> dict[str, str]:
-        """Of the top-level table (0) or the methods' (1), the part that holds ``name``;
-        raises ``CacheDamaged``."""
+    def table(self, which: int, name: str) -> dict[str, Any]:
+        """Of the top-level table (0), the methods' (1) or the mentions' (``MENTIONED``), the
+        part that holds ``name``; raises ``CacheDamaged``."""
         shard = name_shard_of(name)
         tables = self._shards.get(shard)
         if tables is None:
@@ -529,7 +556,7 @@ class NamesData:
                 not isinstance(data, dict)
                 or data.get("version") != self._version
                 or not isinstance(found, tuple)
-                or [type(table) for table in found] != [dict, dict]
+                or [type(table) for table in found] != [dict, dict, dict]
             ):
                 raise CacheDamaged(file)
             tables = self._shards[shard] = found
@@ -538,6 +565,39 @@ class NamesData:
     def changed(self, name: str) -> None:
         """The part that holds ``name`` was changed: it is written by ``write``."""
         self._changed.add(name_shard_of(name))
+
+    def mentioning(self, names: Iterable[str]) -> set[int]:
+        """The ``path_key`` of every file that mentions one of ``names``."""
+        keys: set[int] = set()
+        for name in names:
+            found = self.table(MENTIONED, name).get(name)
+            if found is not None:
+                keys.update(array("I", found))
+        return keys
+
+    def patch_mentions(
+        self, before: Mapping[str, Sequence[str]], after: Mapping[str, Sequence[str]]
+    ) -> None:
+        """Take out the mentions of the files of ``before`` and put in those of ``after``: only
+        the names a file mentions or stops mentioning are touched."""
+        for path in sorted(before.keys() | after.keys()):
+            old, new = set(before.get(path, ())), set(after.get(path, ()))
+            key = path_key(path)
+            for name in sorted(old ^ new):
+                table = self.table(MENTIONED, name)
+                keys = array("I", table.get(name, b""))
+                if name in old:
+                    try:
+                        keys.remove(key)  # one of them: another file may have the same key
+                    except ValueError:  # the index never heard of it: not this cache's
+                        raise CacheDamaged(_names_shard_name(name_shard_of(name))) from None
+                else:
+                    keys.insert(bisect.bisect(keys, key), key)
+                if keys:
+                    table[name] = keys.tobytes()
+                else:
+                    table.pop(name, None)
+                self.changed(name)
 
     def write(self) -> None:
         for shard in sorted(self._changed):

@@ -9,7 +9,6 @@ call site, counted on the calling symbol.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -232,14 +231,14 @@ class RepoIndex:
         hydrate: Callable[[str], FileFacts] | None = None,
         names: NameTables | None = None,
         by_language: Mapping[str, list[str]] | None = None,
-        mentions: Mapping[str, Sequence[str]] | None = None,
+        mentioning: Callable[[str], Sequence[str]] | None = None,
     ) -> None:
         """``facts`` may hold a cached file's symbols and imports only: its calls and
         assignments are decoded by ``hydrate`` when a resolution first reads them. It may also
         decode each file when first read: given ``names`` (``name_tables`` of the same facts),
-        ``by_language`` (each language's files, sorted) and ``mentions`` (each file's sorted
-        names, as layer 1's build gathers them), an index reads only the files a resolution
-        asks for."""
+        ``by_language`` (each language's files, sorted) and ``mentioning`` (the files, sorted,
+        that may mention a name: every one that does, as layer 1's build gathers them), an
+        index reads only the files a resolution asks for."""
         self.facts = facts
         self._hydrate = hydrate
         self.symbols = _SymbolsByPath(facts)
@@ -247,7 +246,7 @@ class RepoIndex:
             by_language = files_by_language({path: facts[path].language for path in facts})
         self._by_language = by_language
         self.top_level_by_name, self.methods_by_name = names or name_tables(facts)
-        self._mentions = mentions
+        self._mentioning = mentioning
         self._memo: dict[str, Any] = {}
         self.forget_files()
 
@@ -1017,14 +1016,11 @@ class RepoIndex:
         """Every argument passed to a function called ``name``, and every decorator of that
         name applied, with its file. Only the files that mention the name are read, when the
         index knows what each mentions."""
-        if self._mentions is None:
+        if self._mentioning is None:
             return self.memo("values:arguments", _all_arguments).get(name, [])
         key = f"values:arguments:{name}"
         if key not in self._memo:
-            mentions = self._mentions
-            self._memo[key] = _arguments_in(
-                self, (path for path in sorted(mentions) if _holds(mentions[path], name))
-            ).get(name, [])
+            self._memo[key] = _arguments_in(self, self._mentioning(name)).get(name, [])
         return self._memo[key]
 
     def _is_class(self, node_id: str) -> bool:
@@ -1083,12 +1079,6 @@ def _arguments_in(
                 continue
             table.setdefault(name, []).append((path, assign))
     return table
-
-
-def _holds(names: Sequence[str], name: str) -> bool:
-    """Whether the sorted ``names`` hold ``name``."""
-    at = bisect_left(names, name)
-    return at < len(names) and names[at] == name
 
 
 def _subclasses(index: RepoIndex) -> dict[str, list[str]]:
