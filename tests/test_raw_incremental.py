@@ -130,9 +130,14 @@ def test_a_new_name_resolves_again_the_files_that_mention_it_and_reads_no_other(
     assert len(damaged) > 30
     for path in damaged:
         path.write_bytes(path.read_bytes()[: cache.CHECKSUM_BYTES] + b"\x00garbage")
+    parts = sorted((repo.root / ".kg" / "cache").glob(f"{cache.NAMES_FILE}.*"))
+    before = {part.name: part.stat().st_mtime_ns for part in parts}
     repo.write("m7.py", "def f7():\n    return 7\n\ndef helper():\n    return 0\n")
     result = update(repo)
     assert result.parsed == ["m7.py"]
+    # The one part of the name tables that holds the new name is written again, not those of
+    # every name the file defines (f7's), nor of the names it mentions (none new).
+    assert sum(part.stat().st_mtime_ns != before[part.name] for part in parts) == 1
     assert result.resolved == 2  # m7.py and user.py
     calls = [(e["dst"], e["tier"]) for e in repo.edges("calls") if e["src"] == "user.py::use"]
     assert calls == [("m7.py::helper", "EXTRACTED")]

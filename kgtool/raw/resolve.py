@@ -185,18 +185,22 @@ def patch_name_tables(
     """Take out of ``tables`` what the files of ``before`` added to them and put in what those
     of ``after`` add, in place: a name whose IDs did not change is not touched (nor is the
     part of the cache that holds it written again)."""
-    removed = [item for path, f in before.items() if f for item in _named_symbols(path, f)]
-    added = [item for path, f in after.items() if f for item in _named_symbols(path, f)]
-    if sorted(removed) == sorted(added):
-        return
+    before_items, after_items = (
+        Counter(item for path, f in files.items() if f for item in _named_symbols(path, f))
+        for files in (before, after)
+    )
+    # Only the names whose IDs change: an edit that adds one function reads and writes the
+    # part of the tables that holds that name, not those of every name the file defines.
+    removed, added = before_items - after_items, after_items - before_items
     touched: dict[tuple[int, tuple[str, str]], list[str]] = {}
-    for table, key, _ in removed + added:
+    for table, key, _ in sorted(removed.keys() | added.keys()):
         if (table, key) not in touched:
             touched[(table, key)] = list(tables[table].get(key))
-    for table, key, node_id in removed:
-        touched[(table, key)].remove(node_id)
-    for table, key, node_id in added:
-        touched[(table, key)].append(node_id)
+    for (table, key, node_id), count in removed.items():
+        for _ in range(count):
+            touched[(table, key)].remove(node_id)
+    for (table, key, node_id), count in added.items():
+        touched[(table, key)].extend([node_id] * count)
     for (table, key), ids in touched.items():
         tables[table].set_ids(key, tuple(sorted(ids)))
 
