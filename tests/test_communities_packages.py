@@ -349,3 +349,30 @@ def test_a_second_update_with_detected_packages_reuses_layer_2(
     ctx = Context(repo.root, load_config(repo.root), Store(repo.root))
     _, layer2 = refresh(ctx, write=True, rebaseline=False)
     assert layer2.outputs == {} and not layer2.changed  # answered from the cache
+
+
+def test_detected_packages_are_remembered_while_the_files_read_are_the_same(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """An edit reuses the packages detected last (the workspace file is not parsed again),
+    and an edit of a file the detection read detects them again."""
+    repo = make_repo(
+        {
+            "package.json": package_json("root"),
+            "pnpm-workspace.yaml": "packages:\n  - 'testdata/*'\n",
+            "testdata/tool/package.json": package_json("tool"),
+            "testdata/tool/index.js": "export function tool() {\n  return 1;\n}\n",
+            "app/main.js": "import { tool } from '../testdata/tool/index.js';\ntool();\n",
+        }
+    )
+    update(repo)
+    assert detected(repo) == ["testdata/tool"]  # declared, though in a data-named folder
+    record = json.loads((repo.root / ".kg" / "cache" / "communities.key").read_text())
+    assert record["packages"]["roots"] == ["testdata/tool"]
+    assert set(record["packages"]["read"]) >= {"package.json", "pnpm-workspace.yaml"}
+    repo.write("app/main.js", "import { tool } from '../testdata/tool/index.js';\ntool();\n\n")
+    update(repo)
+    assert detected(repo) == ["testdata/tool"]
+    repo.write("pnpm-workspace.yaml", "packages: []\n")
+    update(repo)
+    assert detected(repo) == []
