@@ -106,7 +106,7 @@ class LabelledMap:
                 except OSError:
                     continue
                 line = doc_line(path, content)
-                if blob_id(content) != blob:  # changed since layer 1 read it: not its line
+                if blob and blob_id(content) != blob:  # changed since layer 1 read it
                     blob = ""
             if blob:
                 kept[blob] = line
