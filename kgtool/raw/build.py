@@ -354,7 +354,8 @@ def _update_raw(
             {p: old_files.head(p).mentions for p in sorted(changed_paths) if p in old_files},
             {p: new_files.head(p).mentions for p in sorted(changed_paths) if p in new_files},
         )
-        to_resolve = _affected(old_files, new_files, set(parsed), names_on_disk.mentioning)
+        mentioning = _mentioning(new_files, names_on_disk)
+        to_resolve = _affected(old_files, new_files, set(parsed), mentioning)
         # A file whose records cannot be cut from its shard as the cache wrote it (a shard
         # rewritten by a merge, a checkout, a hand) is rendered again.
         spans = manifest.spans
@@ -401,9 +402,7 @@ def _update_raw(
         hydrate=None if len(to_resolve) == len(new_files) else lambda p: new_files[p].hydrate(),
         names=tables,
         by_language=grouped_by_language,
-        mentioning=(
-            _mentioning(new_files, names_on_disk) if few and names_on_disk is not None else None
-        ),
+        mentioning=(lambda name: mentioning([name])) if few and trusted else None,
     )
     _resolve_and_render(index, new_files, sorted(to_resolve), config)
     for path in to_resolve:
@@ -833,10 +832,10 @@ def _affected(
     old: CachedFiles,
     new: CachedFiles,
     reparsed: set[str],
-    mentioning: Callable[[Iterable[str]], set[int]],
+    mentioning: Callable[[Iterable[str]], list[str]],
 ) -> set[str]:
     """The files to resolve again: the changed ones, and those whose names the change touched
-    (``mentioning`` gives the ``cache.path_key`` of the files that mention some names)."""
+    (``mentioning`` gives the files that mention some names)."""
     touched_names: set[str] = set()
     touched_dirs: set[str] = set()
     affected = {p for p in reparsed if p in new}
@@ -856,26 +855,23 @@ def _affected(
             # A module string or package name is mentioned by its pieces (see _mentions).
             for part in item[1:]:
                 touched_names.update(filter(None, MODULE_SEPARATORS.split(part)))
-    keys = mentioning(sorted(touched_names)) if touched_names else set()
-    if not keys and not touched_dirs:
-        return affected
-    for path in new.blob_ids:
-        if path in affected:
-            continue
-        if (keys and cache.path_key(path) in keys) or (
-            touched_dirs and _folder(path) in touched_dirs
-        ):
-            affected.add(path)
+    if touched_names:
+        affected.update(mentioning(sorted(touched_names)))
+    if touched_dirs:
+        affected.update(path for path in new.blob_ids if _folder(path) in touched_dirs)
     return affected
 
 
-def _mentioning(files: CachedFiles, names: cache.NamesData) -> Callable[[str], list[str]]:
-    """The files, sorted, that mention a name, read from the index of mentions: what
-    ``RepoIndex`` asks when a few files are resolved."""
+def _mentioning(
+    files: CachedFiles, names: cache.NamesData
+) -> Callable[[Iterable[str]], list[str]]:
+    """The files, sorted, that mention one of some names, from the index of mentions (which
+    names a file by ``cache.path_key``): what an edit's touched names and ``RepoIndex`` ask.
+    Read once ``files`` holds what the update leaves."""
     by_key: dict[int, list[str]] = {}
 
-    def mentioning(name: str) -> list[str]:
-        keys = names.mentioning([name])
+    def mentioning(wanted: Iterable[str]) -> list[str]:
+        keys = names.mentioning(wanted)
         if keys and not by_key:
             for path in files.blob_ids:
                 by_key.setdefault(cache.path_key(path), []).append(path)
