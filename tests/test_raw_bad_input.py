@@ -79,7 +79,7 @@ def test_file_deleted_between_listing_and_reading(repo: Repo) -> None:
     repo.write("a.py", "x = 1\n")
     repo.commit()
     os.unlink(repo.root / "a.py")
-    facts = extract_files(repo.root, ["a.py"], 1_000_000, 1)
+    facts = extract_files(repo.root, ["a.py"], 1_000_000, 1).facts
     assert facts["a.py"].status == "skipped:unreadable"
 
 

@@ -30,14 +30,13 @@ from kgtool.raw import cache, shards
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.cache import CachedFile, CachedFiles, Projected
 from kgtool.raw.graph import DEFAULT_CONFIDENCE, FORMAT_VERSION
-from kgtool.raw.languages.base import CALL_RESULT, RAISED
 from kgtool.raw.model import (
     ARGUMENT,
     CLASS_KINDS,
     CONTAINS,
     DECORATED,
     EXTRACTED,
-    PARAMETER,
+    MODULE_SEPARATORS,
     PARSE_PARTIAL,
     RETURNS,
     SKIP_UNREADABLE,
@@ -66,7 +65,6 @@ WRITE_THREADS = 16
 # Resolution chunks per worker: more spread the work evenly, and bound what a worker holds
 # at once (it forgets each chunk's files when done), at the cost of learning shared files anew.
 CHUNKS_PER_WORKER = 8
-MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
 # The digest of every file's folded edges is a sum of one term per file, modulo this: an
 # update takes the terms of the files it changed out and puts their new ones in.
 EDGES_DIGEST_MODULUS = 1 << 256
@@ -335,17 +333,18 @@ def _update_raw(
         if not tracked.blob or old_blobs.get(path) != tracked.blob
     )
     readable = [p for p in stale_paths if _readable(current[p])]
-    parsed = extract_files(root, readable, config["max_file_bytes"], config["jobs"])
+    parsed, mentions = extract_files(root, readable, config["max_file_bytes"], config["jobs"])
     for path in stale_paths:
         if path not in parsed:
             parsed[path] = FileFacts(path, "", _unreadable_status(current[path]))
+            mentions[path] = ()
 
     new_files = old_files.copy()
     for path in old_files.keys() - current.keys():
         new_files.drop(path)
     for path in sorted(parsed):
         facts = parsed[path]
-        new_files.put(path, CachedFile(current[path].blob, facts, mentions=_mentions(facts)))
+        new_files.put(path, CachedFile(current[path].blob, facts, mentions=mentions[path]))
 
     if trusted:
         assert manifest is not None and names_on_disk is not None
@@ -769,31 +768,6 @@ def _unreadable_status(tracked: TrackedFile) -> str:
     return SKIP_UNREADABLE
 
 
-def _mentions(facts: FileFacts) -> tuple[str, ...]:
-    """Every name a file's resolution depends on."""
-    names: set[str] = set()
-    for imp in facts.imports:
-        names.update(filter(None, MODULE_SEPARATORS.split(imp.module)))
-        names.add(imp.name)
-    for call in facts.calls:
-        names.add(call.name)
-        # ``raise A`` mentions A; ``make()()`` make (``a.make()()``: a and make).
-        names.update(call.name.removesuffix(RAISED).replace(CALL_RESULT, "").split("."))
-        names.update(call.receiver.replace(CALL_RESULT, "").split("."))
-    for base in facts.bases:
-        names.update(base.base.split("."))
-    for assign in facts.assigns:
-        names.update(assign.callee.split("."))
-        if assign.kind == ARGUMENT:
-            # Read when the called function's parameters are: see RepoIndex._arguments.
-            names.add(called_name(assign))
-        elif assign.kind == PARAMETER:
-            # What a parameter holds is what the function's callers pass (``__init__``'s: the
-            # class's callers).
-            names.update(assign.scope.split("."))
-    return tuple(sorted(names))
-
-
 def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
     if facts is None:
         return set()
@@ -852,7 +826,7 @@ def _affected(
             touched_names.add(item[0].rsplit(".", 1)[-1])
             touched_names.update(part for part in item[1:] if part)
             touched_names.update(item[0].split("."))
-            # A module string or package name is mentioned by its pieces (see _mentions).
+            # A module string or package name is mentioned by its pieces (see extract.mentions).
             for part in item[1:]:
                 touched_names.update(filter(None, MODULE_SEPARATORS.split(part)))
     if touched_names:

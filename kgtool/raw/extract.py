@@ -6,11 +6,15 @@ import marshal
 import os
 from pathlib import Path
 from sys import intern
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool import progress
 from kgtool.raw.languages import language_for_path
+from kgtool.raw.languages.base import CALL_RESULT, RAISED
 from kgtool.raw.model import (
+    ARGUMENT,
+    MODULE_SEPARATORS,
+    PARAMETER,
     PARSE_PARTIAL,
     PARSE_TEXT,
     PARTIAL_TOO_DEEP,
@@ -19,13 +23,25 @@ from kgtool.raw.model import (
     SKIP_UNDECODABLE,
     SKIP_UNREADABLE,
     FileFacts,
+    called_name,
     line_count,
 )
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 64
+# Parsing chunks per worker: enough that the last ones are small (see balanced_chunks).
+CHUNKS_PER_WORKER = 16
+# What opening, sniffing and setting up a file's parse costs, as bytes parsed would.
+FILE_COST_BYTES = 1024
 BINARY_SNIFF_BYTES = 8192
 SHARED_FIELDS = ("imports", "calls", "bases", "assigns")
+
+
+class Parsed(NamedTuple):
+    """What parsing files gives, by path: their facts, and the names each mentions."""
+
+    facts: dict[str, FileFacts]
+    mentions: dict[str, tuple[str, ...]]
 
 
 def extract_file(root: Path, path: str, max_bytes: int) -> FileFacts:
@@ -60,12 +76,52 @@ def extract_file(root: Path, path: str, max_bytes: int) -> FileFacts:
         return facts
 
 
+def _cost(path: str, max_bytes: int) -> int:
+    """What a file costs to read and parse, about, in bytes: its size and a fixed part (a
+    file too large to parse, or no file, only the fixed part)."""
+    try:
+        size = os.lstat(path).st_size
+    except OSError:
+        size = 0
+    return FILE_COST_BYTES + (size if size <= max_bytes else 0)
+
+
+def mentions(facts: FileFacts) -> tuple[str, ...]:
+    """Every name a file's resolution depends on, sorted."""
+    names: set[str] = set()
+    for imp in facts.imports:
+        names.update(filter(None, MODULE_SEPARATORS.split(imp.module)))
+        names.add(imp.name)
+    for call in facts.calls:
+        names.add(call.name)
+        # ``raise A`` mentions A; ``make()()`` make (``a.make()()``: a and make).
+        names.update(call.name.removesuffix(RAISED).replace(CALL_RESULT, "").split("."))
+        names.update(call.receiver.replace(CALL_RESULT, "").split("."))
+    for base in facts.bases:
+        names.update(base.base.split("."))
+    for assign in facts.assigns:
+        names.update(assign.callee.split("."))
+        if assign.kind == ARGUMENT:
+            # Read when the called function's parameters are: see RepoIndex._arguments.
+            names.add(called_name(assign))
+        elif assign.kind == PARAMETER:
+            # What a parameter holds is what the function's callers pass (``__init__``'s: the
+            # class's callers).
+            names.update(assign.scope.split("."))
+    return tuple(sorted(names))
+
+
 def _extract_chunk(args: tuple[str, list[str], int]) -> bytes:
-    # Plain tuples through marshal: pickling named tuples cost more than parsing them.
+    # Plain tuples through marshal: pickling named tuples cost more than parsing them. The
+    # names a file mentions are gathered here too, on every core, and interned as its facts'.
     root, paths, max_bytes = args
-    return marshal.dumps(
-        [_shared_strings(extract_file(Path(root), path, max_bytes).to_json()) for path in paths]
-    )
+    records = []
+    for path in paths:
+        facts = extract_file(Path(root), path, max_bytes)
+        record = _shared_strings(facts.to_json())
+        record["mentions"] = tuple(map(intern, mentions(facts)))
+        records.append(record)
+    return marshal.dumps(records)
 
 
 def _shared_strings(facts: dict[str, Any]) -> dict[str, Any]:
@@ -79,27 +135,34 @@ def _shared_strings(facts: dict[str, Any]) -> dict[str, Any]:
     return facts
 
 
-def extract_files(root: Path, paths: list[str], max_bytes: int, jobs: int) -> dict[str, FileFacts]:
-    """Facts per path; the result does not depend on ``jobs`` or on the order of ``paths``."""
+def extract_files(root: Path, paths: list[str], max_bytes: int, jobs: int) -> Parsed:
+    """Facts and mentions per path, in path order; the result does not depend on ``jobs`` or
+    on the order of ``paths``."""
     workers = jobs or os.cpu_count() or 1
     results: dict[str, FileFacts] = {}
+    mentioned: dict[str, tuple[str, ...]] = {}
     with progress.counting("parsing", len(paths)) as counter:
         if workers <= 1 or len(paths) < PARALLEL_THRESHOLD:
-            for path in paths:
+            for path in sorted(paths):
                 results[path] = extract_file(root, path, max_bytes)
+                mentioned[path] = mentions(results[path])
                 counter.advance()
-            return results
-        ordered = sorted(paths)
-        # Interleave so that each chunk gets a fair share of large and small files.
-        chunk_count = workers * 4
-        chunks = [ordered[i::chunk_count] for i in range(chunk_count)]
+            return Parsed(results, mentioned)
         # Imported here: multiprocessing is 13 ms of imports an edit of a few files never uses.
-        from kgtool.raw.pool import worker_pool
+        from concurrent.futures import as_completed
 
+        from kgtool.raw.pool import balanced_chunks, worker_pool
+
+        folder = os.fspath(root)
+        sizes = {path: _cost(os.path.join(folder, path), max_bytes) for path in paths}
+        chunks = balanced_chunks(paths, sizes.__getitem__, workers * CHUNKS_PER_WORKER)
         with worker_pool(workers) as pool:
-            for data in pool.map(_extract_chunk, [(str(root), c, max_bytes) for c in chunks]):
-                records = marshal.loads(data)
+            futures = [pool.submit(_extract_chunk, (str(root), c, max_bytes)) for c in chunks]
+            for future in as_completed(futures):  # decoded as they come, not in order
+                records = marshal.loads(future.result())
                 for record in records:
                     results[record["path"]] = FileFacts.from_json(record)
+                    mentioned[record["path"]] = record["mentions"]
                 counter.advance(len(records))
-    return results
+    ordered = sorted(results)  # not in the order they came
+    return Parsed({p: results[p] for p in ordered}, {p: mentioned[p] for p in ordered})

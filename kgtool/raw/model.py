@@ -6,6 +6,7 @@ hash. Edges that cross files are made later by resolution, from the facts of all
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -204,6 +205,10 @@ class Edge(NamedTuple):
 # One file's edges to other files, folded for layer 2: (target symbol ID, or "" for an
 # AMBIGUOUS edge; edge type; tier; confidence; the candidates' files; how many such edges).
 FileEdge = tuple[str, str, str, float, tuple[str, ...], int]
+
+
+# What a module string or package name is cut at into the names it mentions.
+MODULE_SEPARATORS = re.compile(r"[./:\\@-]+")
 
 
 def called_name(argument: AssignFact) -> str:
