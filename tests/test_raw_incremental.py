@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
 from conftest import Repo
 
 from kgtool.config import load_config
-from kgtool.raw.build import UpdateResult, update_raw
+from kgtool.raw.build import UpdateResult, cache_key, update_raw
+from kgtool.raw.cache import Parts, load_manifest
 from kgtool.store import Store
 
 FILES = {
@@ -20,6 +22,14 @@ FILES = {
 
 def update(repo: Repo) -> UpdateResult:
     return update_raw(repo.root, load_config(repo.root), Store(repo.root))
+
+
+def cache_parts(repo: Repo) -> Parts:
+    """How many cache shards and parts of the name tables the cache has, as its manifest
+    says."""
+    manifest = load_manifest(Store(repo.root), cache_key(load_config(repo.root)))
+    assert manifest is not None
+    return manifest.parts
 
 
 def test_edit_of_one_file_parses_only_that_file(repo: Repo) -> None:
@@ -98,7 +108,7 @@ def test_a_damaged_or_missing_cache_shard_costs_a_rebuild_not_a_wrong_graph(repo
     repo.commit()
     update(repo)
     shards = sorted((repo.root / ".kg" / "cache").glob("raw.cache.*"))
-    assert len(shards) > 4
+    assert len(shards) == cache_parts(repo).shards >= 3
     shards[0].write_bytes(b"\x00garbage")
     shards[1].unlink()
     repo.write("m3.py", "def f3():\n    return 0\n")
@@ -121,13 +131,14 @@ def test_a_new_name_resolves_again_the_files_that_mention_it_and_reads_no_other(
     repo.commit()
     update(repo)
     assert not [e for e in repo.edges("calls") if e["src"] == "user.py::use"]
-    kept = {cache.shard_of("m7.py"), cache.shard_of("user.py")}
+    parts = cache_parts(repo)
+    kept = {parts.shard_of("m7.py"), parts.shard_of("user.py")}
     damaged = [
         path
         for path in (repo.root / ".kg" / "cache").glob("raw.cache.*")
         if int(path.name.rsplit(".", 1)[1]) not in kept
     ]
-    assert len(damaged) > 30
+    assert len(damaged) == parts.shards - len(kept) > 0
     for path in damaged:
         path.write_bytes(path.read_bytes()[: cache.CHECKSUM_BYTES] + b"\x00garbage")
     parts = sorted((repo.root / ".kg" / "cache").glob(f"{cache.NAMES_FILE}.*"))
@@ -148,18 +159,17 @@ def test_the_index_of_mentions_stays_the_one_a_full_build_writes(repo: Repo) -> 
     """Patched by each update (files added, removed, renamed, names mentioned and dropped),
     the cache's index of who mentions each name is the one gathered from every file."""
     from kgtool.raw import cache
-    from kgtool.raw.build import cache_key
 
     def stored_index() -> cache.MentionIndex:
         found: cache.MentionIndex = {}
-        for part in range(cache.NAME_SHARDS):
+        for part in range(cache_parts(repo).names):
             data, _ = cache._load(Store(repo.root), f"{cache.NAMES_FILE}.{part:03d}")
             found.update(data["tables"][cache.MENTIONED])
         return found
 
     def gathered_index() -> cache.MentionIndex:
         key = cache_key(load_config(repo.root))
-        heads = cache.load_files(Store(repo.root), key).heads
+        heads = cache.load_files(Store(repo.root), key, cache_parts(repo)).heads
         return cache.mention_index({path: head.mentions for path, head in heads.items()})
 
     repo.write_files(FILES)
@@ -180,6 +190,44 @@ def test_the_index_of_mentions_stays_the_one_a_full_build_writes(repo: Repo) -> 
         result = update(repo)
         assert len(result.parsed) <= 2  # patched, not built again from nothing
         assert stored_index() == gathered_index()
+
+
+def test_the_cache_has_parts_for_its_size_and_more_once_the_repository_outgrows_them(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small repository's cache is a few files; one that grew past four times what its
+    parts were chosen for is written whole again in more, the old files removed, and the
+    update after that patches it as before."""
+    from kgtool.raw import cache
+
+    monkeypatch.setattr(cache, "FILES_PER_SHARD", 1)
+    monkeypatch.setattr(cache, "FILES_PER_NAME_PART", 1)
+    repo.write_files(FILES)
+    repo.commit()
+    update(repo)
+    cache_dir = repo.root / ".kg" / "cache"
+
+    def cache_files() -> list[str]:
+        return sorted(p.name for p in cache_dir.glob("raw.*") if p.name != cache.MANIFEST_FILE)
+
+    assert cache_parts(repo) == (4, 16)
+    assert len(cache_files()) == 4 + 16
+    repo.write_files({f"more/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(12)})
+    repo.git("add", "-A")
+    assert update(repo).resolved == 12  # the new files alone: the parts fit 16 files
+    assert cache_parts(repo) == (4, 16)
+    repo.write_files({f"more/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(70)})
+    repo.git("add", "-A")
+    result = update(repo)
+    assert result.resolved == result.files == 74  # written whole again
+    assert cache_parts(repo) == (64, 128)
+    assert cache_files() == sorted(
+        [f"raw.cache.{n:02d}" for n in range(64)] + [f"raw.names.{n:03d}" for n in range(128)]
+    )
+    repo.write("app/util.py", "def helper():\n    return 5\n")
+    result = update(repo)
+    assert result.parsed == ["app/util.py"] and result.resolved < result.files
+    assert repo.layer1() == repo.fresh_build()
 
 
 def test_an_edit_rewrites_only_the_cache_shards_it_touches(repo: Repo) -> None:
@@ -230,11 +278,12 @@ def test_a_setting_that_changes_layer_1_output_invalidates_the_cache(repo: Repo)
 def test_a_cache_edited_into_valid_but_wrong_data_is_not_trusted(repo: Repo) -> None:
     import marshal
 
-    from kgtool.raw.cache import CHECKSUM_BYTES, shard_of
+    from kgtool.raw.cache import CHECKSUM_BYTES
 
     repo.write_files(FILES)
     repo.commit()
     update(repo)
+    shard_of = cache_parts(repo).shard_of
     shard = repo.root / ".kg" / "cache" / f"raw.cache.{shard_of('app/util.py'):02d}"
     data = marshal.loads(shard.read_bytes()[CHECKSUM_BYTES:])
     entry = marshal.loads(data["files"]["app/util.py"])
@@ -418,7 +467,7 @@ def test_a_damaged_shard_of_the_name_tables_costs_a_rebuild_not_a_wrong_graph(
     repo.commit()
     update(repo)
     parts = sorted((repo.root / ".kg" / "cache").glob("raw.names.*"))
-    assert len(parts) > 100
+    assert len(parts) == cache_parts(repo).names > 1
     for part in parts:  # damaged past the first bytes, which still match the manifest
         data = bytearray(part.read_bytes())
         data[-1] ^= 0xFF
@@ -436,8 +485,6 @@ def test_a_change_staged_before_the_update_is_seen_through_the_index_fingerprint
     """A run whose index is the one the manifest was read from knows nothing changed
     without reading more; a change made and staged between runs must not pass as none, and
     one to an excluded file costs one slower run, then the manifest knows the new index."""
-    from kgtool.raw.build import cache_key
-    from kgtool.raw.cache import load_manifest
     from kgtool.repo import listing
 
     repo.write_files({**FILES, ".kgtool.yaml": "exclude: ['docs/**']\n"})
@@ -465,7 +512,7 @@ def test_an_edit_reads_only_the_cache_shards_of_the_files_it_touches(repo: Repo)
     """A cache shard damaged past its first bytes (which the manifest's checksum matches) is
     not read by an edit elsewhere; one that an edit reads costs a rebuild, never a wrong
     graph, and the rebuild rewrites no shard of .kg/raw/ but the edited file's."""
-    from kgtool.raw.cache import CHECKSUM_BYTES, shard_of
+    from kgtool.raw.cache import CHECKSUM_BYTES
 
     files = {
         f"{folder}/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(60) for folder in "ab"
@@ -474,6 +521,7 @@ def test_an_edit_reads_only_the_cache_shards_of_the_files_it_touches(repo: Repo)
     repo.commit()
     update(repo)
     cache_dir = repo.root / ".kg" / "cache"
+    shard_of = cache_parts(repo).shard_of
     damaged = shard_of("a/m7.py")
     elsewhere = next(p for p in sorted(files) if shard_of(p) != damaged)
     shard = cache_dir / f"raw.cache.{damaged:02d}"

@@ -97,7 +97,9 @@ class UpdateResult:
     # Where ``file_edges`` comes from: this run's files, or the cache a no-change run trusted.
     _heads: Mapping[str, cache.Head] | None = field(default=None, repr=False)
     _blobs: Mapping[str, str] | None = field(default=None, repr=False)
-    _cached: tuple[Store, dict[str, str], str] | None = field(default=None, repr=False)
+    _cached: tuple[Store, dict[str, str], str, cache.Parts] | None = field(
+        default=None, repr=False
+    )
     # Where ``content`` comes from: this run's layout and the shards it built, or the disk.
     _layout: tuple[Layout, dict[str, bytes], Store] | None = field(default=None, repr=False)
 
@@ -139,8 +141,8 @@ class UpdateResult:
                 return None
         if self._cached is None:
             return None
-        store, blobs, key = self._cached
-        edges = cache.load_file_edges(store, key)
+        store, blobs, key, parts = self._cached
+        edges = cache.load_file_edges(store, key, parts)
         return edges if edges is not None and edges.keys() == blobs.keys() else None
 
     @classmethod
@@ -298,7 +300,7 @@ def _update_raw(
                 ascii_only = listed.staged.isascii()
                 bad_names = [] if ascii_only else _current_files(root, listed, config)[1]
             result = UpdateResult.from_summary(manifest.summary, started)
-            result._cached = (store, manifest.blobs, key)
+            result._cached = (store, manifest.blobs, key, manifest.parts)
             result.digest = raw_graph.content_digest(
                 {name: stamp[0] for name, stamp in manifest.shards.items()}
             )
@@ -323,9 +325,14 @@ def _update_raw(
     names_on_disk = cache.open_names(store, key, manifest) if use_cache else None
     # The manifest, the cache files and the name tables were written together (else a run
     # was killed between them): only then may an update start from what they say.
-    trusted = manifest is not None and cache.describes(manifest, old_files, names_on_disk)
+    # A repository that outgrew the cache's parts has its cache written whole again.
+    trusted = (
+        manifest is not None
+        and cache.describes(manifest, old_files, names_on_disk)
+        and manifest.parts.fit(len(current))
+    )
     if not trusted:  # every file is resolved again: read every cache shard once, now
-        old_files.read_shards(set(range(cache.SHARDS)))
+        old_files.read_all()
     old_blobs = old_files.blob_ids
     stale_paths = sorted(
         path
@@ -427,7 +434,7 @@ def _update_raw(
         if trusted:
             # The cache shards rewritten below are read before any shard of .kg/raw/ is
             # written: a damaged one is then found while nothing has changed on disk.
-            new_files.read_shards({cache.shard_of(p) for p in dirty})
+            new_files.read_shards_of(dirty)
     written, removed, stamps = _write_shards(store, layout, shard_bytes, kept, manifest, write)
     changed = bool(written or removed or legacy)
     content_digest = raw_graph.content_digest(
@@ -443,6 +450,7 @@ def _update_raw(
             store.path(LEGACY_RAW_FILE).unlink()
         # Only the cache shards of entries that changed are rewritten (every file missing
         # from the old cache was parsed, so it is among them).
+        parts = manifest.parts if trusted and manifest else cache.Parts.for_files(len(new_files))
         cache.save(
             store,
             key,
@@ -463,9 +471,11 @@ def _update_raw(
                         {path: head.mentions for path, head in new_files.heads.items()}
                     ),
                 ),
+                parts.names,
             ),
             grouped_by_language,
             fingerprint,
+            parts,
             dirty if trusted else None,
         )
     result = UpdateResult.from_summary(summary, started)

@@ -31,6 +31,7 @@ writes leaves a manifest that vouches for nothing.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import marshal
 import os
@@ -54,20 +55,62 @@ NAMES_FILE = "raw.names"
 CHECKSUM_BYTES = 8
 CACHE_FILE = "raw.cache"
 # An edit reads the cache shards of the files it resolves and of those they import, whole:
-# at 100k files a shard of 64 holds ~1,600 files (~8 MB), where one of 16 held 30 MB.
-SHARDS = 64
-NAME_SHARDS = 256
+# at 100k files a shard of 64 holds ~1,600 files (~8 MB), where one of 16 held 30 MB. A small
+# repository has fewer of each (see ``Parts``).
+MAX_SHARDS = 64
+MAX_NAME_SHARDS = 256
 T = TypeVar("T")
+
+
+class Parts(NamedTuple):
+    """How many cache shards and parts of the name tables a cache has: chosen by the number
+    of files when the cache is written whole, and kept by the manifest for every update that
+    patches it.
+
+    A file costs a create and a rename to write whatever its size, which on some disks is a
+    millisecond: the 64 + 256 files that suit 100k files were a tenth of a 700-file build.
+    """
+
+    shards: int
+    names: int
+
+    @classmethod
+    def for_files(cls, count: int) -> Parts:
+        return cls(
+            _power_of_two(count // FILES_PER_SHARD, 4, MAX_SHARDS),
+            _power_of_two(count // FILES_PER_NAME_PART, 16, MAX_NAME_SHARDS),
+        )
+
+    def fit(self, count: int) -> bool:
+        """Whether these parts still suit ``count`` files: a repository that grew past four
+        times what they were chosen for is written whole again, in more of them."""
+        wanted = Parts.for_files(count)
+        return wanted.shards <= 4 * self.shards and wanted.names <= 4 * self.names
+
+    def shard_of(self, path: str) -> int:
+        return path_key(path) % self.shards
+
+    def name_part_of(self, name: str) -> int:
+        return zlib.crc32(name.encode("utf-8", "surrogateescape")) % self.names
+
+
+LARGEST = Parts(MAX_SHARDS, MAX_NAME_SHARDS)
+# Files per cache shard, and per part of the name tables, that the counts aim at.
+FILES_PER_SHARD = 64
+FILES_PER_NAME_PART = 16
+
+
+def _power_of_two(wanted: int, smallest: int, largest: int) -> int:
+    count = smallest
+    while count < wanted and count < largest:
+        count *= 2
+    return count
 
 
 def path_key(path: str) -> int:
     """A number for a path, stable across runs: what the index of mentions lists a file by
     (two paths may share one; whoever reads the index takes both)."""
     return zlib.crc32(path.encode("utf-8", "surrogateescape"))
-
-
-def shard_of(path: str) -> int:
-    return path_key(path) % SHARDS
 
 
 def _shard_name(shard: int) -> str:
@@ -226,7 +269,10 @@ class CachedFiles(Projected[CachedFile]):
         checksums: dict[str, str] | None = None,
         reader: ShardReader | None = None,
         blobs: dict[str, str] | None = None,
+        parts: Parts | None = None,
     ) -> None:
+        # The cache's layout as read (a lazy reader's is its manifest's).
+        self.parts = parts if parts is not None else LARGEST
         self._heads: dict[str, Head] = heads if heads is not None else {}
         self._encoded: dict[str, bytes] = encoded if encoded is not None else {}
         self._decoded: dict[str, CachedFile] = {}
@@ -237,7 +283,7 @@ class CachedFiles(Projected[CachedFile]):
         self._blobs: dict[str, str] = (
             blobs if blobs is not None else {path: head.blob for path, head in self._heads.items()}
         )
-        self._unread: set[int] = set(range(SHARDS)) if reader is not None else set()
+        self._unread: set[int] = set(range(self.parts.shards)) if reader is not None else set()
         self.heads: Mapping[str, Head] = Projected(self._blobs, self.head)
         # A Mapping of its paths: membership, iteration and size are the blob ids'.
         super().__init__(self._blobs, self._entry)
@@ -247,11 +293,19 @@ class CachedFiles(Projected[CachedFile]):
         if head is None:
             if path not in self._blobs:
                 raise KeyError(path)
-            self.read_shards({shard_of(path)})
+            self.read_shards({self.parts.shard_of(path)})
             head = self._heads.get(path)
             if head is None:  # the manifest names a file its shard lacks
-                raise CacheDamaged(_shard_name(shard_of(path)))
+                raise CacheDamaged(_shard_name(self.parts.shard_of(path)))
         return head
+
+    def read_all(self) -> None:
+        """Read every cache shard now."""
+        self.read_shards(set(self._unread))
+
+    def read_shards_of(self, paths: Iterable[str]) -> None:
+        """Read the cache shards that hold these files now."""
+        self.read_shards({self.parts.shard_of(path) for path in paths})
 
     def read_shards(self, shards: set[int]) -> None:
         """Read these cache shards now (those read already are not read again)."""
@@ -285,6 +339,7 @@ class CachedFiles(Projected[CachedFile]):
     def paths_in_shards(self, shards: set[int]) -> list[str]:
         """The files of these cache shards, sorted: from the shards as read (they must be),
         and the files put since; every file when the cache was read whole."""
+        shard_of = self.parts.shard_of
         if self._reader is None:
             return sorted(path for path in self._blobs if shard_of(path) in shards)
         assert not shards & self._unread
@@ -309,6 +364,7 @@ class CachedFiles(Projected[CachedFile]):
             dict(self.checksums),
             self._reader,
             dict(self._blobs),
+            self.parts,
         )
         other._unread = set(self._unread)
         return other
@@ -358,6 +414,7 @@ class Manifest:
     # ``Listing.fingerprint`` of the index the update that wrote this read ("" when a file
     # differed from it): the same fingerprint, and nothing changed.
     listing: str = ""
+    parts: Parts = LARGEST  # the cache files it goes with
     restamped: bool = False  # a shard matched by digest, its stat taken anew
 
     def matching_shards(self, store: Store) -> tuple[set[str], set[str]]:
@@ -396,6 +453,7 @@ class Manifest:
                 "checksums": self.checksums,
                 "by_language": self.by_language,
                 "listing": self.listing,
+                "parts": tuple(self.parts),
             },
         )
 
@@ -425,6 +483,7 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             data["checksums"],
             data["by_language"],
             data["listing"],
+            Parts(*data["parts"]),
         )
     except (KeyError, TypeError, AttributeError):
         return None
@@ -438,18 +497,26 @@ def open_files(store: Store, version: str, manifest: Manifest | None) -> CachedF
         expected = {
             name: c for name, c in manifest.checksums.items() if not name.startswith(NAMES_FILE)
         }
-        if _headers(store, [_shard_name(shard) for shard in range(SHARDS)]) == expected:
+        shards = [_shard_name(shard) for shard in range(manifest.parts.shards)]
+        if _headers(store, shards) == expected:
             reader = ShardReader(store, version, expected)
-            return CachedFiles(checksums=dict(expected), reader=reader, blobs=dict(manifest.blobs))
-    return load_files(store, version)
+            return CachedFiles(
+                checksums=dict(expected),
+                reader=reader,
+                blobs=dict(manifest.blobs),
+                parts=manifest.parts,
+            )
+    return load_files(store, version, manifest.parts if manifest is not None else None)
 
 
-def load_files(store: Store, version: str) -> CachedFiles:
-    """Every cache shard's files; a missing or foreign shard just contributes none."""
+def load_files(store: Store, version: str, parts: Parts | None = None) -> CachedFiles:
+    """Every cache shard's files (of ``parts``, else every one there is); a missing or
+    foreign shard just contributes none. Read this way, the cache is only a store of facts
+    by blob id: every file is resolved again."""
     heads: dict[str, Head] = {}
     encoded: dict[str, bytes] = {}
     checksums: dict[str, str] = {}
-    for shard in range(SHARDS):
+    for shard in range(parts.shards if parts is not None else MAX_SHARDS):
         name = _shard_name(shard)
         data, checksum = _load(store, name)
         parsed = _parse_shard(data, version)
@@ -458,7 +525,7 @@ def load_files(store: Store, version: str) -> CachedFiles:
         heads.update(parsed[0])
         encoded.update(parsed[1])
         checksums[name] = checksum
-    return CachedFiles(heads, encoded, checksums)
+    return CachedFiles(heads, encoded, checksums, parts=parts)
 
 
 def _parse_shard(data: Any, version: str) -> tuple[dict[str, Head], dict[str, bytes]] | None:
@@ -474,9 +541,12 @@ def _parse_shard(data: Any, version: str) -> tuple[dict[str, Head], dict[str, by
     return (heads, encoded) if heads.keys() == encoded.keys() else None
 
 
-def load_file_edges(store: Store, version: str) -> dict[str, tuple[FileEdge, ...]] | None:
+def load_file_edges(
+    store: Store, version: str, parts: Parts
+) -> dict[str, tuple[FileEdge, ...]] | None:
     """Only every file's ``file_edges``: layer 2 needs nothing else."""
-    return {path: head.file_edges for path, head in load_files(store, version).heads.items()}
+    files = load_files(store, version, parts)
+    return {path: head.file_edges for path, head in files.heads.items()}
 
 
 def describes(manifest: Manifest, files: CachedFiles, names: NamesData | None) -> bool:
@@ -485,10 +555,6 @@ def describes(manifest: Manifest, files: CachedFiles, names: NamesData | None) -
     if names is not None:
         found.update(names.checksums)
     return manifest.checksums == found
-
-
-def name_shard_of(name: str) -> int:
-    return zlib.crc32(name.encode("utf-8", "surrogateescape")) % NAME_SHARDS
 
 
 def _names_shard_name(shard: int) -> str:
@@ -526,27 +592,29 @@ class NamesData:
         store: Store,
         version: str,
         checksums: dict[str, str],
+        count: int,
         shards: dict[int, NameShard] | None = None,
     ) -> None:
         self._store = store
         self._version = version
+        self._part_of = Parts(MAX_SHARDS, count).name_part_of
         self.checksums = checksums  # of each shard's file, as read or written
         self._shards: dict[int, NameShard] = shards if shards is not None else {}
         self._changed: set[int] = set(self._shards)
 
     @classmethod
-    def of(cls, store: Store, version: str, tables: NameShard) -> NamesData:
-        """New tables (a full build's), every shard to be written."""
-        shards: dict[int, NameShard] = {shard: ({}, {}, {}) for shard in range(NAME_SHARDS)}
+    def of(cls, store: Store, version: str, tables: NameShard, count: int) -> NamesData:
+        """New tables (a full build's) in ``count`` parts, every part to be written."""
+        data = cls(store, version, {}, count, {shard: ({}, {}, {}) for shard in range(count)})
         for which, table in enumerate(tables):
             for name, value in table.items():
-                shards[name_shard_of(name)][which][name] = value  # type: ignore[index]
-        return cls(store, version, {}, shards)
+                data._shards[data._part_of(name)][which][name] = value  # type: ignore[index]
+        return data
 
     def table(self, which: int, name: str) -> dict[str, Any]:
         """Of the top-level table (0), the methods' (1) or the mentions' (``MENTIONED``), the
         part that holds ``name``; raises ``CacheDamaged``."""
-        shard = name_shard_of(name)
+        shard = self._part_of(name)
         tables = self._shards.get(shard)
         if tables is None:
             file = _names_shard_name(shard)
@@ -564,7 +632,7 @@ class NamesData:
 
     def changed(self, name: str) -> None:
         """The part that holds ``name`` was changed: it is written by ``write``."""
-        self._changed.add(name_shard_of(name))
+        self._changed.add(self._part_of(name))
 
     def mentioning(self, names: Iterable[str]) -> set[int]:
         """The ``path_key`` of every file that mentions one of ``names``."""
@@ -590,7 +658,7 @@ class NamesData:
                     try:
                         keys.remove(key)  # one of them: another file may have the same key
                     except ValueError:  # the index never heard of it: not this cache's
-                        raise CacheDamaged(_names_shard_name(name_shard_of(name))) from None
+                        raise CacheDamaged(_names_shard_name(self._part_of(name))) from None
                 else:
                     keys.insert(bisect.bisect(keys, key), key)
                 if keys:
@@ -616,7 +684,8 @@ def open_names(store: Store, version: str, manifest: Manifest | None) -> NamesDa
     if manifest is None:
         return None
     expected = {name: c for name, c in manifest.checksums.items() if name.startswith(NAMES_FILE)}
-    return NamesData(store, version, expected) if len(expected) == NAME_SHARDS else None
+    count = manifest.parts.names
+    return NamesData(store, version, expected, count) if len(expected) == count else None
 
 
 def save(
@@ -629,14 +698,24 @@ def save(
     names: NamesData,
     grouped_by_language: dict[str, list[str]],
     listing: str,
+    parts: Parts,
     dirty: set[str] | None = None,
 ) -> None:
-    """Write the cache shards holding a ``dirty`` path (all when None) and the shards of the
-    name tables that changed, then the manifest that names them."""
-    shards = set(range(SHARDS)) if dirty is None else {shard_of(path) for path in dirty}
-    grouped: dict[int, list[str]] = {shard: [] for shard in shards}
-    for path in files.paths_in_shards(shards):
-        grouped[shard_of(path)].append(path)
+    """Write the cache shards holding a ``dirty`` path (all when None, in ``parts``; else the
+    parts are the cache's) and the shards of the name tables that changed, then the manifest
+    that names them."""
+    if dirty is None:
+        shard_of = parts.shard_of
+        grouped: dict[int, list[str]] = {shard: [] for shard in range(parts.shards)}
+        for path in sorted(files.keys()):
+            grouped[shard_of(path)].append(path)
+        files.checksums = {}  # every shard is written anew, and no other is named
+    else:
+        assert parts == files.parts
+        shards = {parts.shard_of(path) for path in dirty}
+        grouped = {shard: [] for shard in shards}
+        for path in files.paths_in_shards(shards):
+            grouped[parts.shard_of(path)].append(path)
     for shard, paths in sorted(grouped.items()):
         name = _shard_name(shard)
         files.checksums[name] = _write(
@@ -658,7 +737,24 @@ def save(
         {**files.checksums, **names.checksums},
         grouped_by_language,
         listing,
+        parts,
     ).save(store)
+    if dirty is None:  # the shards and parts of a cache laid out in more of them before
+        _remove_all_but(store, {*files.checksums, *names.checksums})
+
+
+def _remove_all_but(store: Store, kept: set[str]) -> None:
+    """Remove the cache files of this module's that are not ``kept`` (the manifest names
+    them): left beside a manifest that does not, they would only be read to be refused."""
+    try:
+        found = os.listdir(store.cache_dir)
+    except OSError:
+        return
+    for name in sorted(found):
+        prefix, _, number = name.rpartition(".")
+        if prefix in (CACHE_FILE, NAMES_FILE) and number.isdigit() and name not in kept:
+            with contextlib.suppress(OSError):
+                os.unlink(store.cache_dir / name)
 
 
 def _vouched(store: Store, name: str, checksums: dict[str, str]) -> Any:
