@@ -34,7 +34,6 @@ CHUNKS_PER_WORKER = 16
 # What opening, sniffing and setting up a file's parse costs, as bytes parsed would.
 FILE_COST_BYTES = 1024
 BINARY_SNIFF_BYTES = 8192
-SHARED_FIELDS = ("imports", "calls", "bases", "assigns")
 
 
 class Parsed(NamedTuple):
@@ -128,10 +127,21 @@ def _shared_strings(facts: dict[str, Any]) -> dict[str, Any]:
     """The facts with their names interned: marshal carries that over, so the main process
     holds one "this", "string" or "log" for the whole repository, not one per call (a
     quarter of a full build's memory at 10k files)."""
-    for key in SHARED_FIELDS:
-        facts[key] = [
-            tuple(intern(v) if type(v) is str else v for v in item) for item in facts[key]
-        ]
+    # Field by field as each fact lays them out (a line, then strings; a call's flag last):
+    # a generator testing the type of every value cost half of what parsing to facts did.
+    facts["imports"] = [
+        (line, intern(module), intern(name), intern(alias), reexport)
+        for line, module, name, alias, reexport in facts["imports"]
+    ]
+    facts["calls"] = [
+        (line, intern(caller), intern(name), intern(receiver), is_new)
+        for line, caller, name, receiver, is_new in facts["calls"]
+    ]
+    facts["bases"] = [(line, intern(owner), intern(base)) for line, owner, base in facts["bases"]]
+    facts["assigns"] = [
+        (line, intern(scope), intern(var), intern(callee), intern(kind))
+        for line, scope, var, callee, kind in facts["assigns"]
+    ]
     return facts
 
 
