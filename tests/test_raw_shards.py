@@ -85,6 +85,41 @@ def test_same_bytes_whatever_the_number_of_jobs(make_repo: Callable[..., Repo]) 
     assert len([n for n in built[1] if n.startswith("raw/")]) == 5
 
 
+def test_parse_chunks_hold_every_file_once_heaviest_first_and_about_equal() -> None:
+    """What each worker of the parse pool is handed: every file once, a chunk's files
+    sorted, the largest files in the first chunks, and no chunk much heavier than the
+    share it aims at unless one file alone is."""
+    from kgtool.raw.pool import balanced_chunks
+
+    sizes = {f"f{n:03d}": (n * 7919) % 1000 + 1 for n in range(300)}
+    sizes["huge"] = 50_000
+    chunks = balanced_chunks(sizes, sizes.__getitem__, 32)
+    assert sorted(path for chunk in chunks for path in chunk) == sorted(sizes)
+    assert all(chunk == sorted(chunk) for chunk in chunks)
+    assert chunks[0] == ["huge"]
+    weights = [sum(sizes[path] for path in chunk) for chunk in chunks]
+    share = sum(sizes.values()) // 32
+    assert all(weight < share + 1000 for weight in weights[1:])
+    largest = [max(sizes[path] for path in chunk) for chunk in chunks]
+    assert largest == sorted(largest, reverse=True)  # the large files go out first
+    assert balanced_chunks(reversed(list(sizes)), sizes.__getitem__, 32) == chunks
+
+
+def test_records_spelled_out_by_hand_are_the_bytes_of_canonical_json() -> None:
+    """A full build writes symbol records without the JSON encoder (a record per symbol of
+    the repository): they must be what canonical_json writes, as every reader compares."""
+    from kgtool.raw.build import _symbol_line
+    from kgtool.store import canonical_json
+
+    for record in (
+        {"id": "::Parser.parse", "kind": "method", "span": [3, 40]},
+        {"id": '::na\u00efve"quote\\\u2028', "kind": "function", "span": [1, 1]},
+        {"id": "::f", "kind": "function", "span": [2, 9], "external_calls": 3},
+        {"id": "::g", "kind": "function", "span": [2, 9], "unresolved_calls": {"x": 2}},
+    ):
+        assert _symbol_line(record) == canonical_json(record)
+
+
 def test_an_edit_rewrites_only_its_own_shard(make_repo: Callable[..., Repo]) -> None:
     repo = make_repo(FOLDERS)
     update(repo)

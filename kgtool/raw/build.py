@@ -909,7 +909,7 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     # states: "::Parser.parse".
     for record in records[1:]:
         record["id"] = record["id"][len(facts.path) :]
-    lines = [canonical_json(record) for record in sorted(records[1:], key=lambda r: r["id"])]
+    lines = [_symbol_line(record) for record in sorted(records[1:], key=lambda r: r["id"])]
     lines.insert(0, canonical_json(records[0]))
     # ``contains`` edges follow from the symbol nodes (kgtool.raw.graph.contains_edges): not
     # written, still counted.
@@ -921,6 +921,16 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     entry.externals = frozenset(e.target for e in resolution.edges if e.target.startswith("ext:"))
     entry.file_edges = file_edges(facts.path, resolution.edges)
     entry.broken_imports = broken
+
+
+def _symbol_line(record: dict[str, Any]) -> str:
+    """``canonical_json`` of a symbol's record; one with no counts of calls (most) spelled
+    out, as edges are (see ``edge_line``)."""
+    if len(record) != 3:
+        return canonical_json(record)
+    start, end = record["span"]
+    quote = _quote
+    return f'{{"id":{quote(record["id"])},"kind":{quote(record["kind"])},"span":[{start},{end}]}}'
 
 
 def edge_line(edge: Edge, path: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.raw.languages import language_named
 from kgtool.raw.languages.base import (
@@ -80,9 +80,10 @@ UNKNOWN: ValueTypes = (frozenset(), False)
 TYPING_KINDS = frozenset({ASSIGNED, STATED, ALIAS})
 
 
-@dataclass(frozen=True)
-class Bound:
-    """What a name was bound to: a symbol ID, a module, or something outside the repository."""
+class Bound(NamedTuple):
+    """What a name was bound to: a symbol ID, a module, or something outside the repository.
+    A tuple: one is made for nearly every name looked up, and a frozen dataclass took three
+    times as long to make."""
 
     kind: str  # "symbol" | "module" | "external"
     symbol: str = ""
@@ -261,6 +262,7 @@ class RepoIndex:
         self.symbols.clear()
         self._modules: dict[tuple[str, str, str], ModuleTarget] = {}
         self._bindings: dict[str, dict[str, list[Bound]]] = {}
+        self._wildcards: dict[str, list[Bound]] = {}
         self._bases: dict[str, list[str]] = {}
         self._assigns: dict[str, dict[str, list[AssignFact]]] = {}
         self._assigns_by_scope: dict[str, dict[tuple[str, str], list[AssignFact]]] = {}
@@ -397,12 +399,10 @@ class RepoIndex:
         prefix = scope
         while prefix:
             candidate = f"{prefix}.{name}"
-            owner = symbols.get(prefix)
-            visible = owner is not None and (
-                owner.kind not in CLASS_KINDS or language.implicit_this
-            )
-            if candidate in symbols and visible:
-                return Bound("symbol", symbol=symbol_id(path, candidate))
+            if candidate in symbols:
+                owner = symbols.get(prefix)
+                if owner is not None and (owner.kind not in CLASS_KINDS or language.implicit_this):
+                    return Bound("symbol", symbol=symbol_id(path, candidate))
             prefix = prefix.rpartition(".")[0]
         if name in symbols:
             return Bound("symbol", symbol=symbol_id(path, name))
@@ -424,14 +424,18 @@ class RepoIndex:
         return None
 
     def _dot_imports(self, path: str) -> list[Bound]:
-        facts = self.facts[path]
-        language = language_named(facts.language)
-        bounds = []
-        for imp in facts.imports:
-            if imp.name == "*":
-                target = self.module(language, imp.module, path)
-                if target.files:
-                    bounds.append(Bound("module", module=target))
+        """The modules a file imports whole (``from m import *``, Go's dot imports): asked
+        for every name no scope of the file binds, looked up once."""
+        bounds = self._wildcards.get(path)
+        if bounds is None:
+            facts = self.facts[path]
+            language = language_named(facts.language)
+            bounds = self._wildcards[path] = []
+            for imp in facts.imports:
+                if imp.name == "*":
+                    target = self.module(language, imp.module, path)
+                    if target.files:
+                        bounds.append(Bound("module", module=target))
         return bounds
 
     def package_peers(self, path: str) -> tuple[str, ...]:
