@@ -116,6 +116,14 @@ def test_records_spelled_out_by_hand_are_the_bytes_of_canonical_json() -> None:
         {"id": '::na\u00efve"quote\\\u2028', "kind": "function", "span": [1, 1]},
         {"id": "::f", "kind": "function", "span": [2, 9], "external_calls": 3},
         {"id": "::g", "kind": "function", "span": [2, 9], "unresolved_calls": {"x": 2}},
+        {
+            "external_calls": 1,
+            "id": "::h",
+            "kind": "method",
+            "span": [2, 9],
+            "unresolved_calls": {"?": 1, "b\u00e9": 2, "a": 3, 'q"': 4},
+        },
+        {"id": "::k", "kind": "class", "span": [1, 2], "other": True},
     ):
         assert _symbol_line(record) == canonical_json(record)
 

@@ -923,14 +923,27 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     entry.broken_imports = broken
 
 
+SYMBOL_KEYS = frozenset({"external_calls", "id", "kind", "span", "unresolved_calls"})
+
+
 def _symbol_line(record: dict[str, Any]) -> str:
-    """``canonical_json`` of a symbol's record; one with no counts of calls (most) spelled
-    out, as edges are (see ``edge_line``)."""
-    if len(record) != 3:
+    """``canonical_json`` of a symbol's record, spelled out as edges are (see
+    ``edge_line``): the keys in their sorted order, the counts of calls as whole numbers."""
+    if not record.keys() <= SYMBOL_KEYS:
         return canonical_json(record)
-    start, end = record["span"]
     quote = _quote
-    return f'{{"id":{quote(record["id"])},"kind":{quote(record["kind"])},"span":[{start},{end}]}}'
+    parts = []
+    if "external_calls" in record:
+        parts.append(f'"external_calls":{int(record["external_calls"])}')
+    start, end = record["span"]
+    parts.append(f'"id":{quote(record["id"])}')
+    parts.append(f'"kind":{quote(record["kind"])}')
+    parts.append(f'"span":[{int(start)},{int(end)}]')
+    if "unresolved_calls" in record:
+        names = sorted(record["unresolved_calls"].items())
+        counted = ",".join(f"{quote(name)}:{int(count)}" for name, count in names)
+        parts.append(f'"unresolved_calls":{{{counted}}}')
+    return "{" + ",".join(parts) + "}"
 
 
 def edge_line(edge: Edge, path: str) -> str:
