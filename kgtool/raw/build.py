@@ -471,7 +471,7 @@ def _update_raw(
                         {path: head.mentions for path, head in new_files.heads.items()}
                     ),
                 ),
-                parts.names,
+                parts,
             ),
             grouped_by_language,
             fingerprint,

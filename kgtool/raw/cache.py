@@ -592,20 +592,21 @@ class NamesData:
         store: Store,
         version: str,
         checksums: dict[str, str],
-        count: int,
+        parts: Parts,
         shards: dict[int, NameShard] | None = None,
     ) -> None:
         self._store = store
         self._version = version
-        self._part_of = Parts(MAX_SHARDS, count).name_part_of
+        self._part_of = parts.name_part_of
         self.checksums = checksums  # of each shard's file, as read or written
         self._shards: dict[int, NameShard] = shards if shards is not None else {}
         self._changed: set[int] = set(self._shards)
 
     @classmethod
-    def of(cls, store: Store, version: str, tables: NameShard, count: int) -> NamesData:
-        """New tables (a full build's) in ``count`` parts, every part to be written."""
-        data = cls(store, version, {}, count, {shard: ({}, {}, {}) for shard in range(count)})
+    def of(cls, store: Store, version: str, tables: NameShard, parts: Parts) -> NamesData:
+        """New tables (a full build's) in ``parts.names`` parts, every part to be written."""
+        empty: dict[int, NameShard] = {part: ({}, {}, {}) for part in range(parts.names)}
+        data = cls(store, version, {}, parts, empty)
         for which, table in enumerate(tables):
             for name, value in table.items():
                 data._shards[data._part_of(name)][which][name] = value  # type: ignore[index]
@@ -684,8 +685,8 @@ def open_names(store: Store, version: str, manifest: Manifest | None) -> NamesDa
     if manifest is None:
         return None
     expected = {name: c for name, c in manifest.checksums.items() if name.startswith(NAMES_FILE)}
-    count = manifest.parts.names
-    return NamesData(store, version, expected, count) if len(expected) == count else None
+    parts = manifest.parts
+    return NamesData(store, version, expected, parts) if len(expected) == parts.names else None
 
 
 def save(
