@@ -9,9 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,6 +124,9 @@ def merge_base(root: Path, first: str, second: str) -> str | None:
 @contextlib.contextmanager
 def temporary_worktree(root: Path, revision: str) -> Iterator[Path]:
     """A detached checkout of ``revision`` in a temporary folder, removed afterwards."""
+    import shutil  # here: every hook run imports this module, few use a worktree
+    import tempfile
+
     parent = Path(tempfile.mkdtemp(prefix="kgtool-worktree-"))
     path = parent / "tree"
     git(root, "worktree", "add", "--detach", "--quiet", str(path), revision)
@@ -528,6 +529,9 @@ def index_checkout(root: Path) -> Iterator[Path]:
     sees the folder through GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE; the index is a copy,
     so refreshing its stat data cannot disturb the commit.
     """
+    import shutil
+    import tempfile
+
     gitdir = git(root, "rev-parse", "--absolute-git-dir").strip()
     index = root / git(root, "rev-parse", "--git-path", "index").strip()
     parent = Path(tempfile.mkdtemp(prefix="kgtool-index-"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -192,6 +191,8 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
     ``durable=False`` skips the fsync, for caches: after a crash they may be lost, never torn,
     and a lost cache only costs a rebuild.
     """
+    import tempfile  # here: a run that finds nothing to write never needs it (nor shutil)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(
         dir=path.parent, prefix=f"{TEMP_PREFIX}{path.name}.", suffix=TEMP_SUFFIX

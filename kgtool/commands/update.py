@@ -12,8 +12,7 @@ from kgtool.findings import ERROR, NOTE, WARNING, Finding, json_document, kept
 from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.raw.graph import LEGACY_WHERE
 from kgtool.raw.graph import WHERE as RAW_WHERE
-from kgtool.raw.languages.base import MAX_DEPTH
-from kgtool.raw.model import PARTIAL_GRAMMAR, PARTIAL_TOO_DEEP
+from kgtool.raw.model import MAX_DEPTH, PARTIAL_GRAMMAR, PARTIAL_TOO_DEEP
 from kgtool.store import KG_DIR, ONTOLOGY_FILE
 
 EXIT_STALE = 1

@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING, Any
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
-from kgtool.ontology.facts import DOCSTRING_FILES, doc_line, main_files, strongest_first
-from kgtool.ontology.items import edge_key
 
 if TYPE_CHECKING:
     from kgtool.ontology.view import LabelView
@@ -71,6 +69,9 @@ class LabelledMap:
         # what the offline labeler reads (label_view), and nothing else of a file's content
         # is. Not the files' blob ids: an edit below a main file's doc line, as most are,
         # leaves the map as it was.
+        # Imported here, as in render: a run that finds layer 2 up to date reads only key().
+        from kgtool.ontology.facts import DOCSTRING_FILES, main_files
+
         paths = {
             path
             for community in document["communities"].values()
@@ -88,6 +89,8 @@ class LabelledMap:
         written when ``remember``: a run that writes nothing leaves the cache too): at
         thousands of communities, reading every main file on every edit cost more than the
         rest of layer 2."""
+        from kgtool.ontology.facts import doc_line
+
         cache = self.store.cache_dir / DOC_LINES_FILE
         try:
             remembered = json.loads(cache.read_bytes())
@@ -136,6 +139,7 @@ def _cell(text: str) -> str:
 
 
 def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str, bytes]:
+    from kgtool.ontology.facts import strongest_first
     from kgtool.ontology.view import DRIFTED, UNLABELLED
 
     communities: dict[str, Any] = document["communities"]
@@ -372,6 +376,8 @@ def _folders(members: list[str]) -> str:
 
 
 def _phrase(edge: dict[str, Any], view: LabelView) -> str:
+    from kgtool.ontology.items import edge_key  # loaded with the view already
+
     key = edge_key(edge["src"], edge["dst"])
     phrase = view.phrases.get(key)
     if not phrase:

@@ -24,6 +24,8 @@ PARSE_OK = "ok"
 PARSE_PARTIAL = "partial"  # syntax errors: what tree-sitter recovered is kept
 # Why a file is partial when it is not for syntax errors (``FileFacts.partial``):
 PARTIAL_TOO_DEEP = "too-deep"  # nested past what is read; the shallower part is kept
+# Syntax tree levels read; deeper constructs are left out and the file is marked partial.
+MAX_DEPTH = 10_000
 # Valid source the bundled grammar cannot parse (its errors are the parser's, not the file's).
 PARTIAL_GRAMMAR = "parser-limitation"
 PARSE_TEXT = "text"  # no grammar for it: a file node only

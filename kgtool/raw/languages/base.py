@@ -53,6 +53,7 @@ from kgtool.raw.model import (
     ALIAS,
     ASSIGNED,
     CLASS_KINDS,
+    MAX_DEPTH,
     PARSE_OK,
     PARSE_PARTIAL,
     PARSE_TEXT,
@@ -82,8 +83,6 @@ ELEMENT = "[]"
 # a class raised by its name is constructed, so the site calls it; anything else raised (an
 # instance, a caught exception) calls nothing.
 RAISED = "!"
-# Syntax tree levels read; deeper constructs are left out and the file is marked partial.
-MAX_DEPTH = 10_000
 # A key of ``FileFacts.extra`` per method declared abstract (no body): ``abstract:Base.run``.
 ABSTRACT = "abstract:"
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
