@@ -35,8 +35,17 @@ def _run(
     root: Path, args: list[str], env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """``git args`` in ``root``; a missing git or folder is the user's problem, said in a line."""
+    return _finish(_start(root, args, env))
+
+
+def _start(
+    root: Path, args: list[str], env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """``git args`` started in ``root``, to be read by ``_finish``."""
     try:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False, env=env)
+        return subprocess.Popen(
+            ["git", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
     except FileNotFoundError as exc:
         if not os.path.isdir(root):
             raise KgError(f"{root}: no such directory") from exc
@@ -47,8 +56,23 @@ def _run(
         raise KgError(f"{root}: permission denied ({exc.strerror})") from exc
 
 
+def _finish(process: subprocess.Popen[bytes]) -> subprocess.CompletedProcess[bytes]:
+    with process:
+        try:
+            out, err = process.communicate()
+        except BaseException:
+            process.kill()  # as subprocess.run does: an interrupted run leaves no git behind
+            raise
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
 def git(root: Path, *args: str, check: bool = True) -> str:
-    done = _run(root, list(args))
+    return _output(args, _run(root, list(args)), check)
+
+
+def _output(
+    args: tuple[str, ...] | list[str], done: subprocess.CompletedProcess[bytes], check: bool
+) -> str:
     if check and done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip()
         raise KgError(f"git {' '.join(args)} failed: {message}")
@@ -221,8 +245,16 @@ class Listing(NamedTuple):
 
 
 def listing(root: Path) -> Listing:
-    modified = modified_files(root)
-    return Listing(git(root, "ls-files", "--stage", "-z"), modified)
+    # Both git processes at once: on every hook run each is mostly a wait. ls-files may read
+    # the index while status refreshes its stat data; what it prints (mode, blob, stage,
+    # path) is the same either way.
+    args = ["ls-files", "--stage", "-z"]
+    staged = _start(root, args)
+    try:
+        modified = modified_files(root)
+    finally:
+        done = _finish(staged)
+    return Listing(_output(args, done, check=True), modified)
 
 
 def tracked_files(root: Path, listed: Listing | None = None) -> list[TrackedFile]:
