@@ -20,7 +20,6 @@ not change when one member is removed or one file is added to its folder.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import posixpath
 import subprocess
 import sys
@@ -71,8 +70,7 @@ def variants(item: CommunityItem) -> list[CommunityItem]:
     for path in removable[::step][:STABILITY_VARIANTS]:
         paths = tuple(p for p in item.paths if p != path)
         changed.append(
-            dataclasses.replace(
-                item,
+            item._replace(
                 paths=paths,
                 size=item.size - 1,
                 main_files=tuple(p for p in item.main_files if p != path),
@@ -81,9 +79,7 @@ def variants(item: CommunityItem) -> list[CommunityItem]:
     folder = (found.home or posixpath.dirname(item.paths[0])) if item.paths else ""
     extension = posixpath.splitext(item.paths[0])[1] if item.paths else ".py"
     added = posixpath.join(folder, f"added{extension}")
-    changed.append(
-        dataclasses.replace(item, paths=tuple(sorted((*item.paths, added))), size=item.size + 1)
-    )
+    changed.append(item._replace(paths=tuple(sorted((*item.paths, added))), size=item.size + 1))
     return changed
 
 
@@ -116,7 +112,7 @@ def stability(items: list[CommunityItem]) -> tuple[int, int]:
 
 def timing(items: list[CommunityItem], count: int, runs: int = 5) -> float:
     """Seconds to label ``count`` communities (the best of ``runs``), edges not included."""
-    batch = [dataclasses.replace(items[i % len(items)], id=f"c{i + 1}") for i in range(count)]
+    batch = [items[i % len(items)]._replace(id=f"c{i + 1}") for i in range(count)]
     labeler = OfflineLabeler()
     best = float("inf")
     for _ in range(runs):

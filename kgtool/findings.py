@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 ERROR = "error"  # fails the command (exit 1)
 WARNING = "warning"  # worth fixing; fails nothing
@@ -62,17 +61,23 @@ CODES: dict[str, str] = {
 UNSILENCEABLE_PREFIX = "K"
 
 
-@dataclass(frozen=True)
-class Finding:
+class _FindingFields(NamedTuple):
     path: str  # repository-relative; "" when the finding is about no one file
     line: int  # 1-based; 0 when it is about the file as a whole
     level: str  # ERROR, WARNING or NOTE
     code: str  # a key of CODES
     message: str
 
-    def __post_init__(self) -> None:
-        if self.code not in CODES:
-            raise ValueError(f"unknown finding code {self.code!r}")
+
+class Finding(_FindingFields):
+    # A tuple, not a dataclass, as every record a hook run makes (see FileFacts in
+    # kgtool/raw/model.py); the check of the code stays.
+    __slots__ = ()
+
+    def __new__(cls, path: str, line: int, level: str, code: str, message: str) -> Finding:
+        if code not in CODES:
+            raise ValueError(f"unknown finding code {code!r}")
+        return super().__new__(cls, path, line, level, code, message)
 
     def format(self) -> str:
         where = f"{self.path}:{self.line}: " if self.path and self.line else ""

@@ -11,7 +11,6 @@ import hashlib
 import os
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -287,8 +286,7 @@ def head_commit(root: Path) -> str:
     return git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip()
 
 
-@dataclass(frozen=True)
-class PathChange:
+class PathChange(NamedTuple):
     """A file leaving a path: renamed to ``new_path`` (status "R"), or deleted ("D")."""
 
     commit: str  # full id; "" for a change in the working tree that is not committed yet
@@ -396,8 +394,7 @@ def recorded_parents(root: Path, revision: str = "HEAD") -> list[str]:
     return [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
 
 
-@dataclass(frozen=True)
-class LogFile:
+class LogFile(NamedTuple):
     """One file of a commit's diff against its first parent: status A, M, D, T, R or C."""
 
     status: str
@@ -405,8 +402,7 @@ class LogFile:
     old_path: str = ""  # for R and C: the path before
 
 
-@dataclass(frozen=True)
-class LogCommit:
+class LogCommit(NamedTuple):
     sha: str
     parents: tuple[str, ...]
     author: str

@@ -610,6 +610,7 @@ def test_a_run_that_finds_kg_up_to_date_loads_no_parser_resolver_or_clusterer(
         "kgtool.raw.languages",  # what the languages are matters only to a parse
         "kgtool.ontology.facts",  # the map's inputs are read only when layer 2 changed
         "tempfile",  # nothing is written
+        "dataclasses",  # nor on any run of a hook: see FileFacts
     ]
     script = (
         "import sys\nfrom kgtool.cli import main\n"
@@ -629,3 +630,4 @@ def test_a_run_that_finds_kg_up_to_date_loads_no_parser_resolver_or_clusterer(
     assert "kgtool.raw.resolve" in imported
     # An edit of a few files parses them in this process: no worker pool to start.
     assert "multiprocessing" not in imported and "kgtool.raw.pool" not in imported
+    assert "dataclasses" not in imported

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from kgtool.config import Config, load_config
 from kgtool.repo import find_root
@@ -15,8 +14,7 @@ if TYPE_CHECKING:
     from kgtool.ontology.map import LabelledMap
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     root: Path
     config: Config
     store: Store

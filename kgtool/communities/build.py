@@ -18,7 +18,6 @@ import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -90,16 +89,46 @@ class MapRenderer(Protocol):
         ...
 
 
-@dataclass
 class CommunitiesResult:
+    __slots__ = (
+        "changed",
+        "document",
+        "note",
+        "outputs",
+        "reclustered",
+        "redrawn",
+        "removed",
+        "seconds",
+    )
+
     document: Document
     outputs: dict[str, bytes]  # .kg-relative name -> content, every file layer 2 owns
-    changed: list[str] = field(default_factory=list)  # names that differ from disk
-    removed: list[str] = field(default_factory=list)  # pages of communities that are gone
-    reclustered: bool = False  # Leiden ran (the graph changed, or --rebaseline)
-    seconds: float = 0.0
-    note: str = ""  # what changed in the rules the map is formed under (see ``what_changed``)
-    redrawn: bool = False  # the map was drawn anew (labels read, pages made), not kept
+    changed: list[str]  # names that differ from disk
+    removed: list[str]  # pages of communities that are gone
+    reclustered: bool  # Leiden ran (the graph changed, or --rebaseline)
+    seconds: float
+    note: str  # what changed in the rules the map is formed under (see ``what_changed``)
+    redrawn: bool  # the map was drawn anew (labels read, pages made), not kept
+
+    def __init__(
+        self,
+        document: Document,
+        outputs: dict[str, bytes],
+        changed: list[str] | None = None,
+        removed: list[str] | None = None,
+        reclustered: bool = False,
+        seconds: float = 0.0,
+        note: str = "",
+        redrawn: bool = False,
+    ) -> None:
+        self.document = document
+        self.outputs = outputs
+        self.changed = [] if changed is None else changed
+        self.removed = [] if removed is None else removed
+        self.reclustered = reclustered
+        self.seconds = seconds
+        self.note = note
+        self.redrawn = redrawn
 
     @property
     def stale(self) -> bool:

@@ -30,8 +30,7 @@ import posixpath
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.communities.graph import FileGraph
 from kgtool.communities.packages import is_code
@@ -43,8 +42,7 @@ SPECIFIC_SHARE = 0.8
 MAJORITY = 0.5
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(NamedTuple):
     folder: str
     base: str  # the base symbol's layer-1 ID, "path::Name"
     members: tuple[str, ...]  # sorted: the derived files, and the base's file if under folder

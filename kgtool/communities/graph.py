@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from kgtool.raw.graph import RawGraph
@@ -33,16 +32,54 @@ ADJACENCY_DIGITS = 12
 TypedCounts = Counter[tuple[str, str, str, str]]
 
 
-@dataclass
 class FileGraph:
+    __slots__ = ("ambiguous", "files", "in_degree", "inherits", "typed", "weights")
+
     files: list[str]  # sorted
     weights: dict[tuple[str, str], float]  # undirected, key (a, b) with a < b
-    typed: TypedCounts = field(default_factory=Counter)
+    typed: TypedCounts
     # AMBIGUOUS edges as (src file, edge type, candidate files): counted only if one community
-    ambiguous: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
-    in_degree: Counter[str] = field(default_factory=Counter)  # symbol ID -> edges from other files
+    ambiguous: list[tuple[str, str, tuple[str, ...]]]
+    in_degree: Counter[str]  # symbol ID -> edges from other files
     # (file, symbol ID of a base it inherits from another file): families are read from these
-    inherits: list[tuple[str, str]] = field(default_factory=list)
+    inherits: list[tuple[str, str]]
+
+    def __init__(
+        self,
+        files: list[str],
+        weights: dict[tuple[str, str], float],
+        typed: TypedCounts | None = None,
+        ambiguous: list[tuple[str, str, tuple[str, ...]]] | None = None,
+        in_degree: Counter[str] | None = None,
+        inherits: list[tuple[str, str]] | None = None,
+    ) -> None:
+        self.files = files
+        self.weights = weights
+        self.typed = Counter() if typed is None else typed
+        self.ambiguous = [] if ambiguous is None else ambiguous
+        self.in_degree = Counter() if in_degree is None else in_degree
+        self.inherits = [] if inherits is None else inherits
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FileGraph):
+            return NotImplemented
+        return (
+            self.files,
+            self.weights,
+            self.typed,
+            self.ambiguous,
+            self.in_degree,
+            self.inherits,
+        ) == (
+            other.files,
+            other.weights,
+            other.typed,
+            other.ambiguous,
+            other.in_degree,
+            other.inherits,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     def neighbours(self) -> dict[str, dict[str, float]]:
         result: dict[str, dict[str, float]] = defaultdict(dict)

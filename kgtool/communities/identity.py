@@ -18,16 +18,43 @@ for a community, "A3" for an area), and each level keeps its own counter.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 
 
-@dataclass
 class Identity:
+    __slots__ = ("ids", "merged_into", "next_id", "retired", "split_from")
+
     ids: dict[str, list[str]]  # community ID -> sorted members
     next_id: int
-    split_from: dict[str, str] = field(default_factory=dict)  # new ID -> the ID it came from
-    merged_into: dict[str, str] = field(default_factory=dict)  # retired ID -> the survivor
-    retired: list[str] = field(default_factory=list)  # retired this run, with or without heir
+    split_from: dict[str, str]  # new ID -> the ID it came from
+    merged_into: dict[str, str]  # retired ID -> the survivor
+    retired: list[str]  # retired this run, with or without heir
+
+    def __init__(
+        self,
+        ids: dict[str, list[str]],
+        next_id: int,
+        split_from: dict[str, str] | None = None,
+        merged_into: dict[str, str] | None = None,
+        retired: list[str] | None = None,
+    ) -> None:
+        self.ids = ids
+        self.next_id = next_id
+        self.split_from = {} if split_from is None else split_from
+        self.merged_into = {} if merged_into is None else merged_into
+        self.retired = [] if retired is None else retired
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Identity):
+            return NotImplemented
+        return (self.ids, self.next_id, self.split_from, self.merged_into, self.retired) == (
+            other.ids,
+            other.next_id,
+            other.split_from,
+            other.merged_into,
+            other.retired,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 COMMUNITY_PREFIX = "c"

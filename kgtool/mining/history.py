@@ -19,7 +19,7 @@ rename as a deletion and an addition is mended from the branch's own commits
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.errors import KgError
@@ -158,7 +158,7 @@ def _pair_renames(commit: LogCommit, pairs: set[tuple[str, str]]) -> LogCommit:
         for f in commit.files
         if not (f.status == "D" and f.path in gone)
     ]
-    return replace(commit, files=tuple(files))
+    return commit._replace(files=tuple(files))
 
 
 def final_names(commits: list[LogCommit]) -> list[dict[str, str]]:

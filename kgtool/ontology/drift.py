@@ -19,8 +19,7 @@ and CI compute the same verdicts from the same committed files.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.communities.identity import id_number
 from kgtool.findings import WARNING, Finding
@@ -49,8 +48,7 @@ RETIRED = "retired"
 Document = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Drift:
+class Drift(NamedTuple):
     measure: str  # "members", "edges out", "edges in", "counts", "type", "split", "merged", …
     value: float
     threshold: float
@@ -64,13 +62,28 @@ class Drift:
         return f"{self.measure} {self.value:.{digits}f} > {self.threshold:.2f} ({self.detail})"
 
 
-@dataclass
 class CommunityState:
+    __slots__ = ("community", "drifts", "inherited_from", "label", "status")
+
     community: str
     status: str
-    label: CommunityLabel | None = None  # its own label, or the inherited one
-    inherited_from: str = ""
-    drifts: list[Drift] = field(default_factory=list)
+    label: CommunityLabel | None  # its own label, or the inherited one
+    inherited_from: str
+    drifts: list[Drift]
+
+    def __init__(
+        self,
+        community: str,
+        status: str,
+        label: CommunityLabel | None = None,
+        inherited_from: str = "",
+        drifts: list[Drift] | None = None,
+    ) -> None:
+        self.community = community
+        self.status = status
+        self.label = label
+        self.inherited_from = inherited_from
+        self.drifts = [] if drifts is None else drifts
 
     @property
     def key(self) -> str:
@@ -88,14 +101,31 @@ class CommunityState:
         return self.status == DRIFTED and self.label is not None and self.label.by != "human"
 
 
-@dataclass
 class EdgeState:
+    __slots__ = ("drifts", "dst", "key", "label", "src", "status")
+
     key: str
     src: str
     dst: str
     status: str
-    label: EdgeLabel | None = None
-    drifts: list[Drift] = field(default_factory=list)
+    label: EdgeLabel | None
+    drifts: list[Drift]
+
+    def __init__(
+        self,
+        key: str,
+        src: str,
+        dst: str,
+        status: str,
+        label: EdgeLabel | None = None,
+        drifts: list[Drift] | None = None,
+    ) -> None:
+        self.key = key
+        self.src = src
+        self.dst = dst
+        self.status = status
+        self.label = label
+        self.drifts = [] if drifts is None else drifts
 
     @property
     def text(self) -> str:
@@ -108,8 +138,7 @@ class EdgeState:
         return self.status == DRIFTED and self.label is not None and self.label.by != "human"
 
 
-@dataclass
-class DriftReport:
+class DriftReport(NamedTuple):
     communities: dict[str, CommunityState]  # every community on today's map, plus retired ones
     edges: dict[str, EdgeState]  # every phrased edge, and every edge that has a label
 

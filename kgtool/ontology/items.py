@@ -8,8 +8,7 @@ counts and the names of neighbouring communities. It never sees whole source fil
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from kgtool.errors import KgError
 
@@ -17,8 +16,7 @@ from kgtool.errors import KgError
 TypedCounts = dict[str, dict[str, int]]
 
 
-@dataclass(frozen=True)
-class CommunityItem:
+class CommunityItem(NamedTuple):
     """One community to name, as a labeler sees it."""
 
     id: str  # "c7"
@@ -33,8 +31,7 @@ class CommunityItem:
     previous_name: str = ""  # the drifted label being replaced, if any: continuity helps
 
 
-@dataclass(frozen=True)
-class EdgeItem:
+class EdgeItem(NamedTuple):
     """One inter-community edge to phrase: "<src name> <phrase> <dst name>"."""
 
     src: str
@@ -45,19 +42,40 @@ class EdgeItem:
     previous_phrase: str = ""
 
 
-@dataclass(frozen=True)
-class CommunityText:
+class CommunityText(NamedTuple):
     name: str  # 2-5 words, unique on the map
     summary: str  # one sentence
 
 
-@dataclass
 class LabelBatch:
     """A labeler's answer; items it could not label are simply absent."""
 
-    communities: dict[str, CommunityText] = field(default_factory=dict)
-    edges: dict[tuple[str, str], str] = field(default_factory=dict)  # (src, dst) -> phrase
-    problems: list[str] = field(default_factory=list)  # one line each, for the user
+    __slots__ = ("communities", "edges", "problems")
+
+    communities: dict[str, CommunityText]
+    edges: dict[tuple[str, str], str]  # (src, dst) -> phrase
+    problems: list[str]  # one line each, for the user
+
+    def __init__(
+        self,
+        communities: dict[str, CommunityText] | None = None,
+        edges: dict[tuple[str, str], str] | None = None,
+        problems: list[str] | None = None,
+    ) -> None:
+        self.communities = {} if communities is None else communities
+        self.edges = {} if edges is None else edges
+        self.problems = [] if problems is None else problems
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LabelBatch):
+            return NotImplemented
+        return (self.communities, self.edges, self.problems) == (
+            other.communities,
+            other.edges,
+            other.problems,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class Labeler(Protocol):

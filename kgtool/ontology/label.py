@@ -8,7 +8,7 @@ carries the evidence it was written from, taken from today's layer 2.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +117,7 @@ def _replaceable(state: CommunityState | EdgeState, relabel: bool) -> bool:
 def rename_edges(edges: list[EdgeItem], names: dict[str, str]) -> list[EdgeItem]:
     """The edge items with their ends' names as they are after this run's naming."""
     return [
-        replace(e, src_name=names.get(e.src, e.src_name), dst_name=names.get(e.dst, e.dst_name))
+        e._replace(src_name=names.get(e.src, e.src_name), dst_name=names.get(e.dst, e.dst_name))
         for e in edges
     ]
 
@@ -175,7 +175,7 @@ def accept(ontology: Ontology, key: str, at: str, document: Document, config: Co
             raise KgError(
                 f"{key} holds no edges now, so there is nothing to confirm its phrase against"
             )
-        result.edges[key] = replace(edge, at=at, evidence=edge_evidence(types), line=0)
+        result.edges[key] = edge._replace(at=at, evidence=edge_evidence(types), line=0)
         return retire_gone(result, document, written=set())
     if key not in document["communities"]:
         raise KgError(f"{key} is not a community on today's map (see .kg/MAP.md)")
@@ -185,9 +185,9 @@ def accept(ontology: Ontology, key: str, at: str, document: Document, config: Co
         inherited = ontology.communities.get(parent) if parent else None
         if inherited is None or inherited.retired:
             raise KgError(f"{key} has no label to accept: name it with `kgtool label --set`")
-        label = replace(inherited, community=key)  # a split child confirms its parent's name
+        label = inherited._replace(community=key)  # a split child confirms its parent's name
     evidence = _community_evidence(document, key, config)
-    result.communities[key] = replace(label, at=at, evidence=evidence, retired=False, line=0)
+    result.communities[key] = label._replace(at=at, evidence=evidence, retired=False, line=0)
     return retire_gone(result, document, written={key})
 
 
@@ -244,9 +244,9 @@ def retire_gone(ontology: Ontology, document: Document, written: set[str]) -> On
         survivor = ontology.communities.get(heir) if heir in communities else None
         if survivor is not None and not survivor.retired and heir not in written:
             continue
-        ontology.communities[cid] = replace(label, retired=True, merged_into=heir, line=0)
+        ontology.communities[cid] = label._replace(retired=True, merged_into=heir, line=0)
     edges = {edge_key(e["src"], e["dst"]) for e in document.get("edges", [])}
     for key, edge in list(ontology.edges.items()):
         if not edge.retired and key not in edges:
-            ontology.edges[key] = replace(edge, retired=True, line=0)
+            ontology.edges[key] = edge._replace(retired=True, line=0)
     return ontology

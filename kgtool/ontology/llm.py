@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kgtool.communities.identity import id_number
@@ -302,8 +302,7 @@ class ClaudeLabeler:
             self._ask(request, run)
         renamed = {cid: text.name for cid, text in run.batch.communities.items()}
         fresh = [
-            replace(
-                item,
+            item._replace(
                 src_name=renamed.get(item.src, item.src_name),
                 dst_name=renamed.get(item.dst, item.dst_name),
             )

@@ -16,9 +16,8 @@ import contextlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
@@ -39,8 +38,7 @@ AREA_PATHS = 40  # member paths the offline labeler reads to name an area
 MAP_FAMILY_COMMUNITIES = 5  # communities shown per family in the map; pages name them all
 
 
-@dataclass(frozen=True)
-class LabelledMap:
+class LabelledMap(NamedTuple):
     """The map of a repository, as ``kgtool update`` hands it to layer 2 to draw."""
 
     root: Path

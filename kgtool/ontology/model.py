@@ -9,8 +9,7 @@ relabel then diffs line by line), counts as one-line mappings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -38,21 +37,51 @@ HEADER = """\
 """
 
 
-@dataclass(frozen=True)
 class Evidence:
     """What a label was written from. ``members`` is exact; for large communities it is empty
     and ``sketch`` holds the bottom-k MinHash values of the members instead."""
 
-    members: tuple[str, ...] = ()
-    size: int = 0
-    sketch: tuple[int, ...] = ()
-    edges_out: TypedCounts = field(default_factory=dict)
-    edges_in: TypedCounts = field(default_factory=dict)
-    types: TypedCounts = field(default_factory=dict)  # an edge label's own typed counts
+    __slots__ = ("edges_in", "edges_out", "members", "size", "sketch", "types")
+
+    members: tuple[str, ...]
+    size: int
+    sketch: tuple[int, ...]
+    edges_out: TypedCounts
+    edges_in: TypedCounts
+    types: TypedCounts  # an edge label's own typed counts
+
+    def __init__(
+        self,
+        members: tuple[str, ...] = (),
+        size: int = 0,
+        sketch: tuple[int, ...] = (),
+        edges_out: TypedCounts | None = None,
+        edges_in: TypedCounts | None = None,
+        types: TypedCounts | None = None,
+    ) -> None:
+        self.members = members
+        self.size = size
+        self.sketch = sketch
+        self.edges_out = {} if edges_out is None else edges_out
+        self.edges_in = {} if edges_in is None else edges_in
+        self.types = {} if types is None else types
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Evidence):
+            return NotImplemented
+        return (
+            self.members,
+            self.size,
+            self.sketch,
+            self.edges_out,
+            self.edges_in,
+            self.types,
+        ) == (other.members, other.size, other.sketch, other.edges_out, other.edges_in, other.types)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True)
-class CommunityLabel:
+class CommunityLabel(NamedTuple):
     community: str  # community ID, e.g. "c7"
     name: str
     summary: str = ""
@@ -64,8 +93,7 @@ class CommunityLabel:
     line: int = 0  # where the entry starts in ontology.yaml (0: not read from the file)
 
 
-@dataclass(frozen=True)
-class EdgeLabel:
+class EdgeLabel(NamedTuple):
     src: str
     dst: str
     phrase: str
@@ -80,10 +108,19 @@ class EdgeLabel:
         return edge_key(self.src, self.dst)
 
 
-@dataclass
 class Ontology:
-    communities: dict[str, CommunityLabel] = field(default_factory=dict)
-    edges: dict[str, EdgeLabel] = field(default_factory=dict)  # "c7->c6" -> label
+    __slots__ = ("communities", "edges")
+
+    communities: dict[str, CommunityLabel]
+    edges: dict[str, EdgeLabel]  # "c7->c6" -> label
+
+    def __init__(
+        self,
+        communities: dict[str, CommunityLabel] | None = None,
+        edges: dict[str, EdgeLabel] | None = None,
+    ) -> None:
+        self.communities = {} if communities is None else communities
+        self.edges = {} if edges is None else edges
 
 
 # -- reading -------------------------------------------------------------------------------

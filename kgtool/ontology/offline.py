@@ -20,7 +20,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kgtool.communities.identity import id_number
 from kgtool.file_kinds import DATA_FOLDERS, TEST_FOLDERS, in_data_folder, is_test
@@ -325,17 +325,22 @@ def setup_facet(path: str) -> str:
 # --- one community ---------------------------------------------------------------------------
 
 
-@dataclass
 class Term:
     """One candidate item of a name: a file stem, a subfolder or a recurring word."""
 
+    __slots__ = ("display", "key", "score")
+
     key: str
     display: str
-    score: float = 0.0
+    score: float
+
+    def __init__(self, key: str, display: str, score: float = 0.0) -> None:
+        self.key = key
+        self.display = display
+        self.score = score
 
 
-@dataclass
-class Profile:
+class Profile(NamedTuple):
     """What the labeler makes of one community before writing anything."""
 
     item: CommunityItem

@@ -8,7 +8,6 @@ a label exists, marked the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +28,42 @@ Document = dict[str, Any]
 UNLABELLED = "unlabelled"  # the mark on an offline name the map made up for itself
 
 
-@dataclass
 class LabelView:
+    __slots__ = (
+        "drift_reasons",
+        "marks",
+        "names",
+        "phrase_marks",
+        "phrases",
+        "report",
+        "summaries",
+    )
+
     report: DriftReport
-    names: dict[str, str] = field(default_factory=dict)  # community ID -> name to show
-    marks: dict[str, str] = field(default_factory=dict)  # community ID -> "" or why not fact
-    summaries: dict[str, str] = field(default_factory=dict)
-    phrases: dict[str, str] = field(default_factory=dict)  # "c7->c6" -> phrase
-    phrase_marks: dict[str, str] = field(default_factory=dict)
-    drift_reasons: dict[str, str] = field(default_factory=dict)  # community ID -> drifts
+    names: dict[str, str]  # community ID -> name to show
+    marks: dict[str, str]  # community ID -> "" or why not fact
+    summaries: dict[str, str]
+    phrases: dict[str, str]  # "c7->c6" -> phrase
+    phrase_marks: dict[str, str]
+    drift_reasons: dict[str, str]  # community ID -> drifts
+
+    def __init__(
+        self,
+        report: DriftReport,
+        names: dict[str, str] | None = None,
+        marks: dict[str, str] | None = None,
+        summaries: dict[str, str] | None = None,
+        phrases: dict[str, str] | None = None,
+        phrase_marks: dict[str, str] | None = None,
+        drift_reasons: dict[str, str] | None = None,
+    ) -> None:
+        self.report = report
+        self.names = {} if names is None else names
+        self.marks = {} if marks is None else marks
+        self.summaries = {} if summaries is None else summaries
+        self.phrases = {} if phrases is None else phrases
+        self.phrase_marks = {} if phrase_marks is None else phrase_marks
+        self.drift_reasons = {} if drift_reasons is None else drift_reasons
 
     def title(self, cid: str) -> str:
         return self.names.get(cid, cid)

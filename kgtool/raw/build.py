@@ -20,7 +20,6 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -70,8 +69,31 @@ CHUNKS_PER_WORKER = 8
 EDGES_DIGEST_MODULUS = 1 << 256
 
 
-@dataclass
 class UpdateResult:
+    __slots__ = (
+        "_blobs",
+        "_cached",
+        "_edges_digest",
+        "_heads",
+        "_layout",
+        "bad_names",
+        "broken_imports",
+        "changed",
+        "digest",
+        "edges",
+        "files",
+        "migrated",
+        "parsed",
+        "partial",
+        "removed",
+        "resolved",
+        "seconds",
+        "skipped",
+        "symbols",
+        "unresolved_calls",
+        "written",
+    )
+
     changed: bool  # a shard differs (or would differ) from what is on disk
     parsed: list[str]
     resolved: int
@@ -85,23 +107,67 @@ class UpdateResult:
     broken_imports: list[tuple[str, int, str]]
     seconds: float
     # ``kgtool.raw.graph.content_digest`` of the shards as written (or as they would be).
-    digest: str = ""
+    digest: str
     # Tracked files left out because their names are not UTF-8, as printable text.
-    bad_names: list[str] = field(default_factory=list)
+    bad_names: list[str]
     # Shards under .kg/raw/ written (or that would be) and removed (or that would be).
-    written: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    migrated: bool = False  # a .kg/raw.jsonl of an older kgtool was (or would be) replaced
+    written: list[str]
+    removed: list[str]
+    migrated: bool  # a .kg/raw.jsonl of an older kgtool was (or would be) replaced
     # ``file_edges_digest()``, as the summary keeps it.
-    _edges_digest: bytes = field(default=b"", repr=False)
+    _edges_digest: bytes
     # Where ``file_edges`` comes from: this run's files, or the cache a no-change run trusted.
-    _heads: Mapping[str, cache.Head] | None = field(default=None, repr=False)
-    _blobs: Mapping[str, str] | None = field(default=None, repr=False)
-    _cached: tuple[Store, dict[str, str], str, cache.Parts] | None = field(
-        default=None, repr=False
-    )
+    _heads: Mapping[str, cache.Head] | None
+    _blobs: Mapping[str, str] | None
+    _cached: tuple[Store, dict[str, str], str, cache.Parts] | None
     # Where ``content`` comes from: this run's layout and the shards it built, or the disk.
-    _layout: tuple[Layout, dict[str, bytes], Store] | None = field(default=None, repr=False)
+    _layout: tuple[Layout, dict[str, bytes], Store] | None
+
+    def __init__(
+        self,
+        changed: bool,
+        parsed: list[str],
+        resolved: int,
+        files: int,
+        symbols: int,
+        edges: Counter[tuple[str, str]],
+        skipped: list[tuple[str, str]],
+        partial: list[tuple[str, list[int], str]],
+        unresolved_calls: int,
+        broken_imports: list[tuple[str, int, str]],
+        seconds: float,
+        digest: str = "",
+        bad_names: list[str] | None = None,
+        written: list[str] | None = None,
+        removed: list[str] | None = None,
+        migrated: bool = False,
+        _edges_digest: bytes = b"",
+        _heads: Mapping[str, cache.Head] | None = None,
+        _blobs: Mapping[str, str] | None = None,
+        _cached: tuple[Store, dict[str, str], str, cache.Parts] | None = None,
+        _layout: tuple[Layout, dict[str, bytes], Store] | None = None,
+    ) -> None:
+        self.changed = changed
+        self.parsed = parsed
+        self.resolved = resolved
+        self.files = files
+        self.symbols = symbols
+        self.edges = edges
+        self.skipped = skipped
+        self.partial = partial
+        self.unresolved_calls = unresolved_calls
+        self.broken_imports = broken_imports
+        self.seconds = seconds
+        self.digest = digest
+        self.bad_names = [] if bad_names is None else bad_names
+        self.written = [] if written is None else written
+        self.removed = [] if removed is None else removed
+        self.migrated = migrated
+        self._edges_digest = _edges_digest
+        self._heads = _heads
+        self._blobs = _blobs
+        self._cached = _cached
+        self._layout = _layout
 
     @property
     def content(self) -> bytes:
@@ -491,13 +557,24 @@ def _update_raw(
     return result
 
 
-@dataclass
 class Layout:
     """Layer 1 as shards: each shard's files, and where each file's records stand in its."""
 
+    __slots__ = ("members", "spans", "unchanged")
+
     members: dict[str, list[str]]  # shard -> its files, sorted
     spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end)
-    unchanged: set[str] = field(default_factory=set)  # shards of the same files as before
+    unchanged: set[str]  # shards of the same files as before
+
+    def __init__(
+        self,
+        members: dict[str, list[str]],
+        spans: dict[str, tuple[str, int, int]],
+        unchanged: set[str] | None = None,
+    ) -> None:
+        self.members = members
+        self.spans = spans
+        self.unchanged = set() if unchanged is None else unchanged
 
     def content(self, shard_bytes: dict[str, bytes], store: Store) -> bytes:
         """Every shard joined as a reader of .kg/raw/ reads them; a shard not in

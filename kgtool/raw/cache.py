@@ -39,7 +39,6 @@ import zlib
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 from kgtool.raw import graph as raw_graph
@@ -117,22 +116,58 @@ def _shard_name(shard: int) -> str:
     return f"{CACHE_FILE}.{shard:02d}"
 
 
-@dataclass
 class CachedFile:
+    __slots__ = (
+        "blob",
+        "body",
+        "broken_imports",
+        "edge_counts",
+        "externals",
+        "facts",
+        "file_edges",
+        "lines",
+        "mentions",
+        "unresolved_calls",
+    )
+
     blob: str
     facts: FileFacts
-    lines: bytes = b""  # its records in its shard, once rendered (or cut from the old shard)
-    edge_counts: Counter[tuple[str, str]] = field(default_factory=Counter)  # (type, tier)
-    unresolved_calls: int = 0
-    externals: frozenset[str] = frozenset()  # external package IDs its edges point to
+    lines: bytes  # its records in its shard, once rendered (or cut from the old shard)
+    edge_counts: Counter[tuple[str, str]]  # (type, tier)
+    unresolved_calls: int
+    externals: frozenset[str]  # external package IDs its edges point to
     # Every name its resolution depends on, sorted: a tuple is a tenth of a set's memory,
     # and what reads them asks ``isdisjoint`` or bisects.
-    mentions: tuple[str, ...] = ()
-    file_edges: tuple[FileEdge, ...] = ()  # its edges to other files, as layer 2 reads them
-    broken_imports: tuple[tuple[int, str], ...] = ()  # (line, module) of imports that broke
+    mentions: tuple[str, ...]
+    file_edges: tuple[FileEdge, ...]  # its edges to other files, as layer 2 reads them
+    broken_imports: tuple[tuple[int, str], ...]  # (line, module) of imports that broke
     # Calls and assignments as stored, until ``hydrate``: only the files being resolved need
     # them, and decoding every file's would cost more than the rest of an update.
-    body: bytes | None = None  # marshal of (calls, assigns): decoded only by ``hydrate``
+    body: bytes | None  # marshal of (calls, assigns): decoded only by ``hydrate``
+
+    def __init__(
+        self,
+        blob: str,
+        facts: FileFacts,
+        lines: bytes = b"",
+        edge_counts: Counter[tuple[str, str]] | None = None,
+        unresolved_calls: int = 0,
+        externals: frozenset[str] = frozenset(),
+        mentions: tuple[str, ...] = (),
+        file_edges: tuple[FileEdge, ...] = (),
+        broken_imports: tuple[tuple[int, str], ...] = (),
+        body: bytes | None = None,
+    ) -> None:
+        self.blob = blob
+        self.facts = facts
+        self.lines = lines
+        self.edge_counts = Counter() if edge_counts is None else edge_counts
+        self.unresolved_calls = unresolved_calls
+        self.externals = externals
+        self.mentions = mentions
+        self.file_edges = file_edges
+        self.broken_imports = broken_imports
+        self.body = body
 
     def hydrate(self) -> FileFacts:
         if self.body is not None:
@@ -400,8 +435,20 @@ class CachedFiles(Projected[CachedFile]):
 ShardStamp = tuple[str, int, int, int]
 
 
-@dataclass
 class Manifest:
+    __slots__ = (
+        "blobs",
+        "by_language",
+        "checksums",
+        "listing",
+        "parts",
+        "restamped",
+        "shards",
+        "spans",
+        "summary",
+        "version",
+    )
+
     version: str
     shards: dict[str, ShardStamp]  # name under .kg/raw/ -> what the cache wrote there
     blobs: dict[str, str]
@@ -413,9 +460,33 @@ class Manifest:
     by_language: dict[str, list[str]]
     # ``Listing.fingerprint`` of the index the update that wrote this read ("" when a file
     # differed from it): the same fingerprint, and nothing changed.
-    listing: str = ""
-    parts: Parts = LARGEST  # the cache files it goes with
-    restamped: bool = False  # a shard matched by digest, its stat taken anew
+    listing: str
+    parts: Parts  # the cache files it goes with
+    restamped: bool  # a shard matched by digest, its stat taken anew
+
+    def __init__(
+        self,
+        version: str,
+        shards: dict[str, ShardStamp],
+        blobs: dict[str, str],
+        summary: dict[str, Any],
+        spans: dict[str, tuple[str, int, int]],
+        checksums: dict[str, str],
+        by_language: dict[str, list[str]],
+        listing: str = "",
+        parts: Parts = LARGEST,
+        restamped: bool = False,
+    ) -> None:
+        self.version = version
+        self.shards = shards
+        self.blobs = blobs
+        self.summary = summary
+        self.spans = spans
+        self.checksums = checksums
+        self.by_language = by_language
+        self.listing = listing
+        self.parts = parts
+        self.restamped = restamped
 
     def matching_shards(self, store: Store) -> tuple[set[str], set[str]]:
         """(shards on disk that are the ones this manifest describes, shards on disk it does

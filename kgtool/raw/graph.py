@@ -29,8 +29,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.errors import KgError
 from kgtool.raw.model import AMBIGUOUS, CONTAINS, EXTRACTED
@@ -57,12 +56,21 @@ EMPTY_META = f'{{"format":{FORMAT_VERSION},"rec":"meta"}}\n'.encode()
 CONFLICT_MARKER = b"<<<<<<<"
 
 
-@dataclass
 class RawGraph:
     """Layer 1 as written: node records by ID, and every edge record in file order."""
 
-    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    edges: list[dict[str, Any]] = field(default_factory=list)
+    __slots__ = ("edges", "nodes")
+
+    nodes: dict[str, dict[str, Any]]
+    edges: list[dict[str, Any]]
+
+    def __init__(
+        self,
+        nodes: dict[str, dict[str, Any]] | None = None,
+        edges: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.nodes = {} if nodes is None else nodes
+        self.edges = [] if edges is None else edges
 
     @property
     def files(self) -> list[str]:
@@ -76,8 +84,7 @@ class RawGraph:
         return node_id.split("::", 1)[0]
 
 
-@dataclass
-class Layer1Files:
+class Layer1Files(NamedTuple):
     """Layer 1 as found on disk."""
 
     where: str  # how to name it in a message: ".kg/raw/", or ".kg/raw.jsonl" before migration

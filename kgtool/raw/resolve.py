@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from kgtool.raw.languages import language_named
@@ -91,14 +90,27 @@ class Bound(NamedTuple):
     external: str = ""
 
 
-@dataclass
 class FileResolution:
     """The edges whose source lies in one file, and what its call sites could not bind."""
 
-    edges: list[Edge] = field(default_factory=list)
-    unresolved: dict[str, Counter[str]] = field(default_factory=dict)  # caller id -> names
-    external_calls: Counter[str] = field(default_factory=Counter)  # caller id -> count
-    broken_imports: list[tuple[int, str]] = field(default_factory=list)  # (line, module)
+    __slots__ = ("broken_imports", "edges", "external_calls", "unresolved")
+
+    edges: list[Edge]
+    unresolved: dict[str, Counter[str]]  # caller id -> names
+    external_calls: Counter[str]  # caller id -> count
+    broken_imports: list[tuple[int, str]]  # (line, module)
+
+    def __init__(
+        self,
+        edges: list[Edge] | None = None,
+        unresolved: dict[str, Counter[str]] | None = None,
+        external_calls: Counter[str] | None = None,
+        broken_imports: list[tuple[int, str]] | None = None,
+    ) -> None:
+        self.edges = [] if edges is None else edges
+        self.unresolved = {} if unresolved is None else unresolved
+        self.external_calls = Counter() if external_calls is None else external_calls
+        self.broken_imports = [] if broken_imports is None else broken_imports
 
 
 # Every top-level symbol and every method of the repository by (ecosystem, bare name): the

@@ -45,9 +45,8 @@ import functools
 import posixpath
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from kgtool.raw.model import (
     ALIAS,
@@ -88,8 +87,7 @@ ABSTRACT = "abstract:"
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
 
 
-@dataclass(frozen=True)
-class ModuleTarget:
+class ModuleTarget(NamedTuple):
     """Where an import points: files of this repository, or a package outside it."""
 
     files: tuple[str, ...] = ()
