@@ -10,7 +10,9 @@ tree-sitter parse of the same files in one process, without kgtool's queries or 
     python bench/raw_speed.py repo /path/to/checkout
 
 Besides an edit of one file, it adds an exported function to the file the most files import
-(by layer 1's imports edges) and times that update too.
+(by layer 1's imports edges) and times that update too. The full build is run once; the
+no-change run, the edit and the export edit ``--repeat`` times each (default 5), and their
+median is reported.
 """
 
 from __future__ import annotations
@@ -302,26 +304,40 @@ def in_own_process(function, *args):
         return pool.submit(function, *args).result()
 
 
-def measure(root: Path, language: str) -> dict:
+def median_run(runs: list[Run]) -> Run:
+    """The run of median wall time: on a noisy machine one run of a 0.2 s command can be off
+    by half."""
+    return sorted(runs, key=lambda run: run.seconds)[len(runs) // 2]
+
+
+def edits(root: Path, edit, repeat: int) -> Run:
+    """The median of ``repeat`` updates after ``edit`` each (it toggles: an edit, then the
+    edit taken back, and so on), the files left as they were."""
+    runs = []
+    for _ in range(repeat):
+        edit(root)
+        runs.append(run_update(root))
+    if repeat % 2:
+        edit(root)
+        run_update(root)
+    return median_run(runs)
+
+
+def measure(root: Path, language: str, repeat: int = 5) -> dict:
     shutil.rmtree(root / ".kg", ignore_errors=True)
     size = sum((root / p).stat().st_size for p in tracked_paths(root) if (root / p).is_file())
     bare = in_own_process(bare_parse_seconds, root, language)
     full = run_update(root)
-    nothing = run_update(root)
-    edit_one_file(root)
-    edited = run_update(root)
-    edit_one_file(root)  # and back
-    run_update(root)
+    run_update(root)  # the first run after a build may restamp the cache's manifest
+    nothing = median_run([run_update(root) for _ in range(repeat)])
+    edited = edits(root, edit_one_file, repeat)
     # An exported name added to the file most files import: the names it adds can bind only
     # the call sites that mention them.
     export_edit: dict = {}
     most_imported = in_own_process(most_imported_file, root)
     if most_imported is not None:
         imported, importers = most_imported
-        toggle_export(root, imported)
-        exported = run_update(root)
-        toggle_export(root, imported)
-        run_update(root)
+        exported = edits(root, lambda r: toggle_export(r, imported), repeat)
         export_edit = {
             "export_edit": {"file": imported, "importers": importers},
             "export_edit_s": round(exported.seconds, 3),
@@ -367,21 +383,22 @@ def main(argv: list[str]) -> int:
     scale.add_argument("--kb", type=float, default=3.0)
     repo = sub.add_parser("repo")
     repo.add_argument("path", type=Path)
+    for mode in (synthetic, scale, repo):
+        mode.add_argument("--repeat", type=int, default=5, help="runs of each update but the build")
     args = parser.parse_args(argv)
     if args.mode == "repo":
         with tempfile.TemporaryDirectory() as temp:
             copy = Path(temp) / "repo"
             subprocess.run(["git", "clone", "-q", str(args.path), str(copy)], check=True)
-            print(json.dumps({"repo": str(args.path), **measure(copy, "")}, indent=2))
+            print(json.dumps({"repo": str(args.path), **measure(copy, "", args.repeat)}, indent=2))
         return 0
     sizes = [args.files] if args.mode == "synthetic" else args.sizes
     for count in sizes:
         with tempfile.TemporaryDirectory() as temp:
             root = Path(temp) / "repo"
             generate(root, args.language, count, args.kb)
-            print(
-                json.dumps({"language": args.language, **measure(root, args.language)}), flush=True
-            )
+            result = measure(root, args.language, args.repeat)
+            print(json.dumps({"language": args.language, **result}), flush=True)
     return 0
 
 
