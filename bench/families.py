@@ -30,6 +30,7 @@ from change_locality import measure
 from communities_stability import replay
 
 from kgtool.communities import build
+from kgtool.communities import cluster as clustering
 from kgtool.communities.cluster import package_of
 from kgtool.communities.families import find_families
 from kgtool.communities.graph import build_file_graph
@@ -168,17 +169,18 @@ def carving_cluster(graph: Any, settings: dict[str, Any], *args: Any) -> list[li
     return sorted((sorted(g) for g in [*rest, *units] if g), key=lambda g: g[0])
 
 
-ORIGINAL_CLUSTER = build.cluster
+# Layer 2 imports cluster from its module when it runs: replaced there, it is what runs.
+ORIGINAL_CLUSTER = clustering.cluster
 FAMILY_MIN_SIZE = 4
 
 
 def replay_carved(repo: Path, commits: int) -> dict[str, Any]:
     """The stability replay of ``bench/communities_stability.py`` with families carved."""
-    build.cluster = carving_cluster
+    clustering.cluster = carving_cluster
     try:
         return replay(repo, commits)
     finally:
-        build.cluster = ORIGINAL_CLUSTER
+        clustering.cluster = ORIGINAL_CLUSTER
 
 
 def main() -> int:
