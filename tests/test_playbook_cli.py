@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from conftest import Repo
@@ -214,3 +216,23 @@ def test_new_refuses_a_range_with_no_commits(app: Repo) -> None:
     unknown = app.kg("playbooks", "new", "x", "--from", "nope..HEAD", "--dry-run")
     assert unknown.code == 2 and "is not a revision range" in unknown.err
     assert not (app.root / "playbooks").exists()
+
+
+def test_the_hook_and_check_read_playbooks_without_loading_dataclasses(app: Repo) -> None:
+    # A sixth of a hook run went into importing dataclasses (inspect, ast, dis, tokenize)
+    # and making each class: every record on this path is a tuple or a plain class.
+    add_playbook(app, "change-the-store", ["app/store.py::Store.save"])
+    app.commit("playbook")
+    assert app.kg("update").code == 0
+    app.commit("map")  # the hook then finds nothing to rewrite
+    script = (
+        "import sys, io, contextlib\nfrom kgtool.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['-C', {str(app.root)!r}] + sys.argv[1:])\n"
+        "print(code, [m for m in ('dataclasses', 'inspect') if m in sys.modules])\n"
+    )
+    for command in (["hooks", "run"], ["check"]):
+        done = subprocess.run(
+            [sys.executable, "-c", script, *command], capture_output=True, text=True, check=True
+        )
+        assert done.stdout.splitlines()[-1] == "0 []", (command, done.stdout, done.stderr)

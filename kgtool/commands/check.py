@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
@@ -29,17 +28,32 @@ from kgtool.store import KG_DIR
 NO_COMMUNITIES = "L304"
 
 
-@dataclass
 class CheckOutcome:
+    __slots__ = ("communities", "findings", "name", "playbooks", "seconds")
+
     name: str
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Finding]
     # The playbook check's whole report, kept so that `kgtool ci` can tell which playbooks a
     # change touches without resolving every pointer a second time.
-    playbooks: CheckReport | None = None
+    playbooks: CheckReport | None
     # Layer 2 as `kgtool update` would write it now (the communities check computes it), kept
     # so that `kgtool ci` draws a stale map's changelog without clustering a second time.
-    communities: dict | None = None
-    seconds: float = 0.0  # how long the check took (-v)
+    communities: dict | None
+    seconds: float  # how long the check took (-v)
+
+    def __init__(
+        self,
+        name: str,
+        findings: list[Finding] | None = None,
+        playbooks: CheckReport | None = None,
+        communities: dict | None = None,
+        seconds: float = 0.0,
+    ) -> None:
+        self.name = name
+        self.findings = [] if findings is None else findings
+        self.playbooks = playbooks
+        self.communities = communities
+        self.seconds = seconds
 
     @property
     def ok(self) -> bool:

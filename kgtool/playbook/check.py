@@ -8,8 +8,8 @@ Retired playbooks are still read, but their pointers only warn: nobody should fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from kgtool.config import Config
 from kgtool.errors import KgError
@@ -38,26 +38,37 @@ STALE_CONCEPT = "P422"
 TODO_LEFT = "P431"
 
 
-@dataclass(frozen=True)
-class PointerResult:
+class PointerResult(NamedTuple):
     scalar: Scalar
     resolution: Resolution
     suggestion: Suggestion | None = None
 
 
-@dataclass(frozen=True)
-class ConceptResult:
+class ConceptResult(NamedTuple):
     scalar: Scalar
     community: str  # "" when unresolved
     stale: str = ""  # why its label is stale
 
 
-@dataclass
 class PlaybookReport:
+    __slots__ = ("concepts", "playbook", "pointers", "problems")
+
     playbook: Playbook
-    pointers: list[PointerResult] = field(default_factory=list)
-    concepts: list[ConceptResult] = field(default_factory=list)
-    problems: list[Finding] = field(default_factory=list)
+    pointers: list[PointerResult]
+    concepts: list[ConceptResult]
+    problems: list[Finding]
+
+    def __init__(
+        self,
+        playbook: Playbook,
+        pointers: list[PointerResult] | None = None,
+        concepts: list[ConceptResult] | None = None,
+        problems: list[Finding] | None = None,
+    ) -> None:
+        self.playbook = playbook
+        self.pointers = [] if pointers is None else pointers
+        self.concepts = [] if concepts is None else concepts
+        self.problems = [] if problems is None else problems
 
     @property
     def errors(self) -> list[Finding]:
@@ -80,10 +91,15 @@ class PlaybookReport:
         )
 
 
-@dataclass
 class CheckReport:
+    __slots__ = ("notes", "playbooks")
+
     playbooks: list[PlaybookReport]
-    notes: list[Finding] = field(default_factory=list)  # run-wide warnings, said once
+    notes: list[Finding]  # run-wide warnings, said once
+
+    def __init__(self, playbooks: list[PlaybookReport], notes: list[Finding] | None = None) -> None:
+        self.playbooks = playbooks
+        self.notes = [] if notes is None else notes
 
     @property
     def ok(self) -> bool:

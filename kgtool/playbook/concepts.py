@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from kgtool.config import load_config
 from kgtool.errors import KgError
@@ -20,15 +19,34 @@ COMMUNITIES_FILE = "communities.json"
 NOT_CHECKED = "P442"
 
 
-@dataclass
 class ConceptIndex:
+    __slots__ = ("available", "by_name", "files", "ids", "names", "notes", "stale")
+
     available: bool  # layer 2 or layer 3 exists, so concepts can be checked at all
-    by_name: dict[str, str] = field(default_factory=dict)  # casefolded name -> community ID
-    names: dict[str, str] = field(default_factory=dict)  # community ID -> layer-3 name
-    ids: set[str] = field(default_factory=set)
-    files: dict[str, str] = field(default_factory=dict)  # path -> community ID (layer 2)
-    stale: dict[str, str] = field(default_factory=dict)  # community ID -> why it is stale
-    notes: list[Finding] = field(default_factory=list)
+    by_name: dict[str, str]  # casefolded name -> community ID
+    names: dict[str, str]  # community ID -> layer-3 name
+    ids: set[str]
+    files: dict[str, str]  # path -> community ID (layer 2)
+    stale: dict[str, str]  # community ID -> why it is stale
+    notes: list[Finding]
+
+    def __init__(
+        self,
+        available: bool,
+        by_name: dict[str, str] | None = None,
+        names: dict[str, str] | None = None,
+        ids: set[str] | None = None,
+        files: dict[str, str] | None = None,
+        stale: dict[str, str] | None = None,
+        notes: list[Finding] | None = None,
+    ) -> None:
+        self.available = available
+        self.by_name = {} if by_name is None else by_name
+        self.names = {} if names is None else names
+        self.ids = set() if ids is None else ids
+        self.files = {} if files is None else files
+        self.stale = {} if stale is None else stale
+        self.notes = [] if notes is None else notes
 
     def resolve(self, concept: str) -> str:
         """The community ID a concept names, or "" when it names none."""

@@ -10,7 +10,6 @@ symbols of layer 1 plus those read so far, and says so when layer 1 is missing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.config import Config
@@ -22,8 +21,19 @@ from kgtool.store import KG_DIR, Store
 NO_RAW_GRAPH = "P441"
 
 
-@dataclass
 class Layer1:
+    __slots__ = (
+        "_parsed",
+        "files",
+        "max_file_bytes",
+        "notes",
+        "raw_hashes",
+        "raw_present",
+        "raw_symbols",
+        "root",
+        "tracked_elsewhere",
+    )
+
     files: dict[str, str]  # path -> git blob id, for every file the graph maps
     tracked_elsewhere: dict[str, str]  # tracked path not in the graph -> why
     raw_symbols: dict[str, dict[str, str]]  # path -> qualname -> kind, from layer 1
@@ -31,8 +41,30 @@ class Layer1:
     raw_present: bool
     root: Path
     max_file_bytes: int
-    notes: list[Finding] = field(default_factory=list)  # said once per run, as warnings
-    _parsed: dict[str, dict[str, str]] = field(default_factory=dict)
+    notes: list[Finding]  # said once per run, as warnings
+    _parsed: dict[str, dict[str, str]]
+
+    def __init__(
+        self,
+        files: dict[str, str],
+        tracked_elsewhere: dict[str, str],
+        raw_symbols: dict[str, dict[str, str]],
+        raw_hashes: dict[str, str],
+        raw_present: bool,
+        root: Path,
+        max_file_bytes: int,
+        notes: list[Finding] | None = None,
+        _parsed: dict[str, dict[str, str]] | None = None,
+    ) -> None:
+        self.files = files
+        self.tracked_elsewhere = tracked_elsewhere
+        self.raw_symbols = raw_symbols
+        self.raw_hashes = raw_hashes
+        self.raw_present = raw_present
+        self.root = root
+        self.max_file_bytes = max_file_bytes
+        self.notes = [] if notes is None else notes
+        self._parsed = {} if _parsed is None else _parsed
 
     @property
     def stale_files(self) -> list[str]:

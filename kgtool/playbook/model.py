@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.findings import ERROR, WARNING, Finding
 
@@ -21,8 +20,7 @@ STATUSES = (ACTIVE, PROPOSED, RETIRED)
 PROPOSED_DIR = "proposed"  # under the playbooks folder: where the miner writes proposals
 
 
-@dataclass(frozen=True)
-class Scalar:
+class Scalar(NamedTuple):
     """One string value of the front matter and where its source text sits in the file.
 
     ``start``/``end`` are character offsets into the decoded file, covering the value as
@@ -36,21 +34,66 @@ class Scalar:
     style: str = ""  # "" plain, "'" or '"' quoted, "|" or ">" block
 
 
-@dataclass
 class Playbook:
+    __slots__ = (
+        "concepts",
+        "evidence",
+        "field_lines",
+        "intent",
+        "key_files",
+        "path",
+        "pitfalls",
+        "problems",
+        "rollback",
+        "slug",
+        "status",
+        "title",
+        "validation",
+    )
+
     path: str  # repository-relative, e.g. "playbooks/add-a-language.md"
     slug: str
-    status: str = ACTIVE
-    title: str = ""
-    intent: str = ""
-    concepts: list[Scalar] = field(default_factory=list)
-    key_files: list[Scalar] = field(default_factory=list)
-    validation: list[str] = field(default_factory=list)
-    pitfalls: list[str] = field(default_factory=list)
-    rollback: list[str] = field(default_factory=list)
-    evidence: Any = None
-    field_lines: dict[str, int] = field(default_factory=dict)  # field name -> line of its key
-    problems: list[Finding] = field(default_factory=list)  # from reading the file
+    status: str
+    title: str
+    intent: str
+    concepts: list[Scalar]
+    key_files: list[Scalar]
+    validation: list[str]
+    pitfalls: list[str]
+    rollback: list[str]
+    evidence: Any
+    field_lines: dict[str, int]  # field name -> line of its key
+    problems: list[Finding]  # from reading the file
+
+    def __init__(
+        self,
+        path: str,
+        slug: str,
+        status: str = ACTIVE,
+        title: str = "",
+        intent: str = "",
+        concepts: list[Scalar] | None = None,
+        key_files: list[Scalar] | None = None,
+        validation: list[str] | None = None,
+        pitfalls: list[str] | None = None,
+        rollback: list[str] | None = None,
+        evidence: Any = None,
+        field_lines: dict[str, int] | None = None,
+        problems: list[Finding] | None = None,
+    ) -> None:
+        self.path = path
+        self.slug = slug
+        self.status = status
+        self.title = title
+        self.intent = intent
+        self.concepts = [] if concepts is None else concepts
+        self.key_files = [] if key_files is None else key_files
+        self.validation = [] if validation is None else validation
+        self.pitfalls = [] if pitfalls is None else pitfalls
+        self.rollback = [] if rollback is None else rollback
+        self.evidence = evidence
+        self.field_lines = {} if field_lines is None else field_lines
+        self.problems = [] if problems is None else problems
 
     @property
     def readable(self) -> bool:

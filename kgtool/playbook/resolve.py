@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from kgtool.playbook.layer1 import Layer1
 from kgtool.playbook.parse import outside_repository
@@ -31,8 +31,7 @@ _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _PATTERN_CHARS = set("*?[]<>{}")
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):
     pointer: str
     outcome: str
     target: str = ""  # the layer-1 node ID it resolves to

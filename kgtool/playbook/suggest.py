@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import difflib
 import posixpath
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from kgtool.errors import KgError
 from kgtool.playbook.layer1 import Layer1
@@ -22,14 +22,12 @@ SHORT = 7
 MAX_SHOWN = 3
 
 
-@dataclass(frozen=True)
-class Suggestion:
+class Suggestion(NamedTuple):
     text: str  # "it was renamed to src/cli/args.ts in 1a2b3c4"
     replacement: str = ""  # the pointer to write instead; only when certain
 
 
-@dataclass(frozen=True)
-class _Step:
+class _Step(NamedTuple):
     change: PathChange
     order: int  # position in history, oldest first
 
