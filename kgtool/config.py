@@ -163,23 +163,13 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 
 
 class Config:
+    __slots__ = ("source", "values")
+
     values: dict[str, Any]
     source: str  # where it came from, for messages: ".kgtool.yaml", "pyproject.toml", "defaults"
 
-    __slots__ = ("source", "values")
-
     def __init__(self, values: dict[str, Any], source: str) -> None:
         self.values, self.source = values, source
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Config):
-            return NotImplemented
-        return (self.values, self.source) == (other.values, other.source)
-
-    __hash__ = None  # type: ignore[assignment]  # it holds a dict
-
-    def __repr__(self) -> str:
-        return f"Config(values={self.values!r}, source={self.source!r})"
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]
