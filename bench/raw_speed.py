@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -310,7 +311,7 @@ def median_run(runs: list[Run]) -> Run:
     return sorted(runs, key=lambda run: run.seconds)[len(runs) // 2]
 
 
-def edits(root: Path, edit, repeat: int) -> Run:
+def edits(root: Path, edit: Callable[[Path], None], repeat: int) -> Run:
     """The median of ``repeat`` updates after ``edit`` each (it toggles: an edit, then the
     edit taken back, and so on), the files left as they were."""
     runs = []

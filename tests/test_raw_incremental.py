@@ -608,9 +608,9 @@ def test_a_run_that_finds_kg_up_to_date_loads_no_parser_resolver_or_clusterer(
         "difflib",
         "kgtool.ontology.area_names",
         "kgtool.raw.languages",  # what the languages are matters only to a parse
-        "kgtool.ontology.facts",  # the map's inputs are read only when layer 2 changed
+        "kgtool.ontology.facts",  # the map's inputs are read only when layer 1 changed
         "tempfile",  # nothing is written
-        "dataclasses",  # nor on any run of a hook: see FileFacts
+        "dataclasses",  # on no run of a hook: see FileFacts
     ]
     script = (
         "import sys\nfrom kgtool.cli import main\n"
