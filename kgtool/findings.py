@@ -35,6 +35,7 @@ CODES: dict[str, str] = {
     "R105": "partially parsed: nested deeper than the parser follows",
     "R106": "file skipped (binary, too large, ...): a file node with no symbols",
     "R107": "file left out: its name is not UTF-8",
+    "R108": "files under .kg/cache/ are tracked by git: never read (the cache is local)",
     "C200": "the communities check could not read its input",
     "C201": "layer 2 (.kg/communities.json or the map) is out of date",
     "L300": "the labels check could not read its input (.kg/ontology.yaml, communities.json)",

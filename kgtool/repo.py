@@ -242,6 +242,15 @@ class Listing(NamedTuple):
         data = staged.encode("utf-8", "surrogateescape")
         return hashlib.blake2b(data, digest_size=20).hexdigest()
 
+    def paths_under(self, folder: str) -> list[str]:
+        """The tracked paths under ``folder``, sorted (git's order); most listings hold none,
+        and are not split to say so."""
+        prefix = f"{folder}/"
+        if f"\t{prefix}" not in self.staged:
+            return []
+        found = (record.partition("\t")[2] for record in self.staged.split("\0"))
+        return sorted({path for path in found if path.startswith(prefix)})
+
 
 def listing(root: Path) -> Listing:
     # Both git processes at once: on every hook run each is mostly a wait. ls-files may read

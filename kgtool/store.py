@@ -17,7 +17,12 @@ from kgtool.repo import git_dir
 KG_DIR = ".kg"
 RAW_DIR = "raw"  # layer 1: its shards (see kgtool/raw/shards.py)
 LEGACY_RAW_FILE = "raw.jsonl"  # layer 1 before it was sharded: migrated by `kgtool update`
-CACHE_DIR = "cache"  # local only, never committed: see .kg/.gitignore
+# Where kgtool's cache lived before it moved into the git directory: never read now (a pull
+# request could commit one), removed by `kgtool update` when git does not track it.
+CACHE_DIR = "cache"
+# The local cache, in the git directory: no checkout writes there, so nothing a commit
+# carries can pose as what kgtool computed (it is keyed by content, never verified again).
+CACHE_HOME = "kgtool-cache"
 PAGES_DIR = "communities"  # layer 2's one page per community
 ONTOLOGY_FILE = "ontology.yaml"  # layer 3: see kgtool/ontology/model.py
 REFUSED_LINK = (
@@ -26,7 +31,8 @@ REFUSED_LINK = (
 )
 # In the git directory, not the working tree: a read-only run must leave the tree as it was.
 LOCK_FILE = "kgtool.lock"
-# The cache, and the temp files of a write that a kill interrupted (the next run removes them).
+# The cache of an older kgtool (it lived in .kg/), and the temp files of a write that a kill
+# interrupted (the next run removes them).
 GITIGNORE_LINES = ("cache/", ".*.tmp")
 TEMP_PREFIX, TEMP_SUFFIX = ".", ".tmp"  # atomic_write's temp files: ".<name>.<random>.tmp"
 
@@ -44,7 +50,9 @@ class Store:
 
     @property
     def cache_dir(self) -> Path:
-        return self._cache_dir if self._cache_dir is not None else self.dir / CACHE_DIR
+        if self._cache_dir is None:
+            self._cache_dir = git_dir(self.root) / CACHE_HOME
+        return self._cache_dir
 
     def read_bytes(self, name: str) -> bytes | None:
         try:
@@ -89,7 +97,7 @@ class Store:
         if link:
             where = Path(link).relative_to(self.root).as_posix()
             raise KgError(f"{where} is a symlink: {REFUSED_LINK}")
-        for name in (CACHE_DIR, PAGES_DIR, RAW_DIR):
+        for name in (PAGES_DIR, RAW_DIR):
             if os.path.lexists(self.path(name)) and not self.path(name).is_dir():
                 raise KgError(
                     f"{KG_DIR}/{name} is not a folder: delete it, then run `kgtool update`"
@@ -97,15 +105,17 @@ class Store:
 
     def remove_stray_temps(self) -> list[str]:
         """Remove the temp files of writes that a killed run left half done; under the lock,
-        no other run can be writing one. Returns their .kg-relative names."""
+        no other run can be writing one, in .kg/ or the cache. Returns their names, relative
+        to the folder each was in."""
         removed = []
-        for folder, _, files in os.walk(self.dir):
-            for name in files:
-                if name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
-                    full = Path(folder) / name
-                    with contextlib.suppress(FileNotFoundError):
-                        full.unlink()
-                        removed.append(full.relative_to(self.dir).as_posix())
+        for top in (self.dir, self.cache_dir):
+            for folder, _, files in os.walk(top):
+                for name in files:
+                    if name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
+                        full = Path(folder) / name
+                        with contextlib.suppress(FileNotFoundError):
+                            full.unlink()
+                            removed.append(full.relative_to(top).as_posix())
         return sorted(removed)
 
     @contextlib.contextmanager

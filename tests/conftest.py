@@ -77,6 +77,11 @@ class Repo:
         """kgtool as its own process, in the repository: for what only a process can show."""
         return run_process(list(args), cwd=self.root, **kwargs)
 
+    @property
+    def cache_dir(self) -> Path:
+        """kgtool's local cache: in the git directory, never in the checkout."""
+        return self.root / ".git" / "kgtool-cache"
+
     def kg_bytes(self) -> dict[str, bytes]:
         """Every committed-kind file under .kg/ (not the local cache), path -> bytes."""
         kg = self.root / ".kg"
@@ -142,7 +147,7 @@ class Repo:
         from kgtool.raw.build import update_raw
         from kgtool.store import Store
 
-        shutil.rmtree(self.root / ".kg" / "cache", ignore_errors=True)
+        shutil.rmtree(self.cache_dir, ignore_errors=True)
         return update_raw(self.root, load_config(self.root), Store(self.root), write=False).content
 
     def build(self, files: dict[str, str]) -> Repo:

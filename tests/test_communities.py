@@ -318,7 +318,7 @@ def test_locality_is_read_from_the_committed_document_not_the_local_cache(
         if "cache" not in p.parts and p.is_file()
     }
     # A fresh clone: the same previous document, no local cache at all.
-    shutil.rmtree(kg / "cache")
+    shutil.rmtree(repo.cache_dir)
     (kg / "communities.json").write_bytes(previous)
     update(repo)
     without = {
@@ -327,7 +327,7 @@ def test_locality_is_read_from_the_committed_document_not_the_local_cache(
         if "cache" not in p.parts and p.is_file()
     }
     assert without == with_cache
-    shutil.rmtree(kg / "cache")
+    shutil.rmtree(repo.cache_dir)
     assert repo.kg("update", "--check").code == 0
 
 

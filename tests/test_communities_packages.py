@@ -367,7 +367,7 @@ def test_detected_packages_are_remembered_while_the_files_read_are_the_same(
     )
     update(repo)
     assert detected(repo) == ["testdata/tool"]  # declared, though in a data-named folder
-    record = json.loads((repo.root / ".kg" / "cache" / "communities.key").read_text())
+    record = json.loads((repo.cache_dir / "communities.key").read_text())
     assert record["packages"]["roots"] == ["testdata/tool"]
     assert set(record["packages"]["read"]) >= {"package.json", "pnpm-workspace.yaml"}
     repo.write("app/main.js", "import { tool } from '../testdata/tool/index.js';\ntool();\n\n")

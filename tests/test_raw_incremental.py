@@ -94,7 +94,7 @@ def test_check_without_cache_compares_against_a_full_build(repo: Repo) -> None:
     repo.write_files(FILES)
     repo.commit()
     repo.kg("update")
-    shutil.rmtree(repo.root / ".kg" / "cache")
+    shutil.rmtree(repo.cache_dir)
     assert repo.kg("update", "--check").code == 0
     raw = repo.root / ".kg" / "raw" / "app.jsonl"
     raw.write_text(raw.read_text().replace('"app/util.py::helper"', '"app/util.py::helpr"'))
@@ -107,7 +107,7 @@ def test_a_damaged_or_missing_cache_shard_costs_a_rebuild_not_a_wrong_graph(repo
     )
     repo.commit()
     update(repo)
-    shards = sorted((repo.root / ".kg" / "cache").glob("raw.cache.*"))
+    shards = sorted((repo.cache_dir).glob("raw.cache.*"))
     assert len(shards) == cache_parts(repo).shards >= 3
     shards[0].write_bytes(b"\x00garbage")
     shards[1].unlink()
@@ -135,13 +135,13 @@ def test_a_new_name_resolves_again_the_files_that_mention_it_and_reads_no_other(
     kept = {parts.shard_of("m7.py"), parts.shard_of("user.py")}
     damaged = [
         path
-        for path in (repo.root / ".kg" / "cache").glob("raw.cache.*")
+        for path in (repo.cache_dir).glob("raw.cache.*")
         if int(path.name.rsplit(".", 1)[1]) not in kept
     ]
     assert len(damaged) == parts.shards - len(kept) > 0
     for path in damaged:
         path.write_bytes(path.read_bytes()[: cache.CHECKSUM_BYTES] + b"\x00garbage")
-    parts = sorted((repo.root / ".kg" / "cache").glob(f"{cache.NAMES_FILE}.*"))
+    parts = sorted((repo.cache_dir).glob(f"{cache.NAMES_FILE}.*"))
     before = {part.name: part.stat().st_mtime_ns for part in parts}
     repo.write("m7.py", "def f7():\n    return 7\n\ndef helper():\n    return 0\n")
     result = update(repo)
@@ -205,7 +205,7 @@ def test_the_cache_has_parts_for_its_size_and_more_once_the_repository_outgrows_
     repo.write_files(FILES)
     repo.commit()
     update(repo)
-    cache_dir = repo.root / ".kg" / "cache"
+    cache_dir = repo.cache_dir
 
     def cache_files() -> list[str]:
         return sorted(p.name for p in cache_dir.glob("raw.*") if p.name != cache.MANIFEST_FILE)
@@ -234,7 +234,7 @@ def test_an_edit_rewrites_only_the_cache_shards_it_touches(repo: Repo) -> None:
     repo.write_files({f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(60)})
     repo.commit()
     update(repo)
-    shards = sorted((repo.root / ".kg" / "cache").glob("raw.cache.*"))
+    shards = sorted((repo.cache_dir).glob("raw.cache.*"))
     before = {p.name: p.stat().st_mtime_ns for p in shards}
     repo.write("m7.py", "def f7():\n    return -7\n")
     update(repo)
@@ -284,7 +284,7 @@ def test_a_cache_edited_into_valid_but_wrong_data_is_not_trusted(repo: Repo) -> 
     repo.commit()
     update(repo)
     shard_of = cache_parts(repo).shard_of
-    shard = repo.root / ".kg" / "cache" / f"raw.cache.{shard_of('app/util.py'):02d}"
+    shard = repo.cache_dir / f"raw.cache.{shard_of('app/util.py'):02d}"
     data = marshal.loads(shard.read_bytes()[CHECKSUM_BYTES:])
     entry = marshal.loads(data["files"]["app/util.py"])
     facts = entry[1]
@@ -359,7 +359,7 @@ def incremental_then_fresh(repo: Repo) -> tuple[UpdateResult, bytes, UpdateResul
     would write; the cache is rebuilt afterwards, for the next step."""
     incremental = update(repo)
     written = repo.layer1()
-    shutil.rmtree(repo.root / ".kg" / "cache")
+    shutil.rmtree(repo.cache_dir)
     fresh = update_raw(repo.root, load_config(repo.root), Store(repo.root), write=False)
     content = fresh.content
     update(repo)
@@ -466,7 +466,7 @@ def test_a_damaged_shard_of_the_name_tables_costs_a_rebuild_not_a_wrong_graph(
     repo.write_files({**FILES, **FILLERS})
     repo.commit()
     update(repo)
-    parts = sorted((repo.root / ".kg" / "cache").glob("raw.names.*"))
+    parts = sorted((repo.cache_dir).glob("raw.names.*"))
     assert len(parts) == cache_parts(repo).names > 1
     for part in parts:  # damaged past the first bytes, which still match the manifest
         data = bytearray(part.read_bytes())
@@ -520,7 +520,7 @@ def test_an_edit_reads_only_the_cache_shards_of_the_files_it_touches(repo: Repo)
     repo.write_files(files)
     repo.commit()
     update(repo)
-    cache_dir = repo.root / ".kg" / "cache"
+    cache_dir = repo.cache_dir
     shard_of = cache_parts(repo).shard_of
     damaged = shard_of("a/m7.py")
     elsewhere = next(p for p in sorted(files) if shard_of(p) != damaged)
@@ -548,7 +548,7 @@ def test_a_cache_from_another_run_than_its_manifest_costs_a_full_resolution(
     repo.write_files({**FILES, **FILLERS})
     repo.commit()
     update(repo)
-    cache_dir = repo.root / ".kg" / "cache"
+    cache_dir = repo.cache_dir
     earlier = {p.name: p.read_bytes() for p in cache_dir.glob("raw.cache.*")}
     repo.write("app/util.py", "def helper():\n    return 2\n\ndef more():\n    pass\n")
     update(repo)

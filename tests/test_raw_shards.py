@@ -346,7 +346,7 @@ def test_the_read_path_sees_the_records_the_reader_spells_out(
     root = repo.root
 
     def graph():  # a fresh graph: nothing indexed, nothing cached
-        shutil.rmtree(root / ".kg" / "cache", ignore_errors=True)
+        shutil.rmtree(root / ".git" / "kgtool-cache", ignore_errors=True)
         return load_graph(root, load_config(root), Store(root))
 
     targeted = graph()

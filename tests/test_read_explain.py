@@ -117,15 +117,15 @@ def test_an_unknown_subject_is_a_one_line_error_with_guesses(repo: Repo) -> None
 
 def test_the_read_commands_share_one_read_cache_built_only_when_needed(repo: Repo) -> None:
     build_read_repo(repo)
-    cache = repo.root / ".kg" / "cache" / "read.marshal"
+    cache = repo.cache_dir / "read.marshal"
     cache.unlink(missing_ok=True)
     # impact follows edges in place: it needs no word index, so it builds none; the edges
     # by target and the unbound call sites it does read are kept for the next question.
-    edges = repo.root / ".kg" / "cache" / "read-edges.marshal"
+    edges = repo.cache_dir / "read-edges.marshal"
     edges.unlink(missing_ok=True)
     first = repo.kg("impact", "app/store.py", "--depth", "3")  # many nodes: the edge index
     assert not cache.exists()
-    assert edges.exists() and (repo.root / ".kg" / "cache" / "read-unresolved.marshal").exists()
+    assert edges.exists() and (repo.cache_dir / "read-unresolved.marshal").exists()
     assert repo.kg("impact", "app/store.py", "--depth", "3").out == first.out
     # explain's playbook verdicts need layer 1's symbols: the index is built once, kept...
     assert "playbooks/old-cache.md (refused" in repo.kg("explain", "app/cache.py").out

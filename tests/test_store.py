@@ -84,8 +84,13 @@ def test_stray_temp_files_are_removed_and_named_and_nothing_else_is(tmp_path: Pa
     for path in [*strays, *kept]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"x")
+    (tmp_path / ".git").mkdir()
+    cache_stray = tmp_path / ".git" / "kgtool-cache" / ".raw.manifest.q1.tmp"
+    cache_stray.parent.mkdir()
+    cache_stray.write_bytes(b"x")
+    strays.append(cache_stray)
     removed = Store(tmp_path).remove_stray_temps()
-    assert removed == [".layer.jsonl.k2j3.tmp", "communities/.c1.md.x9.tmp"]
+    assert removed == [".layer.jsonl.k2j3.tmp", ".raw.manifest.q1.tmp", "communities/.c1.md.x9.tmp"]
     assert not any(p.exists() for p in strays)
     assert all(p.exists() for p in kept)
 

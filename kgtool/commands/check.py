@@ -12,7 +12,7 @@ from collections.abc import Callable
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, add_format_option, context
-from kgtool.commands.update import layer2_from, stale_findings
+from kgtool.commands.update import layer2_from, stale_findings, tracked_cache_findings
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.errors import KgError
 from kgtool.findings import ERROR, WARNING, Finding, json_document, kept, unique
@@ -70,7 +70,7 @@ class CheckOutcome:
 
 
 def check_raw(ctx: Context, raw: UpdateResult) -> CheckOutcome:
-    return CheckOutcome("raw graph", stale_findings(raw, None))
+    return CheckOutcome("raw graph", tracked_cache_findings(raw) + stale_findings(raw, None))
 
 
 def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:

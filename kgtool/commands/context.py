@@ -20,7 +20,7 @@ concepts' labels, their communities' edges and the key symbols' locations; other
 best-matching communities, files and symbols, with their bridges. Every item cites its source
 (playbook line, layer-2 counts, file:line); drifted labels are marked. The budget is a hard
 limit in characters, most relevant first. Reads .kg/ and playbooks/ only (says so when .kg/
-is missing or older than the working tree); writes only its read cache under .kg/cache/."""
+is missing or older than the working tree); writes only its read cache (in the git directory)."""
 
 EXAMPLES = [
     ('kgtool context "add support for a new LLM provider"', "markdown, 12,000 characters"),

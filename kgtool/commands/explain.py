@@ -21,7 +21,7 @@ What a community (c7), a layer-3 name, a file or a symbol (path::Symbol) is: its
 summary (marked when unlabelled or drifted), where it lives (files, file:line), what it
 touches (typed edge counts in and out, by community) and which playbooks point at it (refused
 ones marked). Reads .kg/ and the playbooks only (a warning on stderr when .kg/ is older than
-the working tree); writes only its read cache under .kg/cache/."""
+the working tree); writes only its read cache (in the git directory)."""
 
 EXAMPLES = [
     ("kgtool explain c7", "a community"),

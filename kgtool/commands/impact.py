@@ -22,7 +22,7 @@ depth, each with the weakest tier on its path and the product of the confidences
 community. Stated as a lower bound: ambiguous calls and unresolved call sites that bear one of
 the target's names are counted apart, as what could also reach it. --diff takes every file
 that differs from BASE as the target. Reads .kg/ only (a warning on stderr when it is older
-than the working tree); writes only its read cache under .kg/cache/."""
+than the working tree); writes only its read cache (in the git directory)."""
 
 EXAMPLES = [
     ("kgtool impact src/store.py::Store.save", "what calls, imports or subclasses it"),

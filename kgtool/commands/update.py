@@ -22,13 +22,14 @@ BROKEN_IMPORT = "R102"
 PARTIAL_CODES = {"": "R103", PARTIAL_GRAMMAR: "R104", PARTIAL_TOO_DEEP: "R105"}
 SKIPPED = "R106"
 BAD_NAME = "R107"
+TRACKED_CACHE = "R108"
 COMMUNITIES_STALE = "C201"
 
 
 DESCRIPTION = """\
 Builds or refreshes .kg/ for the repository: layer 1 (.kg/raw/) from the files git
-tracks, parsing only those whose content changed since the last run (the cache is
-.kg/cache/, git-ignored), then layer 2 (.kg/communities.json) and the map (.kg/MAP.md and
+tracks, parsing only those whose content changed since the last run (its cache is in the git
+directory, never in the checkout), then layer 2 (.kg/communities.json) and the map (.kg/MAP.md and
 its pages). Reads the files, .kgtool.yaml and .kg/; writes only under .kg/, and only files
 whose bytes change. Prints what it wrote, broken imports and partly parsed files; -q prints
 only those problems, -v also names every file it parsed."""
@@ -252,7 +253,8 @@ def problems(result: UpdateResult) -> list[Finding]:
     Skipped files (binary, too large, ...) are not problems (see ``notes``): they are
     expected and would fill every commit's output.
     """
-    found = [
+    found = tracked_cache_findings(result)
+    found += [
         Finding(
             path,
             line,
@@ -270,6 +272,26 @@ def problems(result: UpdateResult) -> list[Finding]:
             Finding(path, line, WARNING, PARTIAL_CODES[reason], f"partially parsed: {cause}")
         )
     return found
+
+
+def tracked_cache_findings(result: UpdateResult) -> list[Finding]:
+    """One error for every file git tracks under .kg/cache/: kgtool's cache lives in the git
+    directory and never in a checkout, so such files can only pose as it (a pull request's
+    forged manifest). They are not read; the finding says so, and how to drop them."""
+    if not result.tracked_cache:
+        return []
+    count = len(result.tracked_cache)
+    return [
+        Finding(
+            result.tracked_cache[0],
+            0,
+            ERROR,
+            TRACKED_CACHE,
+            f"{count} file(s) under {KG_DIR}/cache/ are tracked by git; kgtool never reads "
+            "them (its cache is local, in the git directory): remove them with "
+            f"`git rm -r --cached {KG_DIR}/cache`",
+        )
+    ]
 
 
 def notes(result: UpdateResult) -> list[Finding]:

@@ -55,7 +55,7 @@ FORMAT_VERSION = 3
 RULES = "code-first"
 TOP = 5  # main files and top symbols kept per community
 CODE, DATA = "code", "data"  # a community's ``kind``: data covers docs, data and assets
-CACHE_KEY_FILE = "communities.key"  # in .kg/cache: what the files on disk were made from
+CACHE_KEY_FILE = "communities.key"  # in the local cache: what the files on disk were made from
 # Keys of the ``communities`` config section that only ``kgtool diff`` reads.
 DIFF_KEYS = ("diff_change", "diff_min_edges")
 # Keys that only name families beside the communities: they never move a file, so a change

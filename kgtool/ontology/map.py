@@ -29,7 +29,7 @@ from kgtool.repo import blob_id
 from kgtool.store import ONTOLOGY_FILE, PAGES_DIR, Store, atomic_write, canonical_json
 
 MAP_FILE = "MAP.md"
-# In .kg/cache/: the doc line of each main file, by blob id (see LabelledMap._doc_lines).
+# In the local cache: the doc line of each main file, by blob id (see LabelledMap._doc_lines).
 DOC_LINES_FILE = "map.doc_lines"
 PAGE_NAME = re.compile(r"c[0-9]+\.md")
 MAP_EDGES = 3  # outgoing edges per row in the map; the page lists them all

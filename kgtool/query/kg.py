@@ -11,7 +11,7 @@ Layer 1 is read two ways, each paid for only by the questions that need it:
 
 - the index (nodes, the words of paths and names, file-to-file neighbours), for ``context``:
   decoding every node and splitting every name into words costs more than the rest of a read
-  together on a large repository, so it is kept in ``.kg/cache/read.marshal``, keyed by
+  together on a large repository, so it is kept in the local cache (``read.marshal``), keyed by
   the identity of layer 1's shards on disk (every write of one is a new file, renamed into
   place), and built by the first reader that needs it;
 - the graph (``KgGraph``), for ``impact`` and ``explain``: layer 1 (its shards joined by
@@ -46,9 +46,9 @@ _NODE_MARK, _META_MARK, _EDGE_MARK = NODE_MARK, META_MARK, EDGE_MARK
 _EXTERNAL_MARK = b'"external":true'  # a package node (written by layer 1 format 1 only)
 _BOUND_MARK = b'"dst":"'  # an edge bound to one target (ambiguous ones list candidates)
 KNOWN_COMMUNITY_FORMATS = {2, 3}  # 3 adds areas, which the read path does not need
-READ_CACHE = "read.marshal"  # in .kg/cache/: layer 1's nodes and words, decoded
-EDGE_CACHE = "read-edges.marshal"  # in .kg/cache/: layer 1's edges by target, as offsets
-UNRESOLVED_CACHE = "read-unresolved.marshal"  # in .kg/cache/: unbound call sites by caller
+READ_CACHE = "read.marshal"  # in the local cache: layer 1's nodes and words, decoded
+EDGE_CACHE = "read-edges.marshal"  # in the local cache: layer 1's edges by target, as offsets
+UNRESOLVED_CACHE = "read-unresolved.marshal"  # in the local cache: unbound call sites by caller
 READ_CACHE_VERSION = 5  # raise when what _rows() or the edge index computes changes
 STALE_NAMED = 3  # changed files named in the notice; the rest are counted
 # Edge types along which a change reaches a dependent (``contains`` is structure, not use).

@@ -48,7 +48,15 @@ from kgtool.raw.model import (
     symbol_id,
 )
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, Listing, TrackedFile, listing, tracked_files
-from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store, atomic_write, canonical_json
+from kgtool.store import (
+    CACHE_DIR,
+    KG_DIR,
+    LEGACY_RAW_FILE,
+    RAW_DIR,
+    Store,
+    atomic_write,
+    canonical_json,
+)
 
 if TYPE_CHECKING:
     from kgtool.raw.resolve import FileResolution, NameTables, RepoIndex
@@ -90,6 +98,7 @@ class UpdateResult:
         "seconds",
         "skipped",
         "symbols",
+        "tracked_cache",
         "unresolved_calls",
         "written",
     )
@@ -110,6 +119,9 @@ class UpdateResult:
     digest: str
     # Tracked files left out because their names are not UTF-8, as printable text.
     bad_names: list[str]
+    # Files git tracks under .kg/cache/ (the folder an older kgtool kept its cache in): never
+    # read, and reported, since a commit that carries them means to pose as kgtool's cache.
+    tracked_cache: list[str]
     # Shards under .kg/raw/ written (or that would be) and removed (or that would be).
     written: list[str]
     removed: list[str]
@@ -160,6 +172,7 @@ class UpdateResult:
         self.seconds = seconds
         self.digest = digest
         self.bad_names = [] if bad_names is None else bad_names
+        self.tracked_cache: list[str] = []
         self.written = [] if written is None else written
         self.removed = [] if removed is None else removed
         self.migrated = migrated
@@ -345,6 +358,9 @@ def _update_raw(
 ) -> UpdateResult:
     started = time.perf_counter()
     listed = listing(root)
+    tracked_cache = listed.paths_under(f"{KG_DIR}/{CACHE_DIR}")
+    if write and not tracked_cache:
+        _remove_legacy_cache(store)
     # The index as it stands: when it is the one the manifest was written from, and no file
     # differs from it, nothing else need be read to know that nothing changed.
     fingerprint = listed.fingerprint(KG_DIR)
@@ -354,7 +370,8 @@ def _update_raw(
     matching: set[str] = set()
     current: dict[str, TrackedFile] | None = None
     if manifest is not None:
-        matching, unknown = manifest.matching_shards(store)
+        # A run that writes nothing is a check, and judges .kg/raw/ by its bytes.
+        matching, unknown = manifest.matching_shards(store, by_content=not write)
         up_to_date = not legacy and not unknown and matching == manifest.shards.keys()
         if not (up_to_date and fingerprint and fingerprint == manifest.listing):
             current, bad_names = _current_files(root, listed, config)
@@ -371,6 +388,7 @@ def _update_raw(
                 {name: stamp[0] for name, stamp in manifest.shards.items()}
             )
             result.bad_names = bad_names
+            result.tracked_cache = tracked_cache
             return result
 
     if current is None:
@@ -546,6 +564,7 @@ def _update_raw(
         )
     result = UpdateResult.from_summary(summary, started)
     result.bad_names = bad_names
+    result.tracked_cache = tracked_cache
     result.changed = changed
     result.parsed = sorted(parsed)
     result.resolved = len(to_resolve)
@@ -833,6 +852,16 @@ def _current_files(
             continue
         current[path] = tracked
     return current, bad_names
+
+
+def _remove_legacy_cache(store: Store) -> None:
+    """Remove .kg/cache/, where an older kgtool kept its cache: untracked, it is only
+    disk (nothing reads it since the cache moved into the git directory)."""
+    legacy = store.path(CACHE_DIR)
+    if os.path.isdir(legacy) and not os.path.islink(legacy):
+        import shutil  # here: almost every run finds no such folder
+
+        shutil.rmtree(legacy, ignore_errors=True)
 
 
 def _same_blobs(blobs: dict[str, str], current: dict[str, TrackedFile]) -> bool:

@@ -1,4 +1,4 @@
-"""The local layer-1 cache in ``.kg/cache/`` (never committed).
+"""The local layer-1 cache, in the git directory (``Store.cache_dir``: never in a checkout).
 
 A manifest and shards, so that the per-commit question "did anything change?" reads a few
 kilobytes and a one-file edit decodes, and rewrites, little more than that file's entry:
@@ -431,8 +431,10 @@ class CachedFiles(Projected[CachedFile]):
         return self._encoded[path]
 
 
-# A shard as the cache wrote it: (sha256 of its bytes, size, mtime_ns, inode).
-ShardStamp = tuple[str, int, int, int]
+# A shard as the cache wrote it: (sha256 of its bytes, size, mtime_ns, inode, ctime_ns). The
+# ctime, which no tool can set back (``touch -r`` restores only the mtime), makes a same-size
+# edit whose mtime was put back a change of stat, so it is hashed.
+ShardStamp = tuple[str, int, int, int, int]
 
 
 class Manifest:
@@ -488,16 +490,20 @@ class Manifest:
         self.parts = parts
         self.restamped = restamped
 
-    def matching_shards(self, store: Store) -> tuple[set[str], set[str]]:
+    def matching_shards(
+        self, store: Store, by_content: bool = False
+    ) -> tuple[set[str], set[str]]:
         """(shards on disk that are the ones this manifest describes, shards on disk it does
-        not know). Stat first; a shard whose stat moved (a checkout rewrote it) is hashed."""
+        not know). Stat first; a shard whose stat moved (a checkout rewrote it) is hashed.
+        ``by_content``: every shard is hashed, whatever its stat says (the read-only checks:
+        a verdict must rest on what the files hold)."""
         folder = store.path(RAW_DIR)
         matching, unknown = set(), set()
         for name, info in shard_stats(store).items():
             stamp = self.shards.get(name)
             if stamp is None:
                 unknown.add(name)
-            elif stamp[1:] == info:
+            elif stamp[1:] == info and not by_content:
                 matching.add(name)
             else:
                 try:
@@ -506,9 +512,10 @@ class Manifest:
                     continue
                 if hashlib.sha256(data).hexdigest() == stamp[0]:
                     matching.add(name)
-                    # The same bytes in a new file: its stat is what to compare next time.
-                    self.shards[name] = (stamp[0], *info)
-                    self.restamped = True
+                    if stamp[1:] != info:
+                        # The same bytes in a new file: its stat is what to compare next time.
+                        self.shards[name] = (stamp[0], *info)
+                        self.restamped = True
         return matching, unknown
 
     def save(self, store: Store) -> None:
@@ -529,15 +536,15 @@ class Manifest:
         )
 
 
-def shard_stats(store: Store) -> dict[str, tuple[int, int, int]]:
-    """(size, mtime_ns, inode) of every shard under .kg/raw/."""
+def shard_stats(store: Store) -> dict[str, tuple[int, int, int, int]]:
+    """(size, mtime_ns, inode, ctime_ns) of every shard under .kg/raw/."""
     found = raw_graph.shard_stats(store).items()
-    return {name: (s.st_size, s.st_mtime_ns, s.st_ino) for name, s in found}
+    return {name: (s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns) for name, s in found}
 
 
 def stamp(store: Store, name: str, digest: str) -> ShardStamp:
     info = os.stat(store.path(RAW_DIR) / name)
-    return (digest, info.st_size, info.st_mtime_ns, info.st_ino)
+    return (digest, info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
 
 
 def load_manifest(store: Store, version: str) -> Manifest | None:
