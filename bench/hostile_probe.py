@@ -350,13 +350,14 @@ def payload_cases(which: str) -> list[tuple[str, str, str]]:
                     if content:
                         cases.append((f"{place}@{depth}{kind}", place, content))
         else:
-            for kind, p in (("int", BIG), ("yaml", "BOMB")):
+            for kind, p in (("int", BIG), ("yaml", "*i")):
                 content = make(kind, p)
                 if not content:
                     continue
-                if p == "BOMB":
+                if kind == "yaml":  # the bomb's largest alias, used where a value is read
                     if place.endswith(".md"):
-                        content = front(YAML_BOMB + ("name: deep\n" if "SKILL" in place else ""))
+                        field = "name: deep\ndescription" if "SKILL" in place else "intent"
+                        content = front(f"{YAML_BOMB}{field}: *i")
                     elif place.endswith(".yaml"):
                         content = YAML_BOMB + content
                     else:
