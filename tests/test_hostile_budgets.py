@@ -1,0 +1,112 @@
+"""Budgets, paths and node IDs a pull request controls: many refused pointers cost a few
+lookups each, an MCP answer has a size, an export stays inside the repository, and file names
+with ``::`` or undecodable bytes are carried exactly. Each case runs through the real CLI (or
+the real MCP client) on a real git repository."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import Repo
+from playbook_helpers import add_playbook
+
+import kgtool.playbook.layer1 as layer1_module
+import kgtool.playbook.suggest as suggest_module
+
+CODE = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "def run():\n    return 1\n\n\nclass Engine:\n"
+    "    def start(self):\n        return run()\n",
+    "pkg/old.py": "def legacy():\n    return 2\n",
+    "pkg/gone.py": "def gone():\n    return 3\n",
+}
+
+
+def code_with_history(make_repo) -> Repo:
+    """A repository whose history renames pkg/old.py to pkg/new.py and deletes pkg/gone.py."""
+    repo = make_repo(CODE)
+    repo.git("mv", "pkg/old.py", "pkg/new.py")
+    repo.git("rm", "-q", "pkg/gone.py")
+    repo.commit("rename and delete")
+    assert repo.kg("update").code == 0
+    return repo
+
+
+def counting(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    """Count the calls of ``module.name`` (a list, so the test reads its length)."""
+    calls: list[int] = []
+    original = getattr(module, name)
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def test_many_missing_pointers_index_layer1_and_history_once(
+    make_repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = code_with_history(make_repo)
+    pointers = [f"gone/area_{i}/never_{i}.py" for i in range(60)]
+    pointers += [f"missing_{i}.py" for i in range(60)]
+    pointers += [f"pkg/core.py::Missing{i}" for i in range(60)]
+    pointers += [f"sub/{i}/__init__.py" for i in range(60)]
+    add_playbook(repo, "many", pointers)
+    shallow = counting(monkeypatch, suggest_module, "is_shallow")
+    history = counting(monkeypatch, suggest_module, "path_changes")
+    symbols = counting(monkeypatch, layer1_module.Layer1, "symbol_index")
+    result = repo.kg("playbooks", "check")
+    assert result.code == 1
+    assert result.out.count("does not resolve (missing)") == len(pointers)
+    # Once a run, however many pointers are missing: never once a pointer.
+    assert len(shallow) == 1
+    assert len(history) == 1
+    assert len(symbols) == 1
+
+
+def test_nearest_searches_stop_at_the_budget_and_say_how_many_went_without(
+    make_repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = code_with_history(make_repo)
+    add_playbook(
+        repo,
+        "many",
+        [f"pkg/cor{i}.py" for i in range(20)] + ["pkg/old.py", "pkg/core.py::Engine.stat"],
+    )
+    # 3 files in the graph: 10 searches of 3 names.
+    monkeypatch.setattr(suggest_module, "NEAREST_BUDGET", 30, raising=False)
+    result = repo.kg("playbooks", "check")
+    assert result.code == 1
+    lines = result.out.splitlines()
+    near = [line for line in lines if "nearest existing path: pkg/core.py" in line]
+    assert [line.split("'")[1] for line in near] == [f"pkg/cor{i}.py" for i in range(10)]
+    # Past the budget, a pointer is still named at its line, with what costs a lookup: its
+    # rename, and where its symbol is defined now.
+    assert sum("does not resolve (missing)" in line for line in lines) == 22
+    assert any(
+        "'pkg/old.py' does not resolve" in line and "renamed to pkg/new.py" in line
+        for line in lines
+    )
+    assert "P443 11 more missing key files got no nearest path or symbol" in result.out
+    assert "the first 10 used up the search budget (30 names compared)" in result.out
+    # The certain rename is still fixed past the budget.
+    fixed = repo.kg("playbooks", "fix")
+    assert fixed.code == 1  # the other 21 are left for a person
+    assert "  - pkg/new.py\n" in (repo.root / "playbooks/many.md").read_text()
+
+
+def test_same_missing_symbol_under_a_common_name_skips_its_own_file(make_repo) -> None:
+    repo = make_repo(
+        {
+            "a.py": "class A:\n    def start(self):\n        return 1\n",
+            "b.py": "class B:\n    def start(self):\n        return 2\n",
+            "a.py::x.py": "def start():\n    return 3\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    add_playbook(repo, "moved", ["a.py::start"])
+    result = repo.kg("playbooks", "check")
+    assert result.code == 1
+    # a.py's own A.start is left out; the file named 'a.py::x.py' is another file.
+    assert "'start' is now defined as a.py::x.py::start, b.py::B.start" in result.out
