@@ -5,8 +5,10 @@ the real MCP client) on a real git repository."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from conftest import Repo
+from conftest import Repo, assert_one_line_error
 from playbook_helpers import add_playbook
 
 import kgtool.playbook.layer1 as layer1_module
@@ -110,3 +112,80 @@ def test_same_missing_symbol_under_a_common_name_skips_its_own_file(make_repo) -
     assert result.code == 1
     # a.py's own A.start is left out; the file named 'a.py::x.py' is another file.
     assert "'start' is now defined as a.py::x.py::start, b.py::B.start" in result.out
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (symlinks not followed) with its bytes."""
+    if not folder.is_dir():
+        return {}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+@pytest.mark.parametrize(
+    ("out", "says"),
+    [
+        ("../x", "leads outside the repository"),
+        ("{outside}", "leads outside the repository"),
+        ("link/skills", "leads outside the repository"),
+        (".git/hooks", "is inside .git/"),
+        (".git", "is inside .git/"),
+        (".kg/skills", "is inside .kg/"),
+        (".", "is the repository root itself"),
+        ("pkg/..", "is the repository root itself"),
+    ],
+)
+def test_export_out_stays_inside_the_repository(
+    make_repo, tmp_path: Path, out: str, says: str
+) -> None:
+    from read_helpers import build_read_repo
+
+    repo = build_read_repo(make_repo())
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo.root / "link").symlink_to(outside)
+    before = {
+        "outside": tree(tmp_path / "outside"),
+        "x": tree(repo.root.parent / "x"),
+        "git": tree(repo.root / ".git"),
+        "kg": tree(repo.root / ".kg"),
+    }
+    result = repo.kg("playbooks", "export", "--to", "agents", "--out", out.format(outside=outside))
+    assert_one_line_error(result, says=says)
+    after = {
+        "outside": tree(tmp_path / "outside"),
+        "x": tree(repo.root.parent / "x"),
+        "git": tree(repo.root / ".git"),
+        "kg": tree(repo.root / ".kg"),
+    }
+    assert after == before
+
+
+def test_export_follows_no_symlink_out_of_the_repository(make_repo, tmp_path: Path) -> None:
+    from read_helpers import build_read_repo
+
+    repo = build_read_repo(make_repo())
+    outside = tmp_path / "outside"
+    (outside / "save-records").mkdir(parents=True)
+    # A committed .claude that leads out of the repository: the default folder is refused.
+    (repo.root / ".claude").symlink_to(outside)
+    result = repo.kg("playbooks", "export", "--to", "claude")
+    assert_one_line_error(result, says="the skills folder '.claude/skills' leads outside")
+    # A skill's own folder that is a symlink: skipped, not written through.
+    (repo.root / ".agents/skills").mkdir(parents=True)
+    (repo.root / ".agents/skills/save-records").symlink_to(outside / "save-records")
+    result = repo.kg("playbooks", "export", "--to", "agents")
+    assert result.code == 0, result.err
+    assert "skipped playbooks/save-records.md: .agents/skills/save-records is a symlink" in (
+        result.out
+    )
+    assert tree(outside) == {}
+    # Inside the repository, through a symlink that stays inside: written where it leads.
+    (repo.root / "docs/skills").mkdir(parents=True)
+    (repo.root / "skills").symlink_to(repo.root / "docs/skills")
+    result = repo.kg("playbooks", "export", "--to", "agents", "--out", "skills")
+    assert result.code == 0, result.err
+    assert "wrote docs/skills/save-records/SKILL.md" in result.out
