@@ -189,3 +189,60 @@ def test_export_follows_no_symlink_out_of_the_repository(make_repo, tmp_path: Pa
     result = repo.kg("playbooks", "export", "--to", "agents", "--out", "skills")
     assert result.code == 0, result.err
     assert "wrote docs/skills/save-records/SKILL.md" in result.out
+
+
+def colons_repo(make_repo) -> Repo:
+    """Files whose names hold '::', beside files their prefixes name."""
+    repo = make_repo(
+        {
+            "a.py": "def b():\n    return 3\n",
+            "a::b.py": "def f():\n    return 2\n\n\ndef g():\n    return f()\n",
+            "evil/::error::pwned1.py": "def pwn():\n    return 1\n",
+            "main.py": "from a import b\n\n\ndef use():\n    return b()\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    return repo
+
+
+def test_a_pointer_to_a_file_whose_name_holds_colons_resolves_exactly(make_repo) -> None:
+    repo = colons_repo(make_repo)
+    add_playbook(
+        repo,
+        "colons",
+        [
+            '"evil/::error::pwned1.py"',
+            '"evil/::error::pwned1.py::pwn"',
+            '"::error::pwned1.py::pwn"',  # shortened to a suffix, as any path may be
+            '"a::b.py"',
+            '"a::b.py::g"',
+            '"a.py::b"',
+        ],
+    )
+    result = repo.kg("playbooks", "check")
+    assert result.code == 0, result.out
+    assert result.out == "1 playbook: 1 executable, 0 refused\n"
+    add_playbook(repo, "colons", ['"a::b.py::nope"', '"a.py::"'])
+    result = repo.kg("playbooks", "check")
+    assert "'a::b.py::nope' does not resolve (missing): a::b.py defines no 'nope'" in result.out
+    assert "'a.py::' does not resolve (invalid): it has '::' but no symbol after it" in result.out
+
+
+def test_explain_and_impact_read_a_path_that_holds_colons_whole(make_repo) -> None:
+    repo = colons_repo(make_repo)
+    file = repo.kg("explain", "a::b.py")
+    assert file.code == 0 and file.out.startswith("a::b.py  (file, python, 6 lines)\n")
+    symbol = repo.kg("explain", "a::b.py::f")
+    assert symbol.code == 0, symbol.err
+    assert symbol.out.splitlines()[0] == "a::b.py::f  (function)"
+    assert "at a::b.py:1-2" in symbol.out
+    impact = repo.kg("impact", "a::b.py::f")
+    assert impact.code == 0, impact.err
+    assert "caller    a::b.py::g  a::b.py:6  EXTRACTED 1.00" in impact.out
+    # a.py defines b alone: a::b.py's symbols are not a.py's.
+    assert repo.kg("explain", "a.py::f").code != 0
+    assert "symbols:\n  a.py::b  function  a.py:1\n\n" in repo.kg("explain", "a.py").out
+    assert (
+        "symbols:\n  a::b.py::f  function  a::b.py:1\n  a::b.py::g  function  a::b.py:5\n\n"
+        in file.out
+    )

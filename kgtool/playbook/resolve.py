@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from kgtool.playbook.layer1 import Layer1
 from kgtool.playbook.parse import outside_repository
+from kgtool.raw.graph import split_node_id
 
 EXACT = "exact"
 UNIQUE_SUFFIX = "unique-suffix"
@@ -40,6 +41,7 @@ class Resolution(NamedTuple):
     reason: str = ""  # why it is invalid or what exactly is missing
     path: str = ""  # the file the path part resolved to, even when its symbol is missing
     symbol: str = ""
+    written_path: str = ""  # for a missing file, its path as the pointer was read
 
     @property
     def resolved(self) -> bool:
@@ -121,6 +123,7 @@ class Resolver:
         self._suffixes: SuffixIndex | None = None
         self._folders: set[str] | None = None
         self._leads_out: dict[str, bool] = {}  # a few path lookups on disk, once a file
+        self._longest = -1  # the longest tracked path, once a pointer holds '::'
 
     def _outside(self, path: str) -> bool:
         outside = self._leads_out.get(path)
@@ -143,9 +146,28 @@ class Resolver:
                     parent = posixpath.dirname(parent)
         return path in self._folders
 
+    def split(self, pointer: str) -> tuple[str, str]:
+        """The pointer's path and symbol. A file name may hold '::' (``a::b.py``): the path is
+        the longest prefix before a '::' that is a tracked file, else the longest that ends
+        one at a folder boundary, else the text up to the first '::'."""
+        if "::" not in pointer:
+            return pointer, ""
+        if self._longest < 0:
+            known = [*self.view.files, *self.view.tracked_elsewhere]
+            self._longest = max(map(len, known), default=0)
+        path, symbol = split_node_id(pointer, self._tracked, self._longest)
+        if self._tracked(path):
+            return path, symbol
+        path, symbol = split_node_id(pointer, lambda p: bool(self._candidates(p)), self._longest)
+        return path, symbol
+
+    def _tracked(self, path: str) -> bool:
+        return path in self.view.files or path in self.view.tracked_elsewhere
+
     def resolve(self, pointer: str) -> Resolution:
-        path, symbol = split_pointer(pointer.strip())
-        if "::" in pointer and not symbol:
+        written = pointer.strip()
+        path, symbol = self.split(written)
+        if path != written and not symbol:
             return Resolution(pointer, INVALID, reason="it has '::' but no symbol after it")
         reason = invalid_reason(path)
         if reason:
@@ -202,4 +224,4 @@ class Resolver:
                 INVALID,
                 reason="it is not tracked by git (`git add` it, or it is ignored)",
             )
-        return Resolution(pointer, MISSING, symbol=symbol)
+        return Resolution(pointer, MISSING, symbol=symbol, written_path=path)

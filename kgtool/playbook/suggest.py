@@ -129,7 +129,9 @@ class Suggester:
         return made
 
     def _suggest(self, resolution: Resolution) -> Suggestion:
-        path, symbol = split_pointer(resolution.pointer)
+        path, symbol = resolution.written_path, resolution.symbol
+        if not resolution.path and not path:
+            path, symbol = split_pointer(resolution.pointer)
         hints: list[str] = []
         if resolution.path:  # the file is there; the symbol is not
             moved = self._symbol_elsewhere(symbol, exclude=resolution.path)
