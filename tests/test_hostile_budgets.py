@@ -246,3 +246,15 @@ def test_explain_and_impact_read_a_path_that_holds_colons_whole(make_repo) -> No
         "symbols:\n  a::b.py::f  function  a::b.py:1\n  a::b.py::g  function  a::b.py:5\n\n"
         in file.out
     )
+
+
+def test_a_name_that_is_not_utf8_does_not_keep_kg_out_of_date(make_repo) -> None:
+    repo = make_repo({"a.py": "def f():\n    return 1\n"})
+    repo.write(b"bad\xff.py".decode("utf-8", "surrogateescape"), "x = 1\n")
+    repo.commit("a file name that is not UTF-8")
+    assert repo.kg("update").code == 0
+    for argv in (["impact", "a.py::f"], ["explain", "a.py"]):
+        result = repo.kg(*argv)
+        assert result.code == 0 and result.err == "", result.err
+    repo.write("a.py", "def f():\n    return 2\n")  # a real change is still seen
+    assert "out of date: 1 file changed" in repo.kg("impact", "a.py::f").err

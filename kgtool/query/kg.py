@@ -468,10 +468,12 @@ def _changed_files(root: Path, state: MapState) -> list[str]:
             changed.append(path)
     if unknown:
         # Only a file new to the graph needs the exclude globs; their module costs an import.
-        from kgtool.raw.build import excluded
+        from kgtool.raw.build import excluded, valid_name
 
         patterns = state.config["exclude"]
-        changed += [p for p in unknown if not excluded(p, patterns)]
+        # A name that is not UTF-8 is left out of layer 1 by every build (R107): it is not
+        # new to the graph, whatever the graph's age.
+        changed += [p for p in unknown if valid_name(p) and not excluded(p, patterns)]
     changed += [p for p in state.raw_hashes if p not in seen]  # no longer tracked
     return sorted(changed)
 
