@@ -198,7 +198,7 @@ def colons_repo(make_repo) -> Repo:
             "a.py": "def b():\n    return 3\n",
             "a::b.py": "def f():\n    return 2\n\n\ndef g():\n    return f()\n",
             "evil/::error::pwned1.py": "def pwn():\n    return 1\n",
-            "main.py": "from a import b\n\n\ndef use():\n    return b()\n",
+            "main.py": "from a import b\n\n\ndef use(obj):\n    return b(), obj.py()\n",
         }
     )
     assert repo.kg("update").code == 0
@@ -239,6 +239,10 @@ def test_explain_and_impact_read_a_path_that_holds_colons_whole(make_repo) -> No
     impact = repo.kg("impact", "a::b.py::f")
     assert impact.code == 0, impact.err
     assert "caller    a::b.py::g  a::b.py:6  EXTRACTED 1.00" in impact.out
+    # The file's own name is no symbol: no call named 'py' could reach it.
+    assert repo.kg("impact", "a::b.py").out == (
+        "impact of a::b.py (depth 3): at least 0 dependents in 0 communities, 0 inferred\n"
+    )
     # a.py defines b alone: a::b.py's symbols are not a.py's.
     assert repo.kg("explain", "a.py::f").code != 0
     assert "symbols:\n  a.py::b  function  a.py:1\n\n" in repo.kg("explain", "a.py").out

@@ -179,7 +179,11 @@ def impact(graph: KgGraph, targets: list[str], depth: int) -> ImpactReport:
     # names the target: counting them would make every class look reachable from everywhere.
     names = {
         name
-        for name in (s.rsplit("::", 1)[1].rsplit(".", 1)[-1] for s in seeds if "::" in s)
+        for name in (
+            s.rsplit("::", 1)[1].rsplit(".", 1)[-1]
+            for s in seeds
+            if "::" in s and not graph.is_file(s)
+        )
         if not (name.startswith("__") and name.endswith("__"))
     }
     report.unresolved = {
