@@ -56,6 +56,7 @@ CODES: dict[str, str] = {
     "P431": "a field still holds a TODO from the skeleton",
     "P441": "pointers were checked without .kg/raw/ (missing or damaged)",
     "P442": "concepts were checked without layer 2 or 3, or not at all",
+    "P443": "missing key files past the run's search budget got no nearest path or symbol",
 }
 
 # Settings errors stop every command: there is nothing to silence them for.

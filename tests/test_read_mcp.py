@@ -131,3 +131,39 @@ def test_without_the_sdk_the_command_names_the_install(repo: Repo) -> None:
         "kgtool: error: `kgtool mcp` needs the MCP Python SDK, which is not installed: "
         "pip install 'kgtool[mcp]'\n"
     )
+
+
+def test_an_answer_over_the_cap_is_cut_at_a_line_and_says_how_much_is_left(make_repo) -> None:
+    from kgtool.query.server import MAX_ANSWER_CHARS
+
+    files = {"pkg/__init__.py": "", "pkg/core.py": "def run():\n    return 1\n"}
+    for i in range(600):
+        files[f"pkg/caller_{i:03d}.py"] = (
+            f"from pkg.core import run\n\n\ndef use_{i}():\n    return run()\n"
+        )
+    repo = make_repo(files)
+    assert repo.kg("update").code == 0
+    target = {"target": "pkg/core.py::run", "depth": 50}
+
+    async def script(session: ClientSession) -> tuple[Any, Any]:
+        text = await session.call_tool("impact", target)
+        json = await session.call_tool("impact", {**target, "format": "json"})
+        return text, json
+
+    text, json = run_session(repo, script)
+    whole = repo.kg("impact", "pkg/core.py::run", "--depth", "50").out
+    assert len(whole) > MAX_ANSWER_CHARS  # the command itself is not capped
+    answer = text_of(text)
+    assert not text.is_error and len(answer) <= MAX_ANSWER_CHARS
+    *kept, last = answer.splitlines(keepends=True)
+    assert whole.startswith("".join(kept)) and kept[-1].endswith("\n")
+    left = whole.splitlines()[len(kept) :]
+    assert last == (
+        f"truncated: {len(left)} more lines ({len(whole) - len(''.join(kept)):,} characters) "
+        f"past the cap of {MAX_ANSWER_CHARS:,} characters an answer holds; ask a narrower "
+        "question (a smaller depth, a symbol rather than a file) or run the command in a "
+        "terminal\n"
+    )
+    # JSON cut short would not parse: an error that says so instead.
+    assert json.is_error
+    assert "over the cap of 32,000" in text_of(json)

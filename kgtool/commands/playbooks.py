@@ -9,7 +9,7 @@ from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_ERROR, EXIT_OK, command_parser, group_parser
 from kgtool.commands._common import add_format_option, context
 from kgtool.findings import json_document
-from kgtool.integrations.skills import SKILLS_DIRS, export_skills
+from kgtool.integrations.skills import SKILLS_DIRS, export_skills, skills_folder
 from kgtool.playbook.check import CheckReport, PlaybookReport, check_playbooks, playbooks_dir
 from kgtool.playbook.fix import apply_fixes, plan_fixes
 from kgtool.playbook.new import new_playbook
@@ -197,7 +197,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument(
         "--out",
         metavar="DIR",
-        help="the skills folder to write instead (relative to the repository root)",
+        help="the skills folder to write instead (relative to the repository root, inside "
+        "it and outside .git/ and .kg/)",
     )
     export.set_defaults(run=run_export)
 
@@ -329,8 +330,8 @@ def run_fix(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     ctx = context(args)
+    skills_dir = skills_folder(ctx.root, args.out or SKILLS_DIRS[args.to])
     report = check_playbooks(ctx.root, ctx.config, ctx.store)
-    skills_dir = ctx.root / (args.out or SKILLS_DIRS[args.to])
     result = export_skills(ctx.root, report.playbooks, skills_dir)
     for path in result.written:
         print(f"wrote {path}")

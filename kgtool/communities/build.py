@@ -31,7 +31,7 @@ from kgtool.communities.identity import Identity, assign_ids, format_id, id_numb
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.raw import graph as raw_graph
-from kgtool.raw.model import AMBIGUOUS, FileEdge
+from kgtool.raw.model import AMBIGUOUS, FileEdge, symbol_parts
 from kgtool.repo import show_file
 from kgtool.store import (
     KG_DIR,
@@ -371,9 +371,10 @@ def assemble(
         if len(homes) == 1 and a not in homes:
             pair_counts[(a, homes.pop())][kind][AMBIGUOUS] += 1
     symbols_by_file: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    files = set(graph.files)
     for symbol, count in graph.in_degree.items():
-        if "::" in symbol:
-            symbols_by_file[symbol.split("::", 1)[0]].append((symbol, count))
+        if "::" in symbol and symbol not in files:  # a file's name may hold '::'
+            symbols_by_file[symbol_parts(symbol)[0]].append((symbol, count))
 
     communities: dict[str, Any] = {}
     for cid, members in identity.ids.items():

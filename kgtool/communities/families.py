@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 from kgtool.communities.graph import FileGraph
 from kgtool.communities.packages import is_code
 from kgtool.file_kinds import is_test
+from kgtool.raw.model import symbol_parts
 
 # A more specific base names the family when it covers this share of the broader base's files.
 SPECIFIC_SHARE = 0.8
@@ -136,7 +137,7 @@ def find_families(graph: FileGraph, settings: dict[str, Any], package_of: Any) -
 
 
 def base_file(symbol: str) -> str:
-    return symbol.split("::", 1)[0]
+    return symbol_parts(symbol)[0]
 
 
 def _named_base(home: str, members: set[str], derived: dict[str, set[str]]) -> str:

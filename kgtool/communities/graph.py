@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgtool.raw.graph import RawGraph
-from kgtool.raw.model import CONTAINS, INFERRED, Edge, FileEdge, file_edges
+from kgtool.raw.model import CONTAINS, INFERRED, Edge, FileEdge, file_edges, symbol_parts
 from kgtool.store import canonical_json
 
 INHERITS = "inherits"
@@ -168,7 +168,7 @@ def file_graph(
                         for target in targets:
                             weights[_pair(src, target)] += weight * count
                 continue
-            dst = dst_id.split("::", 1)[0]
+            dst = dst_id if dst_id in known else symbol_parts(dst_id)[0]
             if dst not in known:
                 continue
             in_degree[dst_id] += count

@@ -13,6 +13,7 @@ folders alone, so a person's own skill is never touched, even under the same nam
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -20,9 +21,11 @@ from pathlib import Path
 
 import yaml
 
+from kgtool.errors import KgError
 from kgtool.playbook.check import PlaybookReport
 from kgtool.playbook.parse import split_front_matter
-from kgtool.store import atomic_write
+from kgtool.repo import git_dir
+from kgtool.store import KG_DIR, atomic_write
 
 SKILLS_DIRS = {"claude": ".claude/skills", "agents": ".agents/skills"}
 SKILL_FILE = "SKILL.md"
@@ -69,6 +72,29 @@ def description_of(report: PlaybookReport) -> str:
     if len(text) > MAX_DESCRIPTION:
         text = text[: MAX_DESCRIPTION - 3].rsplit(" ", 1)[0] + "..."
     return text
+
+
+def skills_folder(root: Path, folder: str) -> Path:
+    """Where skills are written: ``folder``, relative to the repository root, once it is known
+    to stay inside the repository (symlinks followed: a pull request can commit one) and out of
+    ``.git/`` (its hooks run code) and ``.kg/`` (kgtool's own output); a KgError otherwise."""
+    real_root = Path(os.path.realpath(root))
+    target = Path(os.path.realpath(root / folder))
+    named = f"the skills folder {folder!r}"
+    if target == real_root:
+        raise KgError(f"{named} is the repository root itself; name a folder inside it")
+    if real_root not in target.parents:
+        raise KgError(
+            f"{named} leads outside the repository (to {target}); name a folder inside it"
+        )
+    # Compared without case: on macOS and Windows '.GIT' is '.git'.
+    top = target.relative_to(real_root).parts[0].casefold()
+    real_git = Path(os.path.realpath(git_dir(root)))
+    if top == ".git" or target == real_git or real_git in target.parents:
+        raise KgError(f"{named} is inside .git/, where kgtool writes nothing; name another")
+    if top == KG_DIR.casefold():
+        raise KgError(f"{named} is inside {KG_DIR}/, kgtool's own output; name another")
+    return root / target.relative_to(real_root)
 
 
 def is_ours(folder: Path) -> bool:
@@ -171,6 +197,11 @@ def export_skills(root: Path, reports: list[PlaybookReport], skills_dir: Path) -
             unique = f"{name[: MAX_NAME - len(suffix)].rstrip('-')}{suffix}"
             number += 1
         folder = skills_dir / unique
+        if folder.is_symlink():  # its SKILL.md would be written wherever it leads
+            result.skipped.append(
+                f"{playbook.path}: {_shown(root, folder)} is a symlink; left as it is"
+            )
+            continue
         if folder.exists() and not is_ours(folder):
             result.skipped.append(
                 f"{playbook.path}: {_shown(root, folder)}/ is a skill kgtool did not write; "
@@ -180,7 +211,12 @@ def export_skills(root: Path, reports: list[PlaybookReport], skills_dir: Path) -
         chosen[unique] = report
     if skills_dir.is_dir():
         for folder in sorted(skills_dir.iterdir()):
-            if folder.is_dir() and folder.name not in chosen and is_ours(folder):
+            if (
+                folder.is_dir()
+                and not folder.is_symlink()
+                and folder.name not in chosen
+                and is_ours(folder)
+            ):
                 shutil.rmtree(folder)
                 result.removed.append(f"{_shown(root, folder)}/")
     for name, report in chosen.items():

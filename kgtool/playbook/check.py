@@ -150,6 +150,9 @@ def check_against(
     for playbook in playbooks:
         report.playbooks.append(_check_one(playbook, resolver, suggester, concepts, settings))
     report.notes.extend(view.notes)
+    unsearched = suggester.note(playbooks_dir(config))
+    if unsearched is not None:
+        report.notes.append(unsearched)
     if any(r.playbook.concepts for r in report.playbooks):
         report.notes.extend(concepts.notes)
     # Silenced here, not where they are printed: a silenced error refuses no playbook.

@@ -11,6 +11,7 @@ symbols of layer 1 plus those read so far, and says so when layer 1 is missing.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from kgtool.config import Config
 from kgtool.findings import WARNING, Finding
@@ -19,6 +20,20 @@ from kgtool.repo import tracked_files
 from kgtool.store import KG_DIR, Store
 
 NO_RAW_GRAPH = "P441"
+
+
+class SymbolIndex(NamedTuple):
+    nodes: dict[str, list[str]]  # qualname or bare name -> node IDs, files in path order
+    # (name, path) -> where that file's nodes sit in nodes[name]: one file's nodes are
+    # consecutive, so leaving them out of an answer costs nothing per node.
+    spans: dict[tuple[str, str], tuple[int, int]]
+
+    def elsewhere(self, name: str, path: str, shown: int) -> tuple[list[str], int]:
+        """The first ``shown`` nodes called ``name`` outside ``path``, and how many there are."""
+        listed = self.nodes.get(name, [])
+        start, stop = self.spans.get((name, path), (0, 0))
+        first = listed[: min(start, shown)] + listed[stop : stop + shown]
+        return first[:shown], len(listed) - (stop - start)
 
 
 class Layer1:
@@ -84,9 +99,10 @@ class Layer1:
             self._parsed[path] = {s.qualname: s.kind for s in facts.symbols}
         return self._parsed[path]
 
-    def symbol_index(self) -> dict[str, list[str]]:
+    def symbol_index(self) -> SymbolIndex:
         """Qualname and bare name -> node IDs, over every symbol known without parsing."""
-        index: dict[str, list[str]] = {}
+        nodes: dict[str, list[str]] = {}
+        spans: dict[tuple[str, str], tuple[int, int]] = {}
         for path in sorted(self.files):
             if path in self._parsed:
                 qualnames = self._parsed[path]
@@ -96,11 +112,13 @@ class Layer1:
                 continue
             for qualname in qualnames:
                 node = f"{path}::{qualname}"
-                index.setdefault(qualname, []).append(node)
                 short = qualname.rsplit(".", 1)[-1]
-                if short != qualname:
-                    index.setdefault(short, []).append(node)
-        return index
+                for name in (qualname, short) if short != qualname else (qualname,):
+                    listed = nodes.setdefault(name, [])
+                    start = spans.get((name, path), (len(listed), len(listed)))[0]
+                    listed.append(node)
+                    spans[(name, path)] = (start, len(listed))
+        return SymbolIndex(nodes, spans)
 
 
 def load_layer1(root: Path, config: Config, store: Store) -> Layer1:

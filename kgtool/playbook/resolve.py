@@ -12,11 +12,13 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
 from kgtool.playbook.layer1 import Layer1
 from kgtool.playbook.parse import outside_repository
+from kgtool.raw.graph import split_node_id
 
 EXACT = "exact"
 UNIQUE_SUFFIX = "unique-suffix"
@@ -39,6 +41,7 @@ class Resolution(NamedTuple):
     reason: str = ""  # why it is invalid or what exactly is missing
     path: str = ""  # the file the path part resolved to, even when its symbol is missing
     symbol: str = ""
+    written_path: str = ""  # for a missing file, its path as the pointer was read
 
     @property
     def resolved(self) -> bool:
@@ -77,20 +80,61 @@ def invalid_reason(path: str) -> str:
     return ""
 
 
+class SuffixIndex:
+    """Paths by each of their suffixes that starts at a folder boundary: ``a/b/c.py`` is found
+    by ``c.py``, ``b/c.py`` and ``a/b/c.py``.
+
+    Filtering every path of the same name per lookup costs a pass over them per pointer (5,000
+    ``__init__.py`` times 60,000 pointers); here a file name's suffixes are laid out once, on
+    its first lookup, and each lookup after is one dict access.
+    """
+
+    __slots__ = ("_by_name", "_by_suffix")
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self._by_name: dict[str, list[str]] = {}
+        for path in sorted(paths):
+            self._by_name.setdefault(posixpath.basename(path), []).append(path)
+        self._by_suffix: dict[str, dict[str, list[str]]] = {}
+
+    @property
+    def names(self) -> dict[str, list[str]]:
+        """File name -> every path of that name, in order."""
+        return self._by_name
+
+    def ending_with(self, suffix: str) -> list[str]:
+        """Every path equal to ``suffix`` or ending with ``/`` + ``suffix``, in order."""
+        name = posixpath.basename(suffix)
+        table = self._by_suffix.get(name)
+        if table is None:
+            table = {}
+            for path in self._by_name.get(name, ()):
+                parts = path.split("/")
+                for start in range(len(parts)):
+                    table.setdefault("/".join(parts[start:]), []).append(path)
+            self._by_suffix[name] = table
+        return table.get(suffix, [])
+
+
 class Resolver:
     def __init__(self, view: Layer1, root: Path) -> None:
         self.view = view
         self.root = root
-        self._by_name: dict[str, list[str]] | None = None
+        self._suffixes: SuffixIndex | None = None
         self._folders: set[str] | None = None
+        self._leads_out: dict[str, bool] = {}  # a few path lookups on disk, once a file
+        self._longest = -1  # the longest tracked path, once a pointer holds '::'
+
+    def _outside(self, path: str) -> bool:
+        outside = self._leads_out.get(path)
+        if outside is None:
+            outside = self._leads_out[path] = outside_repository(self.root, path)
+        return outside
 
     def _candidates(self, path: str) -> list[str]:
-        if self._by_name is None:
-            self._by_name = {}
-            for file in sorted(self.view.files):
-                self._by_name.setdefault(posixpath.basename(file), []).append(file)
-        tail = "/" + path
-        return [f for f in self._by_name.get(posixpath.basename(path), []) if f.endswith(tail)]
+        if self._suffixes is None:
+            self._suffixes = SuffixIndex(self.view.files)
+        return [f for f in self._suffixes.ending_with(path) if f != path]
 
     def _is_folder(self, path: str) -> bool:
         if self._folders is None:
@@ -102,9 +146,28 @@ class Resolver:
                     parent = posixpath.dirname(parent)
         return path in self._folders
 
+    def split(self, pointer: str) -> tuple[str, str]:
+        """The pointer's path and symbol. A file name may hold '::' (``a::b.py``): the path is
+        the longest prefix before a '::' that is a tracked file, else the longest that ends
+        one at a folder boundary, else the text up to the first '::'."""
+        if "::" not in pointer:
+            return pointer, ""
+        if self._longest < 0:
+            known = [*self.view.files, *self.view.tracked_elsewhere]
+            self._longest = max(map(len, known), default=0)
+        path, symbol = split_node_id(pointer, self._tracked, self._longest)
+        if self._tracked(path):
+            return path, symbol
+        path, symbol = split_node_id(pointer, lambda p: bool(self._candidates(p)), self._longest)
+        return path, symbol
+
+    def _tracked(self, path: str) -> bool:
+        return path in self.view.files or path in self.view.tracked_elsewhere
+
     def resolve(self, pointer: str) -> Resolution:
-        path, symbol = split_pointer(pointer.strip())
-        if "::" in pointer and not symbol:
+        written = pointer.strip()
+        path, symbol = self.split(written)
+        if path != written and not symbol:
             return Resolution(pointer, INVALID, reason="it has '::' but no symbol after it")
         reason = invalid_reason(path)
         if reason:
@@ -134,7 +197,7 @@ class Resolver:
 
     def _with_symbol(self, pointer: str, outcome: str, path: str, symbol: str) -> Resolution:
         # Tracked files can be symlinks: one that leads out must never read as a repository file.
-        if outside_repository(self.root, path):
+        if self._outside(path):
             return Resolution(pointer, INVALID, reason=OUTSIDE_BY_SYMLINK)
         if not symbol:
             return Resolution(pointer, outcome, target=path, path=path)
@@ -150,7 +213,7 @@ class Resolver:
             return Resolution(pointer, INVALID, reason="it is a folder; a pointer names one file")
         full = self.root / path
         if os.path.lexists(full):
-            if outside_repository(self.root, path):
+            if self._outside(path):
                 return Resolution(pointer, INVALID, reason=OUTSIDE_BY_SYMLINK)
             if full.is_dir():
                 return Resolution(
@@ -161,4 +224,4 @@ class Resolver:
                 INVALID,
                 reason="it is not tracked by git (`git add` it, or it is ignored)",
             )
-        return Resolution(pointer, MISSING, symbol=symbol)
+        return Resolution(pointer, MISSING, symbol=symbol, written_path=path)

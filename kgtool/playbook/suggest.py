@@ -3,23 +3,32 @@ file, or the nearest existing path. Only a chain of plain renames is certain eno
 ``kgtool playbooks fix`` to apply.
 
 History is read once per run, and only when some pointer is missing: the common path (every
-pointer resolves) never runs git beyond ``ls-files``.
+pointer resolves) never runs git beyond ``ls-files``. Renames, paths and symbols are indexed once
+per run, so a missing pointer costs a few lookups; only the nearest path or symbol compares it
+with every name, and those searches share one budget per run (``NEAREST_BUDGET``): a pull
+request that commits 60,000 missing pointers gets each named, and the nearest names of the
+first ones.
 """
 
 from __future__ import annotations
 
 import difflib
-import posixpath
 from pathlib import Path
 from typing import NamedTuple
 
 from kgtool.errors import KgError
-from kgtool.playbook.layer1 import Layer1
-from kgtool.playbook.resolve import Resolution
+from kgtool.findings import NOTE, Finding
+from kgtool.playbook.layer1 import Layer1, SymbolIndex
+from kgtool.playbook.resolve import Resolution, SuffixIndex, split_pointer
 from kgtool.repo import PathChange, is_shallow, path_changes
 
 SHORT = 7
 MAX_SHOWN = 3
+# Names compared by the nearest-path and nearest-symbol searches in one run (difflib, ~10 µs a
+# name): about a second whatever the repository's size or the number of missing pointers. A
+# few hundred missing pointers in a repository of a few hundred files are all searched.
+NEAREST_BUDGET = 100_000
+UNSEARCHED = "P443"
 
 
 class Suggestion(NamedTuple):
@@ -44,8 +53,17 @@ class Suggester:
         self.max_commits = max_commits
         self.since = since
         self._by_source: dict[str, list[_Step]] | None = None
+        self._sources: SuffixIndex | None = None
         self._history_error = ""  # why history could not be read, when it could not
-        self._symbols: dict[str, list[str]] | None = None
+        self._shallow: bool | None = None
+        self._symbols: SymbolIndex | None = None
+        self._files: SuffixIndex | None = None
+        self._made: dict[tuple[str, str], Suggestion] = {}
+        self.budget = NEAREST_BUDGET  # names the nearest searches may still compare
+        self.searched = 0  # missing pointers given a nearest search
+        self.unsearched = 0  # and those left without one: the budget was spent
+        self._skipped = False  # the pointer being suggested for was refused a search
+        self._sorted_files: list[str] | None = None
 
     @property
     def by_source(self) -> dict[str, list[_Step]]:
@@ -63,8 +81,57 @@ class Suggester:
                 self._by_source.setdefault(change.old_path, []).append(_Step(change, order))
         return self._by_source
 
+    @property
+    def sources(self) -> SuffixIndex:
+        """Every path history renamed or deleted, by its suffixes."""
+        if self._sources is None:
+            self._sources = SuffixIndex(self.by_source)
+        return self._sources
+
+    @property
+    def shallow(self) -> bool:
+        if self._shallow is None:
+            self._shallow = is_shallow(self.root)
+        return self._shallow
+
+    def note(self, where: str) -> Finding | None:
+        """One line for the run when missing pointers were left without a nearest search."""
+        if not self.unsearched:
+            return None
+        return Finding(
+            where,
+            0,
+            NOTE,
+            UNSEARCHED,
+            f"{self.unsearched} more missing key file{'s' * (self.unsearched != 1)} "
+            "got no nearest path or symbol: the first "
+            f"{self.searched} used up the search budget ({NEAREST_BUDGET:,} names compared); "
+            "renames and symbols that moved are still named",
+        )
+
+    def _spend(self, names: int) -> bool:
+        """Whether a nearest search over ``names`` names may run (the budget is not spent)."""
+        if self.budget <= 0:
+            self._skipped = True
+            return False
+        self.budget -= names
+        return True
+
     def suggest(self, resolution: Resolution) -> Suggestion:
-        path, symbol = resolution.pointer.partition("::")[::2]
+        key = (resolution.pointer, resolution.path)
+        made = self._made.get(key)
+        if made is None:
+            budget = self.budget
+            self._skipped = False
+            made = self._made[key] = self._suggest(resolution)
+            self.searched += self.budget < budget
+            self.unsearched += self._skipped
+        return made
+
+    def _suggest(self, resolution: Resolution) -> Suggestion:
+        path, symbol = resolution.written_path, resolution.symbol
+        if not resolution.path and not path:
+            path, symbol = split_pointer(resolution.pointer)
         hints: list[str] = []
         if resolution.path:  # the file is there; the symbol is not
             moved = self._symbol_elsewhere(symbol, exclude=resolution.path)
@@ -100,17 +167,14 @@ class Suggester:
             )
         elif renamed is None:
             hint = "no file by that name in git history"
-            if is_shallow(self.root):
+            if self.shallow:
                 hint += " (a shallow clone: older history is not here)"
             hints.insert(0, hint)
         return Suggestion("; ".join(hints))
 
     def _history(self, path: str) -> tuple[str, str, bool] | None:
         """(message, final path if it exists now, certain) for the renames of ``path``."""
-        sources = [path] if path in self.by_source else []
-        if not sources:
-            tail = "/" + path
-            sources = sorted(s for s in self.by_source if s == path or s.endswith(tail))
+        sources = [path] if path in self.by_source else self.sources.ending_with(path)
         if not sources:
             return None
         if len(sources) > 1:
@@ -173,28 +237,36 @@ class Suggester:
             return ""
         if self._symbols is None:
             self._symbols = self.view.symbol_index()
-        found = [n for n in self._symbols.get(symbol, []) if not n.startswith(f"{exclude}::")]
-        if not found:
+        found, count = self._symbols.elsewhere(symbol, exclude, MAX_SHOWN)
+        if not count:
             short = symbol.rsplit(".", 1)[-1]
-            found = [n for n in self._symbols.get(short, []) if not n.startswith(f"{exclude}::")]
-        if not found:
+            found, count = self._symbols.elsewhere(short, exclude, MAX_SHOWN)
+        if not count:
             return ""
-        shown = ", ".join(found[:MAX_SHOWN])
-        more = f" and {len(found) - MAX_SHOWN} more" if len(found) > MAX_SHOWN else ""
-        return f"'{symbol}' is now defined as {shown}{more}"
+        more = f" and {count - MAX_SHOWN} more" if count > MAX_SHOWN else ""
+        return f"'{symbol}' is now defined as {', '.join(found)}{more}"
 
     def _near_symbol(self, path: str, symbol: str) -> str:
-        close = difflib.get_close_matches(symbol, list(self.view.symbols(path)), MAX_SHOWN, 0.6)
+        names = list(self.view.symbols(path))
+        if not self._spend(len(names)):
+            return ""
+        close = difflib.get_close_matches(symbol, names, MAX_SHOWN, 0.6)
         return f"nearest in {path}: {', '.join(close)}" if close else ""
 
     def _near_path(self, path: str) -> str:
-        files = sorted(self.view.files)
+        if self._files is None:
+            self._files = SuffixIndex(self.view.files)
+        by_name = self._files.names
         if "/" in path:
+            if self._sorted_files is None:
+                self._sorted_files = sorted(self.view.files)
+            files = self._sorted_files
+            if not self._spend(len(files)):
+                return ""
             close = difflib.get_close_matches(path, files, MAX_SHOWN, 0.6)
         else:
-            by_name: dict[str, list[str]] = {}
-            for file in files:
-                by_name.setdefault(posixpath.basename(file), []).append(file)
+            if not self._spend(len(by_name)):
+                return ""
             names = difflib.get_close_matches(path, list(by_name), MAX_SHOWN, 0.6)
             close = [f for name in names for f in by_name[name]][:MAX_SHOWN]
         return f"nearest existing path: {', '.join(close)}" if close else ""

@@ -813,7 +813,7 @@ def _locate(state: MapState, node_id: str, lines: SourceLines) -> dict[str, Any]
     """A layer-1 node as ``file:line`` with its signature (text and data)."""
     symbol = state.symbol(node_id)
     if symbol is None:
-        path = node_id.partition("::")[0]
+        path = state.path_of(node_id)
         size = state.file_lines.get(path, 0)
         return {"text": f"`{path}` ({size} lines)", "data": {"id": node_id, "file": path}}
     signature = lines.signature(symbol.path, symbol.line)

@@ -67,7 +67,7 @@ def explain(
         return _community(graph, texts, by_name[0], statuses())
     node = graph.node(wanted)
     if node is not None and not wanted.startswith("ext:"):
-        if "::" in wanted:
+        if not graph.is_file(wanted):  # a file's name may hold '::' too
             return _symbol(graph, texts, wanted, node, statuses())
         return _file(graph, texts, wanted, node, statuses())
     names = [t.name for t in texts.values() if t.name]
@@ -110,7 +110,7 @@ def _community(
         reasons += [
             f"key file {text}"
             for text, node in status.pointers
-            if node.split("::", 1)[0] in members
+            if graph.path_of(node) in members
         ]
         if reasons:
             pointing.append(_playbook(status, reasons))
@@ -155,9 +155,9 @@ def _touches(
     def add(direction: str, others: list[str], edge: Edge) -> None:
         # An AMBIGUOUS edge is one edge: counted once per community its candidates lie in.
         cids = {
-            graph.community_of(other.split("::", 1)[0])
+            graph.community_of(graph.path_of(other))
             for other in others
-            if other.split("::", 1)[0] != path and not other.startswith("ext:")
+            if graph.path_of(other) != path and not other.startswith("ext:")
         }
         for cid in cids:
             tiers = counts[direction].setdefault(cid, {}).setdefault(edge.type, {})
@@ -199,7 +199,7 @@ def _file(
     pointing = []
     for status in statuses:
         reasons = [
-            f"key file {text}" for text, node in status.pointers if node.split("::", 1)[0] == path
+            f"key file {text}" for text, node in status.pointers if graph.path_of(node) == path
         ]
         if reasons:
             pointing.append(_playbook(status, reasons))
@@ -234,7 +234,7 @@ def _symbol(
     node: dict[str, Any],
     statuses: list[PlaybookStatus],
 ) -> Answer:
-    path = node_id.split("::", 1)[0]
+    path = graph.path_of(node_id)
     inside = graph.symbols_of(node_id)
     span = node.get("span") or [1, 1]
     containers = {node_id.rsplit(".", i)[0] for i in range(node_id.count(".") + 1)}

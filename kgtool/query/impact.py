@@ -67,13 +67,14 @@ class ImpactReport:
     ambiguous: list[AmbiguousSite] = field(default_factory=list)
     unresolved: dict[str, dict[str, int]] = field(default_factory=dict)  # caller -> name -> n
     notes: list[str] = field(default_factory=list)
+    own_files: set[str] = field(default_factory=set)  # the targets' files
 
     @property
     def files(self) -> list[str]:
         """Files holding a dependent, the targets' own files left out."""
-        own = {seed.split("::", 1)[0] for seed in self.seeds}
-        found = {d.node.split("::", 1)[0] for d in self.dependents}
-        return sorted(found - own)
+        # A site is "path:line", and a path may hold '::': the site says where the path ends.
+        found = {d.site.rsplit(":", 1)[0] for d in self.dependents}
+        return sorted(found - self.own_files)
 
     @property
     def communities(self) -> list[str]:
@@ -128,6 +129,7 @@ def _by_count(names: Counter[str]) -> list[tuple[str, int]]:
 def impact(graph: KgGraph, targets: list[str], depth: int) -> ImpactReport:
     seeds = sorted({s for target in targets for s in graph.symbols_of(target)})
     report = ImpactReport(sorted(targets), seeds, depth)
+    report.own_files = {graph.path_of(target) for target in targets}
     reached: dict[str, tuple[float, str]] = {seed: (1.0, EXTRACTED) for seed in seeds}
     ambiguous_seen: set[tuple[str, int]] = set()
     frontier = seeds
@@ -138,8 +140,9 @@ def impact(graph: KgGraph, targets: list[str], depth: int) -> ImpactReport:
             for edge in graph.incoming(node):
                 if edge.type not in DEPENDENCY_TYPES or edge.src in reached:
                     continue
-                where = f"{edge.src.split('::', 1)[0]}:{edge.line}"
-                community = graph.community_of(edge.src.split("::", 1)[0])
+                source = graph.path_of(edge.src)
+                where = f"{source}:{edge.line}"
+                community = graph.community_of(source)
                 if edge.tier == AMBIGUOUS:
                     if (edge.src, edge.line) not in ambiguous_seen:
                         ambiguous_seen.add((edge.src, edge.line))
@@ -176,7 +179,11 @@ def impact(graph: KgGraph, targets: list[str], depth: int) -> ImpactReport:
     # names the target: counting them would make every class look reachable from everywhere.
     names = {
         name
-        for name in (s.rsplit("::", 1)[1].rsplit(".", 1)[-1] for s in seeds if "::" in s)
+        for name in (
+            s.rsplit("::", 1)[1].rsplit(".", 1)[-1]
+            for s in seeds
+            if "::" in s and not graph.is_file(s)
+        )
         if not (name.startswith("__") and name.endswith("__"))
     }
     report.unresolved = {

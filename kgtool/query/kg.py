@@ -38,7 +38,7 @@ from kgtool.errors import KgError
 from kgtool.ontology.model import Ontology, load_ontology
 from kgtool.query.words import identifier_words
 from kgtool.raw import graph as raw_graph
-from kgtool.raw.graph import DAMAGED, EDGE_MARK, FILE_MARK, META_MARK, NODE_MARK
+from kgtool.raw.graph import DAMAGED, EDGE_MARK, FILE_MARK, META_MARK, NODE_MARK, split_node_id
 from kgtool.repo import tracked_files
 from kgtool.store import KG_DIR, Store, atomic_write
 
@@ -49,7 +49,7 @@ KNOWN_COMMUNITY_FORMATS = {2, 3}  # 3 adds areas, which the read path does not n
 READ_CACHE = "read.marshal"  # in the local cache: layer 1's nodes and words, decoded
 EDGE_CACHE = "read-edges.marshal"  # in the local cache: layer 1's edges by target, as offsets
 UNRESOLVED_CACHE = "read-unresolved.marshal"  # in the local cache: unbound call sites by caller
-READ_CACHE_VERSION = 5  # raise when what _rows() or the edge index computes changes
+READ_CACHE_VERSION = 6  # raise when what _rows() or the edge index computes changes
 STALE_NAMED = 3  # changed files named in the notice; the rest are counted
 # Edge types along which a change reaches a dependent (``contains`` is structure, not use).
 DEPENDENCY_TYPES = ("calls", "imports", "inherits")
@@ -101,6 +101,7 @@ class MapState:
     _rows: tuple | None = None  # the index as the read cache keeps it
     _index: LayerIndex | None = None
     _graph: KgGraph | None = None
+    _longest: int = -1  # the longest path of a file, once an ID's path is asked for
 
     @property
     def community_of(self) -> dict[str, str]:
@@ -165,8 +166,14 @@ class MapState:
     def neighbours(self) -> dict[str, tuple[tuple[str, int], ...]]:
         return self.index.neighbours
 
+    def path_of(self, node_id: str) -> str:
+        """The file a layer-1 ID is in (a file's name may hold '::': see split_node_id)."""
+        if self._longest < 0:
+            self._longest = max(map(len, self.file_lines), default=0)
+        return split_node_id(node_id, self.file_lines.__contains__, self._longest)[0]
+
     def symbol(self, node_id: str) -> Symbol | None:
-        path = node_id.partition("::")[0]
+        path = self.path_of(node_id)
         for found in self.symbols.get(path, ()):
             if found.id == node_id:
                 return found
@@ -343,12 +350,15 @@ def _rows(data: bytes) -> tuple | None:
             file_lines[node_id] = int(record.get("lines") or 0)
             file_id = node_id
             continue
-        if node_id.startswith("::"):  # written without its file's path
+        if node_id.startswith("::"):  # written without its file's path (which may hold '::')
+            path, qualname = file_id, node_id[2:]
             node_id = file_id + node_id
-        if "::" in node_id:
+        elif "::" in node_id:
             path, _, qualname = node_id.partition("::")
-            span = record.get("span") or [0, 0]
-            symbols.append((node_id, path, qualname, kind, int(span[0]), int(span[-1])))
+        else:
+            continue
+        span = record.get("span") or [0, 0]
+        symbols.append((node_id, path, qualname, kind, int(span[0]), int(span[-1])))
     path_words: dict[str, list[str]] = {}
     for path in sorted(file_lines):
         for word in identifier_words(path):
@@ -458,10 +468,12 @@ def _changed_files(root: Path, state: MapState) -> list[str]:
             changed.append(path)
     if unknown:
         # Only a file new to the graph needs the exclude globs; their module costs an import.
-        from kgtool.raw.build import excluded
+        from kgtool.raw.build import excluded, valid_name
 
         patterns = state.config["exclude"]
-        changed += [p for p in unknown if not excluded(p, patterns)]
+        # A name that is not UTF-8 is left out of layer 1 by every build (R107): it is not
+        # new to the graph, whatever the graph's age.
+        changed += [p for p in unknown if valid_name(p) and not excluded(p, patterns)]
     changed += [p for p in state.raw_hashes if p not in seen]  # no longer tracked
     return sorted(changed)
 
@@ -495,6 +507,7 @@ class KgGraph:
     _searches: int = 0  # targeted searches so far: past SEARCHES_BEFORE_INDEX, index
     _nodes: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     _file_hashes: dict[str, str] | None = None
+    _longest: int = -1  # the longest path of a file, once an ID's path is asked for
     # Where the edge index is kept once built (None: nowhere), and the layer 1 it is for.
     _unresolved: dict[str, dict[str, int]] | None = None
     _store: Store | None = None
@@ -534,8 +547,8 @@ class KgGraph:
                     key = match.group(1)
                     if key.startswith(b"::"):  # a symbol's ID, written without its file's
                         key = file_id + key
-                    elif b"::" not in key:
-                        file_id = key
+                    elif b"::" not in key or FILE_MARK in self._line_at(match.start()):
+                        file_id = key  # a file's name may hold '::': its record says so
                     self._node_index[key] = match.start()
         assert self._node_index is not None
         return self._node_index
@@ -603,17 +616,19 @@ class KgGraph:
                 return {"external": True, "id": node_id, "kind": "package", "rec": "node"}
             return None
         record = _decoded(self._line_at(offset))
-        file_node = self.node(node_id.partition("::")[0]) if "::" in node_id else None
+        path = self.path_of(node_id) if "::" in node_id else node_id
+        file_node = self.node(path) if path != node_id else None
         return raw_graph.full_node(record, file_node)
 
     def _node_offset(self, node_id: str) -> int | None:
         key = node_id.encode()
         if self._node_index is not None or self._slow:
             return self.node_index.get(key)
-        path, sep, qualname = key.partition(b"::")
-        if sep:
+        path = self.path_of(node_id) if b"::" in key else node_id
+        if path != node_id:
+            qualname = key[len(path.encode()) + 2 :]
             # A symbol's node is written without its file's path, below its file's node.
-            file_at = self._node_offset(path.decode())
+            file_at = self._node_offset(path)
             start = self._data.find(b"\n", file_at) if file_at is not None else -1
             if start >= 0:
                 end = self._data.find(FILE_MARK, start)
@@ -631,10 +646,11 @@ class KgGraph:
         """Path -> the blob id layer 1 read, for every file it maps."""
         if self._file_hashes is None:
             if self._slow:
+                nodes = {path: self.node(path) or {} for path in self.node_ids()}
                 self._file_hashes = {
-                    path: str((self.node(path) or {}).get("hash", ""))
-                    for path in self.node_ids()
-                    if "::" not in path and not path.startswith("ext:")
+                    path: str(node.get("hash", ""))
+                    for path, node in nodes.items()
+                    if node.get("kind") == "file"
                 }
             else:
                 self._file_hashes = {
@@ -645,11 +661,24 @@ class KgGraph:
     def files(self) -> list[str]:
         return sorted(self.file_hashes())
 
+    def path_of(self, node_id: str) -> str:
+        """The file a layer-1 ID is in: the ID itself for a file. A file's name may hold '::'
+        (``a::b.py``): the longest prefix that is a file of layer 1 is the path."""
+        if node_id.startswith("ext:"):
+            return node_id
+        files = self.file_hashes()
+        if self._longest < 0:
+            self._longest = max(map(len, files), default=0)
+        return split_node_id(node_id, files.__contains__, self._longest)[0]
+
+    def is_file(self, node_id: str) -> bool:
+        return node_id in self.file_hashes()
+
     def symbols_of(self, node_id: str) -> list[str]:
         """``node_id`` and every symbol inside it (a file's symbols, a class's methods), read
         from the file's own stretch of layer 1 (its symbols follow its node there)."""
-        path = node_id.split("::", 1)[0]
-        prefix = f"{node_id}::" if "::" not in node_id else f"{node_id}."
+        path = self.path_of(node_id)
+        prefix = f"{node_id}::" if path == node_id else f"{node_id}."
         inside = [symbol for symbol, _ in self._block(path) if symbol.startswith(prefix)]
         return [node_id, *sorted(inside)]
 
@@ -720,7 +749,7 @@ class KgGraph:
     def location(self, node_id: str) -> str:
         """``file:line`` of a node (a file's first line)."""
         record = self.node(node_id) or {}
-        path = record.get("file") or node_id.split("::", 1)[0]
+        path = record.get("file") or self.path_of(node_id)
         span = record.get("span") or [1]
         return f"{path}:{span[0]}"
 

@@ -32,6 +32,11 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
 INSTALL = "pip install 'kgtool[mcp]'"
+# The most an answer (a tool's or a resource's) may hold: 32,000 characters, about 8,000 tokens,
+# a few percent of an agent's context and well above the context tool's default budget (12,000)
+# and a community page. `impact --depth 50` on a central symbol is 255 KB; an answer that big
+# crowds out the task it was asked for.
+MAX_ANSWER_CHARS = 32_000
 SCHEME = "kgtool"
 PAGE_NAME = re.compile(r"c[0-9]+")
 INSTRUCTIONS = (
@@ -52,6 +57,31 @@ def require_sdk() -> None:
 def serve(root: Path, config: Config, store: Store) -> None:
     require_sdk()
     build_server(root, config, store).run("stdio")
+
+
+def capped(text: str, json_answer: bool = False) -> str:
+    """``text`` within ``MAX_ANSWER_CHARS``: whole lines, then one line saying what was left out.
+
+    JSON cut short is not JSON: an answer in JSON over the cap is an error saying so.
+    """
+    if len(text) <= MAX_ANSWER_CHARS:
+        return text
+    if json_answer:
+        raise KgError(
+            f"the answer is {len(text):,} characters, over the cap of {MAX_ANSWER_CHARS:,}: "
+            "ask a narrower question (a smaller depth, a symbol rather than a file), in text "
+            "to get its first part, or run the command in a terminal"
+        )
+    room = MAX_ANSWER_CHARS - 300  # for the line that says what is left out
+    cut = text.rfind("\n", 0, room) + 1 or room
+    rest = text[cut:]
+    lines = rest.count("\n") + (not rest.endswith("\n"))
+    return (
+        f"{text[:cut]}truncated: {lines:,} more line{'s' * (lines != 1)} ({len(rest):,} "
+        f"characters) past the cap of {MAX_ANSWER_CHARS:,} characters an answer holds; ask a "
+        "narrower question (a smaller depth, a symbol rather than a file) or run the command "
+        "in a terminal\n"
+    )
 
 
 def _answer(answer: tuple[str, str]) -> str:
@@ -93,8 +123,11 @@ def build_server(root: Path, config: Config, store: Store) -> MCPServer:
         format: Literal["text", "json"] = "text",
     ) -> str:
         return _tool_error(
-            lambda: _answer(
-                impact_answer(root, config, store, target, depth, format, diff_base or None)
+            lambda: capped(
+                _answer(
+                    impact_answer(root, config, store, target, depth, format, diff_base or None)
+                ),
+                format == "json",
             )
         )
 
@@ -108,7 +141,11 @@ def build_server(root: Path, config: Config, store: Store) -> MCPServer:
         ),
     )
     def explain(subject: str, format: Literal["text", "json"] = "text") -> str:
-        return _tool_error(lambda: _answer(explain_answer(root, config, store, subject, format)))
+        return _tool_error(
+            lambda: capped(
+                _answer(explain_answer(root, config, store, subject, format)), format == "json"
+            )
+        )
 
     @server.tool(
         name="playbooks",
@@ -121,7 +158,7 @@ def build_server(root: Path, config: Config, store: Store) -> MCPServer:
         ),
     )
     def playbooks(name: str = "") -> str:
-        return _tool_error(lambda: playbook_lookup(root, config, store, name))
+        return _tool_error(lambda: capped(playbook_lookup(root, config, store, name)))
 
     _add_context_tool(server, root)
     _add_resources(server, root, config, store)
@@ -143,7 +180,9 @@ def _add_context_tool(server: MCPServer, root: Path) -> None:
     def context(
         task: str, budget: int = 12000, format: Literal["markdown", "json"] = "markdown"
     ) -> str:
-        return _tool_error(lambda: context_for(root, task, budget, format))
+        return _tool_error(
+            lambda: capped(context_for(root, task, budget, format), format == "json")
+        )
 
 
 def playbook_lookup(root: Path, config: Config, store: Store, name: str = "") -> str:
@@ -179,7 +218,7 @@ def _add_resources(server: MCPServer, root: Path, config: Config, store: Store) 
             data = store.read_bytes(name)
             if data is None:
                 raise ResourceNotFoundError(missing_notice([f"{KG_DIR}/{name}"]))
-            return data.decode("utf-8", "replace")
+            return capped(data.decode("utf-8", "replace"))
 
         return read
 
@@ -219,7 +258,7 @@ def _add_resources(server: MCPServer, root: Path, config: Config, store: Store) 
                 status = find_playbook(playbook_statuses(root, config, store), slug)
             except KgError as error:
                 raise ResourceNotFoundError(str(error)) from None
-            return marked_playbook(root, status)
+            return capped(marked_playbook(root, status))
 
         return read
 

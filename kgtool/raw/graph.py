@@ -28,7 +28,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from kgtool.errors import KgError
@@ -56,6 +56,26 @@ EMPTY_META = f'{{"format":{FORMAT_VERSION},"rec":"meta"}}\n'.encode()
 CONFLICT_MARKER = b"<<<<<<<"
 
 
+def split_node_id(node_id: str, is_file: Callable[[str], bool], longest: int) -> tuple[str, str]:
+    """(path, qualname) of a layer-1 ID ``path::Qualname``; (path, "") for a file's own ID.
+
+    A file name may itself hold '::' (``evil/::error::x.py``, ``a::b.py``), a qualname never
+    does: the path is the longest prefix before a '::' that ``is_file``, tried from the right.
+    Only prefixes of at most ``longest`` characters (the longest path there is) are tried, so
+    an ID of a thousand '::' costs what a short one does. When no prefix is a file, the ID is
+    read as written: its path ends at the first '::'.
+    """
+    if len(node_id) <= longest and is_file(node_id):
+        return node_id, ""
+    at = node_id.rfind("::", 0, longest + 2)
+    while at > 0:
+        if is_file(node_id[:at]):
+            return node_id[:at], node_id[at + 2 :]
+        at = node_id.rfind("::", 0, at + 1)
+    path, _, qualname = node_id.partition("::")
+    return path, qualname
+
+
 class RawGraph:
     """Layer 1 as written: node records by ID, and every edge record in file order."""
 
@@ -81,6 +101,9 @@ class RawGraph:
         """The file a node lives in (an external package has none: "")."""
         if node_id.startswith("ext:"):
             return ""
+        node = self.nodes.get(node_id)
+        if node is not None:  # a file's name may hold '::': its node says which it is
+            return node_id if node.get("kind") == "file" else str(node.get("file", ""))
         return node_id.split("::", 1)[0]
 
 
@@ -268,8 +291,10 @@ def full_node(record: dict[str, Any], file_node: dict[str, Any] | None) -> dict[
     node_id = str(record.get("id", ""))
     if node_id.startswith("::") and file_node is not None:
         node_id = record["id"] = f"{file_node['id']}{node_id}"
-    if "::" in node_id and not record.get("external"):
+    if "::" in node_id and not record.get("external") and record.get("kind") != "file":
         path, _, qualname = node_id.partition("::")
+        if file_node is not None and node_id.startswith(f"{file_node['id']}::"):
+            path, qualname = file_node["id"], node_id[len(file_node["id"]) + 2 :]
         record.setdefault("file", path)
         record.setdefault("name", qualname.rsplit(".", 1)[-1])
         if file_node is not None and "lang" in file_node:

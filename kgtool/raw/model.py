@@ -43,6 +43,18 @@ def symbol_id(path: str, qualname: str) -> str:
     return f"{path}::{qualname}" if qualname else path
 
 
+def symbol_parts(node_id: str) -> tuple[str, str]:
+    """(path, qualname) of a symbol's ID; (ID, "") for one with no '::'. A qualname never holds
+    '::' but a file's name may (``a::b.py::f`` is f of a::b.py): the path ends at the last."""
+    path, sep, qualname = node_id.rpartition("::")
+    return (path, qualname) if sep else (node_id, "")
+
+
+def inside_file(node_id: str, path: str) -> bool:
+    """Whether ``node_id`` is file ``path`` or one of its symbols."""
+    return node_id == path or (node_id.startswith(path) and symbol_parts(node_id)[0] == path)
+
+
 def external_id(ecosystem: str, package: str) -> str:
     """ID of a package outside the repository, e.g. ``ext:py:yaml``; never a repository path."""
     return f"ext:{ecosystem}:{package}"
@@ -271,11 +283,11 @@ def file_edges(path: str, edges: Iterable[Edge]) -> tuple[FileEdge, ...]:
     counts: Counter[tuple[str, str, str, float, tuple[str, ...]]] = Counter()
     for edge in edges:
         if edge.target:
-            if edge.target.startswith("ext:") or edge.target.split("::", 1)[0] == path:
+            if edge.target.startswith("ext:") or inside_file(edge.target, path):
                 continue
             counts[(edge.target, edge.type, edge.tier, edge.confidence, ())] += 1
         else:
-            files = {c.split("::", 1)[0] for c in edge.candidates if not c.startswith("ext:")}
+            files = {symbol_parts(c)[0] for c in edge.candidates if not c.startswith("ext:")}
             files.discard(path)
             if files:
                 counts[("", edge.type, edge.tier, edge.confidence, tuple(sorted(files)))] += 1

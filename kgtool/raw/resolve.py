@@ -45,6 +45,7 @@ from kgtool.raw.model import (
     called_name,
     external_id,
     symbol_id,
+    symbol_parts,
 )
 
 # Confidence of an INFERRED edge, by what it was inferred from.
@@ -475,14 +476,14 @@ class RepoIndex:
         return bound
 
     def symbol(self, node_id: str) -> Symbol | None:
-        path, _, qualname = node_id.partition("::")
+        path, qualname = symbol_parts(node_id)
         return self.symbols_in(path).get(qualname)
 
     def find_method(self, class_id: str, name: str, depth: int = 0) -> Bound | None:
         """A member of a class, looked up through its resolved bases."""
         if depth > MAX_LOOKUP_DEPTH:
             return None
-        path, _, qualname = class_id.partition("::")
+        path, qualname = symbol_parts(class_id)
         if f"{qualname}.{name}" in self.symbols_in(path):
             return Bound("symbol", symbol=f"{class_id}.{name}")
         # Go declares a type's methods in any file of its package.
@@ -500,7 +501,7 @@ class RepoIndex:
         if class_id in self._bases:
             return self._bases[class_id]
         self._bases[class_id] = []
-        path, _, qualname = class_id.partition("::")
+        path, qualname = symbol_parts(class_id)
         facts = self.facts.get(path)
         found: list[str] = []
         if facts is not None:
@@ -714,7 +715,7 @@ class RepoIndex:
         if called.symbol in self._returns:
             return self._returns[called.symbol]
         self._returns[called.symbol] = UNKNOWN  # a recursive function returns what it returns
-        path, _, qualname = called.symbol.partition("::")
+        path, qualname = symbol_parts(called.symbol)
         if path not in self.facts:
             return UNKNOWN
         returns = [a for a in self.assigns_of(path).get(RETURNS, ()) if a.scope == qualname]
@@ -729,7 +730,7 @@ class RepoIndex:
         if key in self._attribute_types:
             return self._attribute_types[key]
         self._attribute_types[key] = UNKNOWN
-        path, _, qualname = class_id.partition("::")
+        path, qualname = symbol_parts(class_id)
         types = UNKNOWN
         if path in self.facts and depth <= MAX_LOOKUP_DEPTH:
             language = language_named(self.facts[path].language)
@@ -848,7 +849,7 @@ class RepoIndex:
         return value
 
     def _symbol_value(self, symbol: str, depth: int, below: int) -> frozenset[str] | None:
-        path, _, qualname = symbol.partition("::")
+        path, qualname = symbol_parts(symbol)
         scope, _, name = qualname.rpartition(".")
         if not any(a.kind == DECORATED for a in self.assigns_of(path).get(name, ())):
             return frozenset({symbol})
@@ -875,7 +876,7 @@ class RepoIndex:
     ) -> frozenset[str] | None:
         """The functions ``function`` returns; ``argument((position, name))`` is what the call
         passes to that parameter (a returned parameter is the argument of that call)."""
-        path, _, qualname = function.partition("::")
+        path, qualname = symbol_parts(function)
         if path not in self.facts or depth > MAX_LOOKUP_DEPTH:
             return None
         table = self.assigns_of(path)
@@ -1054,7 +1055,7 @@ class RepoIndex:
         symbol = self.symbol(member_id)
         if symbol is None or symbol.kind != "method":
             return False
-        path = member_id.partition("::")[0]
+        path = symbol_parts(member_id)[0]
         owner = self.symbols[path].get(symbol.parent)
         if owner is not None and owner.kind == "interface":
             return True
@@ -1478,7 +1479,7 @@ class FileResolver:
 
     def _outside_base(self, class_id: str, depth: int = 0) -> bool:
         """Whether the class, or a base of it, names a base that binds to no class here."""
-        path, _, qualname = class_id.partition("::")
+        path, qualname = symbol_parts(class_id)
         facts = self.index.facts.get(path)
         if facts is None or depth > MAX_LOOKUP_DEPTH:
             return False
