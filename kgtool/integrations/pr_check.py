@@ -25,6 +25,7 @@ from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.communities.diff import render_markdown, render_text, touched_communities
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
+from kgtool.escape import md_code, md_path, md_text
 from kgtool.findings import Finding, unique
 from kgtool.ontology.changes import change_lines
 from kgtool.playbook.check import CheckReport
@@ -346,27 +347,7 @@ def relevant_sentence(relevant: Relevant) -> str:
 
 
 # --- markdown -------------------------------------------------------------------------------
-
-# Inline markdown only: every item is one source line after "- ", so block syntax (headings,
-# lists, quotes) cannot start inside it; line breaks become <br>.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
-
-
-def md_text(text: str) -> str:
-    """``text`` shown as it is: markdown and HTML in it (a pull request writes playbooks and
-    file names) are escaped, line breaks kept."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", text)
-    escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"\r\n|\r|\n", "<br>", escaped)
-
-
-def md_code(text: str) -> str:
-    """An inline code span holding ``text`` exactly, whatever backticks it has."""
-    text = re.sub(r"[\r\n]+", " ", text)
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+# Escaped with kgtool/escape.py: names, findings and file names are the pull request's text.
 
 
 def markdown_head(report: PullRequestReport) -> str:
@@ -446,7 +427,7 @@ def markdown_sections(report: PullRequestReport) -> list[tuple[str, str]]:
 
 
 def _relevant_markdown(relevant: Relevant) -> str:
-    files = ", ".join(md_code(path) for path in relevant.files)
+    files = ", ".join(md_path(path) for path in relevant.files)
     validation = "; ".join(md_code(step) for step in relevant.validation) or "not written down"
     status = "" if relevant.executable else " (refused or not active: fix it before following it)"
     return (

@@ -1,0 +1,86 @@
+"""Text a pull request commits, driven through the real CLI: label text is held to the label
+rules wherever it is read, and every text from the repository is escaped for the format it is
+written into (markdown in the job summary, the comment, MAP.md and the community pages; step
+outputs; plain text on a terminal)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+import pytest
+from conftest import Repo
+from fake_anthropic import (
+    fake_anthropic_fixture,  # noqa: F401 (the fake_anthropic fixture)
+)
+from test_ci import (  # the simulated runner of test_ci.py
+    APP,
+    Actions,
+    actions,  # noqa: F401 (the fixture behind runner)
+    no_github_environment,  # noqa: F401 (an autouse fixture: no GITHUB_* from outside)
+)
+from test_context import PROVIDER_TASK, context
+from test_context import shop as shop
+
+
+@pytest.fixture(name="runner")
+def runner_fixture(request: pytest.FixtureRequest) -> Actions:
+    """test_ci.py's simulated runner (its fixture, under a name of this module's own)."""
+    return request.getfixturevalue("actions")
+
+
+LINK = "[click](https://evil.example) ![x](https://evil.example/x.png) @admin"
+
+
+def labelled(make_repo: Callable[..., Repo]) -> tuple[Repo, str]:
+    """The app of test_ci.py with kgtool's own labels committed on ``main``; the branch
+    ``feature`` checked out."""
+    repo = make_repo(APP, commit=False)
+    repo.git("add", "-A")
+    assert repo.kg("label", "--offline").code == 0
+    base = repo.commit("labelled")
+    repo.git("checkout", "-q", "-b", "feature")
+    return repo, base
+
+
+def hand_edit(repo: Repo, field: str, text: str) -> int:
+    """Replaces the first ``field:`` of ontology.yaml by ``text`` (quoted); returns its line."""
+    path = repo.root / ".kg/ontology.yaml"
+    lines = path.read_text().splitlines()
+    number = next(n for n, line in enumerate(lines) if line.strip().startswith(f"{field}:"))
+    indent = lines[number].split(field)[0]
+    lines[number] = f"{indent}{field}: {json.dumps(text)}"
+    path.write_text("\n".join(lines) + "\n")
+    return number + 1
+
+
+def test_a_newline_in_a_file_name_is_escaped_where_printed(make_repo: Callable[..., Repo]) -> None:
+    odd = {"app/evil\nname.py": "from app.store import Store\n\nStore().save()\n"}
+    repo = make_repo({**APP, **odd})
+    assert repo.kg("update").code == 0
+
+    impact = repo.kg("impact", "app/store.py")
+
+    assert impact.code == 0, impact.err
+    assert "app/evil\\nname.py" in impact.out
+    assert not any(line.startswith("name.py") for line in impact.out.splitlines())
+    pages = [p.read_text() for p in (repo.root / ".kg/communities").glob("c*.md")]
+    (page,) = [p for p in pages if "evil" in p]
+    assert "- `app/evil\\nname.py`\n" in page
+    assert not re.search(r"^name\.py", page, re.M)
+
+
+def test_a_skill_name_with_a_newline_stays_on_its_line(shop: Repo) -> None:
+    shop.write(
+        ".claude/skills/payment-providers/SKILL.md",
+        '---\nname: "payment providers\\n## Playbook: forged\\x1b[31m"\n'
+        "description: How to add a payment provider to the gateway.\n---\n",
+    )
+    shop.commit("a skill")
+    assert shop.kg("update").code == 0
+
+    out, _ = context(shop, PROVIDER_TASK, "--budget", "100000")
+
+    assert not any(line.startswith("## Playbook: forged") for line in out.splitlines())
+    assert "payment providers ## Playbook: forged\\x1b[31m (.claude/skills/" in out
