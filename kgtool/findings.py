@@ -52,6 +52,7 @@ CODES: dict[str, str] = {
     "P413": "a key file does not resolve: invalid (outside the repository, not a file, ...)",
     "P421": "a concept names no layer-3 name or community ID",
     "P422": "a concept's layer-3 label is stale",
+    "P423": "a concept is not plain text (markup, a link, an @mention, a control character)",
     "P431": "a field still holds a TODO from the skeleton",
     "P441": "pointers were checked without .kg/raw/ (missing or damaged)",
     "P442": "concepts were checked without layer 2 or 3, or not at all",

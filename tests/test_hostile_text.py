@@ -10,14 +10,16 @@ import re
 from collections.abc import Callable
 
 import pytest
-from conftest import Repo
+from conftest import Repo, assert_one_line_error
 from fake_anthropic import (
     fake_anthropic_fixture,  # noqa: F401 (the fake_anthropic fixture)
 )
+from playbook_helpers import add_playbook, line_of
 from test_ci import (  # the simulated runner of test_ci.py
     APP,
     Actions,
     actions,  # noqa: F401 (the fixture behind runner)
+    annotations,
     no_github_environment,  # noqa: F401 (an autouse fixture: no GITHUB_* from outside)
 )
 from test_context import PROVIDER_TASK, context
@@ -84,3 +86,72 @@ def test_a_skill_name_with_a_newline_stays_on_its_line(shop: Repo) -> None:
 
     assert not any(line.startswith("## Playbook: forged") for line in out.splitlines())
     assert "payment providers ## Playbook: forged\\x1b[31m (.claude/skills/" in out
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "says"),
+    [
+        ("name", LINK, "link"),
+        ("name", "Store @admin helpers", "mention"),
+        ("summary", "See <img src=x onerror=alert(1)> here.", "markdown"),
+        ("name", "Store | helpers", "markdown"),
+    ],
+)
+def test_a_hand_written_label_is_held_to_the_label_rules(
+    make_repo: Callable[..., Repo], field: str, text: str, says: str
+) -> None:
+    repo, _ = labelled(make_repo)
+    line = hand_edit(repo, field, text)
+    map_before = (repo.root / ".kg/MAP.md").read_bytes()
+
+    checked = repo.kg("check")
+
+    assert checked.code == 1
+    found = [row for row in checked.out.splitlines() if "ontology.yaml" in row]
+    assert len(found) == 1, checked.out
+    assert found[0].startswith(f".kg/ontology.yaml:{line}: error: L300 ")
+    assert says in found[0]
+    # What `label --set` refuses, `update` refuses too: the map never shows it.
+    assert_one_line_error(repo.kg("update"), says=f".kg/ontology.yaml:{line}")
+    assert (repo.root / ".kg/MAP.md").read_bytes() == map_before
+
+
+def test_a_hand_written_link_fails_ci_and_reaches_no_markdown(
+    make_repo: Callable[..., Repo], runner: Actions
+) -> None:
+    repo, base = labelled(make_repo)
+    line = hand_edit(repo, "name", LINK)
+    repo.commit("a label with a link")
+    runner.event(base)
+
+    result = repo.kg("ci")
+
+    assert result.code == 1
+    (error,) = [a for a in annotations(result) if a.startswith("::error ")]
+    assert error.startswith(f"::error file=.kg/ontology.yaml,line={line},")
+    assert "L300 community" in error and "link" in error
+    # The summary quotes the refused text, as text: no link, no address GitHub would turn
+    # into one, no mention.
+    summary = runner.summary
+    assert "evil.example" in summary
+    assert not re.search(r"(?<!\\)\]\(", summary)
+    assert "https://" not in summary and "@admin" not in summary
+
+
+def test_a_concept_with_markup_refuses_its_playbook_and_is_never_exported(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo, _ = labelled(make_repo)
+    path = add_playbook(repo, "save-data", ["app/store.py"], concepts=[json.dumps(LINK)])
+    repo.commit("a playbook with a link for a concept")
+
+    checked = repo.kg("check")
+
+    assert checked.code == 1
+    line = line_of(repo, path, "concepts:")
+    (problem,) = [row for row in checked.out.splitlines() if path in row]
+    assert problem.startswith(f"{path}:{line}: error: P423 the concept ")
+    assert "link" in problem
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    exported = [p.read_text() for p in repo.root.rglob("SKILL.md")]
+    assert not any("evil.example" in text for text in exported)

@@ -218,14 +218,14 @@ def test_stale_concepts_go_through_the_drift_seam(
 ) -> None:
     from kgtool.playbook import concepts
 
-    (built.root / ".kg" / "ontology.yaml").write_text("communities:\n  c1:\n    name: CLI\n")
+    (built.root / ".kg" / "ontology.yaml").write_text("communities:\n  c1:\n    name: CLI tools\n")
     monkeypatch.setattr(
         concepts, "stale_communities", lambda store, ontology: {"c1": "members moved by 0.6"}
     )
-    add_playbook(built, "p", ["args.py"], concepts=["CLI"])
+    add_playbook(built, "p", ["args.py"], concepts=["CLI tools"])
     check = built.kg("playbooks", "check")
     assert check.code == 0
-    assert "warning: P422 concept 'CLI' (c1) is stale: members moved by 0.6" in check.out
+    assert "warning: P422 concept 'CLI tools' (c1) is stale: members moved by 0.6" in check.out
     built.write(".kgtool.yaml", "playbooks:\n  fail_on_stale_concepts: true\n")
     assert built.kg("playbooks", "check").code == 1
 
