@@ -47,6 +47,7 @@ CODES: dict[str, str] = {
     "P402": "a playbook's front matter cannot be read (missing, invalid YAML, duplicate field)",
     "P403": "a playbook field is unknown, missing or of the wrong type",
     "P404": "two playbooks have the same slug",
+    "P405": "a playbook's slug is left out of `kgtool ci`'s step outputs: unsafe in a script",
     "P411": "a key file does not resolve: missing",
     "P412": "a key file does not resolve: ambiguous",
     "P413": "a key file does not resolve: invalid (outside the repository, not a file, ...)",

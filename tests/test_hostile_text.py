@@ -21,9 +21,13 @@ from test_ci import (  # the simulated runner of test_ci.py
     actions,  # noqa: F401 (the fixture behind runner)
     annotations,
     no_github_environment,  # noqa: F401 (an autouse fixture: no GITHUB_* from outside)
+    pull_request,
+    updated,
 )
 from test_context import PROVIDER_TASK, context
 from test_context import shop as shop
+
+from kgtool.integrations.github import SUMMARY_LIMIT
 
 
 @pytest.fixture(name="runner")
@@ -155,3 +159,52 @@ def test_a_concept_with_markup_refuses_its_playbook_and_is_never_exported(
     assert repo.kg("playbooks", "export", "--to", "claude").code == 0
     exported = [p.read_text() for p in repo.root.rglob("SKILL.md")]
     assert not any("evil.example" in text for text in exported)
+
+
+def test_a_summary_near_github_limit_stays_within_it_on_a_line_of_its_own(
+    make_repo: Callable[..., Repo], runner: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    runner.event(base)
+    earlier = "e" * (SUMMARY_LIMIT - 200)  # an earlier command's summary, with no newline
+    (runner.folder / "summary.md").write_text(earlier)
+
+    result = repo.kg("ci")
+
+    assert result.code == 0, result.out + result.err
+    data = (runner.folder / "summary.md").read_bytes()
+    assert len(data) <= SUMMARY_LIMIT
+    ours = data.decode().removeprefix(earlier)
+    assert ours.startswith("\n## kgtool ci: passed\n")
+    assert "Cut: " in ours
+
+
+def test_a_summary_that_ends_without_a_newline_gets_one_before_the_heading(
+    make_repo: Callable[..., Repo], runner: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    runner.event(base)
+    (runner.folder / "summary.md").write_text("earlier step")
+
+    assert repo.kg("ci").code == 0
+    assert runner.summary.startswith("earlier step\n## kgtool ci: passed\n")
+
+
+def test_a_slug_a_workflow_cannot_splice_is_left_out_of_the_outputs(
+    make_repo: Callable[..., Repo], runner: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    odd = add_playbook(repo, "x$(touch pwned);`id`", ["app/store.py"])
+    updated(repo, "a playbook with shell in its name")
+    repo.write("app/store.py", APP["app/store.py"] + "\n    def load(self):\n        return 2\n")
+    updated(repo, "load")
+    runner.event(base)
+
+    result = repo.kg("ci")
+
+    outputs = runner.outputs()
+    assert outputs["playbooks-touched"] == "save-data"
+    assert "$" not in "".join(outputs.values()) and "`" not in "".join(outputs.values())
+    said = [a for a in annotations(result) if "playbooks-touched" in a]
+    assert len(said) == 1 and said[0].startswith("::warning ")
+    assert odd.replace("$", "").split("(")[0] in said[0]

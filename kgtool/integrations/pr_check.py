@@ -26,7 +26,7 @@ from kgtool.communities.diff import render_markdown, render_text, touched_commun
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
 from kgtool.escape import md_code, md_path, md_text
-from kgtool.findings import Finding, unique
+from kgtool.findings import WARNING, Finding, unique
 from kgtool.ontology.changes import change_lines
 from kgtool.playbook.check import CheckReport
 from kgtool.playbook.model import ERROR, RETIRED
@@ -45,6 +45,15 @@ from kgtool.repo import (
 STALE_CHECKS = ("raw graph", "communities")
 LABELS_CHECK = "labels"
 PLAYBOOKS_CHECK = "playbooks"
+UNSPLICABLE = "P405"
+# A name a workflow may paste into a shell command as it is: GitHub substitutes
+# ${{ steps.<id>.outputs.playbooks-touched }} into a script before the shell reads it.
+_SPLICABLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def splicable(name: str) -> bool:
+    """Whether ``name`` can go into a step output: nothing in it a shell would act on."""
+    return _SPLICABLE.fullmatch(name) is not None
 
 
 @dataclass(frozen=True)
@@ -290,6 +299,21 @@ def gather(
     try:
         report.changed = paths_differing(ctx.root, base.commit)
         report.relevant = relevant_playbooks(playbooks, report.changed)
+        report.findings += [
+            CheckFinding(
+                PLAYBOOKS_CHECK,
+                Finding(
+                    r.path,
+                    0,
+                    WARNING,
+                    UNSPLICABLE,
+                    "left out of the step output playbooks-touched: a workflow could not use "
+                    "its name safely (letters, digits, '.', '_' and '-' only); rename the file",
+                ),
+            )
+            for r in report.relevant
+            if not splicable(r.slug)
+        ]
         report.diff = changelog(ctx, base.commit, None, _head_document(ctx, report.outcomes))
     except KgError as error:
         # A broken map at the base must not hide the verdicts, which do not need it.
