@@ -12,7 +12,9 @@ from collections.abc import Callable
 import pytest
 from conftest import Repo, assert_one_line_error
 from fake_anthropic import (
+    FakeAnthropic,
     fake_anthropic_fixture,  # noqa: F401 (the fake_anthropic fixture)
+    tool,
 )
 from playbook_helpers import add_playbook, line_of
 from test_ci import (  # the simulated runner of test_ci.py
@@ -208,3 +210,29 @@ def test_a_slug_a_workflow_cannot_splice_is_left_out_of_the_outputs(
     said = [a for a in annotations(result) if "playbooks-touched" in a]
     assert len(said) == 1 and said[0].startswith("::warning ")
     assert odd.replace("$", "").split("(")[0] in said[0]
+
+
+def test_a_labeler_reply_with_a_lone_surrogate_is_a_malformed_reply(
+    make_repo: Callable[..., Repo],
+    fake_anthropic: FakeAnthropic,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    repo, _ = labelled(make_repo)
+    repo.write(".kgtool.yaml", "ontology:\n  max_retries: 0\n  timeout: 3\n")
+    repo.commit("settings")
+    before = (repo.root / ".kg/ontology.yaml").read_bytes()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+
+    def surrogate(body: dict) -> dict:
+        asked = json.loads(body["messages"][0]["content"][-1]["text"])["communities"]
+        ids = [c["id"] for c in asked]
+        return {"communities": [{"id": cid, "name": "Job \ud800 runner"} for cid in ids]}
+
+    fake_anthropic.script(tool(surrogate), tool(surrogate))
+    result = repo.kg("label", "--relabel")
+
+    assert_one_line_error(result, code=4, says="no label was changed")
+    assert "\\ud800" in result.err
+    assert len(fake_anthropic.requests) == 2  # asked again once, as for any malformed reply
+    assert (repo.root / ".kg/ontology.yaml").read_bytes() == before
