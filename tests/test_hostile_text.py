@@ -24,6 +24,7 @@ from test_ci import (  # the simulated runner of test_ci.py
     annotations,
     no_github_environment,  # noqa: F401 (an autouse fixture: no GITHUB_* from outside)
     pull_request,
+    section,
     updated,
 )
 from test_context import PROVIDER_TASK, context
@@ -142,6 +143,25 @@ def test_a_hand_written_link_fails_ci_and_reaches_no_markdown(
     assert "evil.example" in summary
     assert not re.search(r"(?<!\\)\]\(", summary)
     assert "https://" not in summary and "@admin" not in summary
+
+
+def test_what_a_label_says_of_itself_is_text_in_the_changelog(
+    make_repo: Callable[..., Repo], runner: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    assert repo.kg("label", "--offline").code == 0
+    hand_edit(repo, "by", f"{LINK} <img src=x> | cell")  # who wrote it: free text
+    repo.commit("labelled")
+    runner.event(base)
+
+    result = repo.kg("ci")
+
+    assert result.code == 0, result.out + result.err
+    changes = section(runner.summary, "Architecture changes").splitlines()
+    named = "\n".join(line for line in changes if line.startswith("- named: "))
+    assert "evil.example" in named
+    assert not re.search(r"(?<!\\)\]\(", named) and "https://" not in named
+    assert "@admin" not in named and "<img" not in named and not re.search(r"(?<!\\)\|", named)
 
 
 def test_a_concept_with_markup_refuses_its_playbook_and_is_never_exported(
