@@ -13,6 +13,7 @@ from typing import Any
 
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
+from kgtool.escape import md_text, printable
 
 Document = dict[str, Any]
 Report = dict[str, Any]
@@ -292,7 +293,7 @@ def render_text(
     """``extra``: lines the layers above add to the changelog (label changes)."""
     lines = [_headline(report, base_name, head_name)]
     changes = _change_lines(report) + (extra or [])
-    lines += [f"  {line}" for line in changes] or ["  no architectural change"]
+    lines += [f"  {printable(line)}" for line in changes] or ["  no architectural change"]
     return "\n".join(lines) + "\n"
 
 
@@ -303,7 +304,8 @@ def render_markdown(
     changes = _change_lines(report) + (extra or [])
     if not changes:
         return "\n".join([*lines, "No architectural change."]) + "\n"
-    lines += [f"- {line}" for line in changes]
+    # Names and file names are the repository's: shown as text, never as markup.
+    lines += [f"- {md_text(line)}" for line in changes]
     lines += ["", "```mermaid", "graph LR"]
     retired = {e["id"] for e in report["retired"]} | {e["from"] for e in report["merged"]}
     for cid in sorted(touched_communities(report), key=id_number):

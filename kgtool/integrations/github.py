@@ -21,6 +21,7 @@ Everything here follows what GitHub documents or enforces:
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import urllib.error
 import urllib.request
@@ -35,6 +36,7 @@ from kgtool.integrations.pr_check import (
     PullRequestReport,
     markdown_head,
     markdown_sections,
+    splicable,
 )
 from kgtool.playbook.model import ERROR
 
@@ -138,17 +140,40 @@ def summary_markdown(report: PullRequestReport, limit: int) -> str:
 
 
 def write_summary(path: str, report: PullRequestReport) -> None:
-    """Appends the summary to ``$GITHUB_STEP_SUMMARY``, within what the step has left."""
+    """Appends the summary to ``$GITHUB_STEP_SUMMARY``, on a line of its own, within what the
+    step has left: past 1 MiB GitHub drops the whole summary, an earlier step's part too."""
     target = Path(path)
     try:
-        used = target.stat().st_size if target.exists() else 0
-        text = summary_markdown(report, max(SUMMARY_LIMIT - used - 1, 0))
+        used, ends_line = _summary_so_far(target)
+        start = "" if ends_line else "\n"
+        room = SUMMARY_LIMIT - used - len(start)
+        text = summary_markdown(report, room)
+        if len(text.encode("utf-8")) > room:
+            # Not even the verdicts fit: one line says so, or nothing when that does not fit.
+            text = (
+                f"## kgtool ci: {'passed' if report.ok else 'failed'}\n\nCut: the step's summary "
+                "is nearly at GitHub's 1 MiB limit; the log of this step shows the report.\n"
+            )
+        if len(text.encode("utf-8")) > room:
+            return
         with target.open("a", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.write(start + text)
     except OSError as error:
         raise KgError(
             f"cannot write the job summary GITHUB_STEP_SUMMARY={path}: {error}"
         ) from error
+
+
+def _summary_so_far(target: Path) -> tuple[int, bool]:
+    """The bytes an earlier command of the step wrote, and whether they end a line."""
+    if not target.exists():
+        return 0, True
+    size = target.stat().st_size
+    if not size:
+        return 0, True
+    with target.open("rb") as handle:
+        handle.seek(size - 1)
+        return size, handle.read(1) == b"\n"
 
 
 def outputs(report: PullRequestReport, comment: str) -> dict[str, str]:
@@ -161,9 +186,10 @@ def outputs(report: PullRequestReport, comment: str) -> dict[str, str]:
         "base": report.base.commit,
         "diff": "done" if report.diff is not None else "skipped",
         "communities-touched": str(len(report.touched)),
-        "communities": " ".join(report.touched),
+        # Outputs are spliced into workflow scripts: only names that cannot change a command.
+        "communities": " ".join(c for c in report.touched if re.fullmatch(r"c[0-9]+", c)),
         "changed-files": str(len(report.changed)),
-        "playbooks-touched": " ".join(r.slug for r in report.relevant),
+        "playbooks-touched": " ".join(r.slug for r in report.relevant if splicable(r.slug)),
         "comment": comment,
     }
 

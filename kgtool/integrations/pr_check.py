@@ -25,7 +25,8 @@ from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.communities.diff import render_markdown, render_text, touched_communities
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
-from kgtool.findings import Finding, unique
+from kgtool.escape import md_code, md_path, md_text
+from kgtool.findings import WARNING, Finding, unique
 from kgtool.ontology.changes import change_lines
 from kgtool.playbook.check import CheckReport
 from kgtool.playbook.model import ERROR, RETIRED
@@ -44,6 +45,15 @@ from kgtool.repo import (
 STALE_CHECKS = ("raw graph", "communities")
 LABELS_CHECK = "labels"
 PLAYBOOKS_CHECK = "playbooks"
+UNSPLICABLE = "P405"
+# A name a workflow may paste into a shell command as it is: GitHub substitutes
+# ${{ steps.<id>.outputs.playbooks-touched }} into a script before the shell reads it.
+_SPLICABLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def splicable(name: str) -> bool:
+    """Whether ``name`` can go into a step output: nothing in it a shell would act on."""
+    return _SPLICABLE.fullmatch(name) is not None
 
 
 @dataclass(frozen=True)
@@ -289,6 +299,21 @@ def gather(
     try:
         report.changed = paths_differing(ctx.root, base.commit)
         report.relevant = relevant_playbooks(playbooks, report.changed)
+        report.findings += [
+            CheckFinding(
+                PLAYBOOKS_CHECK,
+                Finding(
+                    r.path,
+                    0,
+                    WARNING,
+                    UNSPLICABLE,
+                    "left out of the step output playbooks-touched: a workflow could not use "
+                    "its name safely (letters, digits, '.', '_' and '-' only); rename the file",
+                ),
+            )
+            for r in report.relevant
+            if not splicable(r.slug)
+        ]
         report.diff = changelog(ctx, base.commit, None, _head_document(ctx, report.outcomes))
     except KgError as error:
         # A broken map at the base must not hide the verdicts, which do not need it.
@@ -346,27 +371,7 @@ def relevant_sentence(relevant: Relevant) -> str:
 
 
 # --- markdown -------------------------------------------------------------------------------
-
-# Inline markdown only: every item is one source line after "- ", so block syntax (headings,
-# lists, quotes) cannot start inside it; line breaks become <br>.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
-
-
-def md_text(text: str) -> str:
-    """``text`` shown as it is: markdown and HTML in it (a pull request writes playbooks and
-    file names) are escaped, line breaks kept."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", text)
-    escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"\r\n|\r|\n", "<br>", escaped)
-
-
-def md_code(text: str) -> str:
-    """An inline code span holding ``text`` exactly, whatever backticks it has."""
-    text = re.sub(r"[\r\n]+", " ", text)
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+# Escaped with kgtool/escape.py: names, findings and file names are the pull request's text.
 
 
 def markdown_head(report: PullRequestReport) -> str:
@@ -446,7 +451,7 @@ def markdown_sections(report: PullRequestReport) -> list[tuple[str, str]]:
 
 
 def _relevant_markdown(relevant: Relevant) -> str:
-    files = ", ".join(md_code(path) for path in relevant.files)
+    files = ", ".join(md_path(path) for path in relevant.files)
     validation = "; ".join(md_code(step) for step in relevant.validation) or "not written down"
     status = "" if relevant.executable else " (refused or not active: fix it before following it)"
     return (

@@ -166,8 +166,12 @@ def follow_up(reply: Any, text: str) -> list[dict[str, Any]]:
             given = block.input if isinstance(block.input, dict) else {}
             turn.append({"type": "tool_use", "id": block.id, "name": block.name, "input": given})
     uses = [block["id"] for block in turn if block["type"] == "tool_use"]
-    if not turn:
-        # Nothing to answer to: the user turn alone says what is missing.
+    # What is said back must be UTF-8 (a lone surrogate in the reply is not, and the SDK
+    # cannot send it): escaped here, and a reply holding one is not echoed.
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if not turn or not _sendable(turn):
+        # Nothing to answer to, or nothing that can be sent back: the user turn alone says
+        # what is wrong, as for any malformed reply.
         return [{"role": "user", "content": [{"type": "text", "text": text}]}]
     # Every tool call must be answered by a tool result; the errors go in the first one.
     results: list[dict[str, Any]] = [
@@ -179,6 +183,14 @@ def follow_up(reply: Any, text: str) -> list[dict[str, Any]]:
     if not results:
         results = [{"type": "text", "text": text}]
     return [{"role": "assistant", "content": turn}, {"role": "user", "content": results}]
+
+
+def _sendable(blocks: list[dict[str, Any]]) -> bool:
+    try:
+        compact(blocks).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def prompt_chars(request: Mapping[str, Any]) -> int:

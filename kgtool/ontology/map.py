@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
+from kgtool.escape import md_cell, md_path
 
 if TYPE_CHECKING:
     from kgtool.ontology.view import LabelView
@@ -133,7 +134,8 @@ def marked(text: str, mark: str) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Code spans in a table cell: a "|" in one would still end the cell."""
+    return text.replace("|", "\\|")
 
 
 def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str, bytes]:
@@ -226,9 +228,9 @@ def _community_row(
     view: LabelView,
     outgoing: list[dict[str, Any]],
 ) -> str:
-    main = ", ".join(f"`{p}`" for p, _ in community["main_files"][:MAP_FILES])
+    main = ", ".join(md_path(p) for p, _ in community["main_files"][:MAP_FILES])
     if not main:
-        main = ", ".join(f"`{p}`" for p in community["members"][:MAP_FILES])
+        main = ", ".join(md_path(p) for p in community["members"][:MAP_FILES])
     deps = "; ".join(
         f"[{e['dst']}]({PAGES_DIR}/{e['dst']}.md) {_phrase(e, view)}"
         + describe_counts(e["types"]).split(" (")[0]
@@ -268,7 +270,7 @@ def _area_rows(
     lines = []
     for aid in sorted(areas, key=lambda a: (-areas[a]["size"], id_number(a))):
         area = areas[aid]
-        where = f"package `{area['package']}`, " if area["package"] else ""
+        where = f"package {_cell(md_path(area['package']))}, " if area["package"] else ""
         if not area["package"] and document["settings"].get("boundaries"):
             where = "outside packages, "
         count = len(area["communities"])
@@ -280,7 +282,7 @@ def _area_rows(
             shown += f"; {len(deps) - MAP_EDGES} more"
         files = [p for cid in area["communities"] for p in communities[cid]["members"]]
         lines.append(
-            f"| **{_cell(titles[aid])}** ({where}{count} "
+            f"| **{md_cell(titles[aid])}** ({where}{count} "
             f"{'community' if count == 1 else 'communities'}) | **{area['size']}** | "
             f"{_cell(_folders(files))} | {shown or '—'} |"
         )
@@ -294,7 +296,7 @@ def _with_area(page: str, aid: str | None, titles: dict[str, str], map_name: str
     if not aid or aid not in titles or len(titles) < 2:
         return page
     marker = f" · [back to the map](../{map_name})\n"
-    return page.replace(marker, f"{marker}Area: {_cell(titles[aid])}.\n", 1)
+    return page.replace(marker, f"{marker}Area: {md_cell(titles[aid])}.\n", 1)
 
 
 def _families_section(
@@ -325,7 +327,8 @@ def _families_section(
         more = len(held) - MAP_FAMILY_COMMUNITIES
         if more > 0:
             shown += f"; {more} more"
-        lines.append(f"| {_cell(family['name'])} | `{_cell(family['base'])}` | {size} | {shown} |")
+        base = _cell(md_path(family["base"]))
+        lines.append(f"| {md_cell(family['name'])} | {base} | {size} | {shown} |")
     return lines
 
 
@@ -346,9 +349,10 @@ def _page_families(cid: str, document: dict[str, Any], names: dict[str, str]) ->
             continue
         total = len(family["members"]) + len(family["tests"])
         others = [other for other in held if other != cid]
-        elsewhere = ", ".join(f"[{o} · {names[o]}]({o}.md)" for o in others)
+        elsewhere = ", ".join(f"[{o} · {md_cell(names[o])}]({o}.md)" for o in others)
         lines.append(
-            f"- {family['name']} (base `{family['base']}`): {held[cid]} of its {total} files "
+            f"- {md_cell(family['name'])} (base {md_path(family['base'])}): {held[cid]} of its "
+            f"{total} files "
             f"are here" + (f"; the rest in {elsewhere}" if others else "")
         )
     if not lines:
@@ -357,7 +361,7 @@ def _page_families(cid: str, document: dict[str, Any], names: dict[str, str]) ->
 
 
 def _title(cid: str, names: dict[str, str], view: LabelView) -> str:
-    title = f"[{cid} · {_cell(names[cid])}]({PAGES_DIR}/{cid}.md)"
+    title = f"[{cid} · {md_cell(names[cid])}]({PAGES_DIR}/{cid}.md)"
     return f"{title} ({view.marks[cid]})" if view.marks.get(cid) else title
 
 
@@ -368,7 +372,7 @@ def _folders(members: list[str]) -> str:
         folder = path.rpartition("/")[0] or "."
         counts[folder] = counts.get(folder, 0) + 1
     ranked = sorted(counts, key=lambda folder: (-counts[folder], folder))
-    shown = ", ".join(f"`{folder}/`" if folder != "." else "`./`" for folder in ranked[:MAP_FILES])
+    shown = ", ".join(md_path(f"{folder}/") for folder in ranked[:MAP_FILES])
     more = len(ranked) - MAP_FILES
     return f"{shown}; {more} more" if more > 0 else shown
 
@@ -380,12 +384,12 @@ def _phrase(edge: dict[str, Any], view: LabelView) -> str:
     phrase = view.phrases.get(key)
     if not phrase:
         return ""
-    return f"{_cell(marked(phrase, view.phrase_marks.get(key, '')))}: "
+    return f"{md_cell(marked(phrase, view.phrase_marks.get(key, '')))}: "
 
 
 def _link(cid: str, communities: dict[str, Any], names: dict[str, str]) -> str:
     if cid in communities:
-        return f"[{cid} · {names[cid]}]({cid}.md)"
+        return f"[{cid} · {md_cell(names[cid])}]({cid}.md)"
     return f"{cid} (retired)"
 
 
@@ -402,7 +406,7 @@ def _page(
     from kgtool.ontology.view import UNLABELLED
 
     community = communities[cid]
-    lines = [f"# {cid} · {names[cid]}", ""]
+    lines = [f"# {cid} · {md_cell(names[cid])}", ""]
     mark = view.marks.get(cid)
     if mark == UNLABELLED:
         lines += [
@@ -419,7 +423,7 @@ def _page(
             "",
         ]
     if view.summaries.get(cid):
-        lines += [view.summaries[cid], ""]
+        lines += [md_cell(view.summaries[cid]), ""]
     lines.append(f"{community['size']} files · [back to the map](../{map_name})")
     if community.get("split_from"):
         lines.append(f"Split from {_link(community['split_from'], communities, names)}.")
@@ -428,10 +432,10 @@ def _page(
         lines.append(f"Absorbed retired communities: {merged}.")
     if community["main_files"]:
         lines += ["", "## Main files (edges in from other files)", ""]
-        lines += [f"- `{path}` ({count})" for path, count in community["main_files"]]
+        lines += [f"- {md_path(path)} ({count})" for path, count in community["main_files"]]
     if community["top_symbols"]:
         lines += ["", "## Top symbols (in-degree)", ""]
-        lines += [f"- `{symbol}` ({count})" for symbol, count in community["top_symbols"]]
+        lines += [f"- {md_path(symbol)} ({count})" for symbol, count in community["top_symbols"]]
     for title, edges, key in (("Depends on", outgoing, "dst"), ("Used by", incoming, "src")):
         if edges:
             lines += ["", f"## {title}", ""]
@@ -441,5 +445,5 @@ def _page(
                 for e in edges
             ]
     lines += ["", "## Files", ""]
-    lines += [f"- `{path}`" for path in community["members"]]
+    lines += [f"- {md_path(path)}" for path in community["members"]]
     return "\n".join(lines) + "\n"

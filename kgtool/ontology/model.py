@@ -16,6 +16,7 @@ import yaml
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
 from kgtool.ontology.items import TypedCounts, edge_key, edge_order
+from kgtool.ontology.validate import validate_read_label
 from kgtool.store import KG_DIR, ONTOLOGY_FILE, Store
 
 WHERE = f"{KG_DIR}/{ONTOLOGY_FILE}"
@@ -219,6 +220,19 @@ def _text(fields: dict[str, yaml.Node], name: str, what: str, where: str, defaul
     return " ".join(value.split())
 
 
+def _label_text(fields: dict[str, yaml.Node], name: str, what: str, where: str) -> str:
+    """A name, summary or phrase, held to the plain-text rules every label is held to: a
+    person's edit of this file is read into the map, the pull-request summary and agents'
+    prompts like any other label (see ``validate_read_label``)."""
+    text = _text(fields, name, what, where)
+    if not text:
+        return text
+    try:
+        return validate_read_label(text, f"the {name}")
+    except ValueError as exc:
+        raise KgError(f"{what}: {exc}", where, _line(fields[name])) from exc
+
+
 def _flag(fields: dict[str, yaml.Node], name: str, what: str, where: str) -> bool:
     node = fields.get(name)
     if node is None:
@@ -235,14 +249,14 @@ def _community(key_node: yaml.Node, node: yaml.Node, where: str) -> CommunityLab
     if not _is_community_id(cid):
         raise KgError(f"{what}: not a community ID (c<number>)", where, _line(key_node))
     fields = _fields(node, COMMUNITY_FIELDS, what, where)
-    name = _text(fields, "name", what, where)
+    name = _label_text(fields, "name", what, where)
     if not name and not _flag(fields, "retired", what, where):
         raise KgError(f"{what}: 'name' is missing", where, _line(key_node))
     merged_into = _text(fields, "merged_into", what, where)
     return CommunityLabel(
         community=cid,
         name=name,
-        summary=_text(fields, "summary", what, where),
+        summary=_label_text(fields, "summary", what, where),
         by=_text(fields, "by", what, where, HUMAN),
         at=_text(fields, "at", what, where),
         evidence=_evidence(fields.get("evidence"), what, where),
@@ -259,7 +273,7 @@ def _edge(key_node: yaml.Node, node: yaml.Node, where: str) -> EdgeLabel:
     if not (_is_community_id(src.strip()) and _is_community_id(dst.strip())):
         raise KgError(f"{what}: an edge is written 'c<N>->c<M>'", where, _line(key_node))
     fields = _fields(node, EDGE_FIELDS, what, where)
-    phrase = _text(fields, "phrase", what, where)
+    phrase = _label_text(fields, "phrase", what, where)
     if not phrase:
         raise KgError(f"{what}: 'phrase' is missing", where, _line(key_node))
     return EdgeLabel(

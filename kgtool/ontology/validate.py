@@ -2,9 +2,11 @@
 go through the same checks.
 
 Labels end up in ``ontology.yaml``, in MAP.md tables and in prompts that agents read, so they
-are plain one-line text: no markdown that would break a table or smuggle a link, no control
-characters that could hide text, and names unique on the map so that a name (in a playbook's
-``concepts``, say) points at exactly one community.
+are plain one-line text: no markdown that would break a table or smuggle a link, no @mention
+that would notify someone, no control characters that could hide text, and names unique on
+the map so that a name (in a playbook's ``concepts``, say) points at exactly one community.
+The same rules hold wherever a label is read: ``ontology.yaml`` as a person edited it, and
+the names playbooks give as concepts.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ _EMPHASIS = re.compile(r"(?<!\w)_+|_+(?!\w)|~~")  # runs: "__init__" is stripped
 _ADDRESS = r"\b[a-z][a-z0-9+.-]*://|\bwww\.|\bmailto:"
 _LINK = re.compile(_ADDRESS + r"|\]\(", re.I)
 _ENTITY = re.compile(r"&#?\w+;")
+# "@name" notifies a person where GitHub renders it (a pull-request comment, a job summary).
+_MENTION = re.compile(r"(?<![\w.+-])@(?=\w)")
 _INVISIBLE = ("Cc", "Cf", "Co", "Cs")  # control, format (zero-width), private use, surrogates
 
 
@@ -48,11 +52,26 @@ def validate_phrase(text: str) -> str:
     return phrase
 
 
+def validate_concept(text: str) -> str:
+    """A playbook's concept: a community ID or a community's name, so plain text as a name
+    is; any number of words (one that no name matches is unresolved, not malformed)."""
+    return _plain(text, "the concept", end_ok="", ends=False)
+
+
+def validate_read_label(text: str, what: str) -> str:
+    """A name, summary or phrase as a person wrote it into ``ontology.yaml``: held to the rules
+    that keep it plain text on one line (no markup, link, @mention or control character), as
+    every label is; the word and length limits are the labelers' and ``label --set``'s, so a
+    person's "CLI" stands."""
+    return _plain(text, what, end_ok="", ends=False)
+
+
 def validate_line(text: object, what: str, max_chars: int, allow: str = "") -> str:
     """One plain line of prose of at most ``max_chars`` characters, ending as a sentence
     does; ``allow`` lists markup characters it may hold all the same (the miner's text names
     placeholder paths such as ``app/<name>.py`` and pull requests as ``#12``)."""
-    line = _plain(text, what, end_ok=").!?”\"'", allow=allow)
+    # "@" too: prose names decorators ("@property"), and a committed file notifies nobody.
+    line = _plain(text, what, end_ok=").!?”\"'", allow=allow + "@")
     if len(line) > max_chars:
         raise ValueError(f"{what} {quote(line)} has {len(line)} characters; at most {max_chars}")
     return line
@@ -65,11 +84,12 @@ def name_key(name: str) -> str:
 
 def strip_markup(text: str) -> str:
     """``text`` as one plain line: what these checks refuse as markup, a link (with its
-    address) or an invisible character, taken out. For text quoted from the repository."""
+    address), an @mention's "@" or an invisible character, taken out. For text quoted from
+    the repository."""
     text = re.sub(f"(?:{_ADDRESS})\\S*", "", text, flags=re.I)
     text = "".join(
         char
-        for char in _ENTITY.sub("", text)
+        for char in _MENTION.sub("", _ENTITY.sub("", text))
         if char not in _MARKDOWN and not _invisible(char)
     )
     return " ".join(_EMPHASIS.sub("", text).split())
@@ -84,7 +104,7 @@ def quote(value: object, limit: int = 60) -> str:
     return '"' + shown.replace('"', '\\"') + '"'
 
 
-def _plain(text: object, what: str, end_ok: str, allow: str = "") -> str:
+def _plain(text: object, what: str, end_ok: str, allow: str = "", ends: bool = True) -> str:
     if not isinstance(text, str):
         raise ValueError(f"{what} must be text, not {type(text).__name__}")
     if any(char in _LINE_BREAKS for char in text):
@@ -110,6 +130,10 @@ def _plain(text: object, what: str, end_ok: str, allow: str = "") -> str:
         )
     if _ENTITY.search(clean):
         raise ValueError(f"{what} {quote(clean)} has an HTML entity; use plain text")
+    if "@" not in allow and _MENTION.search(clean):
+        raise ValueError(f"{what} {quote(clean)} has an @mention; use plain text")
+    if not ends:
+        return clean
     if not clean[0].isalnum():
         raise ValueError(f"{what} {quote(clean)} starts with {clean[0]!r}; start with a word")
     if not (clean[-1].isalnum() or clean[-1] in end_ok):

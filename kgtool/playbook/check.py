@@ -14,6 +14,7 @@ from typing import NamedTuple
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.findings import ERROR, WARNING, Finding, kept
+from kgtool.ontology.validate import validate_concept
 from kgtool.playbook.concepts import ConceptIndex, load_concepts
 from kgtool.playbook.layer1 import Layer1, load_layer1
 from kgtool.playbook.model import ACTIVE, RETIRED, Playbook, Scalar
@@ -35,6 +36,7 @@ POINTER_CODES = {MISSING: "P411", AMBIGUOUS: "P412", INVALID: "P413"}
 CANNOT_RUN = "P400"
 UNRESOLVED_CONCEPT = "P421"
 STALE_CONCEPT = "P422"
+NOT_PLAIN_CONCEPT = "P423"
 TODO_LEFT = "P431"
 
 
@@ -187,6 +189,14 @@ def _check_one(
                 )
             )
     for scalar in playbook.concepts:
+        try:
+            validate_concept(scalar.value)
+        except ValueError as exc:
+            # Never shown as a concept (in a skill, an agent's context): it is refused here.
+            report.problems.append(
+                Finding(playbook.path, scalar.line, pointer_severity, NOT_PLAIN_CONCEPT, str(exc))
+            )
+            continue
         community = concepts.resolve(scalar.value) if concepts.available else ""
         stale = concepts.stale.get(community, "") if community else ""
         report.concepts.append(ConceptResult(scalar, community, stale))

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kgtool.errors import KgError
+from kgtool.escape import printable
 from kgtool.ontology.model import ONTOLOGY_FILE
 from kgtool.query.kg import COMMUNITIES_FILE, MapState, Symbol, load_map, missing_notice
 from kgtool.query.labels import Labels
@@ -463,7 +464,7 @@ def _read_skills(root: Path) -> list[Skill]:
             found.append(
                 Skill(
                     f"{folder}/{entry.name}/{SKILL_FILE}",
-                    str(meta.get("name") or entry.name),
+                    " ".join(str(meta.get("name") or entry.name).split()),
                     " ".join(str(meta.get("description") or "").split()),
                 )
             )
@@ -500,9 +501,12 @@ def _matching_skills(root: Path, weights: dict[str, float]) -> list[tuple[Skill,
 
 
 def _add_skill(bundle: Bundle, skill: Skill, matched: list[str]) -> None:
+    # One line each: a name or folder holding a newline must not start a section of the
+    # bundle that an agent would read as kgtool's own.
     bundle.add(
-        f"## Agent skill (evidence, not checked by kgtool): {skill.name} ({skill.path}:1)\n"
-        f"{skill.description}\nMatched task words: {', '.join(bundle.said(matched))}",
+        "## Agent skill (evidence, not checked by kgtool): "
+        f"{printable(skill.name)} ({printable(skill.path)}:1)\n"
+        f"{printable(skill.description)}\nMatched task words: {', '.join(bundle.said(matched))}",
         {
             "kind": "skill",
             "path": skill.path,

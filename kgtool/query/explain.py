@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from kgtool.communities.counts import describe_counts
 from kgtool.config import Config
 from kgtool.errors import KgError
+from kgtool.escape import printable
 from kgtool.query.kg import Edge, KgGraph, MapState, cid_order, did_you_mean, load_map
 from kgtool.query.labels import CommunityText, Labels
 
@@ -327,7 +328,8 @@ def render_text(answer: Answer) -> str:
         )
     if not answer["playbooks"]:
         lines.append("  none")
-    return "\n".join(lines) + "\n"
+    # A file name may hold a newline: one line of the answer is one line on the screen.
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _what(answer: Answer) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from kgtool.config import Config
 from kgtool.errors import KgError
+from kgtool.escape import printable
 from kgtool.query.kg import (
     DEPENDENCY_TYPES,
     KgGraph,
@@ -235,7 +236,8 @@ def render_text(report: ImpactReport, titles: dict[str, str]) -> str:
         for caller, counts in report.unresolved.items():
             spelled = ", ".join(f"`{n}`×{c}" for n, c in sorted(counts.items()))
             lines.append(f"  {caller}  {spelled}")
-    return "\n".join(lines) + "\n"
+    # A file name may hold a newline: one line of the report is one line on the screen.
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def as_json(report: ImpactReport, titles: dict[str, str], stale: str = "") -> dict[str, Any]:
