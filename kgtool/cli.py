@@ -5,15 +5,19 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Any
 
 from kgtool import __version__, progress
 from kgtool.commands import COMMANDS, load
 from kgtool.commands._cli import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     OPTIONS_WITH_VALUE,
     add_shared_options,
     settle,
@@ -53,18 +57,43 @@ def _command_named(argv: Sequence[str]) -> str | None:
     return None
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised wherever the run is, as Ctrl-C raises KeyboardInterrupt: every
+    ``finally`` on the way out runs, so a temporary worktree or index copy is removed and the
+    lock released. Left to its default, SIGTERM ends the process where it stands."""
+
+
+Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    # Once: a second SIGTERM (a CI runner sends one, then waits) must not cut the clean-up
+    # that the first one started short.
+    signal.signal(signal.SIGTERM, _cleaning_up)
+    raise Terminated
+
+
+def _cleaning_up(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM while the first one is being handled: the clean-up goes on."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = settle(parser, parser.parse_args(argv))
     started = time.perf_counter()
     progress.show_on_terminal(not args.quiet)
+    before: Handler | None = None
     try:
+        before = _catch_sigterm()
         return _run(args)
     except KgError as error:
         for line in error.report_lines():
             print(line, file=sys.stderr)
         return error.exit_code
+    except Terminated:
+        print("kgtool: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("kgtool: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -80,10 +109,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"kgtool: error: {where}{error.strerror or error}", file=sys.stderr)
         return KgError.exit_code
     finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
         progress.show_on_terminal(False)
         if args.verbose:
             name = " ".join(filter(None, (args.command, getattr(args, "action", None))))
             print(f"kgtool {name}: {time.perf_counter() - started:.2f}s", file=sys.stderr)
+
+
+def _catch_sigterm() -> Handler | None:
+    """Turn SIGTERM into ``Terminated`` for this run; the handler it replaces, to put back
+    (None when handlers cannot be set here: main() called from another thread)."""
+    try:
+        before = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:
+        return None
+    return signal.SIG_DFL if before is None else before  # None: not set from Python
 
 
 def _run(args: argparse.Namespace) -> int:

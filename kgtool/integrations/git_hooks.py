@@ -19,7 +19,14 @@ from kgtool.config import load_config
 from kgtool.errors import KgError
 from kgtool.findings import Finding, kept
 from kgtool.ontology.model import ONTOLOGY_FILE
-from kgtool.repo import hooks_dir, index_checkout, stage, unstaged_paths, untracked_paths
+from kgtool.repo import (
+    hooks_dir,
+    index_checkout,
+    remove_leftovers,
+    stage,
+    unstaged_paths,
+    untracked_paths,
+)
 from kgtool.store import CACHE_DIR, KG_DIR, Store, atomic_write
 
 # pre-merge-commit too: a merge commit does not run pre-commit, and a clean textual merge of
@@ -150,6 +157,7 @@ def run(root: Path, stage_changes: bool = False) -> int:
     back. Either way ``.kg/`` in the working tree then describes what is staged; it is
     staged too with ``stage_changes``, else a difference from the index fails the run.
     """
+    remove_leftovers()  # what runs killed outright left in the temp folder
     store = Store(root)
     with store.lock():
         if any(not _generated(p) for p in unstaged_paths(root)):
