@@ -19,6 +19,8 @@ import pytest
 from conftest import GIT_ENV, PROJECT_ROOT, Repo
 from hook_helpers import APP, mapped_repo
 
+from kgtool.integrations.git_hooks import hook_script
+
 MODULES = 100  # a cold build of this many takes about a second: long enough to be caught in
 
 
@@ -255,3 +257,31 @@ def test_a_live_run_keeps_its_worktree_while_the_next_hook_run_sweeps(
         diff.kill()
     assert (status, err) == (0, "")
     assert_nothing_left(repo, temp)
+
+
+def test_uninstall_keeps_a_hook_holding_lines_kgtool_did_not_write(repo: Repo) -> None:
+    assert repo.kg("hooks", "install").code == 0
+    hook = repo.root / ".git/hooks/pre-commit"
+    mine = hook.read_text() + "echo 'my own line'\n"
+    added = f"line {mine.count(chr(10))}: echo 'my own line'"
+    hook.write_text(mine)
+    result = repo.kg("hooks", "uninstall")
+    assert result.code == 1
+    lines = result.out.strip().splitlines()
+    assert f"removed {repo.root / '.git/hooks/pre-merge-commit'}" in lines
+    (left,) = [line for line in lines if "pre-commit" in line and "pre-merge" not in line]
+    assert left.startswith(f"left {hook} alone") and added in left, left
+    assert hook.read_text() == mine
+    # Reinstalling over it would lose the line as surely: refused too, unless it is set aside.
+    refused = repo.kg("hooks", "install")
+    assert refused.code == 2 and added in refused.err, refused.err
+    assert hook.read_text() == mine
+    assert repo.kg("hooks", "install", "--force").code == 0
+    assert (repo.root / ".git/hooks/pre-commit.kgtool-saved").read_text() == mine
+    # kgtool's own script with its settings changed by hand (README: set stage=--stage) is
+    # still kgtool's, and removed.
+    hook.write_text(hook_script("pre-commit").replace("stage=''", "stage=--stage"))
+    (repo.root / ".git/hooks/pre-commit.kgtool-saved").unlink()
+    removed = repo.kg("hooks", "uninstall")
+    assert removed.code == 0, removed.out
+    assert not hook.exists()
