@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import _thread
 import argparse
+import contextlib
 import io
 import os
 import signal
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from types import FrameType
-from typing import Any
 
 from kgtool import __version__, progress
 from kgtool.commands import COMMANDS, load
@@ -63,18 +65,48 @@ class Terminated(KeyboardInterrupt):
     lock released. Left to its default, SIGTERM ends the process where it stands."""
 
 
-Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers
+class _Sigterm:
+    """Whether this run's Terminated is on its way out."""
+
+    raised = False
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """SIGTERM raises Terminated inside the block (nothing changes where handlers cannot be
+    set: main() called from another thread)."""
+    try:
+        before = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:
+        yield
+        return
+    hook, sys.unraisablehook = sys.unraisablehook, _swallowed
+    _Sigterm.raised = False
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
+        sys.unraisablehook = hook
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
-    # Once: a second SIGTERM (a CI runner sends one, then waits) must not cut the clean-up
-    # that the first one started short.
-    signal.signal(signal.SIGTERM, _cleaning_up)
+    if _Sigterm.raised:
+        return  # a second SIGTERM must not cut short the clean-up the first one started
+    _Sigterm.raised = True
     raise Terminated
 
 
-def _cleaning_up(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM while the first one is being handled: the clean-up goes on."""
+def _swallowed(unraisable: sys.UnraisableHookArgs) -> None:
+    """Python ignores an exception raised in a finalizer or a fork callback, where a signal
+    can land like anywhere else (a pool starting its workers: 2 SIGTERMs in 40 went on so,
+    and the run finished): deliver the signal again, a moment later, from outside."""
+    if isinstance(unraisable.exc_value, Terminated):
+        _Sigterm.raised = False
+        timer = threading.Timer(0.05, _thread.interrupt_main, (signal.SIGTERM,))
+        timer.daemon = True
+        timer.start()
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,10 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = settle(parser, parser.parse_args(argv))
     started = time.perf_counter()
     progress.show_on_terminal(not args.quiet)
-    before: Handler | None = None
     try:
-        before = _catch_sigterm()
-        return _run(args)
+        with _sigterm_unwinds():
+            return _run(args)
     except KgError as error:
         for line in error.report_lines():
             print(line, file=sys.stderr)
@@ -109,22 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"kgtool: error: {where}{error.strerror or error}", file=sys.stderr)
         return KgError.exit_code
     finally:
-        if before is not None:
-            signal.signal(signal.SIGTERM, before)
         progress.show_on_terminal(False)
         if args.verbose:
             name = " ".join(filter(None, (args.command, getattr(args, "action", None))))
             print(f"kgtool {name}: {time.perf_counter() - started:.2f}s", file=sys.stderr)
-
-
-def _catch_sigterm() -> Handler | None:
-    """Turn SIGTERM into ``Terminated`` for this run; the handler it replaces, to put back
-    (None when handlers cannot be set here: main() called from another thread)."""
-    try:
-        before = signal.signal(signal.SIGTERM, _terminate)
-    except ValueError:
-        return None
-    return signal.SIG_DFL if before is None else before  # None: not set from Python
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -178,6 +178,40 @@ def test_what_a_killed_diff_leaves_is_removed_by_the_next_hook_run(
     assert_nothing_left(repo, temp)
 
 
+# A SIGTERM that lands in a fork callback (the pool starting its workers), where Python
+# ignores what a handler raises, as it does in a finalizer.
+LANDS_IN_A_FORK_CALLBACK = """\
+import os, signal, sys
+from kgtool.cli import main
+
+def land_here():
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(10000):  # the handler runs in here
+        pass
+
+os.register_at_fork(after_in_parent=land_here)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_a_sigterm_python_ignores_in_a_fork_callback_still_ends_the_run(
+    make_repo, tmp_path: Path
+) -> None:
+    repo = big_repo(make_repo)
+    temp = temp_folder(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", LANDS_IN_A_FORK_CALLBACK, "diff", "HEAD~1", "HEAD"],
+        cwd=repo.root,
+        env={**os.environ, **GIT_ENV, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temp)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr) == (143, "kgtool: terminated\n")
+    assert_nothing_left(repo, temp)
+
+
 def dead_pid() -> int:
     """The pid of a process that has ended (and been reaped)."""
     process = subprocess.Popen(["true"])
