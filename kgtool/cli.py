@@ -66,9 +66,10 @@ class Terminated(KeyboardInterrupt):
 
 
 class _Sigterm:
-    """Whether this run's Terminated is on its way out."""
+    """Whether this run's Terminated is on its way out, and the unraisable hook it replaced."""
 
     raised = False
+    hook = sys.unraisablehook
 
 
 @contextlib.contextmanager
@@ -80,13 +81,13 @@ def _sigterm_unwinds() -> Iterator[None]:
     except ValueError:
         yield
         return
-    hook, sys.unraisablehook = sys.unraisablehook, _swallowed
+    _Sigterm.hook, sys.unraisablehook = sys.unraisablehook, _swallowed
     _Sigterm.raised = False
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
-        sys.unraisablehook = hook
+        sys.unraisablehook = _Sigterm.hook
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
@@ -106,7 +107,7 @@ def _swallowed(unraisable: sys.UnraisableHookArgs) -> None:
         timer.daemon = True
         timer.start()
         return
-    sys.__unraisablehook__(unraisable)
+    _Sigterm.hook(unraisable)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,6 +11,7 @@ import hashlib
 import os
 import stat
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -194,8 +195,6 @@ def _temp_dir() -> str:
     """The folder tempfile makes its folders in, found without importing it when no module
     has (a hook run that makes no folder must not pay for it): TMPDIR, TEMP or TMP when one
     names a folder, else /tmp, tempfile's own first choices on POSIX."""
-    import sys
-
     loaded = sys.modules.get("tempfile")
     if loaded is not None:
         return loaded.gettempdir()
