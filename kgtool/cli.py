@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import _thread
 import argparse
+import contextlib
 import io
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 from kgtool import __version__, progress
 from kgtool.commands import COMMANDS, load
 from kgtool.commands._cli import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     OPTIONS_WITH_VALUE,
     add_shared_options,
     settle,
@@ -53,6 +59,57 @@ def _command_named(argv: Sequence[str]) -> str | None:
     return None
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised wherever the run is, as Ctrl-C raises KeyboardInterrupt: every
+    ``finally`` on the way out runs, so a temporary worktree or index copy is removed and the
+    lock released. Left to its default, SIGTERM ends the process where it stands."""
+
+
+class _Sigterm:
+    """Whether this run's Terminated is on its way out, and the unraisable hook it replaced."""
+
+    raised = False
+    hook = sys.unraisablehook
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """SIGTERM raises Terminated inside the block (nothing changes where handlers cannot be
+    set: main() called from another thread)."""
+    try:
+        before = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:
+        yield
+        return
+    _Sigterm.hook, sys.unraisablehook = sys.unraisablehook, _swallowed
+    _Sigterm.raised = False
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
+        sys.unraisablehook = _Sigterm.hook
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    if _Sigterm.raised:
+        return  # a second SIGTERM must not cut short the clean-up the first one started
+    _Sigterm.raised = True
+    raise Terminated
+
+
+def _swallowed(unraisable: sys.UnraisableHookArgs) -> None:
+    """Python ignores an exception raised in a finalizer or a fork callback, where a signal
+    can land like anywhere else (a pool starting its workers: 2 SIGTERMs in 40 went on so,
+    and the run finished): deliver the signal again, a moment later, from outside."""
+    if isinstance(unraisable.exc_value, Terminated):
+        _Sigterm.raised = False
+        timer = threading.Timer(0.05, _thread.interrupt_main, (signal.SIGTERM,))
+        timer.daemon = True
+        timer.start()
+        return
+    _Sigterm.hook(unraisable)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
@@ -60,11 +117,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     progress.show_on_terminal(not args.quiet)
     try:
-        return _run(args)
+        with _sigterm_unwinds():
+            return _run(args)
     except KgError as error:
         for line in error.report_lines():
             print(line, file=sys.stderr)
         return error.exit_code
+    except Terminated:
+        print("kgtool: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("kgtool: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

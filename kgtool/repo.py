@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -144,16 +146,121 @@ def merge_base(root: Path, first: str, second: str) -> str | None:
     return found or None
 
 
+# The temporary folders runs make, named "<prefix><pid>-<random>": the pid of the run that
+# made one tells a later run whether it is still in use. A SIGTERM or Ctrl-C removes them on
+# the way out; what a SIGKILL leaves, the next run removes (remove_leftovers).
+WORKTREE_PREFIX = "kgtool-worktree-"
+INDEX_PREFIX = "kgtool-index-"
+
+
+def _temporary_folder(prefix: str) -> Path:
+    import tempfile  # here: every hook run imports this module, few make a folder
+
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-"))
+
+
+def remove_leftovers() -> list[str]:
+    """Remove the temporary worktrees and index copies of runs killed outright (SIGKILL, a
+    lost machine), worktrees unregistered from their repository; the names removed.
+
+    Only what kgtool's runs make: a folder (never a symlink) of the temp folder named with
+    one of their prefixes and a pid, owned by this user, whose run is gone. Every hook run
+    looks: one listing of the temp folder when there is nothing to remove."""
+    if os.name != "posix":  # no owner to check; os.kill(pid, 0) would end the process
+        return []
+    temp = _temp_dir()
+    try:
+        with os.scandir(temp) as entries:
+            found = sorted(
+                (entry.name, entry.path)
+                for entry in entries
+                if entry.name.startswith((WORKTREE_PREFIX, INDEX_PREFIX))
+            )
+    except OSError:
+        return []
+    removed = []
+    for name, path in found:
+        if not _abandoned(name, path):
+            continue
+        import shutil  # here: mostly there is nothing to remove
+
+        if name.startswith(WORKTREE_PREFIX):
+            _unregister_worktree(Path(path) / "tree")
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(name)
+    return removed
+
+
+def _temp_dir() -> str:
+    """The folder tempfile makes its folders in, found without importing it when no module
+    has (a hook run that makes no folder must not pay for it): TMPDIR, TEMP or TMP when one
+    names a folder, else /tmp, tempfile's own first choices on POSIX."""
+    loaded = sys.modules.get("tempfile")
+    if loaded is not None:
+        return loaded.gettempdir()
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        value = os.environ.get(name)
+        if value and os.path.isdir(value):
+            return os.path.abspath(value)
+    return "/tmp"
+
+
+def _abandoned(name: str, path: str) -> bool:
+    """A folder of ours whose run is gone: safe to remove."""
+    prefix = WORKTREE_PREFIX if name.startswith(WORKTREE_PREFIX) else INDEX_PREFIX
+    pid, dash, _ = name[len(prefix) :].partition("-")
+    if not (dash and pid.isdigit()):
+        return False  # not a name kgtool makes (or an older kgtool's, whose run is unknown)
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        return False
+    return not _running(int(pid))
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists (a recycled pid keeps a folder: the safe way round)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)  # no signal: only asks
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # someone else's process; or no pid a system gives
+        return True
+    return True
+
+
+def _unregister_worktree(tree: Path) -> None:
+    """``git worktree remove`` a leftover checkout from the repository it belongs to, which
+    its ``.git`` file names: ``git worktree list`` there no longer shows it."""
+    try:
+        text = (tree / ".git").read_text(encoding="utf-8", errors="surrogateescape")
+        admin = tree / text.removeprefix("gitdir:").strip()
+        common = (admin / (admin / "commondir").read_text().strip()).resolve()
+    except OSError:
+        return  # no checkout yet, or its repository is gone: nothing registered to remove
+    # The repository is named on the command line; a hook's own would lead git elsewhere.
+    env = {k: v for k, v in os.environ.items() if k not in _REPOSITORY_VARIABLES}
+    _run(tree.parent, [f"--git-dir={common}", "worktree", "remove", "--force", str(tree)], env)
+
+
+_REPOSITORY_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
+
+
 @contextlib.contextmanager
 def temporary_worktree(root: Path, revision: str) -> Iterator[Path]:
     """A detached checkout of ``revision`` in a temporary folder, removed afterwards."""
-    import shutil  # here: every hook run imports this module, few use a worktree
-    import tempfile
+    import shutil
 
-    parent = Path(tempfile.mkdtemp(prefix="kgtool-worktree-"))
+    remove_leftovers()
+    parent = _temporary_folder(WORKTREE_PREFIX)
     path = parent / "tree"
-    git(root, "worktree", "add", "--detach", "--quiet", str(path), revision)
     try:
+        # In the try: a signal that stops git half way leaves a registration to remove.
+        git(root, "worktree", "add", "--detach", "--quiet", str(path), revision)
         yield path
     finally:
         git(root, "worktree", "remove", "--force", str(path), check=False)
@@ -567,18 +674,17 @@ def index_checkout(root: Path) -> Iterator[Path]:
     so refreshing its stat data cannot disturb the commit.
     """
     import shutil
-    import tempfile
 
     gitdir = git(root, "rev-parse", "--absolute-git-dir").strip()
     index = root / git(root, "rev-parse", "--git-path", "index").strip()
-    parent = Path(tempfile.mkdtemp(prefix="kgtool-index-"))
+    parent = _temporary_folder(INDEX_PREFIX)
     tree = parent / "tree"
-    tree.mkdir()
-    shutil.copyfile(index, parent / "index")
     env = {"GIT_DIR": gitdir, "GIT_WORK_TREE": str(tree), "GIT_INDEX_FILE": str(parent / "index")}
     saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
     try:
+        tree.mkdir()
+        shutil.copyfile(index, parent / "index")
+        os.environ.update(env)
         # -u records the new files' stat data, so that git status finds nothing to re-read.
         git(tree, "checkout-index", "--all", "--force", "-u")
         yield tree

@@ -20,12 +20,14 @@ EXIT_ERROR = KgError.exit_code  # bad usage or input, as argparse's own usage er
 EXIT_LOCKED = LockTimeout.exit_code
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe ended
+EXIT_TERMINATED = 143  # 128 + SIGTERM, what a CI cancel or a hook time-out sends
 
 SHARED_EXIT_CODES: dict[int, str] = {
     EXIT_ERROR: "bad usage or input (one line on stderr: kgtool: error: ...)",
     EXIT_LOCKED: "another kgtool run held the lock for 10 seconds",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
     EXIT_BROKEN_PIPE: "its output was closed early (kgtool ... | head); the work is kept",
+    EXIT_TERMINATED: "terminated (SIGTERM: a CI cancel, a hook time-out); its temp folders removed",
 }
 
 # The top-level options that take a value: what the command-name scan must step over.

@@ -46,7 +46,8 @@ INSTALL_EXAMPLES = [
 
 UNINSTALL_DESCRIPTION = """\
 Removes kgtool's hooks and puts back the hooks that were there before `install --chain` or
-`--force`. A hook that is not kgtool's is left alone. Writes only the hooks folder."""
+`--force`. A hook that is not kgtool's is left alone, and so is kgtool's when lines were added
+to it (the first is named). Writes only the hooks folder."""
 
 UNINSTALL_EXAMPLES = [
     ("kgtool hooks uninstall", "remove kgtool's hooks"),

@@ -19,7 +19,14 @@ from kgtool.config import load_config
 from kgtool.errors import KgError
 from kgtool.findings import Finding, kept
 from kgtool.ontology.model import ONTOLOGY_FILE
-from kgtool.repo import hooks_dir, index_checkout, stage, unstaged_paths, untracked_paths
+from kgtool.repo import (
+    hooks_dir,
+    index_checkout,
+    remove_leftovers,
+    stage,
+    unstaged_paths,
+    untracked_paths,
+)
 from kgtool.store import CACHE_DIR, KG_DIR, Store, atomic_write
 
 # pre-merge-commit too: a merge commit does not run pre-commit, and a clean textual merge of
@@ -80,6 +87,28 @@ def is_ours(path: Path) -> bool:
     return MARKER.encode() in head
 
 
+# The lines of kgtool's script a person may set by hand (README: set stage=--stage).
+SETTINGS = ("stage=", "python=")
+
+
+def added_line(path: Path) -> str:
+    """Where kgtool's hook at ``path`` holds what kgtool did not write ("line 28: echo hi"),
+    its settings' values apart; "" when it is kgtool's script as written."""
+    text = path.read_bytes().decode("utf-8", "replace")
+    lines = text.splitlines()
+    name = lines[1].removeprefix(MARKER).strip() if len(lines) > 1 else ""
+    expected = hook_script(name if name in HOOK_NAMES else path.name).splitlines()
+    for number, (line, wanted) in enumerate(zip(lines, expected, strict=False), 1):
+        setting = wanted.startswith(SETTINGS) and line.startswith(wanted.split("=")[0] + "=")
+        if line != wanted and not setting:
+            return f"line {number}: {line.strip()[:80]}"
+    if len(lines) > len(expected):
+        return f"line {len(expected) + 1}: {lines[len(expected)].strip()[:80]}"
+    if len(lines) < len(expected) or not text.endswith("\n"):
+        return f"line {len(lines)}: kgtool's script ends after it"
+    return ""
+
+
 def install(
     root: Path, stage: bool = False, chain: bool = False, force: bool = False, python: str = ""
 ) -> list[str]:
@@ -91,11 +120,15 @@ def install(
     moves: dict[str, Path] = {}
     for name in HOOK_NAMES:
         path = folder / name
-        if not os.path.lexists(path) or is_ours(path):
+        ours = is_ours(path)
+        added = added_line(path) if ours else ""
+        if not os.path.lexists(path) or (ours and not added):
             continue
         if not (chain or force):
+            # A kgtool hook someone added to is theirs too: rewriting it would lose the lines.
+            what = f"holds lines kgtool did not write ({added})" if added else "is not kgtool's"
             raise KgError(
-                f"{path} exists and is not kgtool's: --chain keeps it and runs it first, "
+                f"{path} exists and {what}: --chain keeps it and runs it first, "
                 "--force sets it aside (`kgtool hooks uninstall` puts it back either way)"
             )
         for suffix in (CHAINED, SAVED):
@@ -129,6 +162,17 @@ def uninstall(root: Path) -> tuple[list[str], bool]:
                 said.append(f"left {path} alone: it is not kgtool's ({kept[0]} is still there)")
                 done = False
             continue
+        added = added_line(path) if os.path.lexists(path) else ""
+        if added:
+            # Refused rather than cut out: kgtool's lines end in an exec, so what follows
+            # them never ran, and a hook put back would have to absorb what precedes them;
+            # a script made of the rest is one nobody wrote. Leaving it loses nothing.
+            said.append(
+                f"left {path} alone: it holds lines kgtool did not write ({added}); "
+                "move them to a hook of your own, then uninstall again"
+            )
+            done = False
+            continue
         if not os.path.lexists(path) and not kept:
             continue
         path.unlink(missing_ok=True)
@@ -150,6 +194,7 @@ def run(root: Path, stage_changes: bool = False) -> int:
     back. Either way ``.kg/`` in the working tree then describes what is staged; it is
     staged too with ``stage_changes``, else a difference from the index fails the run.
     """
+    remove_leftovers()  # what runs killed outright left in the temp folder
     store = Store(root)
     with store.lock():
         if any(not _generated(p) for p in unstaged_paths(root)):

@@ -17,16 +17,39 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
+HELD = {signal.SIGINT, signal.SIGTERM}  # while the workers start
 WATCH_SECONDS = 0.2
+
+
+class _Pool(ProcessPoolExecutor):
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        if os.name != "posix":
+            return super().submit(fn, *args, **kwargs)
+        # A submit may start workers (the first starts them all when they fork). A signal
+        # handled half way (SIGTERM, Ctrl-C) could leave a worker the pool does not know of,
+        # which the interpreter's exit then waited for for ever (1 SIGTERM of 20 during a
+        # diff): the signal waits until the submit is done.
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+        try:
+            return super().submit(fn, *args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> bool:
+        # A run ended early (Ctrl-C, SIGTERM, an error) drops the chunks no worker has
+        # started: waiting for them would parse the rest of a large repository first.
+        self.shutdown(wait=True, cancel_futures=kind is not None)
+        return False
 
 
 def worker_pool(workers: int, start_method: str | None = None) -> ProcessPoolExecutor:
     """A process pool whose workers die with this process and leave Ctrl-C to it."""
     method = start_method or ("fork" if os.name == "posix" else "spawn")
-    return ProcessPoolExecutor(
+    return _Pool(
         max_workers=workers,
         mp_context=multiprocessing.get_context(method),
         initializer=_die_with_parent,
@@ -66,6 +89,11 @@ def _die_with_parent(parent: int) -> None:
     # Ctrl-C reaches the whole process group: the parent handles it, a worker printing its own
     # KeyboardInterrupt traceback would only add noise.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A forked worker inherits the run's SIGTERM handler, which unwinds the run: a worker
+    # told to stop (the pool ending it, a CI cancel sent to the group) just ends.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if os.name == "posix":
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)  # held by the parent as it forked us
     if sys.platform.startswith("linux"):
         # The kernel kills us the moment the parent dies: no polling delay.
         import ctypes
