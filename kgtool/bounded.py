@@ -86,12 +86,10 @@ def inside(root: Path, path: Path) -> bool:
 
 
 def _text(data: bytes | str, where: str, first_line: int) -> str:
-    if isinstance(data, str):
-        if len(data) > MAX_BYTES:
-            raise Unreadable(f"is over the limit of {MAX_BYTES} bytes", where)
-        return data
     if len(data) > MAX_BYTES:
         raise Unreadable(f"is over the limit of {MAX_BYTES} bytes", where)
+    if isinstance(data, str):
+        return data
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -199,6 +197,42 @@ def bounded_loader() -> type[yaml.SafeLoader]:
     return BoundedLoader
 
 
+def check_node(root: yaml.Node, where: str, first_line: int = 1) -> None:
+    """Refuse a composed document nested too deep, with a number too long, an alias that
+    refers to itself, or more values through aliases than ``MAX_ALIAS_VALUES``.
+
+    Level by level, each node once: most documents share no node (no alias), and this walk
+    is a fraction of composing them (ontology.yaml is read on every run). A node met twice
+    is an alias: then the document is measured with aliases expanded (``_check_aliases``).
+    ``first_line``: the file line of the document's first line (front matter starts below).
+    """
+    import yaml
+
+    scalar_node, sequence_node = yaml.ScalarNode, yaml.SequenceNode
+    seen: set[int] = set()
+    level = [root]
+    depth = 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise _too_deep(where, level[0].start_mark.line + first_line)
+        below: list[yaml.Node] = []
+        for node in level:
+            if id(node) in seen:
+                _check_aliases(root, where, first_line)
+                return
+            seen.add(id(node))
+            if node.__class__ is scalar_node:
+                if node.tag == _INT_TAG and len(node.value) > MAX_DIGITS:
+                    raise _too_long(where, node.start_mark.line + first_line)
+            elif node.__class__ is sequence_node:
+                below += node.value
+            else:
+                for pair in node.value:
+                    below += pair
+        level = below
+
+
 def _children(node: yaml.Node) -> list[yaml.Node]:
     import yaml
 
@@ -209,14 +243,10 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def check_node(root: yaml.Node, where: str, first_line: int = 1) -> None:
-    """Refuse a composed document nested too deep, with a number too long, an alias that
-    refers to itself, or more values through aliases than ``MAX_ALIAS_VALUES``.
-
-    Linear in the nodes written, however many the aliases stand for: each node is measured
-    once, and a shared one counted by its size. ``first_line``: the file line of the
-    document's first line (front matter starts below the file's).
-    """
+def _check_aliases(root: yaml.Node, where: str, first_line: int) -> None:
+    """``check_node`` for a document with aliases: linear in the nodes written, however
+    many the aliases stand for, as each node is measured once and a shared one counted by
+    its size."""
     sizes: dict[int, tuple[int, int]] = {}  # id -> (values once expanded, levels below)
     active: set[int] = set()
     stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
