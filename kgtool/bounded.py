@@ -249,11 +249,12 @@ def _check_aliases(root: yaml.Node, where: str, first_line: int) -> None:
     its size."""
     sizes: dict[int, tuple[int, int]] = {}  # id -> (values once expanded, levels below)
     active: set[int] = set()
-    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    # (node, its depth, whether its children are measured, the line of what holds it: an
+    # alias has no node of its own, so a problem it makes is said where it is written)
+    stack: list[tuple[yaml.Node, int, bool, int]] = [(root, 1, False, root.start_mark.line)]
     while stack:
-        node, depth, finished = stack.pop()
+        node, depth, finished, held_at = stack.pop()
         key = id(node)
-        line = node.start_mark.line + first_line
         if finished:
             measured = [sizes[id(child)] for child in _children(node)]
             sizes[key] = (
@@ -264,17 +265,20 @@ def _check_aliases(root: yaml.Node, where: str, first_line: int) -> None:
             continue
         if key in sizes:
             if depth - 1 + sizes[key][1] > MAX_DEPTH:
-                raise _too_deep(where, line)
+                raise _too_deep(where, held_at + first_line)
             continue
         if key in active:
-            raise Unreadable("an alias refers to itself (recursive anchor)", where, line)
+            raise Unreadable(
+                "an alias refers to itself (recursive anchor)", where, held_at + first_line
+            )
+        line = node.start_mark.line
         if depth > MAX_DEPTH:
-            raise _too_deep(where, line)
+            raise _too_deep(where, line + first_line)
         if node.tag == _INT_TAG and len(str(node.value)) > MAX_DIGITS:
-            raise _too_long(where, line)
+            raise _too_long(where, line + first_line)
         active.add(key)
-        stack.append((node, depth, True))
-        stack.extend((child, depth + 1, False) for child in reversed(_children(node)))
+        stack.append((node, depth, True, held_at))
+        stack.extend((child, depth + 1, False, line) for child in reversed(_children(node)))
     expanded = sizes[id(root)][0]
     if expanded - len(sizes) > MAX_ALIAS_VALUES:
         raise Unreadable(

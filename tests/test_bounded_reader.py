@@ -90,3 +90,19 @@ def test_a_shared_list_of_steps_is_within_the_alias_budget() -> None:
         "again": ["a", "b", "c"],
         "once_more": ["a", "b", "c"],
     }
+
+
+def test_an_alias_cannot_carry_a_document_past_the_depth_limit() -> None:
+    shallow = "a: &a " + "[" * 50 + "x" + "]" * 50 + "\n"
+    used_deep = "b: " + "[" * 60 + "*a" + "]" * 60 + "\n"
+    with pytest.raises(bounded.Unreadable, match="nested deeper than 100") as refused:
+        bounded.load_yaml(shallow + used_deep, "x.yaml")
+    assert refused.value.line == 2
+    used_shallow = "b: " + "[" * 40 + "*a" + "]" * 40 + "\n"
+    assert bounded.load_yaml(shallow + used_shallow, "x.yaml")["b"]
+
+
+def test_an_alias_to_itself_is_refused_at_its_line() -> None:
+    with pytest.raises(bounded.Unreadable, match="refers to itself") as refused:
+        bounded.load_yaml("ok: 1\nloop: &r [1, *r]\n", "x.yaml")
+    assert str(refused.value) == "x.yaml:2: an alias refers to itself (recursive anchor)"

@@ -77,8 +77,7 @@ def load_playbooks(root: Path, directory: str, max_bytes: int) -> list[Playbook]
 def outside_repository(root: Path, path: str) -> bool:
     """Whether ``root/path`` leads, through a symlink on the way, outside the repository: in
     CI a pull request could otherwise make kgtool read (and print) any file of the runner."""
-    real = os.path.realpath(root / path)
-    return os.path.commonpath([real, os.path.realpath(root)]) != os.path.realpath(root)
+    return not bounded.inside(root, root / path)
 
 
 def read_playbook(root: Path, path: str, max_bytes: int) -> Playbook:
