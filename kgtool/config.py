@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import re
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kgtool import bounded
 from kgtool.errors import ManyErrors
 from kgtool.findings import CODES, ERROR, UNSILENCEABLE_PREFIX, Finding
 
@@ -187,32 +188,22 @@ UNKNOWN_CODE = "K005"
 
 def load_config(root: Path) -> Config:
     yaml_path = root / CONFIG_FILE
-    if yaml_path.is_file():
-        import yaml  # here: a repository without the file never pays for the parser
-
-        text = _read(yaml_path)
+    if os.path.lexists(yaml_path):
+        text = _read(root, CONFIG_FILE)
         try:
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else 0
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise _unreadable(f"invalid YAML: {problem}", CONFIG_FILE, line) from exc
+            node = bounded.compose_yaml(text, CONFIG_FILE)
+            data = bounded.construct(node)
+        except bounded.Unreadable as exc:
+            raise _unreadable(exc.message, CONFIG_FILE, exc.line or 0) from None
         lines = _yaml_lines(node)
         return Config(_validated(data or {}, CONFIG_FILE, lambda key: lines.get(key)), CONFIG_FILE)
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        text = _read(pyproject)
-        # Imported here: most runs read .kgtool.yaml or no settings at all.
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover
-            import tomli as tomllib
+    if os.path.lexists(pyproject):
+        text = _read(root, "pyproject.toml")
         try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise _unreadable(f"invalid TOML: {exc}", "pyproject.toml") from exc
+            data = bounded.load_toml(text, "pyproject.toml")
+        except bounded.Unreadable as exc:
+            raise _unreadable(exc.message, "pyproject.toml", exc.line or 0) from None
         section = data.get("tool", {}).get("kgtool")
         if section is not None:
             return Config(
@@ -226,11 +217,17 @@ def _unreadable(message: str, source: str, line: int = 0) -> ManyErrors:
     return ManyErrors([Finding(source, line, ERROR, UNREADABLE, message)])
 
 
-def _read(path: Path) -> str:
+def _read(root: Path, name: str) -> str:
+    """The settings file: a regular file of the repository (a link out of it could make
+    a pull request's check read, and echo, any file of the runner)."""
+    if not bounded.inside(root, root / name):
+        raise _unreadable("leads outside the repository (a symlink); not read", name)
     try:
-        return path.read_text(encoding="utf-8")
+        return bounded.read_file(root / name, name).decode("utf-8")
+    except bounded.Unreadable as exc:
+        raise _unreadable(exc.message, name) from None
     except UnicodeDecodeError as exc:
-        raise _unreadable("is not valid UTF-8", path.name) from exc
+        raise _unreadable("is not valid UTF-8", name) from exc
 
 
 class _Problems:

@@ -60,7 +60,7 @@ def test_a_good_playbook_has_no_problems_and_keeps_pointer_lines() -> None:
         ),
         (
             GOOD.replace("  - app.py", "  - [app.py]"),
-            "x.md:5: error: P403 each entry of 'key_files' must be a string, not a list",
+            "x.md:5: error: P403 each entry of 'key_files' must be a non-empty string, not a list",
         ),
         (
             GOOD.replace("key_files:\n  - app.py", "key_files: app.py"),

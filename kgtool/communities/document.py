@@ -6,11 +6,11 @@ it without importing the clustering and layer-1 machinery it does not run.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
+from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.store import KG_DIR
 
@@ -27,13 +27,16 @@ def parse_document(
     if data is None:
         return {}
     try:
-        document = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        document = bounded.load_json(data, where)
+    except bounded.Unreadable as exc:
+        # Too deep, a number too long: said as such; any other fault is broken JSON.
+        reason = "is not valid JSON" if exc.message.startswith("is not valid") else exc.message
         raise KgError(
-            "is not valid JSON: restore it from git (`git checkout HEAD -- "
+            f"{reason}: restore it from git (`git checkout HEAD -- "
             f"{KG_DIR}/{COMMUNITIES_FILE}`), then run `kgtool update`",
             where,
-        ) from exc
+            exc.line,
+        ) from None
     if not isinstance(document, dict) or not isinstance(document.get("communities"), dict):
         raise KgError("has no 'communities' mapping; delete it and run `kgtool update`", where)
     problem = "" if shape_known else _shape_problem(document)

@@ -15,13 +15,12 @@ data, images or lock files. Non-code files are grouped by folder, apart from cod
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
-import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from kgtool import bounded
 from kgtool.file_kinds import in_data_folder, is_data_folder
 from kgtool.raw.build import glob_body
 from kgtool.raw.languages import language_for_path
@@ -93,8 +92,8 @@ def _npm_workspaces(read: Reader) -> list[str]:
     if data is None:
         return []
     try:
-        manifest = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        manifest = bounded.load_json(data, "package.json")
+    except bounded.Unreadable:
         return []
     workspaces = manifest.get("workspaces") if isinstance(manifest, dict) else None
     if isinstance(workspaces, dict):  # yarn's {packages: [...], nohoist: [...]}
@@ -106,11 +105,9 @@ def _pnpm_workspaces(read: Reader) -> list[str]:
     data = read("pnpm-workspace.yaml")
     if data is None:
         return []
-    import yaml  # here: only a pnpm workspace needs the parser
-
     try:
-        config = yaml.safe_load(data.decode("utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError):
+        config = bounded.load_yaml(data, "pnpm-workspace.yaml")
+    except bounded.Unreadable:
         return []
     return _strings(config.get("packages")) if isinstance(config, dict) else []
 
@@ -119,14 +116,9 @@ def _cargo_members(read: Reader) -> list[str]:
     data = read("Cargo.toml")
     if data is None:
         return []
-    # Imported here: only a repository with a Cargo.toml at its top needs a TOML reader.
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
     try:
-        manifest = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        manifest = bounded.load_toml(data, "Cargo.toml")
+    except bounded.Unreadable:
         return []
     workspace = manifest.get("workspace")
     if not isinstance(workspace, dict):

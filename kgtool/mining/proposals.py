@@ -20,11 +20,13 @@ from __future__ import annotations
 import configparser
 import datetime
 import re
-import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.file_kinds import is_test
 from kgtool.mining.history import ChangeSet
@@ -35,11 +37,6 @@ from kgtool.playbook.model import PROPOSED, Playbook
 from kgtool.playbook.new import yaml_string
 from kgtool.playbook.parse import parse_playbook, slugify
 from kgtool.playbook.resolve import Resolver
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 MAX_KEY_FILES = 12
 MAX_EVIDENCE = 40
@@ -305,16 +302,24 @@ def _steps(pattern: Pattern, key_files: list[KeyFile]) -> list[str]:
     return lines
 
 
+def _read_manifest(root: Path, name: str, load: Callable[[bytes, str], Any]) -> Any:
+    """A project file at the top of the repository, as ``load`` reads it; None when there is
+    none, or it cannot be read (a proposal then names fewer checks)."""
+    path = root / name
+    if not path.is_file() or not bounded.inside(root, path):
+        return None
+    try:
+        return load(bounded.read_file(path, name), name)
+    except bounded.Unreadable:
+        return None
+
+
 def project_checks(root: Path) -> list[str]:
     """The project's own check commands, as its configuration names them."""
     found: list[str] = []
-    pyproject = root / "pyproject.toml"
-    tools: dict = {}
-    if pyproject.is_file():
-        try:
-            tools = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            tools = {}
+    settings = _read_manifest(root, "pyproject.toml", bounded.load_toml)
+    tools = settings.get("tool") if isinstance(settings, dict) else None
+    tools = tools if isinstance(tools, dict) else {}
     if (root / "tox.ini").is_file():
         parser = configparser.ConfigParser(interpolation=None)
         try:
@@ -330,14 +335,10 @@ def project_checks(root: Path) -> list[str]:
         text = (root / "noxfile.py").read_text(encoding="utf-8", errors="replace")
         sessions = re.findall(r"@nox\.session[^\n]*\n(?:@[^\n]*\n)*def (\w+)", text)
         found += [f"nox -s {name}" for name in sessions[:4]]
-    package = root / "package.json"
-    if package.is_file():
-        import json
-
-        try:
-            scripts = json.loads(package.read_text(encoding="utf-8")).get("scripts") or {}
-        except (ValueError, UnicodeDecodeError, AttributeError):
-            scripts = {}
+    package = _read_manifest(root, "package.json", bounded.load_json)
+    if package is not None:
+        scripts = package.get("scripts") if isinstance(package, dict) else None
+        scripts = scripts if isinstance(scripts, dict) else {}
         for name in ("test", "lint", "typecheck", "check", "build"):
             if name in scripts:
                 found.append("npm test" if name == "test" else f"npm run {name}")

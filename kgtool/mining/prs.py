@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.mining.history import DIRECT, SQUASH, ChangeSet
 
@@ -28,16 +29,24 @@ class PullRequest:
 
 
 def load_prs(path: Path) -> list[PullRequest]:
+    where = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text)
-    except FileNotFoundError:
-        raise KgError("the pull-request list does not exist", str(path)) from None
-    except json.JSONDecodeError as exc:
-        message = f"is not a JSON pull-request list: {exc.msg}"
-        raise KgError(message, str(path), exc.lineno) from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise KgError(f"is not a JSON pull-request list: {exc}", str(path)) from None
+        # A regular file of bounded size: `--prs /dev/zero` or a pipe is refused, not read
+        # for ever, and a file is read in the time its 16 MiB take at most.
+        data = bounded.read_file(path, where)
+    except bounded.Unreadable as exc:
+        if exc.message == "does not exist":
+            raise KgError("the pull-request list does not exist", where) from None
+        raise
+    try:
+        text = data.decode("utf-8")
+        parsed = bounded.load_json(text, where)
+    except UnicodeDecodeError as exc:
+        raise KgError(f"is not a JSON pull-request list: {exc}", where) from None
+    except bounded.Unreadable as exc:
+        message = exc.message.replace("is not valid JSON", "is not a JSON pull-request list", 1)
+        raise KgError(message, where, exc.line) from None
+    data = parsed
     if not isinstance(data, list):
         raise KgError("must be a JSON array of pull requests (gh pr list --json ...)", str(path))
     prs = []

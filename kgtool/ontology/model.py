@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from kgtool import bounded
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
 from kgtool.ontology.items import TypedCounts, edge_key, edge_order
@@ -130,9 +131,9 @@ COMMUNITY_FIELDS = {"name", "summary", "by", "at", "evidence", "retired", "merge
 EDGE_FIELDS = {"phrase", "by", "at", "evidence", "retired"}
 EVIDENCE_FIELDS = {"members", "size", "sketch", "out", "in", "types"}
 
-# libyaml's parser where PyYAML has it (its wheels do): every `kgtool update`, hook and check
-# reads this file, and the pure-Python parser takes about a second per 7,000 lines of it.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Composed by libyaml where PyYAML has it (fast=True; its wheels do): every `kgtool update`,
+# hook and check reads this file, and the pure-Python parser takes about a second per 7,000
+# lines of it.
 
 
 def load_ontology(store: Store) -> Ontology:
@@ -143,15 +144,9 @@ def load_ontology(store: Store) -> Ontology:
 
 def parse_ontology(data: bytes, where: str = WHERE) -> Ontology:
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise KgError("is not valid UTF-8", where) from exc
-    try:
-        root = yaml.compose(text, Loader=_LOADER)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise KgError(f"invalid YAML: {problem}", where, mark.line + 1 if mark else None) from exc
+        root = bounded.compose_yaml(data, where, fast=True)
+    except bounded.Unreadable as exc:
+        raise KgError(exc.message, where, exc.line or None) from None
     ontology = Ontology()
     if root is None:
         return ontology
@@ -430,4 +425,3 @@ def dump_ontology(ontology: Ontology) -> bytes:
         width=4096,
     )
     return (HEADER + body).encode("utf-8")
-

@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable
 
+from kgtool import bounded
 from kgtool.config import load_config
 from kgtool.errors import KgError
 from kgtool.findings import WARNING, Finding
@@ -67,20 +67,27 @@ def load_concepts(store: Store) -> ConceptIndex:
     index = ConceptIndex(available=False)
     data = store.read_bytes(COMMUNITIES_FILE)
     if data is not None:
+        where = f"{KG_DIR}/{COMMUNITIES_FILE}"
         try:
-            document = json.loads(data.decode("utf-8"))
+            document = bounded.load_json(data, where)
             communities = document.get("communities") or {}
             files = document.get("files") or {}
             if not isinstance(communities, dict) or not isinstance(files, dict):
                 raise ValueError("'communities' and 'files' must be objects")
-        except (ValueError, UnicodeDecodeError, AttributeError) as exc:
+        except bounded.Unreadable as exc:
             index.notes.append(
                 Finding(
-                    f"{KG_DIR}/{COMMUNITIES_FILE}",
-                    0,
+                    where,
+                    exc.line or 0,
                     WARNING,
                     NOT_CHECKED,
-                    f"cannot be read ({exc}): run `kgtool update`",
+                    f"cannot be read ({exc.message}): run `kgtool update`",
+                )
+            )
+        except (ValueError, AttributeError) as exc:
+            index.notes.append(
+                Finding(
+                    where, 0, WARNING, NOT_CHECKED, f"cannot be read ({exc}): run `kgtool update`"
                 )
             )
         else:
@@ -134,7 +141,7 @@ def stale_communities(store: Store, ontology: Ontology) -> dict[str, str]:
     if data is None or not (ontology.communities or ontology.edges):
         return {}
     try:
-        document = json.loads(data.decode("utf-8"))
+        document = bounded.load_json(data, f"{KG_DIR}/{COMMUNITIES_FILE}")
         return report_for(document, ontology, load_config(store.root)).stale_communities()
-    except (KgError, ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
+    except (KgError, ValueError, KeyError, TypeError, AttributeError):
         return {}

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from kgtool import bounded
 from kgtool.findings import ERROR, Finding
 from kgtool.playbook.model import (
     ACTIVE,
@@ -25,10 +26,6 @@ from kgtool.playbook.model import (
     Playbook,
     Scalar,
 )
-
-# Front matter that expands (through aliases) to more values than this is refused: a few
-# anchors can otherwise stand for billions of values (the "billion laughs" document).
-MAX_EXPANDED_NODES = 10_000
 
 NOT_READ = "P401"  # the file itself: not UTF-8, too large, out of the repository
 FRONT_MATTER = "P402"  # the YAML between the '---' lines
@@ -80,8 +77,7 @@ def load_playbooks(root: Path, directory: str, max_bytes: int) -> list[Playbook]
 def outside_repository(root: Path, path: str) -> bool:
     """Whether ``root/path`` leads, through a symlink on the way, outside the repository: in
     CI a pull request could otherwise make kgtool read (and print) any file of the runner."""
-    real = os.path.realpath(root / path)
-    return os.path.commonpath([real, os.path.realpath(root)]) != os.path.realpath(root)
+    return not bounded.inside(root, root / path)
 
 
 def read_playbook(root: Path, path: str, max_bytes: int) -> Playbook:
@@ -168,18 +164,11 @@ def parse_playbook(path: str, data: bytes) -> Playbook:
         return playbook
     start, end, first_line = split
     source = text[start:end]
-    loader = yaml.SafeLoader(source)
+    loader = bounded.bounded_loader()(source)
     try:
         node = loader.get_single_node()
         if node is not None:
-            size = _expanded_size(node, {}, set())
-            if size > MAX_EXPANDED_NODES:
-                problem(
-                    node.start_mark.line + first_line,
-                    f"front matter expands to {size} values through aliases "
-                    f"(the limit is {MAX_EXPANDED_NODES})",
-                )
-                return playbook
+            bounded.check_node(node, path, first_line)
         duplicate = _first_duplicate_key(node)
         if duplicate is not None:
             key_node, first = duplicate
@@ -190,8 +179,10 @@ def parse_playbook(path: str, data: bytes) -> Playbook:
             )
             return playbook
         document = loader.construct_document(node) if node is not None else None
-    except _Recursive as exc:
-        problem(exc.line + first_line, "an alias refers to itself (recursive anchor)")
+    except bounded.Unreadable as exc:
+        # The composer's own refusal (too deep) knows only the line within the front matter.
+        line = exc.line if exc.path else (exc.line or 1) - 1 + first_line
+        problem(line or first_line, exc.message)
         return playbook
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -237,32 +228,6 @@ def _first_indent_tab(source: str, up_to: int) -> int | None:
     return None
 
 
-class _Recursive(Exception):
-    def __init__(self, line: int) -> None:
-        self.line = line
-
-
-def _expanded_size(node: yaml.Node, memo: dict[int, int], active: set[int]) -> int:
-    """How many nodes the document has once every alias is expanded; linear in its size."""
-    key = id(node)
-    if key in memo:
-        return memo[key]
-    if key in active:
-        raise _Recursive(node.start_mark.line)
-    active.add(key)
-    total = 1
-    if isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            total += _expanded_size(item, memo, active)
-    elif isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            total += _expanded_size(key_node, memo, active)
-            total += _expanded_size(value_node, memo, active)
-    active.discard(key)
-    memo[key] = total
-    return total
-
-
 def _first_duplicate_key(node: yaml.Node | None) -> tuple[yaml.Node, yaml.Node] | None:
     """PyYAML keeps the last of two equal keys without a word; a playbook must not."""
     if not isinstance(node, yaml.MappingNode):
@@ -285,7 +250,7 @@ def _kind(value: Any) -> str:
     if isinstance(value, (int, float)):
         return "a number"
     if isinstance(value, str):
-        return "a string"
+        return "a string" if value.strip() else "an empty string"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
@@ -362,7 +327,7 @@ def _read_fields(
             if not isinstance(item, str) or not item.strip():
                 problem(
                     line_of(item_node),
-                    f"each entry of '{name}' must be a string, not {_kind(item)}",
+                    f"each entry of '{name}' must be a non-empty string, not {_kind(item)}",
                 )
                 continue
             items.append(scalar(item_node, item))
@@ -381,7 +346,7 @@ def _read_fields(
                 else:
                     problem(
                         line_of(item_node),
-                        f"each entry of '{name}' must be a string, not {_kind(item)}",
+                        f"each entry of '{name}' must be a non-empty string, not {_kind(item)}",
                     )
             return good
         problem(

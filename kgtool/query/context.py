@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.escape import printable
 from kgtool.ontology.model import ONTOLOGY_FILE
@@ -210,7 +211,7 @@ def build_bundle(state: MapState, task: str) -> Bundle:
     playbooks = _matching_playbooks(state, task, terms, weights, index)
     for playbook, matched in playbooks[:MAX_PLAYBOOKS]:
         _add_playbook(bundle, state, labels, playbook, matched, lines)
-    for skill, matched in _matching_skills(state.root, weights)[:MAX_SKILLS]:
+    for skill, matched in _matching_skills(state.root, weights, bundle.notices)[:MAX_SKILLS]:
         _add_skill(bundle, skill, matched)
     if state.layered:
         # Playbook files are read as layer 4 above, not offered again as code to read.
@@ -446,7 +447,9 @@ class Skill:
     description: str
 
 
-def _read_skills(root: Path) -> list[Skill]:
+def _read_skills(root: Path, notices: list[str]) -> list[Skill]:
+    """The skills of the repository; one whose front matter cannot be read is left out, and
+    ``notices`` says why."""
     found = []
     for folder in SKILL_FOLDERS:
         base = root / folder
@@ -456,14 +459,19 @@ def _read_skills(root: Path) -> list[Skill]:
             file = entry / SKILL_FILE
             if entry.is_symlink() or file.is_symlink() or not file.is_file():
                 continue
+            where = f"{folder}/{entry.name}/{SKILL_FILE}"
             try:
                 text = file.read_text(encoding="utf-8", errors="replace")[:20_000]
+                meta = _front_matter(text, where)
             except OSError:
                 continue
-            meta = _front_matter(text)
+            except bounded.Unreadable as exc:
+                at = f"{where}:{exc.line}" if exc.line else where
+                notices.append(f"{at}: not read: {exc.message}")
+                continue
             found.append(
                 Skill(
-                    f"{folder}/{entry.name}/{SKILL_FILE}",
+                    where,
                     " ".join(str(meta.get("name") or entry.name).split()),
                     " ".join(str(meta.get("description") or "").split()),
                 )
@@ -471,27 +479,32 @@ def _read_skills(root: Path) -> list[Skill]:
     return found
 
 
-def _front_matter(text: str) -> dict[str, Any]:
-    if not text.startswith("---"):
-        return {}
-    end = text.find("\n---", 3)
-    if end < 0:
-        return {}
-    import yaml
+def _front_matter(text: str, where: str) -> dict[str, Any]:
+    """The skill's fields; {} when it has none, or its YAML is not valid (a skill is
+    evidence, read as well as it can be)."""
+    from kgtool.playbook.parse import split_front_matter
 
-    try:
-        data = yaml.safe_load(text[3:end])
-    except yaml.YAMLError:
+    found = split_front_matter(text)
+    if isinstance(found, str):
         return {}
+    start, end, first_line = found
+    try:
+        data = bounded.load_yaml(text[start:end], where, first_line)
+    except bounded.Unreadable as exc:
+        if exc.message.startswith("invalid YAML"):
+            return {}
+        raise
     return data if isinstance(data, dict) else {}
 
 
-def _matching_skills(root: Path, weights: dict[str, float]) -> list[tuple[Skill, list[str]]]:
+def _matching_skills(
+    root: Path, weights: dict[str, float], notices: list[str]
+) -> list[tuple[Skill, list[str]]]:
     terms = list(weights)
     if not terms:
         return []
     scored = []
-    for skill in _read_skills(root):
+    for skill in _read_skills(root, notices):
         words = identifier_words(f"{skill.name} {skill.description}")
         matched = [t for t in terms if meets_any(t, words)]
         if len(matched) >= min(2, len(terms)):

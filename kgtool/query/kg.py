@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kgtool import bounded
 from kgtool.communities.document import COMMUNITIES_FILE, Document
 from kgtool.config import Config, load_config
 from kgtool.errors import KgError
@@ -313,8 +314,10 @@ def _rows(data: bytes) -> tuple | None:
         if _EDGE_MARK in line:
             if not exact and _BOUND_MARK in line:
                 try:
-                    record = raw_graph.full_edge(json.loads(line), file_id)
-                except (json.JSONDecodeError, UnicodeDecodeError):
+                    record = raw_graph.full_edge(
+                        bounded.load_json_line(line, raw_graph.WHERE), file_id
+                    )
+                except ValueError:
                     return None
                 edges.append(record)
         elif _NODE_MARK in line or _META_MARK in line:
@@ -322,6 +325,8 @@ def _rows(data: bytes) -> tuple | None:
             if not exact and FILE_MARK in line:
                 file_id = str(_decoded(line).get("id", ""))
     try:
+        # Every node record at once, as json.loads reads them fastest (a cold read of a large
+        # map): a record nested past the recursion limit is damage, like any other.
         records = json.loads(b"[" + b",".join(lines) + b"]")
         if exact:
             # Only the ends of each edge are needed: decoding 20,000 edges whole would cost
@@ -332,7 +337,7 @@ def _rows(data: bytes) -> tuple | None:
                     file_id = found.decode()
                 else:
                     edges.append({"dst": dst.decode(), "src": file_id})
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # damaged: a bad merge, a cut write, a hand edit
         return None
     file_lines: dict[str, int] = {}
     hashes: dict[str, str] = {}
@@ -437,8 +442,8 @@ def _remember(store: Store, key: str, value: Any, name: str = READ_CACHE) -> Non
 
 def _read_document(data: bytes) -> dict[str, Any] | None:
     try:
-        document = json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+        document = bounded.load_json(data, f"{KG_DIR}/{COMMUNITIES_FILE}")
+    except ValueError:
         return None
     if (
         not isinstance(document, dict)
@@ -789,10 +794,10 @@ class KgGraph:
                 if found is not None:
                     file_id = found
                     if file_counts is not None:
-                        callers.append((found.decode(), json.loads(file_counts)))
+                        callers.append((found.decode(), _decoded(file_counts)))
                 else:
                     caller = file_id + symbol if symbol.startswith(b"::") else symbol
-                    callers.append((caller.decode(), json.loads(counts)))
+                    callers.append((caller.decode(), _decoded(counts)))
         self._unresolved = {caller: counts for caller, counts in callers if counts}
         if self._store is not None:
             _remember(self._store, self._cache_key, self._unresolved, UNRESOLVED_CACHE)
@@ -840,8 +845,8 @@ _CANDIDATES_AT = re.compile(rb'\n\{"candidates":\[([^\]]*)\]')
 
 def _decoded(line: bytes) -> dict[str, Any]:
     try:
-        record = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        record = bounded.load_json_line(line, raw_graph.WHERE)
+    except ValueError as exc:
         raise KgError(f"{raw_graph.WHERE} {DAMAGED}") from exc
     if not isinstance(record, dict):
         raise KgError(f"{raw_graph.WHERE} {DAMAGED}")

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
+from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.raw.model import AMBIGUOUS, CONTAINS, EXTRACTED
 from kgtool.raw.shards import is_shard_name
@@ -244,8 +244,8 @@ def has_conflict_markers(data: bytes) -> bool:
 def _meta_format(line: bytes) -> Any:
     end = line.find(b"\n")
     try:
-        meta = json.loads(line if end < 0 else line[:end])
-    except (ValueError, UnicodeDecodeError):
+        meta = bounded.load_json_line(line if end < 0 else line[:end], WHERE)
+    except ValueError:
         return None
     return meta.get("format") if isinstance(meta, dict) and meta.get("rec") == "meta" else None
 
@@ -253,8 +253,10 @@ def _meta_format(line: bytes) -> Any:
 def _first_id(data: bytes, start: int) -> str:
     end = data.find(b"\n", start)
     try:
-        record = json.loads(data[start : end if end >= 0 else len(data)] or b"{}")
-    except (ValueError, UnicodeDecodeError):
+        record = bounded.load_json_line(
+            data[start : end if end >= 0 else len(data)] or b"{}", WHERE
+        )
+    except ValueError:
         return ""
     return str(record.get("id", "")) if isinstance(record, dict) else ""
 
@@ -348,7 +350,7 @@ def records(data: bytes) -> Iterator[dict[str, Any]]:
     for line in data.split(b"\n"):
         if not line:
             continue
-        record = json.loads(line)
+        record = bounded.load_json_line(line, WHERE)
         if not isinstance(record, dict):
             raise ValueError("a record that is not a JSON object")
         kind = record_kind(record)
@@ -384,11 +386,11 @@ def read_raw(text: str | bytes) -> RawGraph:
     for line in data.split(b"\n"):
         if EDGE_MARK in line:
             if CONTAINS_MARK not in line:
-                record = json.loads(line)
+                record = bounded.load_json_line(line, WHERE)
                 if record_kind(record) == "edge":
                     graph.edges.append(full_edge(record, file_id))
         elif FILE_MARK in line:
-            record = json.loads(line)
+            record = bounded.load_json_line(line, WHERE)
             if record_kind(record) == "node":
                 graph.nodes[record["id"]] = full_node(record, None)
                 file_id = record["id"]
@@ -405,8 +407,8 @@ def read_nodes(data: bytes) -> tuple[dict[str, dict[str, str]], dict[str, str]] 
         if META_MARK not in line and NODE_MARK not in line:
             continue
         try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            record = bounded.load_json_line(line, WHERE)
+        except ValueError:
             return None  # damaged (a bad merge, a truncated write): read the files instead
         if not isinstance(record, dict):
             return None

@@ -6,10 +6,10 @@ Like go.mod, this is a manifest, not a language with symbols: no query, no gramm
 
 from __future__ import annotations
 
-import json
 import posixpath
 from typing import TYPE_CHECKING
 
+from kgtool import bounded
 from kgtool.raw.languages.base import Manifest
 
 if TYPE_CHECKING:
@@ -29,8 +29,8 @@ class NpmManifest(Manifest):
 
     def read(self, source: bytes) -> dict[str, str] | None:
         try:
-            manifest = json.loads(source)
-        except ValueError:
+            manifest = bounded.load_json(source, self.manifest_name)
+        except bounded.Unreadable:
             return None
         if not isinstance(manifest, dict) or not isinstance(manifest.get("name"), str):
             return {}
