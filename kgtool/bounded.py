@@ -32,8 +32,14 @@ if TYPE_CHECKING:
 # deepest, is five); a hundred leaves every recursive walk of the result far from Python's
 # recursion limit of 1,000.
 MAX_DEPTH = 100
-# communities.json of a 10,000-file repository is a few MB; sixteen is for every file kind.
+# The size of a file each kind may have. Every byte is parsed (the pure-Python YAML reader
+# takes seconds a megabyte), so each kind gets what its real files need, many times over:
+# settings and front matter are a few kilobytes; manifests, labels and everything else up to
+# sixteen megabytes; communities.json, which kgtool writes, about 120 bytes a file (1.2 MB at
+# 10,000 files), so 64 MB is half a million files.
 MAX_BYTES = 16 * 1024 * 1024
+SETTINGS_BYTES = 1024 * 1024
+DOCUMENT_BYTES = 64 * 1024 * 1024
 # Python's int() refuses more than 4,300 digits with a ValueError; no counter, version or
 # line number needs more than a hundred.
 MAX_DIGITS = 100
@@ -49,9 +55,10 @@ class Unreadable(KgError, ValueError):
     A ValueError too, as ``json.loads`` raises for a document it refuses."""
 
 
-def read_file(path: Path, where: str, limit: int = MAX_BYTES) -> bytes:
+def read_file(path: Path, where: str, limit: int = MAX_BYTES, head: bool = False) -> bytes:
     """The bytes of a regular file, at most ``limit`` of them: a folder, a device
-    (``/dev/zero``) or a pipe is refused instead of read for ever."""
+    (``/dev/zero``) or a pipe is refused instead of read for ever. ``head``: a larger file
+    gives its first ``limit`` bytes instead of being refused (where only its start is read)."""
     try:
         # Non-blocking: opening a pipe with no writer would otherwise wait for one.
         handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -75,6 +82,8 @@ def read_file(path: Path, where: str, limit: int = MAX_BYTES) -> bytes:
     finally:
         os.close(handle)
     if size > limit:
+        if head:
+            return b"".join(chunks)[:limit]
         raise Unreadable(f"is over the limit of {limit} bytes", where)
     return b"".join(chunks)
 
@@ -85,9 +94,9 @@ def inside(root: Path, path: Path) -> bool:
     return os.path.commonpath([os.path.realpath(path), real_root]) == real_root
 
 
-def _text(data: bytes | str, where: str, first_line: int) -> str:
-    if len(data) > MAX_BYTES:
-        raise Unreadable(f"is over the limit of {MAX_BYTES} bytes", where)
+def _text(data: bytes | str, where: str, first_line: int, limit: int = MAX_BYTES) -> str:
+    if len(data) > limit:
+        raise Unreadable(f"is over the limit of {limit} bytes", where)
     if isinstance(data, str):
         return data
     try:
@@ -116,30 +125,39 @@ _ESCAPE = re.compile(r"\\.")
 _LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_DIGITS + 1}}}")
 
 
-def load_json(data: bytes | str, where: str) -> Any:
-    """A JSON document, refused (``Unreadable``) when not JSON, too large, too deep, or
-    holding a number too long. Bytes are decoded as ``json.loads`` decodes them (UTF-8, with
-    or without a byte order mark, or UTF-16/32)."""
+def load_json(data: bytes | str, where: str, limit: int = MAX_BYTES) -> Any:
+    """A JSON document, refused (``Unreadable``) when not JSON, over ``limit`` bytes, too
+    deep, or holding a number too long. Bytes are decoded as ``json.loads`` decodes them
+    (UTF-8, with or without a byte order mark, or UTF-16/32).
+
+    Parsed first, at C speed: ``json.loads`` refuses what Python cannot hold itself (a
+    RecursionError past about a thousand levels, a ValueError past 4,300 digits), and only
+    then is a document it accepted measured against the tighter bounds (communities.json is
+    read on every commit: its measure must cost a fraction of its parse)."""
     if isinstance(data, bytes):
-        if len(data) > MAX_BYTES:
-            raise Unreadable(f"is over the limit of {MAX_BYTES} bytes", where)
+        if len(data) > limit:
+            raise Unreadable(f"is over the limit of {limit} bytes", where)
         encoding = json.detect_encoding(data)
         if encoding == "utf-8":
-            text = _text(data, where, 1)
+            text = _text(data, where, 1, limit)
         else:
             try:
                 text = data.decode(encoding, "surrogatepass")
             except UnicodeDecodeError:
                 raise Unreadable(f"is not valid {encoding}", where) from None
     else:
-        text = _text(data, where, 1)
-    _check_json_text(text, where)
+        text = _text(data, where, 1, limit)
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
+        _check_json_text(text, where)  # a document too deep or long is said as such
         raise Unreadable(f"is not valid JSON: {exc.msg}", where, exc.lineno) from None
-    except (RecursionError, ValueError) as exc:  # pragma: no cover - the checks above
-        raise Unreadable(f"is not valid JSON: {exc}", where) from None
+    except (RecursionError, ValueError) as exc:
+        _check_json_text(text, where)
+        raise Unreadable(f"is not valid JSON: {exc}", where) from None  # pragma: no cover
+    if _deeper_than(text, MAX_DEPTH) or _LONG_NUMBER.search(text):
+        _check_json_text(text, where)  # strings apart, is it? Then where
+    return value
 
 
 def load_json_line(line: bytes, where: str) -> Any:
@@ -153,6 +171,21 @@ def load_json_line(line: bytes, where: str) -> Any:
         return json.loads(line)
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, int() refusing
         raise Unreadable(f"is not valid JSON: {exc}", where) from None
+
+
+_PAIR = re.compile(r"\[\]|\{\}")
+
+
+def _deeper_than(text: str, depth: int) -> bool:
+    """Whether a document ``json.loads`` accepted may nest deeper than ``depth``, brackets in
+    strings counted too (so it may say yes for a shallow one, never no for a deep one): each
+    pass strips the innermost pairs at C speed, and real documents are empty in a few."""
+    brackets = _NOT_BRACKETS.sub("", text)
+    for _ in range(depth):
+        if not brackets:
+            return False
+        brackets = _PAIR.sub("", brackets)
+    return bool(brackets)
 
 
 def _check_json_text(text: str, where: str) -> None:
@@ -300,14 +333,16 @@ def yaml_error(exc: Exception, where: str, first_line: int = 1) -> Unreadable:
 
 
 def compose_yaml(
-    data: bytes | str, where: str, first_line: int = 1, fast: bool = False
+    data: bytes | str, where: str, first_line: int = 1, fast: bool = False, limit: int = MAX_BYTES
 ) -> yaml.Node | None:
     """The checked node tree of a YAML document (None when empty). ``fast``: libyaml's
-    composer where it is installed (it refuses a thousand levels itself), for a large file."""
+    composer where it is installed (it refuses a thousand levels itself), for a large file;
+    without libyaml, the bounded composer (PyYAML's own recurses until Python gives up)."""
     import yaml
 
-    text = _text(data, where, first_line)
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader) if fast else bounded_loader()
+    text = _text(data, where, first_line, limit)
+    fast_loader = getattr(yaml, "CSafeLoader", None) if fast else None
+    loader = fast_loader or bounded_loader()
     try:
         node = yaml.compose(text, Loader=loader)
     except Unreadable as exc:
@@ -328,12 +363,15 @@ def construct(node: yaml.Node | None) -> Any:
     return yaml.constructor.SafeConstructor().construct_document(node)
 
 
-def load_yaml(data: bytes | str, where: str, first_line: int = 1) -> Any:
+def load_yaml(
+    data: bytes | str, where: str, first_line: int = 1, limit: int = MAX_BYTES
+) -> Any:
     """A YAML document's value (None when empty), refused (``Unreadable``) when not YAML,
-    too large, too deep, holding a number too long, or too many values through aliases."""
+    over ``limit`` bytes, too deep, holding a number too long, or too many values through
+    aliases."""
     import yaml
 
-    node = compose_yaml(data, where, first_line)
+    node = compose_yaml(data, where, first_line, limit=limit)
     try:
         return construct(node)
     except yaml.YAMLError as exc:

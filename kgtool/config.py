@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgtool import bounded
 from kgtool.errors import ManyErrors
-from kgtool.findings import CODES, ERROR, UNSILENCEABLE_PREFIX, Finding
+from kgtool.findings import CODES, ERROR, FRESHNESS_CODES, UNSILENCEABLE_PREFIX, Finding
 
 if TYPE_CHECKING:
     import yaml
@@ -223,7 +223,7 @@ def _read(root: Path, name: str) -> str:
     if not bounded.inside(root, root / name):
         raise _unreadable("leads outside the repository (a symlink); not read", name)
     try:
-        return bounded.read_file(root / name, name).decode("utf-8")
+        return bounded.read_file(root / name, name, bounded.SETTINGS_BYTES).decode("utf-8")
     except bounded.Unreadable as exc:
         raise _unreadable(exc.message, name) from None
     except UnicodeDecodeError as exc:
@@ -349,6 +349,13 @@ def _codes_known(codes: list[str], problems: _Problems) -> bool:
         where = f"ignore[{index}]"
         if code.startswith(UNSILENCEABLE_PREFIX) and code in CODES:
             problems.add(UNKNOWN_CODE, where, f"'{code}' is a settings error: it cannot be ignored")
+            good = False
+        elif code in FRESHNESS_CODES:
+            problems.add(
+                UNKNOWN_CODE,
+                where,
+                f"'{code}' says .kg/ is not what `kgtool update` writes: it cannot be ignored",
+            )
             good = False
         elif code not in CODES:
             close = _close_matches(code.upper(), list(CODES), n=1)

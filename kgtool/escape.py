@@ -28,7 +28,9 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 # would otherwise turn into a link or a notification, and shows nothing.
 _BREAK = "&#8203;"
 _AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=\bwww)(?=\.)", re.I)
-_MENTION = re.compile(r"(?<![\w.+-])@(?=\w)")
+# "@name" notifies a person where GitHub renders it (a pull-request comment, a job summary);
+# the label rules (kgtool/ontology/validate.py) refuse it by the same pattern.
+MENTION = re.compile(r"(?<![\w.+-])@(?=\w)")
 # In the map an agent reads: what would make a link, an image, HTML, emphasis of a whole
 # cell or a new table cell. Underscores stay (snake_case names are names there).
 _MD_CELL = re.compile(r"([\\`*\[\]<>|])")
@@ -48,7 +50,7 @@ def md_text(text: str) -> str:
     escaped = _MD_SPECIAL.sub(r"\\\1", text)
     # "<" starts every tag and autolink; a ">" alone, never at the start of a line here, is text.
     escaped = escaped.replace("&", "&amp;").replace("<", "&lt;")
-    escaped = _MENTION.sub("@" + _BREAK, _AUTOLINK.sub(_BREAK, escaped))
+    escaped = MENTION.sub("@" + _BREAK, _AUTOLINK.sub(_BREAK, escaped))
     return "<br>".join(printable(line) for line in _LINE_BREAK.split(escaped))
 
 

@@ -13,6 +13,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, TypeVar
 
+from kgtool.escape import printable
+
 ERROR = "error"  # fails the command (exit 1)
 WARNING = "warning"  # worth fixing; fails nothing
 NOTE = "note"  # expected, said so nobody wonders (a skipped binary file)
@@ -63,6 +65,9 @@ CODES: dict[str, str] = {
 
 # Settings errors stop every command: there is nothing to silence them for.
 UNSILENCEABLE_PREFIX = "K"
+# Nor can the verdict that .kg/ is not what `kgtool update` would write now: the settings
+# are a file a pull request can change, and an ignored R101 would let it pass a stale map.
+FRESHNESS_CODES = frozenset({"R101", "R108", "C201"})
 
 
 class _FindingFields(NamedTuple):
@@ -84,10 +89,13 @@ class Finding(_FindingFields):
         return super().__new__(cls, path, line, level, code, message)
 
     def format(self) -> str:
-        where = f"{self.path}:{self.line}: " if self.path and self.line else ""
-        if self.path and not self.line:
-            where = f"{self.path}: "
-        return f"{where}{self.level}: {self.code} {self.message}"
+        """One line, whatever the repository named its files or wrote in them: a newline or
+        a terminal's escape sequence in a path or a quoted pointer is spelled out."""
+        path = printable(self.path)
+        where = f"{path}:{self.line}: " if path and self.line else ""
+        if path and not self.line:
+            where = f"{path}: "
+        return f"{where}{self.level}: {self.code} {printable(self.message)}"
 
     def __str__(self) -> str:
         return self.format()
@@ -115,7 +123,7 @@ def _itself(item: Any) -> Any:
 
 def kept(findings: Iterable[Finding], ignore: Iterable[str]) -> list[Finding]:
     """``findings`` without those whose code the setting ``ignore`` silences."""
-    silenced = frozenset(ignore)
+    silenced = frozenset(ignore) - FRESHNESS_CODES
     return [f for f in findings if f.code not in silenced]
 
 

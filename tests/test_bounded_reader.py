@@ -24,7 +24,7 @@ ALLOWED = {
     # The node records of layer 1 joined into one document, for json.loads's speed on a cold
     # read: a record nested past the recursion limit is caught as damage (RecursionError).
     ("kgtool/query/kg.py", "json.loads("): 1,
-    # Local caches under .kg/cache/ and the git directory, never read from a commit.
+    # The local cache, in the git directory: never read from a commit.
     ("kgtool/communities/build.py", "json.loads("): 1,
     ("kgtool/ontology/map.py", "json.loads("): 1,
     # The runner's event file ($GITHUB_EVENT_PATH), and GitHub's API replies.
@@ -106,3 +106,60 @@ def test_an_alias_to_itself_is_refused_at_its_line() -> None:
     with pytest.raises(bounded.Unreadable, match="refers to itself") as refused:
         bounded.load_yaml("ok: 1\nloop: &r [1, *r]\n", "x.yaml")
     assert str(refused.value) == "x.yaml:2: an alias refers to itself (recursive anchor)"
+
+
+def test_settings_past_a_megabyte_are_one_line_not_a_stall(make_repo) -> None:
+    """The settings are read on every run, by the pure-Python reader: a 15 MB file took 40 s
+    and 1.3 GB there. Real ones are a few lines; past a megabyte, one error."""
+    repo = make_repo({"a.py": "x = 1\n"})
+    repo.write(".kgtool.yaml", "jobs: 1\n" + "# padding\n" * 120_000)
+    result = repo.kg("check")
+    assert result.code == 2
+    assert result.err.startswith(".kgtool.yaml: error: K001 is over the limit of 1048576 bytes")
+
+
+def test_a_skill_is_read_by_its_head(tmp_path) -> None:
+    big = tmp_path / "SKILL.md"
+    big.write_bytes(b"---\nname: x\n---\n" + b"body\n" * 100_000)
+    assert bounded.read_file(big, "SKILL.md", 100, head=True) == big.read_bytes()[:100]
+    with pytest.raises(bounded.Unreadable, match="over the limit of 100 bytes"):
+        bounded.read_file(big, "SKILL.md", 100)
+
+
+def test_without_libyaml_a_deep_document_is_still_one_error(monkeypatch) -> None:
+    """``fast`` asks for libyaml, which some builds of PyYAML lack: then the bounded composer
+    reads it, not PyYAML's recursive one."""
+    import yaml
+
+    monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    deep = "communities: " + "[" * 2000 + "]" * 2000 + "\n"
+    with pytest.raises(bounded.Unreadable, match="nested deeper than 100 levels"):
+        bounded.compose_yaml(deep, ".kg/ontology.yaml", fast=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ('{"a": "' + "[" * 500 + '"}', None),  # brackets in a string: shallow
+        ('{"a": "' + "9" * 500 + '"}', None),  # digits in a string: no number
+        ("[" * 101 + "]" * 101, "nested deeper than 100 levels"),
+        ("[" * 100 + "]" * 100, None),
+        ("[" + "9" * 101 + "]", "a number of more than 100 digits"),
+        ("[" * 5000 + "]" * 5000, "nested deeper than 100 levels"),
+        ("[" + "9" * 5000 + "]", "a number of more than 100 digits"),
+    ],
+)
+def test_json_is_parsed_first_then_measured(text: str, refused: str | None) -> None:
+    if refused is None:
+        bounded.load_json(text, "x.json")
+    else:
+        with pytest.raises(bounded.Unreadable, match=refused):
+            bounded.load_json(text, "x.json")
+
+
+def test_kgtool_s_own_document_may_be_larger_than_a_manifest() -> None:
+    document = '{"files": {' + ",".join(f'"f{i}": "c1"' for i in range(1_500_000)) + "}}"
+    assert len(document) > bounded.MAX_BYTES
+    with pytest.raises(bounded.Unreadable, match="over the limit"):
+        bounded.load_json(document, "package.json")
+    assert len(bounded.load_json(document, "communities.json", bounded.DOCUMENT_BYTES)["files"])

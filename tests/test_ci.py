@@ -272,11 +272,12 @@ def test_paths_and_messages_are_escaped_and_never_read_as_commands(
         "title=kgtool%3A playbooks::P411 key file 'gone%0A::error::injected,50%25: x.py' does not "
         "resolve (missing); no file by that name in git history"
     ]
-    # The plain report holds the raw text, but only between stop-commands and its token.
-    assert "\n::error::injected,50%: x.py' does not resolve" in log_text(result)
+    # The plain report spells the newline out (and is between stop-commands and its token).
+    assert "key file 'gone\\n::error::injected,50%: x.py' does not resolve" in log_text(result)
+    assert "\n::error::injected" not in log_text(result)
     summary = section(actions.summary, "Refused playbooks")
     assert "playbooks/100%, odd: name.md" in summary
-    assert "gone<br>::error::injected,50%: x.py" in summary
+    assert "gone\\\\n::error::injected,50%: x.py" in summary  # "\\n", escaped for markdown
 
 
 def test_escaping_follows_the_toolkit() -> None:

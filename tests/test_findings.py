@@ -115,14 +115,21 @@ def test_ignore_silences_a_code_in_output_and_exit_code(project: Repo) -> None:
     assert [f["code"] for f in as_json["findings"]] == ["P421"]
 
 
-def test_ignoring_the_stale_codes_lets_a_stale_map_pass(project: Repo) -> None:
+def test_the_stale_codes_cannot_be_ignored(project: Repo) -> None:
+    """A pull request can change the settings: silencing R101 or C201 would let it pass a
+    stale map, so naming them is a settings error, and the verdict stands."""
     project.write("mypkg/util.py", "def helper():\n    return 2\n\ndef more():\n    return 3\n")
-    project.write(".kgtool.yaml", "ignore: [R101, C201, P411]\n")
-    project.commit("stale, and silenced")
-    assert project.kg("update", "--check").code == 0
+    for code in ("R101", "C201", "R108"):
+        project.write(".kgtool.yaml", f"ignore: [P411, {code}]\n")
+        project.commit(f"stale, and {code} silenced")
+        refused = project.kg("check")
+        assert refused.code == 2, refused.out + refused.err
+        assert f".kgtool.yaml:1: error: K005 '{code}' says .kg/ is not what" in refused.err
+    project.write(".kgtool.yaml", "ignore: [P411]\n")
+    project.commit("stale")
+    assert project.kg("update", "--check").code == 1
     check = project.kg("check")
-    assert check.code == 0, check.out
-    assert "ok: raw graph" in check.out and "out of date" not in check.out
+    assert check.code == 1 and "R101" in check.out, check.out
 
 
 @pytest.mark.parametrize(

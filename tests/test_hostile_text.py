@@ -99,7 +99,6 @@ def test_a_skill_name_with_a_newline_stays_on_its_line(shop: Repo) -> None:
     ("field", "text", "says"),
     [
         ("name", LINK, "link"),
-        ("name", "Store @admin helpers", "mention"),
         ("summary", "See <img src=x onerror=alert(1)> here.", "markdown"),
         ("name", "Store | helpers", "markdown"),
     ],
@@ -121,6 +120,22 @@ def test_a_hand_written_label_is_held_to_the_label_rules(
     # What `label --set` refuses, `update` refuses too: the map never shows it.
     assert_one_line_error(repo.kg("update"), says=f".kg/ontology.yaml:{line}")
     assert (repo.root / ".kg/MAP.md").read_bytes() == map_before
+
+
+def test_a_hand_written_at_sign_stands_and_notifies_nobody(
+    make_repo: Callable[..., Repo], runner: Actions
+) -> None:
+    """"the @retry decorator" is a fair summary: a commit must not fail over it, and where
+    GitHub renders it, it mentions nobody."""
+    repo, base = labelled(make_repo)
+    hand_edit(repo, "name", "Store @admin helpers")
+    assert repo.kg("update").code == 0
+    assert repo.kg("check").code == 0
+    assert "Store @admin helpers" in (repo.root / ".kg/MAP.md").read_text()
+    repo.commit("a label with an at sign")
+    runner.event(base)
+    assert repo.kg("ci").code == 0
+    assert "admin helpers" in runner.summary and "@admin" not in runner.summary
 
 
 def test_a_hand_written_link_fails_ci_and_reaches_no_markdown(
@@ -256,3 +271,20 @@ def test_a_labeler_reply_with_a_lone_surrogate_is_a_malformed_reply(
     assert "\\ud800" in result.err
     assert len(fake_anthropic.requests) == 2  # asked again once, as for any malformed reply
     assert (repo.root / ".kg/ontology.yaml").read_bytes() == before
+
+
+def test_a_pointer_holding_terminal_escapes_prints_as_text(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """A key file written with a terminal's escape sequences (a title change, colours) and a
+    newline: every finding that quotes it is one line with them spelled out."""
+    repo = make_repo({"app.py": "def run():\n    return 1\n"})
+    add_playbook(repo, "odd", ['"evil\\e]0;pwned\\a\\e[31mred\\nnext.py"'])
+    repo.commit("a hostile pointer")
+    assert repo.kg("update").code == 0
+    for argv in (["check"], ["playbooks", "check"]):
+        result = repo.kg(*argv)
+        assert result.code == 1
+        assert "\x1b" not in result.out + result.err and "\x07" not in result.out
+        (refused,) = [line for line in result.out.splitlines() if "key file" in line]
+        assert "evil\\x1b]0;pwned\\x07\\x1b[31mred\\nnext.py" in refused

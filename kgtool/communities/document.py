@@ -27,7 +27,7 @@ def parse_document(
     if data is None:
         return {}
     try:
-        document = bounded.load_json(data, where)
+        document = bounded.load_json(data, where, bounded.DOCUMENT_BYTES)
     except bounded.Unreadable as exc:
         # Too deep, a number too long: said as such; any other fault is broken JSON.
         reason = "is not valid JSON" if exc.message.startswith("is not valid") else exc.message

@@ -25,7 +25,7 @@ from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.communities.diff import render_markdown, render_text, touched_communities
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
-from kgtool.escape import md_code, md_path, md_text
+from kgtool.escape import md_code, md_path, md_text, printable
 from kgtool.findings import WARNING, Finding, unique
 from kgtool.ontology.changes import change_lines
 from kgtool.playbook.check import CheckReport
@@ -345,13 +345,14 @@ def render_plain(report: PullRequestReport) -> str:
         lines.append(f"not checked: {report.not_checked}")
     if report.diff is not None:
         changes = render_text(report.diff, report.base_name, WORKING_TREE, report.label_lines)
-        lines.append(changes.rstrip("\n"))
+        lines += changes.rstrip("\n").split("\n")
         if report.relevant:
             lines.append("Playbooks this change touches:")
             lines += [f"  {relevant_sentence(r)}" for r in report.relevant]
         else:
             lines.append("Playbooks this change touches: none")
-    return "\n".join(lines) + "\n"
+    # Each line one line, whatever a slug, a validation step or a file name holds.
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _base_line(report: PullRequestReport) -> str:

@@ -314,25 +314,35 @@ def _read_manifest(root: Path, name: str, load: Callable[[bytes, str], Any]) -> 
         return None
 
 
+def _decoded(data: bytes, where: str) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _read_ini(data: bytes, where: str) -> configparser.ConfigParser:
+    """An INI file's sections; none when it cannot be parsed (it still names its tool)."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(data.decode("utf-8"), where)
+    except (configparser.Error, UnicodeDecodeError):
+        return configparser.ConfigParser(interpolation=None)
+    return parser
+
+
 def project_checks(root: Path) -> list[str]:
     """The project's own check commands, as its configuration names them."""
     found: list[str] = []
     settings = _read_manifest(root, "pyproject.toml", bounded.load_toml)
     tools = settings.get("tool") if isinstance(settings, dict) else None
     tools = tools if isinstance(tools, dict) else {}
-    if (root / "tox.ini").is_file():
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            parser.read(root / "tox.ini", encoding="utf-8")
-            envs = parser.get("tox", "envlist", fallback="")
-        except (configparser.Error, UnicodeDecodeError):
-            envs = ""
+    tox = _read_manifest(root, "tox.ini", _read_ini)
+    if tox is not None:
+        envs = tox.get("tox", "envlist", fallback="")
         names = [e.strip() for e in re.split(r"[,\s]+", envs) if e.strip()]
         found += [f"tox -e {name}" for name in names[:4]] or ["tox"]
     elif isinstance(tools.get("tox"), dict):
         found.append("tox")
-    if (root / "noxfile.py").is_file():
-        text = (root / "noxfile.py").read_text(encoding="utf-8", errors="replace")
+    text = _read_manifest(root, "noxfile.py", _decoded)
+    if text is not None:
         sessions = re.findall(r"@nox\.session[^\n]*\n(?:@[^\n]*\n)*def (\w+)", text)
         found += [f"nox -s {name}" for name in sessions[:4]]
     package = _read_manifest(root, "package.json", bounded.load_json)
@@ -343,9 +353,8 @@ def project_checks(root: Path) -> list[str]:
             if name in scripts:
                 found.append("npm test" if name == "test" else f"npm run {name}")
     for makefile in ("Makefile", "GNUmakefile", "Makefile.am"):
-        path = root / makefile
-        if path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
+        text = _read_manifest(root, makefile, _decoded)
+        if text is not None:
             targets = set(re.findall(r"^([A-Za-z][\w-]*)\s*:(?!=)", text, re.MULTILINE))
             found += [f"make {t}" for t in ("test", "check", "lint") if t in targets]
             break

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from kgtool.escape import MENTION
+
 MIN_NAME_WORDS, MAX_NAME_WORDS, MAX_NAME_CHARS = 2, 5, 48
 MIN_SUMMARY_WORDS, MAX_SUMMARY_WORDS, MAX_SUMMARY_CHARS = 2, 40, 200
 MIN_PHRASE_WORDS, MAX_PHRASE_WORDS, MAX_PHRASE_CHARS = 1, 8, 64
@@ -26,8 +28,6 @@ _EMPHASIS = re.compile(r"(?<!\w)_+|_+(?!\w)|~~")  # runs: "__init__" is stripped
 _ADDRESS = r"\b[a-z][a-z0-9+.-]*://|\bwww\.|\bmailto:"
 _LINK = re.compile(_ADDRESS + r"|\]\(", re.I)
 _ENTITY = re.compile(r"&#?\w+;")
-# "@name" notifies a person where GitHub renders it (a pull-request comment, a job summary).
-_MENTION = re.compile(r"(?<![\w.+-])@(?=\w)")
 _INVISIBLE = ("Cc", "Cf", "Co", "Cs")  # control, format (zero-width), private use, surrogates
 
 
@@ -60,10 +60,11 @@ def validate_concept(text: str) -> str:
 
 def validate_read_label(text: str, what: str) -> str:
     """A name, summary or phrase as a person wrote it into ``ontology.yaml``: held to the rules
-    that keep it plain text on one line (no markup, link, @mention or control character), as
-    every label is; the word and length limits are the labelers' and ``label --set``'s, so a
-    person's "CLI" stands."""
-    return _plain(text, what, end_ok="", ends=False)
+    that keep it plain text on one line (no markup, link or control character), as every
+    label is. The word and length limits are the labelers' and ``label --set``'s, so a
+    person's "CLI" stands; and so does "@" ("the @retry decorator"), which every writer of
+    GitHub markdown breaks (``escape.md_text``): a commit must not fail over a summary."""
+    return _plain(text, what, end_ok="", allow="@", ends=False)
 
 
 def validate_line(text: object, what: str, max_chars: int, allow: str = "") -> str:
@@ -89,7 +90,7 @@ def strip_markup(text: str) -> str:
     text = re.sub(f"(?:{_ADDRESS})\\S*", "", text, flags=re.I)
     text = "".join(
         char
-        for char in _MENTION.sub("", _ENTITY.sub("", text))
+        for char in MENTION.sub("", _ENTITY.sub("", text))
         if char not in _MARKDOWN and not _invisible(char)
     )
     return " ".join(_EMPHASIS.sub("", text).split())
@@ -130,7 +131,7 @@ def _plain(text: object, what: str, end_ok: str, allow: str = "", ends: bool = T
         )
     if _ENTITY.search(clean):
         raise ValueError(f"{what} {quote(clean)} has an HTML entity; use plain text")
-    if "@" not in allow and _MENTION.search(clean):
+    if "@" not in allow and MENTION.search(clean):
         raise ValueError(f"{what} {quote(clean)} has an @mention; use plain text")
     if not ends:
         return clean

@@ -69,7 +69,7 @@ def load_concepts(store: Store) -> ConceptIndex:
     if data is not None:
         where = f"{KG_DIR}/{COMMUNITIES_FILE}"
         try:
-            document = bounded.load_json(data, where)
+            document = bounded.load_json(data, where, bounded.DOCUMENT_BYTES)
             communities = document.get("communities") or {}
             files = document.get("files") or {}
             if not isinstance(communities, dict) or not isinstance(files, dict):
@@ -141,7 +141,7 @@ def stale_communities(store: Store, ontology: Ontology) -> dict[str, str]:
     if data is None or not (ontology.communities or ontology.edges):
         return {}
     try:
-        document = bounded.load_json(data, f"{KG_DIR}/{COMMUNITIES_FILE}")
+        document = bounded.load_json(data, f"{KG_DIR}/{COMMUNITIES_FILE}", bounded.DOCUMENT_BYTES)
         return report_for(document, ontology, load_config(store.root)).stale_communities()
     except (KgError, ValueError, KeyError, TypeError, AttributeError):
         return {}

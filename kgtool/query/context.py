@@ -39,6 +39,7 @@ from kgtool.store import KG_DIR, PAGES_DIR
 FORMATS = ("markdown", "json")
 SKILL_FOLDERS = (".claude/skills", ".agents/skills")
 SKILL_FILE = "SKILL.md"
+SKILL_HEAD_BYTES = 20_000  # a skill's front matter is a few lines; its body may be a manual
 MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one recipe
 MAX_COMMUNITIES = 4  # shown with their bridges and main symbols
 MAX_FILES = 40
@@ -461,7 +462,9 @@ def _read_skills(root: Path, notices: list[str]) -> list[Skill]:
                 continue
             where = f"{folder}/{entry.name}/{SKILL_FILE}"
             try:
-                text = file.read_text(encoding="utf-8", errors="replace")[:20_000]
+                # Its front matter only: the start of the file, however large it is.
+                head = bounded.read_file(file, where, SKILL_HEAD_BYTES, head=True)
+                text = head.decode("utf-8", errors="replace")
                 meta = _front_matter(text, where)
             except OSError:
                 continue

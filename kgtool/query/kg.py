@@ -442,7 +442,7 @@ def _remember(store: Store, key: str, value: Any, name: str = READ_CACHE) -> Non
 
 def _read_document(data: bytes) -> dict[str, Any] | None:
     try:
-        document = bounded.load_json(data, f"{KG_DIR}/{COMMUNITIES_FILE}")
+        document = bounded.load_json(data, f"{KG_DIR}/{COMMUNITIES_FILE}", bounded.DOCUMENT_BYTES)
     except ValueError:
         return None
     if (
