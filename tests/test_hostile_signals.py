@@ -319,3 +319,97 @@ def test_uninstall_keeps_a_hook_holding_lines_kgtool_did_not_write(repo: Repo) -
     removed = repo.kg("hooks", "uninstall")
     assert removed.code == 0, removed.out
     assert not hook.exists()
+
+
+# Every script kgtool's `hooks install` has written, as it wrote them: a hook an older kgtool
+# installed is kgtool's, not a user's, and a change to today's script must not make it a
+# user's (when the script changes, its text as it was goes here).
+SCRIPT_4BF28C1 = """\
+#!/bin/sh
+# kgtool-hook: pre-commit
+# Keeps .kg/ describing exactly what is being committed: refreshes it from the staged
+# content and runs every kgtool check, in one kgtool process. Installed by
+# `kgtool hooks install`; `kgtool hooks uninstall` removes it and puts back the hook that
+# was here before. See kgtool's README, "Plain git hooks".
+
+# A hook that was here before, kept by `kgtool hooks install --chain`, runs first.
+if [ -x "$0.kgtool-chained" ]; then
+    "$0.kgtool-chained" "$@" || exit $?
+fi
+
+# --stage: stage what kgtool rewrote under .kg/, so that the commit goes through in one
+# step. Empty: the commit stops when .kg/ changed, as with a formatter (git add .kg, commit
+# again).
+args=--stage
+# The interpreter kgtool was installed with: GUI git clients do not see a virtualenv's PATH.
+python=/usr/bin/python3
+
+if [ -n "$python" ] && [ -x "$python" ]; then
+    exec "$python" -m kgtool hooks run $args
+fi
+if command -v kgtool >/dev/null 2>&1; then
+    exec kgtool hooks run $args
+fi
+echo "kgtool hook: kgtool is not installed (pip install kgtool); .kg/ was not refreshed" >&2
+exit 1
+"""
+SCRIPT_3A04BD7 = """\
+#!/bin/sh
+# kgtool-hook: pre-commit
+# Keeps .kg/ describing exactly what is being committed: refreshes it from the staged
+# content and runs every kgtool check, in one kgtool process. Installed by
+# `kgtool hooks install`; `kgtool hooks uninstall` removes it and puts back the hook that
+# was here before. See kgtool's README, "Plain git hooks".
+
+# A hook that was here before, kept by `kgtool hooks install --chain`, runs first.
+if [ -x "$0.kgtool-chained" ]; then
+    "$0.kgtool-chained" "$@" || exit $?
+fi
+
+# --stage: stage what kgtool rewrote under .kg/, so that the commit goes through in one
+# step. Empty: the commit stops when .kg/ changed, as with a formatter (git add .kg, commit
+# again).
+stage=--stage
+# The interpreter kgtool was installed with: GUI git clients do not see a virtualenv's PATH.
+python=/usr/bin/python3
+
+if [ -n "$python" ] && [ -x "$python" ]; then
+    exec "$python" -m kgtool hooks run ${stage:+"$stage"}
+fi
+if command -v kgtool >/dev/null 2>&1; then
+    exec kgtool hooks run ${stage:+"$stage"}
+fi
+echo "kgtool hook: kgtool is not installed (pip install kgtool); .kg/ was not refreshed" >&2
+exit 1
+"""
+
+
+@pytest.mark.parametrize("script", [SCRIPT_4BF28C1, SCRIPT_3A04BD7], ids=["4bf28c1", "3a04bd7"])
+def test_a_hook_an_older_kgtool_wrote_is_kgtools_and_a_line_added_to_it_is_the_users(
+    repo: Repo, script: str
+) -> None:
+    hook = repo.root / ".git/hooks/pre-commit"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text(script)
+    hook.chmod(0o755)
+    installed = repo.kg("hooks", "install")
+    assert installed.code == 0, installed.err
+    assert hook.read_text() == hook_script("pre-commit", python=sys.executable)  # today's
+    assert not (repo.root / ".git/hooks/pre-commit.kgtool-saved").exists()
+
+    hook.write_text(script)
+    removed = repo.kg("hooks", "uninstall")
+    assert removed.code == 0, removed.out
+    assert not hook.exists()
+
+    # The user's own line in it, after kgtool's lines or among them, is still named and kept.
+    for mine, where in [
+        (script + "echo 'my own line'\n", "line 28: echo 'my own line'"),
+        (script.replace("\nfi\n", "\nfi\necho 'my own line'\n", 1), "line 12: echo 'my own line'"),
+    ]:
+        hook.write_text(mine)
+        refused = repo.kg("hooks", "install")
+        assert refused.code == 2 and f"({where})" in refused.err, refused.err
+        left = repo.kg("hooks", "uninstall")
+        assert left.code == 1 and f"({where})" in left.out, left.out
+        assert hook.read_text() == mine
