@@ -9,6 +9,7 @@ what the runs left."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,8 @@ from conftest import GIT_ENV, PROJECT_ROOT, Repo
 from hook_helpers import APP, mapped_repo
 
 from kgtool.integrations.git_hooks import hook_script
+from kgtool.repo import WORKTREE_PREFIX
+from kgtool.store import CACHE_HOME
 
 MODULES = 100  # a cold build of this many takes about a second: long enough to be caught in
 
@@ -176,6 +179,78 @@ def test_what_a_killed_diff_leaves_is_removed_by_the_next_hook_run(
     after = start(repo, temp, "hooks", "run", "--stage")
     assert ended(after) == (0, "")
     assert_nothing_left(repo, temp)
+
+
+def registrations(repo: Repo) -> list[str]:
+    """The repository's worktree registrations (.git/worktrees/<id>), whatever git lists."""
+    admin = repo.root / ".git/worktrees"
+    return sorted(p.name for p in admin.iterdir()) if admin.is_dir() else []
+
+
+@pytest.mark.slow
+def test_a_killed_diff_keeps_its_cache_in_its_temp_folder_and_a_reboot_leaves_nothing(
+    make_repo, tmp_path: Path
+) -> None:
+    repo = big_repo(make_repo)
+    temp = temp_folder(tmp_path)
+    in_git = repo.root / ".git/worktrees"
+
+    def caching() -> bool:
+        beside = temp.glob(f"{WORKTREE_PREFIX}*/{CACHE_HOME}")
+        return any(in_git.glob(f"*/{CACHE_HOME}")) or any(beside)
+
+    process = start(repo, temp, "diff", "HEAD~1", "HEAD")
+    wait_for(caching, process, "a cache for the worktree's build")
+    process.kill()
+    process.communicate(timeout=60)
+    # The cache of the worktree's build is in the temp folder, with the worktree, not in the
+    # repository's git directory, where only git's own registration of the worktree is.
+    assert list(in_git.glob(f"*/{CACHE_HOME}")) == []
+    assert len(registrations(repo)) == 1
+    # A reboot empties the temp folder: what is left in the repository the next run removes.
+    for folder in temp.iterdir():
+        shutil.rmtree(folder)
+    after = start(repo, temp, "hooks", "run", "--stage")
+    assert ended(after) == (0, "")
+    assert_nothing_left(repo, temp)
+    assert registrations(repo) == []
+
+
+def test_a_registration_left_for_a_wiped_temp_folder_is_removed_and_no_one_elses(
+    repo: Repo, tmp_path: Path
+) -> None:
+    repo.write("app.py", APP)
+    repo.commit("code without a map")
+    temp = temp_folder(tmp_path)
+    ours = temp / f"{WORKTREE_PREFIX}{dead_pid()}-abcdefgh" / "tree"
+    repo.git("worktree", "add", "--detach", "-q", str(ours), "HEAD")
+    # Folders on a drive that is not mounted now: the user's worktrees, kept until git prunes.
+    drive = tmp_path / "drive"
+    theirs = {
+        "mine": drive / "mine",
+        "named-like-ours": drive / f"{WORKTREE_PREFIX}{dead_pid()}-ijklmnop" / "elsewhere",
+    }
+    for path in theirs.values():
+        repo.git("worktree", "add", "--detach", "-q", str(path), "HEAD")
+    locked = temp / f"{WORKTREE_PREFIX}{dead_pid()}-qrstuvwx" / "tree"
+    repo.git("worktree", "add", "--detach", "-q", "--lock", str(locked), "HEAD")
+    shutil.rmtree(temp)
+    shutil.rmtree(drive)
+    temp.mkdir()
+    before = registrations(repo)
+    assert len(before) == 4
+    mapped_repo(repo)
+    result = repo.kg_process("hooks", "run", env={"TMPDIR": str(temp)})
+    assert (result.code, result.out, result.err) == (0, "", "")
+    # Only kgtool's own, unlocked: a locked registration is kept, as git keeps it.
+    assert registrations(repo) == sorted(set(before) - {"tree"})
+    listed = worktrees(repo)
+    assert str(ours) not in listed
+    assert all(str(path) in listed for path in [*theirs.values(), locked])
+    # A diff leaves the user's registrations too (it pruned every missing worktree before):
+    # HEAD~1 has no map, so it is built in a temporary worktree.
+    assert repo.kg_process("diff", "HEAD~1", "HEAD", env={"TMPDIR": str(temp)}).code == 0
+    assert registrations(repo) == sorted(set(before) - {"tree"})
 
 
 # A SIGTERM that lands in a fork callback (the pool starting its workers), where Python

@@ -252,7 +252,7 @@ def run(root: Path, stage_changes: bool = False) -> int:
     back. Either way ``.kg/`` in the working tree then describes what is staged; it is
     staged too with ``stage_changes``, else a difference from the index fails the run.
     """
-    remove_leftovers()  # what runs killed outright left in the temp folder
+    remove_leftovers(root)  # what runs killed outright left in the temp folder
     store = Store(root)
     with store.lock():
         if any(not _generated(p) for p in unstaged_paths(root)):
