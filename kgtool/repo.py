@@ -159,15 +159,26 @@ def _temporary_folder(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-"))
 
 
-def remove_leftovers() -> list[str]:
+def remove_leftovers(root: Path | None = None) -> list[str]:
     """Remove the temporary worktrees and index copies of runs killed outright (SIGKILL, a
-    lost machine), worktrees unregistered from their repository; the names removed.
+    lost machine), worktrees unregistered from their repository; the names removed. With
+    ``root``, also the registrations in that repository of kgtool's worktrees whose folder
+    is gone (a reboot emptied the temp folder).
 
     Only what kgtool's runs make: a folder (never a symlink) of the temp folder named with
     one of their prefixes and a pid, owned by this user, whose run is gone. Every hook run
-    looks: one listing of the temp folder when there is nothing to remove."""
+    looks: one listing of the temp folder (and of the registered worktrees) when there is
+    nothing to remove."""
     if os.name != "posix":  # no owner to check; os.kill(pid, 0) would end the process
         return []
+    removed = _remove_abandoned_folders()
+    if root is not None:
+        # After the folders: one whose checkout git would not remove is gone now too.
+        _forget_wiped_worktrees(root)
+    return removed
+
+
+def _remove_abandoned_folders() -> list[str]:
     temp = _temp_dir()
     try:
         with os.scandir(temp) as entries:
@@ -205,19 +216,28 @@ def _temp_dir() -> str:
     return "/tmp"
 
 
+def _maker(name: str) -> int | None:
+    """The pid of the run that made the temporary folder ``name``; None when it is not a name
+    kgtool's runs make (or an older kgtool's, whose run is unknown)."""
+    prefix = WORKTREE_PREFIX if name.startswith(WORKTREE_PREFIX) else INDEX_PREFIX
+    if not name.startswith(prefix):
+        return None
+    pid, dash, _ = name[len(prefix) :].partition("-")
+    return int(pid) if dash and pid.isdigit() else None
+
+
 def _abandoned(name: str, path: str) -> bool:
     """A folder of ours whose run is gone: safe to remove."""
-    prefix = WORKTREE_PREFIX if name.startswith(WORKTREE_PREFIX) else INDEX_PREFIX
-    pid, dash, _ = name[len(prefix) :].partition("-")
-    if not (dash and pid.isdigit()):
-        return False  # not a name kgtool makes (or an older kgtool's, whose run is unknown)
+    pid = _maker(name)
+    if pid is None:
+        return False
     try:
         info = os.lstat(path)
     except OSError:
         return False
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
         return False
-    return not _running(int(pid))
+    return not _running(pid)
 
 
 def _running(pid: int) -> bool:
@@ -250,12 +270,53 @@ def _unregister_worktree(tree: Path) -> None:
 _REPOSITORY_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
 
 
+def _forget_wiped_worktrees(root: Path) -> None:
+    """Remove the registrations (``<git dir>/worktrees/<id>``) of kgtool's temporary worktrees
+    whose temp folder is gone, as ``git worktree prune`` would, and only those: a user's
+    worktree on a drive not mounted now keeps its registration, and so does a locked one."""
+    admin = _common_git_dir(root) / "worktrees"
+    try:
+        with os.scandir(admin) as entries:
+            registered = [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return  # no worktree was ever added
+    for entry in registered:
+        try:
+            pointer = (entry / "gitdir").read_text(encoding="utf-8", errors="surrogateescape")
+        except OSError:
+            continue
+        # "<temp>/kgtool-worktree-<pid>-<random>/tree/.git", as temporary_worktree adds it
+        checkout = Path(os.path.normpath(entry / pointer.strip())).parent
+        folder = checkout.parent
+        if checkout.name != "tree" or not folder.name.startswith(WORKTREE_PREFIX):
+            continue
+        if _maker(folder.name) is None or os.path.lexists(folder):
+            continue
+        if os.path.lexists(entry / "locked"):
+            continue
+        import shutil  # here: mostly there is nothing to remove
+
+        shutil.rmtree(entry, ignore_errors=True)
+
+
+def _common_git_dir(root: Path) -> Path:
+    """The git directory every worktree of ``root``'s repository shares."""
+    own = git_dir(root)
+    try:
+        return (own / (own / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return own  # the main worktree's: it is the common one
+
+
 @contextlib.contextmanager
 def temporary_worktree(root: Path, revision: str) -> Iterator[Path]:
-    """A detached checkout of ``revision`` in a temporary folder, removed afterwards."""
+    """A detached checkout of ``revision`` in a temporary folder, removed afterwards.
+
+    The checkout is ``<folder>/tree``; what a caller keeps beside it in ``<folder>`` is
+    removed with it, by this run or, after a SIGKILL, by the next run's sweep."""
     import shutil
 
-    remove_leftovers()
+    remove_leftovers(root)
     parent = _temporary_folder(WORKTREE_PREFIX)
     path = parent / "tree"
     try:
@@ -265,7 +326,7 @@ def temporary_worktree(root: Path, revision: str) -> Iterator[Path]:
     finally:
         git(root, "worktree", "remove", "--force", str(path), check=False)
         shutil.rmtree(parent, ignore_errors=True)
-        git(root, "worktree", "prune", check=False)
+        _forget_wiped_worktrees(root)  # git worktree prune would forget the user's too
 
 
 def first_parent_history(root: Path, count: int, revision: str = "HEAD") -> list[str]:

@@ -9,6 +9,7 @@ what the runs left."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,8 @@ from conftest import GIT_ENV, PROJECT_ROOT, Repo
 from hook_helpers import APP, mapped_repo
 
 from kgtool.integrations.git_hooks import hook_script
+from kgtool.repo import WORKTREE_PREFIX
+from kgtool.store import CACHE_HOME
 
 MODULES = 100  # a cold build of this many takes about a second: long enough to be caught in
 
@@ -178,6 +181,78 @@ def test_what_a_killed_diff_leaves_is_removed_by_the_next_hook_run(
     assert_nothing_left(repo, temp)
 
 
+def registrations(repo: Repo) -> list[str]:
+    """The repository's worktree registrations (.git/worktrees/<id>), whatever git lists."""
+    admin = repo.root / ".git/worktrees"
+    return sorted(p.name for p in admin.iterdir()) if admin.is_dir() else []
+
+
+@pytest.mark.slow
+def test_a_killed_diff_keeps_its_cache_in_its_temp_folder_and_a_reboot_leaves_nothing(
+    make_repo, tmp_path: Path
+) -> None:
+    repo = big_repo(make_repo)
+    temp = temp_folder(tmp_path)
+    in_git = repo.root / ".git/worktrees"
+
+    def caching() -> bool:
+        beside = temp.glob(f"{WORKTREE_PREFIX}*/{CACHE_HOME}")
+        return any(in_git.glob(f"*/{CACHE_HOME}")) or any(beside)
+
+    process = start(repo, temp, "diff", "HEAD~1", "HEAD")
+    wait_for(caching, process, "a cache for the worktree's build")
+    process.kill()
+    process.communicate(timeout=60)
+    # The cache of the worktree's build is in the temp folder, with the worktree, not in the
+    # repository's git directory, where only git's own registration of the worktree is.
+    assert list(in_git.glob(f"*/{CACHE_HOME}")) == []
+    assert len(registrations(repo)) == 1
+    # A reboot empties the temp folder: what is left in the repository the next run removes.
+    for folder in temp.iterdir():
+        shutil.rmtree(folder)
+    after = start(repo, temp, "hooks", "run", "--stage")
+    assert ended(after) == (0, "")
+    assert_nothing_left(repo, temp)
+    assert registrations(repo) == []
+
+
+def test_a_registration_left_for_a_wiped_temp_folder_is_removed_and_no_one_elses(
+    repo: Repo, tmp_path: Path
+) -> None:
+    repo.write("app.py", APP)
+    repo.commit("code without a map")
+    temp = temp_folder(tmp_path)
+    ours = temp / f"{WORKTREE_PREFIX}{dead_pid()}-abcdefgh" / "tree"
+    repo.git("worktree", "add", "--detach", "-q", str(ours), "HEAD")
+    # Folders on a drive that is not mounted now: the user's worktrees, kept until git prunes.
+    drive = tmp_path / "drive"
+    theirs = {
+        "mine": drive / "mine",
+        "named-like-ours": drive / f"{WORKTREE_PREFIX}{dead_pid()}-ijklmnop" / "elsewhere",
+    }
+    for path in theirs.values():
+        repo.git("worktree", "add", "--detach", "-q", str(path), "HEAD")
+    locked = temp / f"{WORKTREE_PREFIX}{dead_pid()}-qrstuvwx" / "tree"
+    repo.git("worktree", "add", "--detach", "-q", "--lock", str(locked), "HEAD")
+    shutil.rmtree(temp)
+    shutil.rmtree(drive)
+    temp.mkdir()
+    before = registrations(repo)
+    assert len(before) == 4
+    mapped_repo(repo)
+    result = repo.kg_process("hooks", "run", env={"TMPDIR": str(temp)})
+    assert (result.code, result.out, result.err) == (0, "", "")
+    # Only kgtool's own, unlocked: a locked registration is kept, as git keeps it.
+    assert registrations(repo) == sorted(set(before) - {"tree"})
+    listed = worktrees(repo)
+    assert str(ours) not in listed
+    assert all(str(path) in listed for path in [*theirs.values(), locked])
+    # A diff leaves the user's registrations too (it pruned every missing worktree before):
+    # HEAD~1 has no map, so it is built in a temporary worktree.
+    assert repo.kg_process("diff", "HEAD~1", "HEAD", env={"TMPDIR": str(temp)}).code == 0
+    assert registrations(repo) == sorted(set(before) - {"tree"})
+
+
 # A SIGTERM that lands in a fork callback (the pool starting its workers), where Python
 # ignores what a handler raises, as it does in a finalizer.
 LANDS_IN_A_FORK_CALLBACK = """\
@@ -319,3 +394,97 @@ def test_uninstall_keeps_a_hook_holding_lines_kgtool_did_not_write(repo: Repo) -
     removed = repo.kg("hooks", "uninstall")
     assert removed.code == 0, removed.out
     assert not hook.exists()
+
+
+# Every script kgtool's `hooks install` has written, as it wrote them: a hook an older kgtool
+# installed is kgtool's, not a user's, and a change to today's script must not make it a
+# user's (when the script changes, its text as it was goes here).
+SCRIPT_4BF28C1 = """\
+#!/bin/sh
+# kgtool-hook: pre-commit
+# Keeps .kg/ describing exactly what is being committed: refreshes it from the staged
+# content and runs every kgtool check, in one kgtool process. Installed by
+# `kgtool hooks install`; `kgtool hooks uninstall` removes it and puts back the hook that
+# was here before. See kgtool's README, "Plain git hooks".
+
+# A hook that was here before, kept by `kgtool hooks install --chain`, runs first.
+if [ -x "$0.kgtool-chained" ]; then
+    "$0.kgtool-chained" "$@" || exit $?
+fi
+
+# --stage: stage what kgtool rewrote under .kg/, so that the commit goes through in one
+# step. Empty: the commit stops when .kg/ changed, as with a formatter (git add .kg, commit
+# again).
+args=--stage
+# The interpreter kgtool was installed with: GUI git clients do not see a virtualenv's PATH.
+python=/usr/bin/python3
+
+if [ -n "$python" ] && [ -x "$python" ]; then
+    exec "$python" -m kgtool hooks run $args
+fi
+if command -v kgtool >/dev/null 2>&1; then
+    exec kgtool hooks run $args
+fi
+echo "kgtool hook: kgtool is not installed (pip install kgtool); .kg/ was not refreshed" >&2
+exit 1
+"""
+SCRIPT_3A04BD7 = """\
+#!/bin/sh
+# kgtool-hook: pre-commit
+# Keeps .kg/ describing exactly what is being committed: refreshes it from the staged
+# content and runs every kgtool check, in one kgtool process. Installed by
+# `kgtool hooks install`; `kgtool hooks uninstall` removes it and puts back the hook that
+# was here before. See kgtool's README, "Plain git hooks".
+
+# A hook that was here before, kept by `kgtool hooks install --chain`, runs first.
+if [ -x "$0.kgtool-chained" ]; then
+    "$0.kgtool-chained" "$@" || exit $?
+fi
+
+# --stage: stage what kgtool rewrote under .kg/, so that the commit goes through in one
+# step. Empty: the commit stops when .kg/ changed, as with a formatter (git add .kg, commit
+# again).
+stage=--stage
+# The interpreter kgtool was installed with: GUI git clients do not see a virtualenv's PATH.
+python=/usr/bin/python3
+
+if [ -n "$python" ] && [ -x "$python" ]; then
+    exec "$python" -m kgtool hooks run ${stage:+"$stage"}
+fi
+if command -v kgtool >/dev/null 2>&1; then
+    exec kgtool hooks run ${stage:+"$stage"}
+fi
+echo "kgtool hook: kgtool is not installed (pip install kgtool); .kg/ was not refreshed" >&2
+exit 1
+"""
+
+
+@pytest.mark.parametrize("script", [SCRIPT_4BF28C1, SCRIPT_3A04BD7], ids=["4bf28c1", "3a04bd7"])
+def test_a_hook_an_older_kgtool_wrote_is_kgtools_and_a_line_added_to_it_is_the_users(
+    repo: Repo, script: str
+) -> None:
+    hook = repo.root / ".git/hooks/pre-commit"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text(script)
+    hook.chmod(0o755)
+    installed = repo.kg("hooks", "install")
+    assert installed.code == 0, installed.err
+    assert hook.read_text() == hook_script("pre-commit", python=sys.executable)  # today's
+    assert not (repo.root / ".git/hooks/pre-commit.kgtool-saved").exists()
+
+    hook.write_text(script)
+    removed = repo.kg("hooks", "uninstall")
+    assert removed.code == 0, removed.out
+    assert not hook.exists()
+
+    # The user's own line in it, after kgtool's lines or among them, is still named and kept.
+    for mine, where in [
+        (script + "echo 'my own line'\n", "line 28: echo 'my own line'"),
+        (script.replace("\nfi\n", "\nfi\necho 'my own line'\n", 1), "line 12: echo 'my own line'"),
+    ]:
+        hook.write_text(mine)
+        refused = repo.kg("hooks", "install")
+        assert refused.code == 2 and f"({where})" in refused.err, refused.err
+        left = repo.kg("hooks", "uninstall")
+        assert left.code == 1 and f"({where})" in left.out, left.out
+        assert hook.read_text() == mine

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import subprocess
 import sys
 from typing import Any
@@ -167,3 +170,48 @@ def test_an_answer_over_the_cap_is_cut_at_a_line_and_says_how_much_is_left(make_
     # JSON cut short would not parse: an error that says so instead.
     assert json.is_error
     assert "over the cap of 32,000" in text_of(json)
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("sig", "code", "says"),
+    [(signal.SIGTERM, 143, "kgtool: terminated"), (signal.SIGINT, 130, "kgtool: interrupted")],
+    ids=["TERM", "INT"],
+)
+def test_a_signal_ends_the_server_while_its_client_keeps_stdin_open(
+    repo: Repo, sig: int, code: int, says: str
+) -> None:
+    """A client that stops a server sends SIGTERM with the pipe still open: the SDK's reader
+    thread, blocked on that pipe, must not keep the process alive."""
+    build_read_repo(repo)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "kgtool", "mcp"],
+        cwd=repo.root,
+        env={**os.environ, **GIT_ENV, "PYTHONPATH": str(PROJECT_ROOT)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(json.dumps(INITIALIZE) + "\n")
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1  # serving, its reader waiting
+        server.send_signal(sig)
+        status = server.wait(timeout=20)  # a hang detector: it ends at once, or never
+        assert (status, server.stderr.read().strip()) == (code, says)
+    finally:
+        server.kill()
+        server.communicate()

@@ -34,7 +34,7 @@ from kgtool.repo import (
     show_file,
     temporary_worktree,
 )
-from kgtool.store import KG_DIR, Store, atomic_write, pretty_json
+from kgtool.store import CACHE_HOME, KG_DIR, Store, atomic_write, pretty_json
 
 WORKING_TREE = "working tree"
 
@@ -151,7 +151,10 @@ def _committed_labels(root: Path, revision: str) -> Ontology | None:
 def build_at(root: Path, store: Store, revision: str, warm: dict | None) -> dict:
     """Layers 1 and 2 of ``revision``, built in a temporary worktree that is then removed."""
     with temporary_worktree(root, revision) as tree:
-        tree_store = Store(tree)
+        # The cache beside the checkout, in its temp folder: removed with it even after a
+        # SIGKILL. Its own (the worktree's git directory, in .git/worktrees/) outlives a
+        # reboot that empties the temp folder.
+        tree_store = Store(tree, cache_dir=tree.parent / CACHE_HOME)
         tree_store.ensure()
         if store.cache_dir.is_dir():
             # Layer 1 keys its cache by blob id, so files the revisions share are not parsed

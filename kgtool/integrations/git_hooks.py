@@ -68,13 +68,56 @@ exit 1
 """
 
 
+# Every script kgtool wrote before today's, as it was then: a hook an older kgtool installed is
+# still kgtool's, for install to rewrite and uninstall to remove. When SCRIPT changes, its text
+# as it was is added here (and in tests/test_hostile_signals.py), never edited after.
+EARLIER_SCRIPTS = (
+    # Written from 4bf28c1 until 3a04bd7: `args` where `stage` is, unquoted where it is used.
+    """\
+#!/bin/sh
+{marker} {name}
+# Keeps .kg/ describing exactly what is being committed: refreshes it from the staged
+# content and runs every kgtool check, in one kgtool process. Installed by
+# `kgtool hooks install`; `kgtool hooks uninstall` removes it and puts back the hook that
+# was here before. See kgtool's README, "Plain git hooks".
+
+# A hook that was here before, kept by `kgtool hooks install --chain`, runs first.
+if [ -x "$0{chained}" ]; then
+    "$0{chained}" "$@" || exit $?
+fi
+
+# --stage: stage what kgtool rewrote under .kg/, so that the commit goes through in one
+# step. Empty: the commit stops when .kg/ changed, as with a formatter (git add .kg, commit
+# again).
+args={args}
+# The interpreter kgtool was installed with: GUI git clients do not see a virtualenv's PATH.
+python={python}
+
+if [ -n "$python" ] && [ -x "$python" ]; then
+    exec "$python" -m kgtool hooks run $args
+fi
+if command -v kgtool >/dev/null 2>&1; then
+    exec kgtool hooks run $args
+fi
+echo "kgtool hook: kgtool is not installed (pip install kgtool); .kg/ was not refreshed" >&2
+exit 1
+""",
+)
+
+
 def hook_script(name: str, stage: bool = False, python: str = "") -> str:
     """The script for hook ``name``; without ``python`` it finds kgtool on PATH (hooks/)."""
-    return SCRIPT.format(
+    return _filled(SCRIPT, name, stage, python)
+
+
+def _filled(script: str, name: str, stage: bool = False, python: str = "") -> str:
+    option = shlex.quote("--stage" if stage else "")
+    return script.format(
         marker=MARKER,
         name=name,
         chained=CHAINED,
-        stage=shlex.quote("--stage" if stage else ""),
+        stage=option,
+        args=option,  # the same setting's name before 3a04bd7
         python=shlex.quote(python),
     )
 
@@ -87,26 +130,41 @@ def is_ours(path: Path) -> bool:
     return MARKER.encode() in head
 
 
-# The lines of kgtool's script a person may set by hand (README: set stage=--stage).
-SETTINGS = ("stage=", "python=")
+# The lines of kgtool's scripts a person may set by hand (README: set stage=--stage).
+SETTINGS = ("stage=", "args=", "python=")
 
 
 def added_line(path: Path) -> str:
     """Where kgtool's hook at ``path`` holds what kgtool did not write ("line 28: echo hi"),
-    its settings' values apart; "" when it is kgtool's script as written."""
+    its settings' values apart; "" when it is one of kgtool's scripts as written."""
     text = path.read_bytes().decode("utf-8", "replace")
     lines = text.splitlines()
     name = lines[1].removeprefix(MARKER).strip() if len(lines) > 1 else ""
-    expected = hook_script(name if name in HOOK_NAMES else path.name).splitlines()
+    name = name if name in HOOK_NAMES else path.name
+    differences = []
+    for script in (SCRIPT, *EARLIER_SCRIPTS):
+        difference = _first_difference(text, _filled(script, name).splitlines())
+        if difference is None:
+            return ""
+        differences.append(difference)
+    # Measured against the script it follows the longest, the one it was made from: an
+    # older script's own lines are not the user's.
+    number, line = max(differences, key=lambda difference: difference[0])
+    return f"line {number}: {line}"
+
+
+def _first_difference(text: str, expected: list[str]) -> tuple[int, str] | None:
+    """The first line of ``text`` (number, what it holds) that is not ``expected``'s."""
+    lines = text.splitlines()
     for number, (line, wanted) in enumerate(zip(lines, expected, strict=False), 1):
         setting = wanted.startswith(SETTINGS) and line.startswith(wanted.split("=")[0] + "=")
         if line != wanted and not setting:
-            return f"line {number}: {line.strip()[:80]}"
+            return number, line.strip()[:80]
     if len(lines) > len(expected):
-        return f"line {len(expected) + 1}: {lines[len(expected)].strip()[:80]}"
+        return len(expected) + 1, lines[len(expected)].strip()[:80]
     if len(lines) < len(expected) or not text.endswith("\n"):
-        return f"line {len(lines)}: kgtool's script ends after it"
-    return ""
+        return len(lines), "kgtool's script ends after it"
+    return None
 
 
 def install(
@@ -194,7 +252,7 @@ def run(root: Path, stage_changes: bool = False) -> int:
     back. Either way ``.kg/`` in the working tree then describes what is staged; it is
     staged too with ``stage_changes``, else a difference from the index fails the run.
     """
-    remove_leftovers()  # what runs killed outright left in the temp folder
+    remove_leftovers(root)  # what runs killed outright left in the temp folder
     store = Store(root)
     with store.lock():
         if any(not _generated(p) for p in unstaged_paths(root)):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -56,7 +57,32 @@ def require_sdk() -> None:
 
 def serve(root: Path, config: Config, store: Store) -> None:
     require_sdk()
-    build_server(root, config, store).run("stdio")
+    server = build_server(root, config, store)
+    _run_beside_the_main_thread(lambda: server.run("stdio"))
+
+
+def _run_beside_the_main_thread(run: Callable[[], None]) -> None:
+    """``run`` in a daemon thread, the main thread waiting for it.
+
+    The SDK reads stdin in a worker thread that only the client wakes, by closing the pipe; a
+    client stopping its server sends SIGTERM with the pipe still open, and the interpreter's
+    exit would wait for that thread for ever (it printed "terminated" and went on running).
+    A thread is a daemon when the thread that starts it is, so the SDK's are, and the exit
+    does not wait for them; signals still land in the main thread, which unwinds as in any
+    other command."""
+    failures: list[BaseException] = []
+
+    def run_and_keep_the_failure() -> None:
+        try:
+            run()
+        except BaseException as failure:  # handed to the main thread, raised there
+            failures.append(failure)
+
+    thread = threading.Thread(target=run_and_keep_the_failure, name="kgtool mcp", daemon=True)
+    thread.start()
+    thread.join()
+    if failures:
+        raise failures[0]
 
 
 def capped(text: str, json_answer: bool = False) -> str:
