@@ -201,6 +201,10 @@ CASES: dict[str, tuple[Callable[[Repo], str], list[tuple[list[str], str]]]] = {
             (["explain", "pkg/a.py"], f"{COMMUNITIES} is damaged"),
         ],
     ),
+    "community-without-members": (
+        communities_change(lambda d: d["communities"]["c1"].__setitem__("members", [])),
+        [(["check"], COMMUNITIES), (["ci"], COMMUNITIES), (["label", "--offline"], COMMUNITIES)],
+    ),
     "file-in-no-community": (
         communities_change(lambda d: d["files"].__setitem__("pkg/a.py", "x")),
         [(["context", "f"], f"{COMMUNITIES} is damaged")],
@@ -230,6 +234,10 @@ CASES: dict[str, tuple[Callable[[Repo], str], list[tuple[list[str], str]]]] = {
     "area-not-an-id": (
         communities_change(lambda d: d["communities"]["c1"].__setitem__("area", "x" * 50)),
         [(["ci"], COMMUNITIES), (["diff", "HEAD~1"], COMMUNITIES), (["check"], COMMUNITIES)],
+    ),
+    "area-without-communities": (
+        communities_change(lambda d: d["areas"]["A1"].__setitem__("communities", [])),
+        [(["ci"], COMMUNITIES), (["diff", "HEAD~1"], COMMUNITIES)],
     ),
     "boundary-null": (
         communities_change(boundaries),

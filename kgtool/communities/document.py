@@ -108,9 +108,14 @@ def _shape_problem(document: Document) -> str:
     files = document.get("files", {})
     if not mapping(files, lambda v: isinstance(v, str) and v in document["communities"]):
         return "'files' must map paths to community IDs of this map"
+    listed = 0
     for cid, community in document["communities"].items():
-        if any(files.get(path) != cid for path in community["members"]):
+        members = community["members"]
+        listed += len(members)
+        if not members or any(files.get(path) != cid for path in members):
             return f"'communities.{cid}.members' must be files that 'files' gives to {cid}"
+    if listed != len(files):  # each file a member of one community, once
+        return "'files' and the communities' members must name the same files"
     settings = document.get("settings", {})
     if (
         not isinstance(settings, dict)
@@ -174,8 +179,10 @@ def _areas_problem(document: Document) -> str:
         if not AREA_ID.fullmatch(aid) or not isinstance(area, dict):
             return f"'areas' holds {aid!r}, which is not an area (A<N>: {{communities}})"
         members = area.get("communities")
-        if not isinstance(members, list) or not all(
-            isinstance(cid, str) and cid in document["communities"] for cid in members
+        if (
+            not isinstance(members, list)
+            or not members  # an area is named from its communities: one with none is retired
+            or not all(isinstance(cid, str) and cid in document["communities"] for cid in members)
         ):
             return f"'areas.{aid}.communities' must list community IDs of this map"
         if not isinstance(area.get("split_from", ""), str):

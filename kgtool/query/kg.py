@@ -610,7 +610,7 @@ class KgGraph:
                     if target:
                         incoming.setdefault(target.encode(), []).append(offset)
             elif _NODE_MARK in line:
-                node_id = str(_decoded(line).get("id", ""))
+                node_id = str(_decoded(line, self._store).get("id", ""))
                 if node_id.startswith("::"):  # a symbol's ID, written without its file's
                     node_id = file_id + node_id
                 elif FILE_MARK in line:
@@ -711,7 +711,7 @@ class KgGraph:
             if _NODE_MARK in line:
                 if FILE_MARK in line or _EXTERNAL_MARK in line:  # the next file, or packages
                     return
-                symbol = str(_decoded(line).get("id", ""))
+                symbol = str(_decoded(line, self._store).get("id", ""))
                 yield (path + symbol if symbol.startswith("::") else symbol), line
             else:
                 yield "", line
@@ -752,7 +752,10 @@ class KgGraph:
         if at >= 0:
             line = self._line_at(at)
             found = _ID_AT.search(line) if not self._slow else None
-            file_id = found.group(1).decode() if found else str(_decoded(line).get("id", ""))
+            if found:
+                file_id = found.group(1).decode()
+            else:
+                file_id = str(_decoded(line, self._store).get("id", ""))
         return _edge(self._line_at(offset), file_id, self._store)
 
     def edges_from(self, path: str, types: tuple[str, ...] = DEPENDENCY_TYPES) -> list[Edge]:
@@ -794,8 +797,8 @@ class KgGraph:
             return self._unresolved
         if self._slow:
             callers = (
-                (key.decode(), _decoded(self._line_at(offset)).get("unresolved_calls", {}))
-                for key, offset in self.node_index.items()
+                (key.decode(), _decoded(line, self._store).get("unresolved_calls", {}))
+                for key, line in ((k, self._line_at(o)) for k, o in self.node_index.items())
             )
         else:
             # One scan for every caller's counts (a node's "id" precedes its sorted
@@ -808,10 +811,10 @@ class KgGraph:
                 if found is not None:
                     file_id = found
                     if file_counts is not None:
-                        callers.append((found.decode(), _decoded(file_counts)))
+                        callers.append((found.decode(), _decoded(file_counts, self._store)))
                 else:
                     caller = file_id + symbol if symbol.startswith(b"::") else symbol
-                    callers.append((caller.decode(), _decoded(counts)))
+                    callers.append((caller.decode(), _decoded(counts, self._store)))
         found = {caller: counts for caller, counts in callers if counts}
         if not all(map(raw_graph.is_counts, found.values())):  # names to whole numbers
             raise raw_graph.damaged_at(self._store)
@@ -860,20 +863,22 @@ _ID_AT = re.compile(rb'"id":"([^"\\]*)"')
 _CANDIDATES_AT = re.compile(rb'\n\{"candidates":\[([^\]]*)\]')
 
 
-def _decoded(line: bytes) -> dict[str, Any]:
+def _decoded(line: bytes, store: Store | None = None) -> dict[str, Any]:
+    """A JSON object of layer 1; else the error naming where it is damaged (on disk, when
+    ``store`` is given)."""
     try:
         record = bounded.load_json_line(line, raw_graph.WHERE)
     except ValueError as exc:
-        raise KgError(f"{raw_graph.WHERE} {DAMAGED}") from exc
+        raise raw_graph.damaged_at(store) from exc
     if not isinstance(record, dict):
-        raise KgError(f"{raw_graph.WHERE} {DAMAGED}")
+        raise raw_graph.damaged_at(store)
     return record
 
 
 def _record(line: bytes, store: Store | None) -> dict[str, Any]:
     """A node or edge record, decoded and of its shape; else the one-line error saying where
     layer 1 is damaged (found again on disk, at its line: only a damaged map pays)."""
-    record = _decoded(line)
+    record = _decoded(line, store)
     if raw_graph.shape_problem(record):
         raise raw_graph.damaged_at(store)
     return record
@@ -881,8 +886,7 @@ def _record(line: bytes, store: Store | None) -> dict[str, Any]:
 
 def _damage_notice(store: Store, where: str) -> str:
     """The notice for a layer 1 that cannot be read, at its first damaged line if found."""
-    found, line = raw_graph.first_damage(store)
-    return str(KgError(DAMAGED, found, line)) if line else f"{where} {DAMAGED}"
+    return str(raw_graph.damaged_at(store, where))
 
 
 def require_node(graph: KgGraph, text: str, what: str = "a path or path::Symbol") -> str:

@@ -355,10 +355,11 @@ def first_damage(store: Store) -> tuple[str, int]:
     return WHERE, 0
 
 
-def damaged_at(store: Store | None) -> KgError:
-    """The error saying layer 1 is damaged, at its first damaged line when one is found."""
-    where, line = first_damage(store) if store is not None else (WHERE, 0)
-    return KgError(DAMAGED, where, line or None)
+def damaged_at(store: Store | None, where: str = WHERE) -> KgError:
+    """The error saying layer 1 (``where``) is damaged, at its first damaged line when one is
+    found on disk."""
+    found, line = first_damage(store) if store is not None else (where, 0)
+    return KgError(DAMAGED, found, line) if line else KgError(f"{where} {DAMAGED}")
 
 
 # -- decoding, defaults restored ----------------------------------------------------------
