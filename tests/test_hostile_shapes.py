@@ -239,6 +239,14 @@ CASES: dict[str, tuple[Callable[[Repo], str], list[tuple[list[str], str]]]] = {
         communities_change(lambda d: d["areas"]["A1"].__setitem__("communities", [])),
         [(["ci"], COMMUNITIES), (["diff", "HEAD~1"], COMMUNITIES)],
     ),
+    "area-package-left-out": (
+        communities_change(lambda d: d["areas"]["A1"].pop("package")),
+        [(["ci"], COMMUNITIES), (["diff", "HEAD~1"], COMMUNITIES)],
+    ),
+    "settings-left-out": (
+        communities_change(lambda d: d.pop("settings")),
+        [(["check"], COMMUNITIES), (["update", "--check"], COMMUNITIES), (["ci"], COMMUNITIES)],
+    ),
     "boundary-null": (
         communities_change(boundaries),
         [(["check"], COMMUNITIES), (["update", "--check"], COMMUNITIES)],

@@ -116,7 +116,7 @@ def _shape_problem(document: Document) -> str:
             return f"'communities.{cid}.members' must be files that 'files' gives to {cid}"
     if listed != len(files):  # each file a member of one community, once
         return "'files' and the communities' members must name the same files"
-    settings = document.get("settings", {})
+    settings = document.get("settings")  # read again for the areas, and compared
     if (
         not isinstance(settings, dict)
         or not strings(settings.get("boundaries", []))
@@ -187,7 +187,7 @@ def _areas_problem(document: Document) -> str:
             return f"'areas.{aid}.communities' must list community IDs of this map"
         if not isinstance(area.get("split_from", ""), str):
             return f"'areas.{aid}.split_from' must be an area ID"
-        if not _count(area.get("size", 0)) or not isinstance(area.get("package", ""), str):
+        if not _count(area.get("size")) or not isinstance(area.get("package"), str):
             return f"'areas.{aid}' must have a whole-number size and a package name"
     retired = document.get("retired_areas", {})
     if not isinstance(retired, dict) or not all(
