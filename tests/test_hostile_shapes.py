@@ -175,6 +175,14 @@ CASES: dict[str, tuple[Callable[[Repo], str], list[tuple[list[str], str]]]] = {
             (["playbooks", "list", "--json"], ""),
         ],
     ),
+    # A falsy wrong value was read as the default by context alone; explain said damaged.
+    "span-null": (
+        shard_change(4, "span", None),
+        [
+            (["context", "f"], f"{SHARD}:4: is damaged"),
+            (["explain", "pkg/a.py::f"], f"{SHARD}:4: is damaged"),
+        ],
+    ),
     # impact and explain read the edges into a function: int("x"), a tier that is no tier.
     "edge-line-string": (
         shard_change(6, "line", "x"),

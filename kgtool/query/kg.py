@@ -359,7 +359,7 @@ def _rows(data: bytes) -> tuple | None:
             continue
         kind = str(record.get("kind", ""))
         if kind == "file":
-            blob, lines = record.get("hash", ""), record.get("lines") or 0
+            blob, lines = record.get("hash", ""), record.get("lines", 0)
             if type(blob) is not str or type(lines) is not int:  # parsed, yet not a file's
                 return None
             hashes[node_id] = blob
@@ -373,7 +373,7 @@ def _rows(data: bytes) -> tuple | None:
             path, _, qualname = node_id.partition("::")
         else:
             continue
-        span = record.get("span") or [0, 0]
+        span = record.get("span", [0, 0])
         if not is_span(span):
             return None
         symbols.append((node_id, path, qualname, kind, span[0], span[1]))
