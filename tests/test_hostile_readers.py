@@ -230,10 +230,10 @@ def test_a_deep_or_long_layer_1_record_is_damage_not_a_crash(make_repo, case: st
     clone = make_repo()
     clone.git("pull", "-q", str(repo.root), "main")  # no cache: layer 1 read as committed
     for argv in (["impact", "pkg/a.py"], ["explain", "pkg/a.py"]):
-        assert_one_line_error(clone.kg(*argv), says=".kg/raw/ is damaged")
+        assert_one_line_error(clone.kg(*argv), says=".kg/raw/pkg.jsonl:3: is damaged")
     context = clone.kg("context", "call f")
     assert context.code == 0
-    assert ".kg/raw/ is damaged" in context.err and "Traceback" not in context.err
+    assert ".kg/raw/pkg.jsonl:3: is damaged" in context.err and "Traceback" not in context.err
     for argv in (["check"], ["update", "--check"], ["ci"], ["diff", "HEAD~1"]):
         no_traceback(clone.kg(*argv), (0, 1, 2))
     assert_recovers(clone)

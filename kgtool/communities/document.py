@@ -49,8 +49,33 @@ def parse_document(
     return document
 
 
-COMMUNITY_ID = re.compile(r"c[0-9]+")
-AREA_ID = re.compile(r"A[0-9]+")
+# Nine digits at most: an ID's number is read back with int(), which refuses thousands of them.
+COMMUNITY_ID = re.compile(r"c[0-9]{1,9}")
+AREA_ID = re.compile(r"A[0-9]{1,9}")
+
+
+def shape_problem(document: Any) -> str:
+    """What in a parsed communities.json is not as kgtool writes it; "" when nothing. For a
+    reader that says "damaged" itself rather than raising ``parse_document``'s error."""
+    if not isinstance(document, dict) or not isinstance(document.get("communities"), dict):
+        return "has no 'communities' mapping"
+    return _shape_problem(document)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _ranked(value: Any) -> bool:
+    """[[name, count], ...]: a community's main files or top symbols."""
+    return isinstance(value, list) and all(
+        isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and _count(item[1])
+        for item in value
+    )
 
 
 def _shape_problem(document: Document) -> str:
@@ -72,8 +97,32 @@ def _shape_problem(document: Document) -> str:
             return f"'communities.{cid}.members' must be a list of paths"
         if not isinstance(community.get("split_from", ""), str):
             return f"'communities.{cid}.split_from' must be a community ID"
-        if not isinstance(community.get("area", ""), str):
+        area = community.get("area", "")
+        if not isinstance(area, str) or (area and not AREA_ID.fullmatch(area)):
             return f"'communities.{cid}.area' must be an area ID"
+        for key in ("main_files", "top_symbols"):
+            if not _ranked(community.get(key, [])):
+                return f"'communities.{cid}.{key}' must be a list of [name, count]"
+        if not _count(community.get("size", 0)) or not isinstance(community.get("kind", ""), str):
+            return f"'communities.{cid}' must have a whole-number size and a kind"
+    files = document.get("files", {})
+    if not mapping(files, lambda v: isinstance(v, str) and v in document["communities"]):
+        return "'files' must map paths to community IDs of this map"
+    listed = 0
+    for cid, community in document["communities"].items():
+        members = community["members"]
+        listed += len(members)
+        if not members or any(files.get(path) != cid for path in members):
+            return f"'communities.{cid}.members' must be files that 'files' gives to {cid}"
+    if listed != len(files):  # each file a member of one community, once
+        return "'files' and the communities' members must name the same files"
+    settings = document.get("settings")  # read again for the areas, and compared
+    if (
+        not isinstance(settings, dict)
+        or not strings(settings.get("boundaries", []))
+        or not all(_number(settings.get(key, 0)) for key in ("seed", "min_overlap"))
+    ):
+        return "'settings' must hold the settings layer 2 was built with"
     if not mapping(document.get("retired", {}), lambda v: mapping(v, lambda h: isinstance(h, str))):
         return "'retired' must map community IDs to {merged_into}"
     if not all(COMMUNITY_ID.fullmatch(cid) for cid in document.get("retired", {})):
@@ -84,8 +133,6 @@ def _shape_problem(document: Document) -> str:
     problem = _areas_problem(document)
     if problem:
         return problem
-    if not mapping(document.get("files", {}), lambda v: isinstance(v, str)):
-        return "'files' must map paths to community IDs"
     if not mapping(document.get("adjacency", {}), lambda v: isinstance(v, str)):
         return "'adjacency' must map paths to digests"
     edges = document.get("edges", [])
@@ -93,10 +140,13 @@ def _shape_problem(document: Document) -> str:
         isinstance(e, dict)
         and isinstance(e.get("src"), str)
         and isinstance(e.get("dst"), str)
-        and mapping(e.get("types"), lambda t: mapping(t, lambda n: isinstance(n, int)))
+        and COMMUNITY_ID.fullmatch(e["src"])
+        and COMMUNITY_ID.fullmatch(e["dst"])
+        and mapping(e.get("types"), lambda t: mapping(t, _count))
+        and _count(e.get("total", 0))
         for e in edges
     ):
-        return "'edges' must be a list of {src, dst, types}"
+        return "'edges' must be a list of {src, dst, types, total}"
     return _families_problem(document.get("families", []), document.get("files", {}))
 
 
@@ -129,12 +179,16 @@ def _areas_problem(document: Document) -> str:
         if not AREA_ID.fullmatch(aid) or not isinstance(area, dict):
             return f"'areas' holds {aid!r}, which is not an area (A<N>: {{communities}})"
         members = area.get("communities")
-        if not isinstance(members, list) or not all(
-            isinstance(cid, str) and cid in document["communities"] for cid in members
+        if (
+            not isinstance(members, list)
+            or not members  # an area is named from its communities: one with none is retired
+            or not all(isinstance(cid, str) and cid in document["communities"] for cid in members)
         ):
             return f"'areas.{aid}.communities' must list community IDs of this map"
         if not isinstance(area.get("split_from", ""), str):
             return f"'areas.{aid}.split_from' must be an area ID"
+        if not _count(area.get("size")) or not isinstance(area.get("package"), str):
+            return f"'areas.{aid}' must have a whole-number size and a package name"
     retired = document.get("retired_areas", {})
     if not isinstance(retired, dict) or not all(
         AREA_ID.fullmatch(aid) and isinstance(info, dict) for aid, info in retired.items()

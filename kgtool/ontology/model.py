@@ -294,7 +294,8 @@ def _evidence(node: yaml.Node | None, what: str, where: str) -> Evidence | None:
     values = {name: _value(value) for name, value in fields.items()}
     members = values.get("members") or []
     sketch = values.get("sketch") or []
-    size = values.get("size", len(members))
+    # The size defaults to the members' count: a list's, so only once members is one.
+    size = values.get("size", len(members) if isinstance(members, list) else None)
     shapes_ok = (
         isinstance(members, list)
         and all(isinstance(m, str) for m in members)

@@ -33,13 +33,21 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kgtool import bounded
-from kgtool.communities.document import COMMUNITIES_FILE, Document
+from kgtool.communities.document import COMMUNITIES_FILE, Document, shape_problem
 from kgtool.config import Config, load_config
 from kgtool.errors import KgError
 from kgtool.ontology.model import Ontology, load_ontology
 from kgtool.query.words import identifier_words
 from kgtool.raw import graph as raw_graph
-from kgtool.raw.graph import DAMAGED, EDGE_MARK, FILE_MARK, META_MARK, NODE_MARK, split_node_id
+from kgtool.raw.graph import (
+    DAMAGED,
+    EDGE_MARK,
+    FILE_MARK,
+    META_MARK,
+    NODE_MARK,
+    is_span,
+    split_node_id,
+)
 from kgtool.repo import tracked_files
 from kgtool.store import KG_DIR, Store, atomic_write
 
@@ -129,7 +137,7 @@ class MapState:
                 rows = ({}, {}, [], {}, {}, {})
                 if self.raw_present:
                     self.raw_present = False
-                    self.notices.append(f"{self.raw_where} {DAMAGED}")
+                    self.notices.append(_damage_notice(self.store, self.raw_where))
             elif self._rows is None:
                 self._rows = rows
                 _remember(self.store, self._key, rows)
@@ -252,7 +260,7 @@ def load_map(
         if loaded.data is None:
             state.notices.append(str(loaded.damaged()))
         elif not _read_layer1(loaded.data, state, indexed):
-            state.notices.append(f"{loaded.where} {DAMAGED}")
+            state.notices.append(_damage_notice(store, loaded.where))
         elif indexed:
             state.index  # noqa: B018 - built now, or its damage said now
     document = store.read_bytes(COMMUNITIES_FILE)
@@ -351,8 +359,11 @@ def _rows(data: bytes) -> tuple | None:
             continue
         kind = str(record.get("kind", ""))
         if kind == "file":
-            hashes[node_id] = str(record.get("hash", ""))
-            file_lines[node_id] = int(record.get("lines") or 0)
+            blob, lines = record.get("hash", ""), record.get("lines", 0)
+            if type(blob) is not str or type(lines) is not int:  # parsed, yet not a file's
+                return None
+            hashes[node_id] = blob
+            file_lines[node_id] = lines
             file_id = node_id
             continue
         if node_id.startswith("::"):  # written without its file's path (which may hold '::')
@@ -362,8 +373,10 @@ def _rows(data: bytes) -> tuple | None:
             path, _, qualname = node_id.partition("::")
         else:
             continue
-        span = record.get("span") or [0, 0]
-        symbols.append((node_id, path, qualname, kind, int(span[0]), int(span[-1])))
+        span = record.get("span", [0, 0])
+        if not is_span(span):
+            return None
+        symbols.append((node_id, path, qualname, kind, span[0], span[1]))
     path_words: dict[str, list[str]] = {}
     for path in sorted(file_lines):
         for word in identifier_words(path):
@@ -447,10 +460,11 @@ def _read_document(data: bytes) -> dict[str, Any] | None:
         return None
     if (
         not isinstance(document, dict)
-        or document.get("format") not in KNOWN_COMMUNITY_FORMATS
-        or not isinstance(document.get("communities"), dict)
+        or type(document.get("format")) is not int
+        or document["format"] not in KNOWN_COMMUNITY_FORMATS
         or not isinstance(document.get("files"), dict)
         or not isinstance(document.get("edges"), list)
+        or shape_problem(document)
     ):
         return None
     return document
@@ -591,12 +605,12 @@ class KgGraph:
         file_id = ""
         for line in self._data.split(b"\n"):
             if _EDGE_MARK in line:
-                record = _decoded(line)
+                record = _record(line, self._store)
                 for target in [record.get("dst", ""), *record.get("candidates", ())]:
                     if target:
                         incoming.setdefault(target.encode(), []).append(offset)
             elif _NODE_MARK in line:
-                node_id = str(_decoded(line).get("id", ""))
+                node_id = str(_decoded(line, self._store).get("id", ""))
                 if node_id.startswith("::"):  # a symbol's ID, written without its file's
                     node_id = file_id + node_id
                 elif FILE_MARK in line:
@@ -620,7 +634,7 @@ class KgGraph:
             if node_id.startswith("ext:") and self._data.find(b'"' + node_id.encode() + b'"') >= 0:
                 return {"external": True, "id": node_id, "kind": "package", "rec": "node"}
             return None
-        record = _decoded(self._line_at(offset))
+        record = _record(self._line_at(offset), self._store)
         path = self.path_of(node_id) if "::" in node_id else node_id
         file_node = self.node(path) if path != node_id else None
         return raw_graph.full_node(record, file_node)
@@ -697,7 +711,7 @@ class KgGraph:
             if _NODE_MARK in line:
                 if FILE_MARK in line or _EXTERNAL_MARK in line:  # the next file, or packages
                     return
-                symbol = str(_decoded(line).get("id", ""))
+                symbol = str(_decoded(line, self._store).get("id", ""))
                 yield (path + symbol if symbol.startswith("::") else symbol), line
             else:
                 yield "", line
@@ -738,15 +752,18 @@ class KgGraph:
         if at >= 0:
             line = self._line_at(at)
             found = _ID_AT.search(line) if not self._slow else None
-            file_id = found.group(1).decode() if found else str(_decoded(line).get("id", ""))
-        return _edge(self._line_at(offset), file_id)
+            if found:
+                file_id = found.group(1).decode()
+            else:
+                file_id = str(_decoded(line, self._store).get("id", ""))
+        return _edge(self._line_at(offset), file_id, self._store)
 
     def edges_from(self, path: str, types: tuple[str, ...] = DEPENDENCY_TYPES) -> list[Edge]:
         """Every edge of ``types`` whose source lies in file ``path``."""
         edges = []
         for symbol, line in self._block(path):
             if not symbol and _EDGE_MARK in line:
-                edge = _edge(line, path)
+                edge = _edge(line, path, self._store)
                 if edge.type in types:
                     edges.append(edge)
         return edges
@@ -780,8 +797,8 @@ class KgGraph:
             return self._unresolved
         if self._slow:
             callers = (
-                (key.decode(), _decoded(self._line_at(offset)).get("unresolved_calls", {}))
-                for key, offset in self.node_index.items()
+                (key.decode(), _decoded(line, self._store).get("unresolved_calls", {}))
+                for key, line in ((k, self._line_at(o)) for k, o in self.node_index.items())
             )
         else:
             # One scan for every caller's counts (a node's "id" precedes its sorted
@@ -794,11 +811,14 @@ class KgGraph:
                 if found is not None:
                     file_id = found
                     if file_counts is not None:
-                        callers.append((found.decode(), _decoded(file_counts)))
+                        callers.append((found.decode(), _decoded(file_counts, self._store)))
                 else:
                     caller = file_id + symbol if symbol.startswith(b"::") else symbol
-                    callers.append((caller.decode(), _decoded(counts)))
-        self._unresolved = {caller: counts for caller, counts in callers if counts}
+                    callers.append((caller.decode(), _decoded(counts, self._store)))
+        found = {caller: counts for caller, counts in callers if counts}
+        if not all(map(raw_graph.is_counts, found.values())):  # names to whole numbers
+            raise raw_graph.damaged_at(self._store)
+        self._unresolved = found
         if self._store is not None:
             _remember(self._store, self._cache_key, self._unresolved, UNRESOLVED_CACHE)
         return self._unresolved
@@ -813,15 +833,15 @@ class KgGraph:
         return dict(self.document.get("communities", {}))
 
 
-def _edge(line: bytes, file_id: str) -> Edge:
-    record = raw_graph.full_edge(_decoded(line), file_id)
+def _edge(line: bytes, file_id: str, store: Store | None) -> Edge:
+    record = raw_graph.full_edge(_record(line, store), file_id)
     return Edge(
         record["src"],
         record.get("dst", ""),
         record["type"],
         record["tier"],
         float(record["confidence"]),
-        int(record.get("line", 0)),
+        record.get("line", 0),
         tuple(record.get("candidates", ())),
     )
 
@@ -843,14 +863,30 @@ _ID_AT = re.compile(rb'"id":"([^"\\]*)"')
 _CANDIDATES_AT = re.compile(rb'\n\{"candidates":\[([^\]]*)\]')
 
 
-def _decoded(line: bytes) -> dict[str, Any]:
+def _decoded(line: bytes, store: Store | None = None) -> dict[str, Any]:
+    """A JSON object of layer 1; else the error naming where it is damaged (on disk, when
+    ``store`` is given)."""
     try:
         record = bounded.load_json_line(line, raw_graph.WHERE)
     except ValueError as exc:
-        raise KgError(f"{raw_graph.WHERE} {DAMAGED}") from exc
+        raise raw_graph.damaged_at(store) from exc
     if not isinstance(record, dict):
-        raise KgError(f"{raw_graph.WHERE} {DAMAGED}")
+        raise raw_graph.damaged_at(store)
     return record
+
+
+def _record(line: bytes, store: Store | None) -> dict[str, Any]:
+    """A node or edge record, decoded and of its shape; else the one-line error saying where
+    layer 1 is damaged (found again on disk, at its line: only a damaged map pays)."""
+    record = _decoded(line, store)
+    if raw_graph.shape_problem(record):
+        raise raw_graph.damaged_at(store)
+    return record
+
+
+def _damage_notice(store: Store, where: str) -> str:
+    """The notice for a layer 1 that cannot be read, at its first damaged line if found."""
+    return str(raw_graph.damaged_at(store, where))
 
 
 def require_node(graph: KgGraph, text: str, what: str = "a path or path::Symbol") -> str:

@@ -247,7 +247,10 @@ def _meta_format(line: bytes) -> Any:
         meta = bounded.load_json_line(line if end < 0 else line[:end], WHERE)
     except ValueError:
         return None
-    return meta.get("format") if isinstance(meta, dict) and meta.get("rec") == "meta" else None
+    if not isinstance(meta, dict) or meta.get("rec") != "meta":
+        return None
+    found = meta.get("format")
+    return found if type(found) is int else None  # compared to known formats: hashable
 
 
 def _first_id(data: bytes, start: int) -> str:
@@ -259,6 +262,104 @@ def _first_id(data: bytes, start: int) -> str:
     except ValueError:
         return ""
     return str(record.get("id", "")) if isinstance(record, dict) else ""
+
+
+# -- shapes: what a record's fields must be for its readers -------------------------------
+
+
+def _whole(value: Any) -> bool:
+    return type(value) is int
+
+
+def _number(value: Any) -> bool:
+    """A float, or a whole number a float holds (read back with float())."""
+    return type(value) is float or (type(value) is int and -(1 << 53) <= value <= 1 << 53)
+
+
+def _text(value: Any) -> bool:
+    return type(value) is str
+
+
+def is_span(value: Any) -> bool:
+    """[first line, last line]: whole numbers."""
+    return type(value) is list and len(value) == 2 and _whole(value[0]) and _whole(value[1])
+
+
+def is_counts(value: Any) -> bool:
+    return type(value) is dict and all(_text(k) and _whole(n) for k, n in value.items())
+
+
+def _texts(value: Any) -> bool:
+    return type(value) is list and all(_text(item) for item in value)
+
+
+# The fields of a record that readers use, and what each must hold; a field not named here
+# is not read back, whatever it holds.
+NODE_SHAPES: dict[str, Callable[[Any], bool]] = {
+    "id": _text,
+    "kind": _text,
+    "hash": _text,
+    "lang": _text,
+    "status": _text,
+    "file": _text,
+    "name": _text,
+    "lines": _whole,
+    "span": is_span,
+    "external": lambda value: type(value) is bool,
+    "unresolved_calls": is_counts,
+    "external_calls": _whole,
+}
+EDGE_SHAPES: dict[str, Callable[[Any], bool]] = {
+    "src": _text,
+    "dst": _text,
+    "type": _text,
+    "tier": _text,
+    "confidence": _number,
+    "line": _whole,
+    "candidates": _texts,
+}
+
+
+def shape_problem(record: Any) -> str:
+    """The first field of a layer-1 record (as decoded, before defaults are restored) that
+    does not hold what kgtool writes there; "record" when it is not an object; "" when its
+    shape is right. A record that parses but has the wrong shape is damage, like a cut line."""
+    if type(record) is not dict:
+        return "record"
+    shapes = EDGE_SHAPES if "type" in record else NODE_SHAPES if "kind" in record else {}
+    for key, value in record.items():
+        check = shapes.get(key)
+        if check is not None and not check(value):
+            return key
+    return ""
+
+
+def first_damage(store: Store) -> tuple[str, int]:
+    """Where layer 1 on disk first holds a record that is not JSON or not of its shape:
+    (".kg/raw/<shard>", line), or (".kg/raw/", 0) when no line is at fault. Slow (every
+    record decoded): for the message of a reader that found damage, never on its way."""
+    for name, _ in sorted(shard_stats(store).items()):
+        try:
+            data = (store.path(RAW_DIR) / name).read_bytes()
+        except OSError:
+            return f"{WHERE}{name}", 0
+        for number, line in enumerate(data.split(b"\n"), 1):
+            if not line:
+                continue
+            try:
+                record = bounded.load_json_line(line, WHERE)
+            except ValueError:
+                return f"{WHERE}{name}", number
+            if shape_problem(record):
+                return f"{WHERE}{name}", number
+    return WHERE, 0
+
+
+def damaged_at(store: Store | None, where: str = WHERE) -> KgError:
+    """The error saying layer 1 (``where``) is damaged, at its first damaged line when one is
+    found on disk."""
+    found, line = first_damage(store) if store is not None else (where, 0)
+    return KgError(DAMAGED, found, line) if line else KgError(f"{where} {DAMAGED}")
 
 
 # -- decoding, defaults restored ----------------------------------------------------------
