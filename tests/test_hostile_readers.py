@@ -300,3 +300,20 @@ def test_a_pull_request_list_from_a_pipe_is_refused(make_repo, tmp_path: Path) -
     os.mkfifo(fifo)  # nobody ever writes: reading it would wait for ever
     result = bounded_run(repo, "mine-playbooks", "--prs", str(fifo), "--dry-run")
     assert_one_line_error(result, says="is not a regular file")
+
+
+def test_an_empty_list_of_steps_says_so(make_repo) -> None:
+    """"must be a string or a list of strings, not a list" contradicted itself for []."""
+    repo = make_repo({"app.py": "def run():\n    return 1\n"})
+    repo.write(
+        "playbooks/p.md",
+        "---\nintent: run it\nconcepts: []\nkey_files: [app.py]\nvalidation: pytest\n"
+        "pitfalls: []\nrollback: nothing\n---\n\nRun.\n",
+    )
+    repo.commit("a playbook with no pitfalls")
+    result = repo.kg("playbooks", "check")
+    assert result.code == 1
+    assert (
+        "playbooks/p.md:6: error: P403 field 'pitfalls' must be a string or a list of strings, "
+        "not an empty list" in result.out
+    ), result.out

@@ -252,7 +252,7 @@ def _kind(value: Any) -> str:
     if isinstance(value, str):
         return "a string" if value.strip() else "an empty string"
     if isinstance(value, list):
-        return "a list"
+        return "a list" if value else "an empty list"
     if isinstance(value, dict):
         return "a mapping"
     return type(value).__name__
