@@ -59,7 +59,7 @@ FILES = {
     "web/index.js": "export function page() {\n  return 1;\n}\n",
     "playbooks/save-data.md": (
         "---\nintent: save data\nconcepts: []\nkey_files:\n  - app/store.py::Store.save\n"
-        "validation:\n  - pytest\npitfalls: []\nrollback: nothing\n---\n\nSave it.\n"
+        "validation:\n  - pytest\npitfalls:\n  - none yet\nrollback: nothing\n---\n\nSave it.\n"
     ),
     ".claude/skills/save/SKILL.md": "---\nname: save\ndescription: save data\n---\n\nSave.\n",
 }
