@@ -20,21 +20,12 @@ import pytest
 from conftest import GIT_ENV, PROJECT_ROOT, Repo
 from hook_helpers import APP, mapped_repo
 
+# A hundred modules: a cold build takes about a second, long enough to be caught mid-way.
+from test_faults import MODULES, module
+
 from kgtool.integrations.git_hooks import hook_script
 from kgtool.repo import WORKTREE_PREFIX
 from kgtool.store import CACHE_HOME
-
-MODULES = 100  # a cold build of this many takes about a second: long enough to be caught in
-
-
-def module(i: int, variant: int = 0) -> str:
-    parts = [f"from pkg.m{(i - 1) % MODULES} import f0 as prev\n"]
-    for j in range(20):
-        parts.append(
-            f"\n\nclass C{j}:\n    def run(self, x):\n        return prev(x) + f{j}(x)\n"
-            f"\n\ndef f{j}(x):\n    return [prev(k + {variant}) for k in range(x)]\n"
-        )
-    return "".join(parts)
 
 
 def big_repo(make_repo) -> Repo:
