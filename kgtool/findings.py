@@ -40,6 +40,7 @@ CODES: dict[str, str] = {
     "R108": "files under .kg/cache/ are tracked by git: never read (the cache is local)",
     "C200": "the communities check could not read its input",
     "C201": "layer 2 (.kg/communities.json or the map) is out of date",
+    "C202": "a workspace manifest cannot be read: the packages it declares are not used",
     "L300": "the labels check could not read its input (.kg/ontology.yaml, communities.json)",
     "L301": "a community's label drifted",
     "L302": "an edge's phrase drifted",

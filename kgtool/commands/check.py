@@ -12,7 +12,12 @@ from collections.abc import Callable
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, add_format_option, context
-from kgtool.commands.update import layer2_from, stale_findings, tracked_cache_findings
+from kgtool.commands.update import (
+    layer2_from,
+    stale_findings,
+    tracked_cache_findings,
+    unread_manifest_findings,
+)
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.errors import KgError
 from kgtool.findings import ERROR, WARNING, Finding, json_document, kept, unique
@@ -77,7 +82,8 @@ def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     # Layer 2 as `kgtool update` would make it now, from the raw graph it would write, not the
     # one on disk: a stale layer 1 must not make stale communities look up to date.
     result = layer2_from(ctx, raw, write=False)
-    return CheckOutcome("communities", stale_findings(None, result), communities=result.document)
+    found = unread_manifest_findings(result) + stale_findings(None, result)
+    return CheckOutcome("communities", found, communities=result.document)
 
 
 def check_playbooks(ctx: Context, raw: UpdateResult) -> CheckOutcome:

@@ -24,6 +24,7 @@ SKIPPED = "R106"
 BAD_NAME = "R107"
 TRACKED_CACHE = "R108"
 COMMUNITIES_STALE = "C201"
+UNREAD_MANIFEST = "C202"
 
 
 DESCRIPTION = """\
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     # Only --check reports staleness: a run that writes has just made the layers fresh.
     out_of_date = stale_findings(result, layer2) if args.check else []
     stale = kept(out_of_date, ignore)
-    found = kept(problems(result), ignore)
+    found = kept(problems(result, layer2), ignore)
     skipped = kept(notes(result), ignore)
     drifted = 0 if args.check else drifted_labels(ctx, layer2.document)
     rewritten = bool(write and (result.changed or layer2.stale))
@@ -246,7 +247,7 @@ def describe(result: UpdateResult) -> str:
     return "\n".join(lines)
 
 
-def problems(result: UpdateResult) -> list[Finding]:
+def problems(result: UpdateResult, layer2: CommunitiesResult | None = None) -> list[Finding]:
     """What the user should fix: broken imports of the repository's own code, and files
     whose syntax errors (or the parser's limits) cost part of their graph.
 
@@ -254,6 +255,8 @@ def problems(result: UpdateResult) -> list[Finding]:
     expected and would fill every commit's output.
     """
     found = tracked_cache_findings(result)
+    if layer2 is not None:
+        found += unread_manifest_findings(layer2)
     found += [
         Finding(
             path,
@@ -272,6 +275,21 @@ def problems(result: UpdateResult) -> list[Finding]:
             Finding(path, line, WARNING, PARTIAL_CODES[reason], f"partially parsed: {cause}")
         )
     return found
+
+
+def unread_manifest_findings(layer2: CommunitiesResult) -> list[Finding]:
+    """A workspace manifest kgtool could not read (invalid, nested too deep, ...): the
+    packages it declares are not boundaries of the map until it is fixed."""
+    return [
+        Finding(
+            path,
+            line,
+            WARNING,
+            UNREAD_MANIFEST,
+            f"{why}: the packages it declares are not used as boundaries of the map",
+        )
+        for path, line, why in layer2.unread
+    ]
 
 
 def tracked_cache_findings(result: UpdateResult) -> list[Finding]:

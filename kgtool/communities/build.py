@@ -99,6 +99,7 @@ class CommunitiesResult:
         "redrawn",
         "removed",
         "seconds",
+        "unread",
     )
 
     document: Document
@@ -109,6 +110,8 @@ class CommunitiesResult:
     seconds: float
     note: str  # what changed in the rules the map is formed under (see ``what_changed``)
     redrawn: bool  # the map was drawn anew (labels read, pages made), not kept
+    # Workspace manifests that could not be read (path, line, why): their packages are not.
+    unread: list[tuple[str, int, str]]
 
     def __init__(
         self,
@@ -129,6 +132,7 @@ class CommunitiesResult:
         self.seconds = seconds
         self.note = note
         self.redrawn = redrawn
+        self.unread: list[tuple[str, int, str]] = []
 
     @property
     def stale(self) -> bool:
@@ -179,6 +183,7 @@ def with_packages(
     root: Path,
     files: list[str],
     remembered: dict[str, Any] | None = None,
+    unread: list[tuple[str, int, str]] | None = None,
 ) -> dict[str, Any]:
     """``settings`` with ``boundaries`` made concrete for this tree: "auto" becomes the package
     roots detected among ``files`` (read from ``root``), so the document records them and a
@@ -187,7 +192,8 @@ def with_packages(
     ``remembered`` (layer 2's record) keeps what the last detection found, with the files it
     was given and the digest of each file it read: while those are the same, so are the
     roots, and the workspace files are not parsed again (a pnpm workspace's YAML cost a tenth
-    of an edit on a 6,700-file monorepo). It is updated in place."""
+    of an edit on a 6,700-file monorepo). It is updated in place, and keeps the workspace
+    manifests that could not be read, which are added to ``unread`` either way."""
     from kgtool.communities.packages import package_roots
 
     known = set(files)
@@ -201,8 +207,12 @@ def with_packages(
         digests[path] = hashlib.sha256(data).hexdigest() if data is not None else ""
         return data
 
+    found: list[tuple[str, int, str]] = []
+    if unread is None:
+        unread = []
     if settings["boundaries"] != "auto" or remembered is None:
-        return {**settings, "boundaries": package_roots(settings["boundaries"], files, read)}
+        roots = package_roots(settings["boundaries"], files, read, unread)
+        return {**settings, "boundaries": roots}
     listing = hashlib.sha256("\0".join(files).encode("utf-8", "surrogateescape")).hexdigest()
     last = remembered.get("packages")
     if (
@@ -214,11 +224,27 @@ def with_packages(
         for path in last["read"]:
             read(path)
         if digests == last["read"]:
+            unread += remembered_unread(last)
             return {**settings, "boundaries": list(last["roots"])}
         digests.clear()
-    roots = package_roots("auto", files, read)
+    roots = package_roots("auto", files, read, found)
     remembered["packages"] = {"files": listing, "read": digests, "roots": roots}
+    if found:
+        remembered["packages"]["unread"] = [list(item) for item in found]
+    unread += found
     return {**settings, "boundaries": roots}
+
+
+def remembered_unread(packages: Any) -> list[tuple[str, int, str]]:
+    """The workspace manifests the last detection could not read, as it remembered them."""
+    found = packages.get("unread") if isinstance(packages, dict) else None
+    if not isinstance(found, list):
+        return []
+    return [
+        (item[0], item[1], item[2])
+        for item in found
+        if isinstance(item, list) and len(item) == 3 and isinstance(item[1], int)
+    ]
 
 
 def current_rules(document: Document) -> bool:
@@ -462,7 +488,10 @@ def update_communities(
     if record.get("key") == key:
         kept = _unchanged(store, record, on_disk, drawn, read)
         if kept is not None:
-            return CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
+            result = CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
+            if settings["boundaries"] == "auto":
+                result.unread = remembered_unread(record.get("packages"))
+            return result
     previous = _previous_document(root, on_disk, ours)
     folded: dict[str, tuple[FileEdge, ...]] | None = None
     files: list[str] | None = None
@@ -477,11 +506,12 @@ def update_communities(
     document_key = ""
     folded_digest = b""
     packaged: dict[str, Any] = {}
+    unread: list[tuple[str, int, str]] = []
     if files is not None:
         # The document follows from the files' folded edges, the settings (packages made
         # concrete) and the document before: when those are what the last run saw and its
         # document is still on disk, so is this run's, whatever else layer 1 says.
-        packaged = with_packages(settings, root, files, remembered)
+        packaged = with_packages(settings, root, files, remembered, unread)
         if edges_digest is not None:
             folded_digest = edges_digest()
         else:
@@ -507,7 +537,7 @@ def update_communities(
         # The cache key stays the settings as configured: the packages they resolve to are a
         # function of the raw graph, which the key holds already.
         if not packaged:
-            packaged = with_packages(settings, root, graph.files)
+            packaged = with_packages(settings, root, graph.files, unread=unread)
         document, reclustered = compute(graph, packaged, previous, rebaseline, families)
         data = pretty_json(document).encode("utf-8")
     outputs = {COMMUNITIES_FILE: data}
@@ -542,7 +572,7 @@ def update_communities(
         if document_key:
             document_key = _document_key(folded_digest, {**keyed, **packaged}, data)
         _remember(store, new_key, document_key, drawing_key, outputs, remembered["packages"])
-    return CommunitiesResult(
+    result = CommunitiesResult(
         document,
         outputs,
         changed,
@@ -552,6 +582,8 @@ def update_communities(
         what_changed(previous, document),
         redrawn,
     )
+    result.unread = unread
+    return result
 
 
 def _read(content: bytes | Callable[[], bytes] | None) -> bytes | None:

@@ -29,6 +29,9 @@ from kgtool.raw.languages.base import Manifest
 MANIFESTS = frozenset({"package.json", "go.mod", "Cargo.toml", "pyproject.toml", "setup.py"})
 
 Reader = Callable[[str], bytes | None]  # repository-relative path -> content, None if unreadable
+# A workspace manifest that could not be read, so its members are not packages here:
+# (path, line or 0, why), for a finding (C202).
+Unread = tuple[str, int, str]
 
 
 def is_code(path: str) -> bool:
@@ -37,8 +40,12 @@ def is_code(path: str) -> bool:
     return language is not None and not isinstance(language, Manifest) and not in_data_folder(path)
 
 
-def detect_packages(files: Iterable[str], read: Reader) -> list[str]:
-    """The package roots among ``files`` (sorted folders, never the root)."""
+def detect_packages(
+    files: Iterable[str], read: Reader, unread: list[Unread] | None = None
+) -> list[str]:
+    """The package roots among ``files`` (sorted folders, never the root). A workspace
+    manifest that cannot be read is added to ``unread``."""
+    unread = [] if unread is None else unread
     folders_with: dict[str, set[str]] = {}
     endings = tuple(MANIFESTS)
     for path in files:
@@ -51,18 +58,20 @@ def detect_packages(files: Iterable[str], read: Reader) -> list[str]:
     for folders in folders_with.values():
         roots |= {folder for folder in folders if folder and not is_data_folder(folder)}
     # Declared members count even inside a data-named folder: the repository says so.
-    roots |= _members(_npm_workspaces(read), folders_with.get("package.json", set()))
-    roots |= _members(_pnpm_workspaces(read), folders_with.get("package.json", set()))
-    roots |= _members(_cargo_members(read), folders_with.get("Cargo.toml", set()))
+    roots |= _members(_npm_workspaces(read, unread), folders_with.get("package.json", set()))
+    roots |= _members(_pnpm_workspaces(read, unread), folders_with.get("package.json", set()))
+    roots |= _members(_cargo_members(read, unread), folders_with.get("Cargo.toml", set()))
     roots |= _go_work(read) & folders_with.get("go.mod", set())
     roots.discard("")
     return sorted(roots)
 
 
-def package_roots(settings_boundaries: Any, files: Iterable[str], read: Reader) -> list[str]:
+def package_roots(
+    settings_boundaries: Any, files: Iterable[str], read: Reader, unread: list[Unread] | None = None
+) -> list[str]:
     """The ``boundaries`` setting made concrete: "auto" becomes the detected package roots."""
     if settings_boundaries == "auto":
-        return detect_packages(files, read)
+        return detect_packages(files, read, unread)
     return list(settings_boundaries)
 
 
@@ -87,13 +96,14 @@ def _strings(value: Any) -> list[str]:
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
-def _npm_workspaces(read: Reader) -> list[str]:
+def _npm_workspaces(read: Reader, unread: list[Unread]) -> list[str]:
     data = read("package.json")
     if data is None:
         return []
     try:
         manifest = bounded.load_json(data, "package.json")
-    except bounded.Unreadable:
+    except bounded.Unreadable as exc:
+        unread.append(("package.json", exc.line, exc.message))
         return []
     workspaces = manifest.get("workspaces") if isinstance(manifest, dict) else None
     if isinstance(workspaces, dict):  # yarn's {packages: [...], nohoist: [...]}
@@ -101,24 +111,26 @@ def _npm_workspaces(read: Reader) -> list[str]:
     return _strings(workspaces)
 
 
-def _pnpm_workspaces(read: Reader) -> list[str]:
+def _pnpm_workspaces(read: Reader, unread: list[Unread]) -> list[str]:
     data = read("pnpm-workspace.yaml")
     if data is None:
         return []
     try:
         config = bounded.load_yaml(data, "pnpm-workspace.yaml")
-    except bounded.Unreadable:
+    except bounded.Unreadable as exc:
+        unread.append(("pnpm-workspace.yaml", exc.line, exc.message))
         return []
     return _strings(config.get("packages")) if isinstance(config, dict) else []
 
 
-def _cargo_members(read: Reader) -> list[str]:
+def _cargo_members(read: Reader, unread: list[Unread]) -> list[str]:
     data = read("Cargo.toml")
     if data is None:
         return []
     try:
         manifest = bounded.load_toml(data, "Cargo.toml")
-    except bounded.Unreadable:
+    except bounded.Unreadable as exc:
+        unread.append(("Cargo.toml", exc.line, exc.message))
         return []
     workspace = manifest.get("workspace")
     if not isinstance(workspace, dict):
