@@ -374,8 +374,10 @@ def test_without_labels_communities_are_marked_unlabelled_and_no_words_is_said(
     shop: Repo,
 ) -> None:
     (shop.root / ".kg" / "ontology.yaml").unlink()
-    out, _ = context(shop, AUTH_TASK, "--budget", "100000")
     auth = community_of(shop, "auth/login.py")
+    page = shop.root / ".kg" / "communities" / f"{auth}.md"
+    page.unlink()  # no page, no offline name either: the ID alone
+    out, _ = context(shop, AUTH_TASK, "--budget", "100000")
     lines = out.splitlines()
     assert (
         f"### {auth} (unlabelled) — 5 files (.kg/communities.json; page .kg/communities/{auth}.md)"
@@ -383,6 +385,19 @@ def test_without_labels_communities_are_marked_unlabelled_and_no_words_is_said(
     )
     assert "Label: none yet (run `kgtool label`): named here by its ID only" in lines
     assert "'User authentication'" not in out and "Summary" not in out
+    # With the map drawn again, the community carries the name the map made for it, marked.
+    assert shop.kg("update").code == 0
+    offline = page.read_text().splitlines()[0].removeprefix(f"# {auth} · ")
+    assert offline and offline != "User authentication"
+    out, _ = context(shop, AUTH_TASK, "--budget", "100000")
+    assert (
+        f"### {auth} '{offline}' (offline name, unlabelled) — 5 files (.kg/communities.json; "
+        f"page .kg/communities/{auth}.md)" in out.splitlines()
+    )
+    assert (
+        "Label: none yet (run `kgtool label`): named here by the map's offline name, made from "
+        f"its paths and identifiers (.kg/communities/{auth}.md)" in out.splitlines()
+    )
     out, err = context(shop, "fix it")
     notice = "no playbook, community, path or symbol matches the task's words"
     assert out == f"# Context for: fix it\n\n> kgtool: {notice}\n"

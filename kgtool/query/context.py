@@ -539,12 +539,20 @@ def _add_skill(bundle: Bundle, skill: Skill, matched: list[str]) -> None:
 
 
 def _title(labels: Labels, cid: str) -> str:
-    """``'Name'``, ``'Name' (drifted)`` or ``(unlabelled)``: the name is quoted, as a label."""
+    """``'Name'``, ``'Name' (drifted)``, ``'Name' (offline name, unlabelled)`` or
+    ``(unlabelled)``: the name is quoted, as a label; one nobody wrote is marked as such."""
     mark = labels.mark(cid)
     if mark == "unlabelled":
-        return "(unlabelled)"
+        offline = _offline_name(labels, cid)
+        return f"'{offline}' (offline name, unlabelled)" if offline else "(unlabelled)"
     name = labels.name(cid)
     return f"'{name}' (drifted)" if mark == "drifted" else f"'{name}'"
+
+
+def _offline_name(labels: Labels, cid: str) -> str:
+    """The name the map gave a community nobody labelled (from its paths, identifiers and
+    docstrings, on its page); "" for a labelled one, or when it has no page."""
+    return labels.text(cid).name if labels.mark(cid) == "unlabelled" else ""
 
 
 def _edges(state: MapState) -> list[dict[str, Any]]:
@@ -719,6 +727,7 @@ def _community_line(state: MapState, labels: Labels, cid: str) -> tuple[str, dic
         "kind": "community",
         "id": cid,
         "name": labels.name(cid),
+        "offline_name": _offline_name(labels, cid),
         "label": labels.mark(cid),
         "size": size,
         "source": f"{KG_DIR}/{COMMUNITIES_FILE}",
@@ -737,7 +746,13 @@ def _community_header(
     ]
     where = f"{KG_DIR}/{ONTOLOGY_FILE}:{labels.line(cid)}"
     if mark == "unlabelled":
-        head.append("Label: none yet (run `kgtool label`): named here by its ID only")
+        offline = _offline_name(labels, cid)
+        head.append(
+            "Label: none yet (run `kgtool label`): named here by the map's offline name, "
+            f"made from its paths and identifiers ({KG_DIR}/{PAGES_DIR}/{cid}.md)"
+            if offline
+            else "Label: none yet (run `kgtool label`): named here by its ID only"
+        )
     elif mark == "drifted":
         head.append(
             f"Label ({where}) has DRIFTED, not a description of today's code: {labels.why(cid)}"
@@ -753,6 +768,7 @@ def _community_header(
         "kind": "community",
         "id": cid,
         "name": labels.name(cid),
+        "offline_name": _offline_name(labels, cid),
         "label": mark,
         "drift": labels.why(cid) if mark == "drifted" else "",
         "summary": summary,
