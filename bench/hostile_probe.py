@@ -36,6 +36,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the forger writes the cache as this checkout's kgtool does
+
+from kgtool.config import load_config  # noqa: E402
+from kgtool.raw import cache  # noqa: E402
+from kgtool.raw.build import cache_key  # noqa: E402
+from kgtool.repo import listing  # noqa: E402
+from kgtool.store import Store  # noqa: E402
+
 TIME_BOUND = 60.0  # seconds a run may take
 MEMORY_BOUND = 2 << 30  # bytes of address space a run may map
 GIT_ENV = {
@@ -181,13 +189,6 @@ def run_all(root: Path, runner: Path) -> dict[str, int]:
 def forged_cases(rng: random.Random, trials: int) -> list[tuple[str, Callable[[Path], None]]]:
     def forge(kind: str) -> Callable[[Path], None]:
         def apply(root: Path) -> None:
-            sys.path.insert(0, str(ROOT))
-            from kgtool.config import load_config
-            from kgtool.raw import cache
-            from kgtool.raw.build import cache_key
-            from kgtool.repo import listing
-            from kgtool.store import Store
-
             # The stale change: code edited, .kg/ not refreshed.
             store_py = root / "app/store.py"
             store_py.write_text(store_py.read_text() + "\n\ndef load():\n    return Store()\n")
