@@ -139,3 +139,22 @@ def test_the_read_commands_share_one_read_cache_built_only_when_needed(repo: Rep
     assert repo.kg("update").code == 0
     assert repo.kg("context", "evict the cache").code == 0
     assert cache.read_bytes() != kept
+
+
+def test_a_graph_with_escaped_names_lists_its_files_without_asking_itself(
+    make_repo,
+) -> None:
+    """Layer 1 with a backslash is searched record by record; its files' hashes, when no map
+    handed them over, are read from the file records alone (a symbol's node asks which file
+    it is in, which asks for these hashes: a RecursionError before)."""
+    from kgtool.query.kg import load_map
+
+    repo = make_repo({'a"b.py': "def f():\n    return 1\n", "c.py": "def g():\n    pass\n"})
+    assert repo.kg("update").code == 0
+    state = load_map(repo.root)
+    graph = state.graph
+    assert graph._slow
+    graph._file_hashes, graph._nodes = None, {}
+    assert sorted(graph.file_hashes()) == ['a"b.py', "c.py"]
+    graph._file_hashes, graph._nodes = None, {}
+    assert graph.node('a"b.py::f')["kind"] == "function"

@@ -665,11 +665,16 @@ class KgGraph:
         """Path -> the blob id layer 1 read, for every file it maps."""
         if self._file_hashes is None:
             if self._slow:
-                nodes = {path: self.node(path) or {} for path in self.node_ids()}
+                # Each record as written, not ``node()``: a symbol's node asks ``path_of``,
+                # which asks for these very hashes.
+                records = {
+                    key.decode(): _record(self._line_at(offset), self._store)
+                    for key, offset in self.node_index.items()
+                }
                 self._file_hashes = {
-                    path: str(node.get("hash", ""))
-                    for path, node in nodes.items()
-                    if node.get("kind") == "file"
+                    path: str(record.get("hash", ""))
+                    for path, record in sorted(records.items())
+                    if record.get("kind") == "file"
                 }
             else:
                 self._file_hashes = {
