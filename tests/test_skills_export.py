@@ -99,3 +99,19 @@ def test_skill_names_follow_the_published_rules() -> None:
     assert skill_name("---") == "playbook"
     long = skill_name("word-" * 40)
     assert len(long) <= 64 and NAME_RULE.match(long)
+
+
+def test_a_skill_file_that_is_a_link_to_a_device_is_not_read(repo: Repo) -> None:
+    """A committed SKILL.md linking to /dev/zero was read whole to see whose it was (a
+    MemoryError); a link is nobody's skill file, and a real one is read by its head only."""
+    build_read_repo(repo)
+    folder = repo.root / ".claude/skills/save-records"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").symlink_to("/dev/zero")
+    result = repo.kg("playbooks", "export", "--to", "claude")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[1] == (
+        "skipped playbooks/save-records.md: .claude/skills/save-records/ is a skill kgtool did "
+        "not write; left as it is"
+    )
+    assert (folder / "SKILL.md").is_symlink()

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import yaml
 
+from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.playbook.check import PlaybookReport
-from kgtool.playbook.parse import split_front_matter
+from kgtool.playbook.parse import SKILL_HEAD_BYTES, split_front_matter
 from kgtool.repo import git_dir
 from kgtool.store import KG_DIR, atomic_write
 
@@ -99,10 +100,14 @@ def skills_folder(root: Path, folder: str) -> Path:
 
 def is_ours(folder: Path) -> bool:
     """Whether kgtool wrote this skill folder (its SKILL.md holds the marker line)."""
-    try:
-        text = (folder / SKILL_FILE).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    skill = folder / SKILL_FILE
+    if skill.is_symlink():  # a committed link (to /dev/zero, say) is nobody's skill file
         return False
+    try:
+        head = bounded.read_file(skill, skill.name, SKILL_HEAD_BYTES, head=True)
+    except bounded.Unreadable:
+        return False
+    text = head.decode("utf-8", errors="replace")
     split = split_front_matter(text)
     if isinstance(split, str):
         return False

@@ -118,6 +118,11 @@ def _empty(path: str) -> Playbook:
     return Playbook(path, slug, status=PROPOSED if in_proposed else ACTIVE)
 
 
+# What is read of a skill's SKILL.md for its front matter: a few lines, where the body after it
+# may be a whole manual (or, committed as a link, /dev/zero).
+SKILL_HEAD_BYTES = 20_000
+
+
 def split_front_matter(text: str) -> tuple[int, int, int] | str:
     """(start, end, first line) of the YAML between the '---' lines, or why there is none.
 

@@ -39,7 +39,6 @@ from kgtool.store import KG_DIR, PAGES_DIR
 FORMATS = ("markdown", "json")
 SKILL_FOLDERS = (".claude/skills", ".agents/skills")
 SKILL_FILE = "SKILL.md"
-SKILL_HEAD_BYTES = 20_000  # a skill's front matter is a few lines; its body may be a manual
 MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one recipe
 MAX_COMMUNITIES = 4  # shown with their bridges and main symbols
 MAX_FILES = 40
@@ -463,6 +462,8 @@ def _read_skills(root: Path, notices: list[str]) -> list[Skill]:
             where = f"{folder}/{entry.name}/{SKILL_FILE}"
             try:
                 # Its front matter only: the start of the file, however large it is.
+                from kgtool.playbook.parse import SKILL_HEAD_BYTES
+
                 head = bounded.read_file(file, where, SKILL_HEAD_BYTES, head=True)
                 text = head.decode("utf-8", errors="replace")
                 meta = _front_matter(text, where)
