@@ -88,6 +88,21 @@ def read_file(path: Path, where: str, limit: int = MAX_BYTES, head: bool = False
     return b"".join(chunks)
 
 
+def read_tracked(
+    root: Path, path: str, limit: int = MAX_BYTES, head: bool = False
+) -> bytes | None:
+    """A tracked file's bytes as layer 1 reads them: None for a symlink (git keeps its
+    target, not a file; followed, it may lead to /dev/zero or out of the tree), a file that is
+    not regular, or one over ``limit`` bytes (with ``head``, its first ``limit`` bytes)."""
+    full = root / path
+    if full.is_symlink():
+        return None
+    try:
+        return read_file(full, path, limit, head)
+    except Unreadable:
+        return None
+
+
 def inside(root: Path, path: Path) -> bool:
     """Whether ``path`` stays inside ``root`` once every symlink on the way is followed."""
     real_root = os.path.realpath(root)

@@ -262,3 +262,24 @@ def test_a_name_that_is_not_utf8_does_not_keep_kg_out_of_date(make_repo) -> None
         assert result.code == 0 and result.err == "", result.err
     repo.write("a.py", "def f():\n    return 2\n")  # a real change is still seen
     assert "out of date: 1 file changed" in repo.kg("impact", "a.py::f").err
+
+
+def test_a_class_in_a_file_whose_name_holds_colons_contains_its_methods(make_repo) -> None:
+    """The qualname follows the last "::": a::b.py's class C contains C.m (the edge came
+    from a::b.py::b.py::C, a node that does not exist)."""
+    repo = make_repo({"a::b.py": "class C:\n    def m(self):\n        return 1\n"})
+    assert repo.kg("update").code == 0
+    contains = {(e["src"], e["dst"]) for e in repo.edges("contains")}
+    assert ("a::b.py::C", "a::b.py::C.m") in contains
+    assert ("a::b.py", "a::b.py::C") in contains
+
+
+def test_a_workspace_manifest_linked_to_a_device_is_not_read(make_repo) -> None:
+    """go.work (read for workspace packages) committed as a link to /dev/zero: read whole,
+    it took the memory of the run (killed, or a MemoryError)."""
+    repo = make_repo({"main.go": "package main\n\nfunc main() {}\n"})
+    (repo.root / "go.work").symlink_to("/dev/zero")
+    repo.commit("a hostile go.work")
+    result = repo.kg_process("update", timeout=60)
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err

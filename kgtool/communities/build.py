@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kgtool import progress
+from kgtool import bounded, progress
 from kgtool.communities.document import (  # re-exported: commands read them from here
     COMMUNITIES_FILE,
     Document,
@@ -200,10 +200,8 @@ def with_packages(
     digests: dict[str, str] = {}
 
     def read(path: str) -> bytes | None:
-        data = None
-        if path in known:
-            with contextlib.suppress(OSError):
-                data = (root / path).read_bytes()
+        # A commit can track a manifest that is a link to /dev/zero or out of the tree.
+        data = bounded.read_tracked(root, path) if path in known else None
         digests[path] = hashlib.sha256(data).hexdigest() if data is not None else ""
         return data
 

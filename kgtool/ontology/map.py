@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from kgtool import bounded
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
@@ -103,9 +104,8 @@ class LabelledMap(NamedTuple):
             blob = blobs.get(path, "")
             line = remembered.get(blob) if blob else None
             if not isinstance(line, str):
-                try:
-                    content = (self.root / path).read_bytes()
-                except OSError:
+                content = bounded.read_tracked(self.root, path)
+                if content is None:
                     continue
                 line = doc_line(path, content)
                 if blob and blob_id(content) != blob:  # changed since layer 1 read it

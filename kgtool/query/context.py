@@ -818,11 +818,8 @@ class SourceLines:
 
     def signature(self, path: str, line: int) -> str:
         if path not in self._files:
-            try:
-                data = (self.root / path).read_bytes()[:2_000_000]
-                self._files[path] = data.decode("utf-8", "replace").splitlines()
-            except OSError:
-                self._files[path] = []
+            data = bounded.read_tracked(self.root, path, 2_000_000, head=True) or b""
+            self._files[path] = data.decode("utf-8", "replace").splitlines()
         text = self._files[path]
         if not 0 < line <= len(text):
             return ""

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from kgtool import bounded
 from kgtool.errors import KgError
-from kgtool.raw.model import AMBIGUOUS, CONTAINS, EXTRACTED
+from kgtool.raw.model import AMBIGUOUS, CONTAINS, EXTRACTED, symbol_parts
 from kgtool.raw.shards import is_shard_name
 from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store
 
@@ -408,10 +408,11 @@ def full_node(record: dict[str, Any], file_node: dict[str, Any] | None) -> dict[
 def contains_edges(file_id: str, symbols: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The ``contains`` edges a file's symbol nodes imply: each symbol hangs off its
     enclosing symbol when the file defines it, else off the file."""
-    qualnames = {str(s["id"]).partition("::")[2] for s in symbols}
+    # The qualname follows the last "::": a file's own name may hold one (a::b.py::C).
+    qualnames = {symbol_parts(str(s["id"]))[1] for s in symbols}
     edges = []
     for symbol in symbols:
-        qualname = str(symbol["id"]).partition("::")[2]
+        qualname = symbol_parts(str(symbol["id"]))[1]
         parent = qualname.rpartition(".")[0]
         source = f"{file_id}::{parent}" if parent in qualnames else file_id
         span = symbol.get("span") or [0]
