@@ -19,8 +19,6 @@ anyio = pytest.importorskip("anyio")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-from kgtool.errors import KgError  # noqa: E402
-
 
 def run_session(repo: Repo, script: Any) -> Any:
     """Start ``kgtool mcp`` in the repository as a client would, run ``script`` on it."""
@@ -172,18 +170,6 @@ def test_an_answer_over_the_cap_is_cut_at_a_line_and_says_how_much_is_left(make_
     # JSON cut short would not parse: an error that says so instead.
     assert json.is_error
     assert "over the cap of 32,000" in text_of(json)
-
-
-def test_the_context_tool_is_capped_at_the_budget_its_caller_chose() -> None:
-    """An agent that asks `context` for 60,000 characters gets them: the tool's cap follows
-    the budget (with room for JSON's quoting), where every other answer keeps the fixed cap."""
-    from kgtool.query.server import MAX_ANSWER_CHARS, capped
-
-    answer = '{"items": [' + ",".join('"x"' for _ in range(12_000)) + "]}"
-    assert MAX_ANSWER_CHARS < len(answer) < 60_000
-    with pytest.raises(KgError, match="over the cap of 32,000"):
-        capped(answer, json_answer=True)
-    assert capped(answer, json_answer=True, cap=60_000 + 60_000 // 4) == answer
 
 
 INITIALIZE = {

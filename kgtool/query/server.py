@@ -85,26 +85,26 @@ def _run_beside_the_main_thread(run: Callable[[], None]) -> None:
         raise failures[0]
 
 
-def capped(text: str, json_answer: bool = False, cap: int = MAX_ANSWER_CHARS) -> str:
-    """``text`` within ``cap`` characters: whole lines, then one line saying what was left out.
+def capped(text: str, json_answer: bool = False) -> str:
+    """``text`` within ``MAX_ANSWER_CHARS``: whole lines, then one line saying what was left out.
 
     JSON cut short is not JSON: an answer in JSON over the cap is an error saying so.
     """
-    if len(text) <= cap:
+    if len(text) <= MAX_ANSWER_CHARS:
         return text
     if json_answer:
         raise KgError(
-            f"the answer is {len(text):,} characters, over the cap of {cap:,}: "
+            f"the answer is {len(text):,} characters, over the cap of {MAX_ANSWER_CHARS:,}: "
             "ask a narrower question (a smaller depth, a symbol rather than a file), in text "
             "to get its first part, or run the command in a terminal"
         )
-    room = cap - 300  # for the line that says what is left out
+    room = MAX_ANSWER_CHARS - 300  # for the line that says what is left out
     cut = text.rfind("\n", 0, room) + 1 or room
     rest = text[cut:]
     lines = rest.count("\n") + (not rest.endswith("\n"))
     return (
         f"{text[:cut]}truncated: {lines:,} more line{'s' * (lines != 1)} ({len(rest):,} "
-        f"characters) past the cap of {cap:,} characters an answer holds; ask a "
+        f"characters) past the cap of {MAX_ANSWER_CHARS:,} characters an answer holds; ask a "
         "narrower question (a smaller depth, a symbol rather than a file) or run the command "
         "in a terminal\n"
     )
@@ -198,7 +198,8 @@ def _add_context_tool(server: MCPServer, root: Path) -> None:
         name="context",
         structured_output=False,
         description=(
-            "Everything worth reading for a task, within `budget` characters, most relevant "
+            "Everything worth reading for a task, within `budget` characters (at most 32,000), "
+            "most relevant "
             "first, every item cited: the matching playbook with its concepts and key symbols, "
             "or the best-matching communities when no playbook matches."
         ),
@@ -206,10 +207,11 @@ def _add_context_tool(server: MCPServer, root: Path) -> None:
     def context(
         task: str, budget: int = 12000, format: Literal["markdown", "json"] = "markdown"
     ) -> str:
-        # The agent chose the budget: the cap is that, with room for the JSON's quoting.
-        cap = max(MAX_ANSWER_CHARS, budget + budget // 4)
+        # The answer keeps within its budget: one past the cap would only be cut (in JSON, an
+        # error), so the budget an agent may ask for ends at the cap.
+        budget = min(budget, MAX_ANSWER_CHARS)
         return _tool_error(
-            lambda: capped(context_for(root, task, budget, format), format == "json", cap)
+            lambda: capped(context_for(root, task, budget, format), format == "json")
         )
 
 
