@@ -385,6 +385,12 @@ def test_uninstall_keeps_a_hook_holding_lines_kgtool_did_not_write(repo: Repo) -
     removed = repo.kg("hooks", "uninstall")
     assert removed.code == 0, removed.out
     assert not hook.exists()
+    # A command written on a setting's line is a person's, not a value: kept.
+    assert repo.kg("hooks", "install").code == 0
+    hook.write_text(hook.read_text().replace("stage=''", "stage=''; echo my-own-step"))
+    kept = repo.kg("hooks", "uninstall")
+    assert kept.code == 1 and "stage=''; echo my-own-step" in kept.out, kept.out
+    assert "echo my-own-step" in hook.read_text()
 
 
 # Every script kgtool's `hooks install` has written, as it wrote them: a hook an older kgtool

@@ -8,6 +8,7 @@ so a commit pays for one interpreter start, not two.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import stat
 from pathlib import Path
@@ -132,6 +133,9 @@ def is_ours(path: Path) -> bool:
 
 # The lines of kgtool's scripts a person may set by hand (README: set stage=--stage).
 SETTINGS = ("stage=", "args=", "python=")
+# A setting's value as kgtool writes it (shlex.quote) or a person would: one shell word,
+# bare or single-quoted. "stage=''; echo mine" is a command of the person's, kept.
+SETTING_VALUE = re.compile(r"[\w./+:@%,=-]*|'[^']*'")
 
 
 def added_line(path: Path) -> str:
@@ -157,7 +161,12 @@ def _first_difference(text: str, expected: list[str]) -> tuple[int, str] | None:
     """The first line of ``text`` (number, what it holds) that is not ``expected``'s."""
     lines = text.splitlines()
     for number, (line, wanted) in enumerate(zip(lines, expected, strict=False), 1):
-        setting = wanted.startswith(SETTINGS) and line.startswith(wanted.split("=")[0] + "=")
+        name = wanted.split("=")[0] + "="
+        setting = (
+            wanted.startswith(SETTINGS)
+            and line.startswith(name)
+            and SETTING_VALUE.fullmatch(line.removeprefix(name)) is not None
+        )
         if line != wanted and not setting:
             return number, line.strip()[:80]
     if len(lines) > len(expected):
