@@ -341,6 +341,23 @@ def test_sections_that_do_not_fit_are_cut_whole_and_named() -> None:
     )
 
 
+def test_a_summary_with_no_room_left_is_said_in_an_annotation(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    actions.event(base)
+    full = "e" * (SUMMARY_LIMIT - 10) + "\n"  # an earlier command of the step took it all
+    (actions.folder / "summary.md").write_text(full)
+
+    result = repo.kg("ci")
+
+    assert actions.summary == full
+    assert any(
+        "no job summary: this step's summary is at GitHub's 1 MiB limit already" in line
+        for line in annotations(result)
+    ), result.out
+
+
 def test_the_summary_stays_under_github_limit_with_what_the_step_wrote_before(
     make_repo: Callable[..., Repo], actions: Actions
 ) -> None:

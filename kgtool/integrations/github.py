@@ -139,9 +139,10 @@ def summary_markdown(report: PullRequestReport, limit: int) -> str:
     return fit(markdown_head(report), markdown_sections(report), limit, limit_name)
 
 
-def write_summary(path: str, report: PullRequestReport) -> None:
+def write_summary(path: str, report: PullRequestReport) -> bool:
     """Appends the summary to ``$GITHUB_STEP_SUMMARY``, on a line of its own, within what the
-    step has left: past 1 MiB GitHub drops the whole summary, an earlier step's part too."""
+    step has left: past 1 MiB GitHub drops the whole summary, an earlier step's part too.
+    False when not even its verdict line fits (and nothing was written)."""
     target = Path(path)
     try:
         used, ends_line = _summary_so_far(target)
@@ -155,9 +156,10 @@ def write_summary(path: str, report: PullRequestReport) -> None:
                 "is nearly at GitHub's 1 MiB limit; the log of this step shows the report.\n"
             )
         if len(text.encode("utf-8")) > room:
-            return
+            return False
         with target.open("a", encoding="utf-8") as handle:
             handle.write(start + text)
+        return True
     except OSError as error:
         raise KgError(
             f"cannot write the job summary GITHUB_STEP_SUMMARY={path}: {error}"
@@ -339,11 +341,16 @@ def publish(
         said = sticky_comment(environ, event.number, comment_body(report), event.from_fork)
         status = said.split(":", 1)[0].removeprefix("comment ")
     notes = [report.not_checked] if report.not_checked else []
+    if environ.get("GITHUB_STEP_SUMMARY") and not write_summary(
+        environ["GITHUB_STEP_SUMMARY"], report
+    ):
+        notes.append(
+            "no job summary: this step's summary is at GitHub's 1 MiB limit already; the "
+            "log of this step holds the report"
+        )
     lines = annotations(report.findings, notes)
     log = plain + (f"{said}\n" if said else "")
     lines += unparsed(log)
     print("\n".join(lines))
-    if environ.get("GITHUB_STEP_SUMMARY"):
-        write_summary(environ["GITHUB_STEP_SUMMARY"], report)
     if environ.get("GITHUB_OUTPUT"):
         write_outputs(environ["GITHUB_OUTPUT"], outputs(report, status))
