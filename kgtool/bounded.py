@@ -55,6 +55,15 @@ class Unreadable(KgError, ValueError):
     A ValueError too, as ``json.loads`` raises for a document it refuses."""
 
 
+class Missing(Unreadable):
+    """There is no such file."""
+
+
+class Malformed(Unreadable):
+    """Not valid JSON, YAML, TOML or text encoding: a file's own mistake, not one of the
+    bounds (readers that forgive a broken file still refuse a hostile one)."""
+
+
 def read_file(path: Path, where: str, limit: int = MAX_BYTES, head: bool = False) -> bytes:
     """The bytes of a regular file, at most ``limit`` of them: a folder, a device
     (``/dev/zero``) or a pipe is refused instead of read for ever. ``head``: a larger file
@@ -63,7 +72,7 @@ def read_file(path: Path, where: str, limit: int = MAX_BYTES, head: bool = False
         # Non-blocking: opening a pipe with no writer would otherwise wait for one.
         handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise Unreadable("does not exist", where) from None
+        raise Missing("does not exist", where) from None
     except OSError as exc:
         raise Unreadable(f"cannot be read: {exc.strerror}", where) from None
     try:
@@ -118,7 +127,7 @@ def _text(data: bytes | str, where: str, first_line: int, limit: int = MAX_BYTES
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + first_line
-        raise Unreadable(
+        raise Malformed(
             f"is not valid UTF-8 (byte 0x{data[exc.start]:02x})", where, line
         ) from None
 
@@ -159,17 +168,17 @@ def load_json(data: bytes | str, where: str, limit: int = MAX_BYTES) -> Any:
             try:
                 text = data.decode(encoding, "surrogatepass")
             except UnicodeDecodeError:
-                raise Unreadable(f"is not valid {encoding}", where) from None
+                raise Malformed(f"is not valid {encoding}", where) from None
     else:
         text = _text(data, where, 1, limit)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         _check_json_text(text, where)  # a document too deep or long is said as such
-        raise Unreadable(f"is not valid JSON: {exc.msg}", where, exc.lineno) from None
+        raise Malformed(f"is not valid JSON: {exc.msg}", where, exc.lineno) from None
     except (RecursionError, ValueError) as exc:
         _check_json_text(text, where)
-        raise Unreadable(f"is not valid JSON: {exc}", where) from None  # pragma: no cover
+        raise Malformed(f"is not valid JSON: {exc}", where) from None  # pragma: no cover
     if _deeper_than(text, MAX_DEPTH) or _LONG_NUMBER.search(text):
         _check_json_text(text, where)  # strings apart, is it? Then where
     return value
@@ -185,7 +194,7 @@ def load_json_line(line: bytes, where: str) -> Any:
     try:
         return json.loads(line)
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, int() refusing
-        raise Unreadable(f"is not valid JSON: {exc}", where) from None
+        raise Malformed(f"is not valid JSON: {exc}", where) from None
 
 
 _PAIR = re.compile(r"\[\]|\{\}")
@@ -337,14 +346,14 @@ def _check_aliases(root: yaml.Node, where: str, first_line: int) -> None:
         )
 
 
-def yaml_error(exc: Exception, where: str, first_line: int = 1) -> Unreadable:
+def yaml_error(exc: Exception, where: str, first_line: int = 1) -> Malformed:
     """A YAMLError as one ``Unreadable``, at the line of its mark."""
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line = mark.line + first_line if mark is not None else first_line
     detail = " ".join(
         str(part) for part in (getattr(exc, "context", None), getattr(exc, "problem", None)) if part
     )
-    return Unreadable(f"invalid YAML: {detail or exc}", where, line)
+    return Malformed(f"invalid YAML: {detail or exc}", where, line)
 
 
 def compose_yaml(
@@ -410,7 +419,7 @@ def load_toml(data: bytes | str, where: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"\(at line (\d+)", str(exc))
         reason = re.sub(r"\s*\(at line \d+, column \d+\)$", "", str(exc))
-        raise Unreadable(f"invalid TOML: {reason}", where, int(found[1]) if found else 0) from None
+        raise Malformed(f"invalid TOML: {reason}", where, int(found[1]) if found else 0) from None
     except RecursionError:
         raise _too_deep(where, _naive_deep_line(text)) from None
     except ValueError:  # int() of more than 4,300 digits

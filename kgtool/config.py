@@ -223,11 +223,14 @@ def _read(root: Path, name: str) -> str:
     if not bounded.inside(root, root / name):
         raise _unreadable("leads outside the repository (a symlink); not read", name)
     try:
-        return bounded.read_file(root / name, name, bounded.SETTINGS_BYTES).decode("utf-8")
+        data = bounded.read_file(root / name, name, bounded.SETTINGS_BYTES)
     except bounded.Unreadable as exc:
         raise _unreadable(exc.message, name) from None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _unreadable("is not valid UTF-8", name) from exc
+        line = data[: exc.start].count(b"\n") + 1
+        raise _unreadable("is not valid UTF-8", name, line) from exc
 
 
 class _Problems:

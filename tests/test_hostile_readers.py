@@ -330,3 +330,18 @@ def test_an_empty_list_of_steps_says_so(make_repo) -> None:
         "playbooks/p.md:6: error: P403 field 'pitfalls' must be a string or a list of strings, "
         "not an empty list" in result.out
     ), result.out
+
+
+def test_a_byte_that_is_not_utf8_is_named_at_its_line(make_repo, tmp_path) -> None:
+    """The pull-request list and the settings were decoded before the reader saw them: the
+    error said where in bytes ("position 12"), not on which line."""
+    repo = make_repo(SMALL)
+    prs = tmp_path / "prs.json"
+    prs.write_bytes(b'[\n  {"number": 1,\n   "title": "caf\xff"}\n]\n')
+    result = repo.kg("mine-playbooks", "--prs", str(prs), "--dry-run")
+    assert_one_line_error(result, says=f"{prs}:3: ")
+    assert "is not valid UTF-8 (byte 0xff)" in result.err
+    repo.write(".kgtool.yaml", b"jobs: 1\nexclude: [caf\xff]\n")
+    settings = repo.kg("check")
+    assert settings.code == 2
+    assert settings.err.startswith(".kgtool.yaml:2: error: K001 is not valid UTF-8"), settings.err

@@ -30,7 +30,7 @@ def parse_document(
         document = bounded.load_json(data, where, bounded.DOCUMENT_BYTES)
     except bounded.Unreadable as exc:
         # Too deep, a number too long: said as such; any other fault is broken JSON.
-        reason = "is not valid JSON" if exc.message.startswith("is not valid") else exc.message
+        reason = "is not valid JSON" if isinstance(exc, bounded.Malformed) else exc.message
         raise KgError(
             f"{reason}: restore it from git (`git checkout HEAD -- "
             f"{KG_DIR}/{COMMUNITIES_FILE}`), then run `kgtool update`",

@@ -33,20 +33,15 @@ def load_prs(path: Path) -> list[PullRequest]:
     try:
         # A regular file of bounded size: `--prs /dev/zero` or a pipe is refused, not read
         # for ever, and a file is read in the time its 16 MiB take at most.
-        data = bounded.read_file(path, where)
-    except bounded.Unreadable as exc:
-        if exc.message == "does not exist":
-            raise KgError("the pull-request list does not exist", where) from None
-        raise
+        raw = bounded.read_file(path, where)
+    except bounded.Missing:
+        raise KgError("the pull-request list does not exist", where) from None
     try:
-        text = data.decode("utf-8")
-        parsed = bounded.load_json(text, where)
-    except UnicodeDecodeError as exc:
-        raise KgError(f"is not a JSON pull-request list: {exc}", where) from None
+        data = bounded.load_json(raw, where)
     except bounded.Unreadable as exc:
         message = exc.message.replace("is not valid JSON", "is not a JSON pull-request list", 1)
         raise KgError(message, where, exc.line) from None
-    data = parsed
+    text = raw.decode("utf-8", "replace")  # only to name a bad entry's line
     if not isinstance(data, list):
         raise KgError("must be a JSON array of pull requests (gh pr list --json ...)", str(path))
     prs = []

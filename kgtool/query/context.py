@@ -494,10 +494,8 @@ def _front_matter(text: str, where: str) -> dict[str, Any]:
     start, end, first_line = found
     try:
         data = bounded.load_yaml(text[start:end], where, first_line)
-    except bounded.Unreadable as exc:
-        if exc.message.startswith("invalid YAML"):
-            return {}
-        raise
+    except bounded.Malformed:
+        return {}
     return data if isinstance(data, dict) else {}
 
 
