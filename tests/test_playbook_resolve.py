@@ -220,12 +220,12 @@ def test_stale_concepts_go_through_the_drift_seam(
 
     (built.root / ".kg" / "ontology.yaml").write_text("communities:\n  c1:\n    name: CLI\n")
     monkeypatch.setattr(
-        concepts, "stale_communities", lambda store, ontology: {"c1": "members moved by 0.6"}
+        concepts, "stale_communities", lambda store, ontology, document: {"c1": "moved by 0.6"}
     )
     add_playbook(built, "p", ["args.py"], concepts=["CLI"])
     check = built.kg("playbooks", "check")
     assert check.code == 0
-    assert "warning: P422 concept 'CLI' (c1) is stale: members moved by 0.6" in check.out
+    assert "warning: P422 concept 'CLI' (c1) is stale: moved by 0.6" in check.out
     built.write(".kgtool.yaml", "playbooks:\n  fail_on_stale_concepts: true\n")
     assert built.kg("playbooks", "check").code == 1
 

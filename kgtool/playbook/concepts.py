@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from kgtool import bounded
 from kgtool.config import load_config
@@ -66,6 +67,7 @@ class ConceptIndex:
 def load_concepts(store: Store) -> ConceptIndex:
     index = ConceptIndex(available=False)
     data = store.read_bytes(COMMUNITIES_FILE)
+    document: Any = None
     if data is not None:
         where = f"{KG_DIR}/{COMMUNITIES_FILE}"
         try:
@@ -126,22 +128,20 @@ def load_concepts(store: Store) -> ConceptIndex:
                 f"{KG_DIR}/{ONTOLOGY_FILE} (layer 3) exists yet",
             )
         )
-    index.stale = stale_communities(store, ontology)
+    index.stale = stale_communities(store, ontology, document)
     return index
 
 
-def stale_communities(store: Store, ontology: Ontology) -> dict[str, str]:
+def stale_communities(store: Store, ontology: Ontology, document: Any) -> dict[str, str]:
     """Community ID -> why its layer-3 label is stale: drifted, or inherited through a split.
 
-    Read from the committed files alone (communities.json, and ``ontology`` as read from
-    ontology.yaml); when either cannot be read, no label is called stale here: ``kgtool
-    check`` reports those files itself.
+    Judged against the committed communities.json as ``load_concepts`` read it
+    (``document``) and ``ontology`` as read from ontology.yaml; when either could not be
+    read, no label is called stale here: ``kgtool check`` reports those files itself.
     """
-    data = store.read_bytes(COMMUNITIES_FILE)
-    if data is None or not (ontology.communities or ontology.edges):
+    if not isinstance(document, dict) or not (ontology.communities or ontology.edges):
         return {}
     try:
-        document = bounded.load_json(data, f"{KG_DIR}/{COMMUNITIES_FILE}", bounded.DOCUMENT_BYTES)
         return report_for(document, ontology, load_config(store.root)).stale_communities()
     except (KgError, ValueError, KeyError, TypeError, AttributeError):
         return {}
