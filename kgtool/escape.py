@@ -74,6 +74,11 @@ def md_cell(text: str) -> str:
     return _MD_CELL.sub(r"\\\1", printable(text))
 
 
+def md_cell_text(cell: str) -> str:
+    """What ``md_cell`` escaped, as it was (read back from a page kgtool wrote)."""
+    return re.sub(r"\\([\\`*\[\]<>|])", r"\1", cell)
+
+
 def _spelled(char: str) -> str:
     if char in _SPELLED:
         return _SPELLED[char]

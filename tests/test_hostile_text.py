@@ -288,3 +288,12 @@ def test_a_pointer_holding_terminal_escapes_prints_as_text(
         assert "\x1b" not in result.out + result.err and "\x07" not in result.out
         (refused,) = [line for line in result.out.splitlines() if "key file" in line]
         assert "evil\\x1b]0;pwned\\x07\\x1b[31mred\\nnext.py" in refused
+
+
+@pytest.mark.parametrize("name", ["Store * helpers | [x](y) <b>", "plain name", "a \\ b"])
+def test_a_name_escaped_for_the_map_reads_back_as_it_was(name: str) -> None:
+    """The read path takes an unlabelled community's name from its page, where md_cell
+    escaped it: read back, it is the name, not its markdown."""
+    from kgtool.escape import md_cell, md_cell_text
+
+    assert md_cell_text(md_cell(name)) == name

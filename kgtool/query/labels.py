@@ -13,10 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kgtool import bounded
+from kgtool.escape import md_cell_text
 from kgtool.query.kg import MapState
 from kgtool.store import PAGES_DIR, Store
 
 UNLABELLED = "unlabelled"
+PAGE_HEAD_BYTES = 16_384  # a page's name and summary open it
 DRIFTED = "drifted"
 
 
@@ -42,6 +45,7 @@ class Labels:
     def __init__(self, state: MapState) -> None:
         self.state = state
         self._report: Any = None
+        self._texts: dict[str, CommunityText] = {}  # a page is read once per community
 
     @property
     def report(self) -> Any:
@@ -92,6 +96,11 @@ class Labels:
     def text(self, cid: str) -> CommunityText:
         """The community as the map names it: its label, or kgtool's own name from its page,
         marked unless it is a current label."""
+        if cid not in self._texts:
+            self._texts[cid] = self._text(cid)
+        return self._texts[cid]
+
+    def _text(self, cid: str) -> CommunityText:
         mark = self.mark(cid)
         if mark == UNLABELLED:
             name, summary = _page_name(self.state.store, cid)
@@ -115,12 +124,13 @@ class Labels:
 
 def _page_name(store: Store, cid: str) -> tuple[str, str]:
     """(name, summary) from the community's page; ("", "") when it has none."""
-    data = store.read_bytes(f"{PAGES_DIR}/{cid}.md")
+    # Its opening lines only, as the map wrote them (a committed page may be anything).
+    data = bounded.read_tracked(store.dir, f"{PAGES_DIR}/{cid}.md", PAGE_HEAD_BYTES, head=True)
     if data is None:
         return "", ""
     lines = data.decode("utf-8", "replace").splitlines()
     head = lines[0] if lines else ""
-    name = head.removeprefix(f"# {cid} · ") if head.startswith(f"# {cid} · ") else ""
+    name = md_cell_text(head.removeprefix(f"# {cid} · ")) if head.startswith(f"# {cid} · ") else ""
     paragraphs: list[str] = []
     for line in lines[1:]:
         if "· [back to the map](" in line:  # the end of the page's opening paragraphs
