@@ -596,13 +596,18 @@ _HEADER_END = "\x02"
 
 
 def first_parent_log(
-    root: Path, revision: str = "HEAD", since: str | None = None, max_commits: int = 0
+    root: Path,
+    revision: str = "HEAD",
+    since: str | None = None,
+    max_commits: int = 0,
+    renames: bool = True,
 ) -> list[LogCommit]:
     """The first-parent history of ``revision``, oldest first, with each commit's files.
 
     One ``git log`` for the whole history: a merge is diffed against its first parent (the
-    pull request as the branch received it), renames are detected, and nothing runs per
-    commit, which is what keeps thousands of commits to a second or two.
+    pull request as the branch received it), renames are detected (unless not ``renames``:
+    detecting them reads the blobs, which a partial clone may not hold), and nothing runs
+    per commit, which is what keeps thousands of commits to a second or two.
     """
     if revision.startswith("-"):  # never let a revision be read as an option
         raise KgError(f"'{revision}' is not a revision")
@@ -611,7 +616,7 @@ def first_parent_log(
         "log",
         "--first-parent",
         "--diff-merges=first-parent",
-        "-M",
+        "-M" if renames else "--no-renames",
         "--name-status",
         "-z",
         "--no-color",

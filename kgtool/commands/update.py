@@ -76,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
     write = not args.check
     with ctx.store.lock():
         result, layer2 = refresh(ctx, write, args.rebaseline)
+        if write:
+            # What `context` reads besides the layers, kept ready in the read cache.
+            from kgtool.query.context import prepare_indexes
+
+            prepare_indexes(ctx.root, ctx.store, bool(result.changed or layer2.stale))
     ignore = ctx.config["ignore"]
     # Only --check reports staleness: a run that writes has just made the layers fresh.
     out_of_date = stale_findings(result, layer2) if args.check else []

@@ -66,6 +66,7 @@ class ChangeSet:
     labels: tuple[str, ...] = ()  # from a saved pull-request list
     pr_author: str = ""  # login from a saved pull-request list
     follow_ups: list[ChangeSet] = field(default_factory=list)  # candidate fixes of this one
+    body: str = ""  # the commit message past its subject (a merge's: the pull request's)
 
     @property
     def short(self) -> str:
@@ -92,19 +93,21 @@ def read_history(
     revision: str | None = None,
     since: str | None = None,
     max_changes: int = 0,
+    renames: bool = True,
 ) -> History:
-    """The change sets of the default branch (or ``revision``), oldest first."""
+    """The change sets of the default branch (or ``revision``), oldest first; without
+    ``renames``, a renamed file's history is two."""
     if not head_commit(root):
         raise KgError("this repository has no commits yet: there is no history to mine")
     branch = revision or default_branch(root) or "HEAD"
     # Said here in a line: git's own complaint would come with the whole log command.
     resolve_commit(root, branch)
     _check_depth(root, branch, since, max_changes)
-    commits = first_parent_log(root, branch, since, max_changes)
+    commits = first_parent_log(root, branch, since, max_changes, renames)
     # Only a merge can show a rename as a deletion and an addition that its branch's own
     # commits name (every other commit was diffed with rename detection already): a history
     # without such a merge needs no second pass.
-    if any(len(c.parents) > 1 and _deletes_and_adds(c) for c in commits):
+    if renames and any(len(c.parents) > 1 and _deletes_and_adds(c) for c in commits):
         # Side branches hold more commits than the first-parent line: read as far back.
         pairs = renamed_pairs(root, branch, since, 4 * max_changes if max_changes else 0)
         commits = [_pair_renames(commit, pairs) for commit in commits]
@@ -216,4 +219,5 @@ def _change_set(commit: LogCommit, names: dict[str, str]) -> ChangeSet:
         subject=subject,
         files=files,
         reverts=reverted.group(1) if reverted else "",
+        body=body,
     )

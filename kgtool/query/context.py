@@ -30,25 +30,28 @@ from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.escape import printable
 from kgtool.ontology.model import ONTOLOGY_FILE
+from kgtool.query.history_index import PastChange
 from kgtool.query.kg import COMMUNITIES_FILE, MapState, Symbol, load_map, missing_notice
 from kgtool.query.labels import Labels
+from kgtool.query.lexical import words_of
 from kgtool.query.words import MEET_LENGTH, identifier_words, meet, meets_any, task_terms
 from kgtool.raw.graph import WHERE as RAW_WHERE
-from kgtool.store import KG_DIR, PAGES_DIR
+from kgtool.store import KG_DIR, PAGES_DIR, Store
 
 FORMATS = ("markdown", "json")
 SKILL_FOLDERS = (".claude/skills", ".agents/skills")
 SKILL_FILE = "SKILL.md"
 MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one recipe
 MAX_COMMUNITIES = 4  # shown with their bridges and main symbols
-MAX_FILES = 40
-CONTEXT_EVERY = 8  # a best community's bridges and main symbols come after this many files
+DETAILED_FILES = 8  # shown with their symbols and the evidence for them
+MAX_LISTED = 400  # the tail: one line each, until the budget is spent
+TAIL_EVERY = 20  # the next best community's bridges and main symbols after this many lines
+HISTORY_CITED = 3  # past changes named for a file
+# A symbol is shown rather than the one enclosing it when it holds this share of its weight.
+INNER_SHARE = 0.7
+INNER_CANDIDATES = 40
 SYMBOLS_PER_FILE = 2  # for the best few files; one for the rest
 SYMBOLS_FOR_BEST = 5
-NEIGHBOUR_SOURCES = 5  # the best matches whose neighbours (by layer-1 edges) join the ranking
-NEIGHBOURS_EACH = 8
-NEIGHBOUR_SHARE = 0.15  # a neighbour's share of the score of the match it is joined to...
-NEIGHBOUR_EDGES = 5  # ...in full from this many edges between them
 FIRST_RANK = -1_000_000.0  # unranked items (playbooks, skills) come before ranked ones
 BRIDGES_PER_COMMUNITY = 3
 MAIN_SYMBOLS = 3
@@ -78,6 +81,22 @@ def bundle_and_render(root: Path, task: str, budget: int, fmt: str) -> tuple[str
     return text, bundle.notices
 
 
+def prepare_indexes(root: Path, store: Store, changed: bool) -> None:
+    """Bring the read cache's content and history indexes up to date (what ``update`` does
+    after writing the layers, so that the next question reads them ready): when the layers
+    ``changed`` or an index is not there yet; a question refreshes what is still missing."""
+    from kgtool.query.content_index import INDEX_FILE, content_lexicon
+    from kgtool.query.history_index import HISTORY_FILE, history_index
+
+    there = all((store.cache_dir / name).is_file() for name in (INDEX_FILE, HISTORY_FILE))
+    if there and not changed:
+        return
+    state = load_map(root, store=store, indexed=True)
+    if state.layered:
+        content_lexicon(state)
+        history_index(root, store)
+
+
 # -- the bundle ----------------------------------------------------------------------------
 
 
@@ -91,6 +110,7 @@ class Item:
     parent: int = -1
     rank: float = 0.0
     short: tuple[str, dict[str, Any]] | None = None  # shown instead when the item does not fit
+    tight: bool = False  # a line of a list: no blank line before it
 
 
 @dataclass
@@ -111,15 +131,17 @@ class Bundle:
         parent: int = -1,
         rank: float | None = None,
         short: tuple[str, dict[str, Any]] | None = None,
+        tight: bool = False,
     ) -> int:
         """Add an item; without a ``rank`` it is chosen before every ranked one, in order."""
         chosen = rank if rank is not None else FIRST_RANK + len(self.items)
-        self.items.append(Item(markdown, data, parent, chosen, short))
+        self.items.append(Item(markdown, data, parent, chosen, short, tight))
         return len(self.items) - 1
 
     def text(self, number: int, short: bool) -> str:
         item = self.items[number]
-        return "\n" + (item.short[0] if short and item.short else item.markdown) + "\n"
+        text = (item.short[0] if short and item.short else item.markdown) + "\n"
+        return text if item.tight else "\n" + text
 
     def data(self, number: int, short: bool) -> dict[str, Any]:
         item = self.items[number]
@@ -130,9 +152,12 @@ class Bundle:
 class FileMatch:
     path: str
     score: float
-    terms: list[str]
-    symbols: list[Symbol]
+    terms: list[str]  # the task's terms in its path or its symbols' names
+    symbols: list[Symbol]  # those whose names hold the task's terms, best first
     via: list[tuple[str, int]] = field(default_factory=list)  # joined by edges to (file, count)
+    content: list[str] = field(default_factory=list)  # the task's terms inside it
+    history: list[str] = field(default_factory=list)  # matching past change sets, best first
+    scope: str = ""  # the folder the task names that it lies in
 
 
 class Index:
@@ -216,11 +241,44 @@ def build_bundle(state: MapState, task: str) -> Bundle:
     if state.layered:
         # Playbook files are read as layer 4 above, not offered again as code to read.
         shelf = f"{playbooks_folder(state)}/"
-        files = [m for m in index.match_files(weights) if not m.path.startswith(shelf)]
-        _add_communities(bundle, state, labels, files, weights, lines, bool(playbooks))
+        ranked, past = ranked_files(state, index, weights, terms)
+        files = [m for m in ranked if not m.path.startswith(shelf)]
+        _add_communities(bundle, state, labels, files, weights, lines, bool(playbooks), past)
     elif not bundle.items:
         bundle.notices.append("nothing matches: without .kg/ only the playbooks can be read")
     return bundle
+
+
+def ranked_files(
+    state: MapState, index: Index, weights: dict[str, float], terms: list[str]
+) -> tuple[list[FileMatch], dict[str, PastChange]]:
+    """Every file with evidence for the task, best first (see kgtool.query.rank), and the
+    past changes they cite."""
+    from kgtool.query.content_index import content_lexicon
+    from kgtool.query.history_index import history_index
+    from kgtool.query.rank import Evidence, combine, content_evidence, history_evidence
+    from kgtool.raw.languages import language_for_path
+
+    evidence = Evidence()
+    by_name = index.match_files(weights)
+    for match in by_name:
+        evidence.names[match.path] = match.score
+        evidence.name_terms[match.path] = match.terms
+    content_evidence(evidence, content_lexicon(state), terms)
+    history = history_index(state.root, state.store)
+    history_evidence(evidence, history, terms, state.community_of)
+    paths = sorted(state.community_of)
+    # Source in a language layer 1 parses; a manifest (package.json, go.mod) is data here.
+    languages = {path: language_for_path(path) for path in paths}
+    code = {p for p, found in languages.items() if found and not hasattr(found, "manifest_name")}
+    symbols = {m.path: m.symbols for m in by_name}
+    files = [
+        FileMatch(
+            r.path, r.score, r.names, symbols.get(r.path, []), r.via, r.content, r.history, r.scope
+        )
+        for r in combine(evidence, paths, state.neighbours, code, terms)
+    ]
+    return files, history.changes
 
 
 def _with_consequence(state: MapState, notice: str) -> str:
@@ -617,25 +675,6 @@ def _id_number(cid: str) -> int:
     return int(cid[1:]) if cid[1:].isdigit() else 0
 
 
-def with_neighbours(state: MapState, files: list[FileMatch]) -> list[FileMatch]:
-    """The matches, plus the files layer-1 edges join to the best of them (their tests, the
-    module that re-exports them, their callers), which score a share of what they join."""
-    scores = {m.path: m.score for m in files}
-    via: dict[str, list[tuple[str, int]]] = {}
-    for source in files[:NEIGHBOUR_SOURCES]:
-        for other, count in state.neighbours.get(source.path, ())[:NEIGHBOURS_EACH]:
-            gain = NEIGHBOUR_SHARE * source.score * min(count, NEIGHBOUR_EDGES) / NEIGHBOUR_EDGES
-            scores[other] = scores.get(other, 0.0) + gain
-            via.setdefault(other, []).append((source.path, count))
-    found = {m.path: m for m in files}
-    ranked = []
-    for path, score in scores.items():
-        match = found.get(path) or FileMatch(path, 0.0, [], [])
-        ranked.append(FileMatch(path, score, match.terms, match.symbols, via.get(path, [])))
-    ranked.sort(key=lambda m: (-round(m.score, 9), m.path))
-    return ranked
-
-
 def _add_communities(
     bundle: Bundle,
     state: MapState,
@@ -644,13 +683,14 @@ def _add_communities(
     weights: dict[str, float],
     lines: SourceLines,
     after_playbook: bool,
+    past: dict[str, PastChange],
 ) -> None:
     """The files that match best, each under its community, and the best communities with
     their bridges and main symbols. Files are chosen by their own rank across communities
     (a community's header comes with its first file); the best communities' bridges and main
     symbols come in after every few files."""
-    files = [m for m in with_neighbours(state, files) if m.path in state.community_of]
-    files = files[:MAX_FILES]
+    tail = files[DETAILED_FILES:MAX_LISTED]
+    files = files[:DETAILED_FILES]
     ranked = _community_scores(state, labels, files, weights)
     if not ranked:
         bundle.notices.append("no playbook, community, path or symbol matches the task's words")
@@ -684,7 +724,7 @@ def _add_communities(
             short=line if cid in top else None,
         )
         for match in (m for m in files if state.community_of[m.path] == cid):
-            item = _file_item(state, cid, match, lines, bundle.said(match.terms), file_rank)
+            item = _file_item(state, cid, match, lines, bundle, weights, file_rank, past)
             short = (
                 f"- `{match.path}`",
                 {"kind": "file", "community": cid, "path": match.path, "short": True},
@@ -692,7 +732,8 @@ def _add_communities(
             bundle.add(*item, header, rank=file_rank[match.path], short=short)
         if cid not in top:
             continue
-        context_rank = CONTEXT_EVERY * (top.index(cid) + 1) + 0.5
+        # The best community's context after the detailed files; the others' among the tail.
+        context_rank = len(files) + TAIL_EVERY * top.index(cid) + 0.5
         bridges = _bridges(state, cid)
         if bridges:
             text = f"Bridges of {cid} (layer-2 counts, {KG_DIR}/{COMMUNITIES_FILE}):\n" + "\n".join(
@@ -717,6 +758,80 @@ def _add_communities(
                 "symbols": [loc["data"] | {"in": d} for loc, d in located],
             }
             bundle.add(text, data, header, rank=context_rank + 0.1)
+    _add_tail(bundle, state, labels, tail, len(files), past)
+
+
+def _add_tail(
+    bundle: Bundle,
+    state: MapState,
+    labels: Labels,
+    tail: list[FileMatch],
+    start: int,
+    past: dict[str, PastChange],
+) -> None:
+    """The files ranked after the detailed ones, one line each, until the budget is spent:
+    recall has no ceiling but the budget."""
+    if not tail:
+        return
+    title = "More files, best first (a file, or its best symbol's file:line; community; why)"
+    section = bundle.add(f"## {title}", {"kind": "section", "title": title}, rank=start + 0.4)
+    for number, match in enumerate(tail):
+        cid = state.community_of[match.path]
+        symbol = match.symbols[0] if match.symbols and match.symbols[0].line else None
+        where = f"{match.path}:{symbol.line}` `{symbol.qualname}" if symbol else match.path
+        why = _reasons(match, bundle, past, short=True)
+        name = labels.name(cid) if labels.mark(cid) != "unlabelled" else _offline_name(labels, cid)
+        named = f" {_clip(name)}" if name else ""
+        data: dict[str, Any] = {
+            "kind": "file",
+            "community": cid,
+            "path": match.path,
+            "why": why,
+            "score": round(match.score, 3),
+            "short": True,
+        }
+        if symbol:
+            data["symbol"] = {"id": symbol.id, "line": symbol.line}
+        text = f"- `{where}` ({cid}{named}; {'; '.join(why)})"
+        bundle.add(printable(text), data, section, rank=start + 1 + number, tight=number > 0)
+
+
+def _clip(text: str, most: int = 40) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _reasons(
+    match: FileMatch, bundle: Bundle, past: dict[str, PastChange], short: bool = False
+) -> list[str]:
+    """Why a file is in the answer, each piece of evidence named."""
+    why = []
+    if match.terms:
+        why.append(f"name: {', '.join(bundle.said(match.terms))}")
+    inside = [t for t in match.content if t not in match.terms]
+    if inside:
+        why.append(f"{'also ' if match.terms else ''}inside: {', '.join(bundle.said(inside))}")
+    if match.history:
+        count = len(match.history)
+        changes = f"{count} similar past change{'s' * (count != 1)}"
+        if short:
+            why.append(changes)
+        else:
+            cited = ", ".join(
+                f'{cid[:10]} "{_clip(printable(past[cid].title), 60)}"'
+                for cid in match.history[:2]
+                if cid in past
+            )
+            why.append(f"changed in {changes} ({cited})")
+    if match.scope:
+        why.append(f"in {match.scope}/, named by the task")
+    if match.via and not (match.terms or match.content or match.history):
+        joined = ", ".join(f"`{path}` ({count})" for path, count in match.via[:2] if path)
+        why.append(
+            f"joined by layer-1 edges to {joined}"
+            if joined
+            else "reached over layer-1 edges from the matches"
+        )
+    return why
 
 
 def _community_line(state: MapState, labels: Labels, cid: str) -> tuple[str, dict[str, Any]]:
@@ -783,16 +898,16 @@ def _file_item(
     cid: str,
     match: FileMatch,
     lines: SourceLines,
-    said: list[str],
+    bundle: Bundle,
+    weights: dict[str, float],
     file_rank: dict[str, int],
+    past: dict[str, PastChange],
 ) -> tuple[str, dict[str, Any]]:
     many = SYMBOLS_PER_FILE if file_rank[match.path] < SYMBOLS_FOR_BEST else 1
-    symbols = [_locate(state, s.id, lines) for s in match.symbols[:many]]
+    chosen = task_symbols(state, match, lines, weights)[:many]
+    symbols = [_locate(state, s.id, lines) for s in chosen]
     size = state.file_lines.get(match.path, 0)
-    why = [f"matches {', '.join(said)}"] if said else []
-    if match.via and not said:
-        joined = ", ".join(f"`{path}` ({count})" for path, count in match.via[:2])
-        why.append(f"joined by layer-1 edges to {joined}")
+    why = _reasons(match, bundle, past)
     text = f"- `{match.path}` ({size} lines; {'; '.join(why)})"
     text += "".join(f"\n  - {loc['text']}" for loc in symbols)
     return text, {
@@ -800,11 +915,65 @@ def _file_item(
         "community": cid,
         "path": match.path,
         "lines": size,
-        "matched": said,
-        "joined_to": [{"file": path, "edges": count} for path, count in match.via],
+        "matched": bundle.said(match.terms),
+        "inside": bundle.said(match.content),
+        "past_changes": [
+            {"id": c, "title": past[c].title} for c in match.history[:HISTORY_CITED] if c in past
+        ],
+        "scope": match.scope,
+        "joined_to": [{"file": path, "edges": count} for path, count in match.via if path],
         "symbols": [loc["data"] for loc in symbols],
         "score": round(match.score, 3),
     }
+
+
+def task_symbols(
+    state: MapState, match: FileMatch, lines: SourceLines, weights: dict[str, float]
+) -> list[Symbol]:
+    """The file's symbols a change for the task most likely touches, best first: those whose
+    bodies hold the most of the task's weight (and whose names hold it, counted twice), an
+    inner symbol before the one enclosing it when it holds as much."""
+    symbols = [s for s in state.index.symbols.get(match.path, []) if s.line > 0]
+    if not symbols or not weights:
+        return list(match.symbols)
+    terms_of: dict[str, list[str]] = {}  # a word of the file -> the task's terms it meets
+    held: dict[str, set[int]] = {}  # term -> the lines (1-based) holding it
+    memo: dict[str, str] = {}
+    for number, line in enumerate(lines.text(match.path), 1):
+        for word in words_of(line, memo):
+            found = terms_of.get(word)
+            if found is None:
+                found = terms_of[word] = [t for t in weights if meet(t, word)]
+            for term in found:
+                held.setdefault(term, set()).add(number)
+    named = {s.id for s in match.symbols}
+    scores: dict[Symbol, float] = {}
+    for symbol in symbols:
+        end = max(symbol.end, symbol.line)
+        score = sum(
+            weight
+            for term, weight in weights.items()
+            if any(symbol.line <= n <= end for n in held.get(term, ()))
+        )
+        if symbol.id in named:
+            own = identifier_words(symbol.qualname.rsplit(".", 1)[-1])
+            score += sum(w for t, w in weights.items() if meets_any(t, own))
+        if score > 0:
+            scores[symbol] = score
+    best = sorted(scores, key=lambda s: (-round(scores[s], 9), s.end - s.line, s.line))
+    best = best[:INNER_CANDIDATES]
+
+    def encloses(outer: Symbol, inner: Symbol) -> bool:
+        return outer != inner and outer.line <= inner.line and inner.end <= outer.end
+
+    return [
+        symbol
+        for symbol in best
+        if not any(
+            encloses(symbol, other) and scores[other] >= INNER_SHARE * scores[symbol]
+            for other in best
+        )
+    ]
 
 
 class SourceLines:
@@ -814,11 +983,14 @@ class SourceLines:
         self.root = root
         self._files: dict[str, list[str]] = {}
 
-    def signature(self, path: str, line: int) -> str:
+    def text(self, path: str) -> list[str]:
         if path not in self._files:
             data = bounded.read_tracked(self.root, path, 2_000_000, head=True) or b""
             self._files[path] = data.decode("utf-8", "replace").splitlines()
-        text = self._files[path]
+        return self._files[path]
+
+    def signature(self, path: str, line: int) -> str:
+        text = self.text(path)
         if not 0 < line <= len(text):
             return ""
         parts = []

@@ -140,7 +140,7 @@ class MapState:
                     self.notices.append(_damage_notice(self.store, self.raw_where))
             elif self._rows is None:
                 self._rows = rows
-                _remember(self.store, self._key, rows)
+                remember_cached(self.store, self._key, rows)
             file_lines, _, symbol_rows, path_words, symbol_words, neighbours = rows
             symbols = [Symbol(*row) for row in symbol_rows]
             by_path: dict[str, list[Symbol]] = {}
@@ -307,7 +307,7 @@ def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
         if rows is None:
             return False
         state._rows = rows
-        _remember(state.store, state._key, rows)
+        remember_cached(state.store, state._key, rows)
         state.raw_hashes = rows[1]
     state.raw_present = True
     return True
@@ -427,12 +427,12 @@ def _cache_key(identity: str) -> str:
 
 
 def _cached_rows(store: Store, key: str) -> tuple | None:
-    rows = _cached(store, READ_CACHE, key)
+    rows = read_cached(store, READ_CACHE, key)
     return rows if isinstance(rows, tuple) and len(rows) == 6 else None
 
 
-def _cached(store: Store, name: str, key: str) -> Any:
-    """What ``_remember`` kept in the cache file ``name`` under ``key``; None when it holds
+def read_cached(store: Store, name: str, key: str) -> Any:
+    """What ``remember_cached`` kept in the cache file ``name`` under ``key``; None when it holds
     nothing for this layer 1."""
     if not key:
         return None
@@ -445,7 +445,7 @@ def _cached(store: Store, name: str, key: str) -> Any:
     return record[1]
 
 
-def _remember(store: Store, key: str, value: Any, name: str = READ_CACHE) -> None:
+def remember_cached(store: Store, key: str, value: Any, name: str = READ_CACHE) -> None:
     if not key or not store.dir.is_dir():
         return
     # A cache that cannot be written costs time, never correctness.
@@ -575,7 +575,7 @@ class KgGraph:
     @property
     def incoming_index(self) -> dict[bytes, list[int]]:
         if self._incoming_index is None and self._store is not None:
-            cached = _cached(self._store, EDGE_CACHE, self._cache_key)
+            cached = read_cached(self._store, EDGE_CACHE, self._cache_key)
             self._incoming_index = cached if isinstance(cached, dict) else None
         if self._incoming_index is None:
             if self._slow:
@@ -594,7 +594,7 @@ class KgGraph:
                         incoming.setdefault(candidate, []).append(match.start() + 1)
                 self._incoming_index = incoming
             if self._store is not None:
-                _remember(self._store, self._cache_key, self._incoming_index, EDGE_CACHE)
+                remember_cached(self._store, self._cache_key, self._incoming_index, EDGE_CACHE)
         assert self._incoming_index is not None
         return self._incoming_index
 
@@ -796,7 +796,7 @@ class KgGraph:
         """Caller ID -> {name: count} of its call sites that bound to nothing, for every
         caller that has some; kept in the read cache beside the edge index."""
         if self._unresolved is None and self._store is not None:
-            cached = _cached(self._store, UNRESOLVED_CACHE, self._cache_key)
+            cached = read_cached(self._store, UNRESOLVED_CACHE, self._cache_key)
             self._unresolved = cached if isinstance(cached, dict) else None
         if self._unresolved is not None:
             return self._unresolved
@@ -825,7 +825,7 @@ class KgGraph:
             raise raw_graph.damaged_at(self._store)
         self._unresolved = found
         if self._store is not None:
-            _remember(self._store, self._cache_key, self._unresolved, UNRESOLVED_CACHE)
+            remember_cached(self._store, self._cache_key, self._unresolved, UNRESOLVED_CACHE)
         return self._unresolved
 
     # -- layer 2 ---------------------------------------------------------------------------

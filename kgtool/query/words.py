@@ -42,7 +42,7 @@ def stem(word: str) -> str:
     return word
 
 
-def _parts(text: str) -> list[str]:
+def split_words(text: str) -> list[str]:
     return [part.lower() for raw in _WORDS.findall(text) for part in _CAMEL.split(raw)]
 
 
@@ -50,7 +50,7 @@ def task_terms(text: str) -> dict[str, str]:
     """The task's words that can point somewhere: stem -> the word as the task first wrote
     it (lower-cased, for showing), in first-seen order."""
     seen: dict[str, str] = {}
-    for word in _parts(text):
+    for word in split_words(text):
         if len(word) >= 3 and word not in STOP_WORDS and not word.isdigit():
             seen.setdefault(stem(word), word)
     return seen
@@ -58,7 +58,7 @@ def task_terms(text: str) -> dict[str, str]:
 
 def identifier_words(text: str) -> set[str]:
     """The stemmed words of a path or an identifier (3 letters or more)."""
-    return {stem(word) for word in _parts(text) if len(word) >= 3}
+    return {stem(word) for word in split_words(text) if len(word) >= 3}
 
 
 def meet(term: str, word: str) -> bool:

@@ -1,0 +1,164 @@
+"""`kgtool context` ranks by history, content, the graph, scope and kind, on repositories
+with a history: what each kind of evidence must bring, and the indexes it reads."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+
+from conftest import Repo
+
+from kgtool.query.content_index import content_lexicon
+from kgtool.query.history_index import HISTORY_FILE, history_index
+from kgtool.query.kg import load_map
+from kgtool.store import Store
+
+
+def answer(repo: Repo, task: str, budget: int = 12_000) -> dict:
+    result = repo.kg("context", task, "--budget", str(budget), "--format", "json")
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def files_in(document: dict) -> list[str]:
+    return [item["path"] for item in document["items"] if item["kind"] == "file"]
+
+
+def mapped(repo: Repo) -> Repo:
+    for args in (("update",), ("label", "--offline")):
+        result = repo.kg(*args)
+        assert result.code == 0, result.err
+    return repo
+
+
+# A registry whose words say nothing of the task: only history ties "webhook" to them.
+REGISTRY = {
+    "core/registry.py": "TABLE = {}\n\n\ndef enrol(key, value):\n    TABLE[key] = value\n",
+    "core/dispatch.py": "from core.registry import TABLE\n\n\ndef route(key):\n"
+    "    return TABLE[key]()\n",
+    "core/clock.py": "def now():\n    return 0\n",
+    "docs/guide.md": "# Guide\n\nHow the parts fit.\n",
+}
+
+
+def test_a_recurring_task_brings_the_files_its_past_changes_had_in_common(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = make_repo(REGISTRY)
+    for number, name in enumerate(("slack", "discord", "teams")):
+        repo.write("core/registry.py", REGISTRY["core/registry.py"] + f"# {number}\n" * 1)
+        repo.write(
+            "core/dispatch.py",
+            REGISTRY["core/dispatch.py"] + f"\n\ndef route_{number}():\n    return 1\n",
+        )
+        repo.commit(f"Add the {name} webhook target")
+        repo.write("core/clock.py", REGISTRY["core/clock.py"] + f"# tock {number}\n")
+        repo.commit("Tidy the clock")
+    found = answer(mapped(repo), "add a webhook target for mattermost")
+    listed = files_in(found)
+    assert sorted(listed[:2]) == ["core/dispatch.py", "core/registry.py"], listed
+    first = next(i for i in found["items"] if i.get("path") == "core/dispatch.py")
+    titles = [change["title"] for change in first["past_changes"]]
+    assert titles == [
+        "Add the teams webhook target",
+        "Add the discord webhook target",
+        "Add the slack webhook target",
+    ] or sorted(titles) == sorted(
+        ["Add the teams webhook target", "Add the discord webhook target",
+         "Add the slack webhook target"]
+    )  # fmt: skip
+
+
+MONOREPO = {
+    "packages/alpha/src/settings.ts": "export function loadSettings(path: string) {\n"
+    "  return readSettingsFile(path);\n}\nfunction readSettingsFile(p: string) { return p; }\n",
+    "packages/beta/src/settings.ts": "export function loadSettings(path: string) {\n"
+    "  return readSettingsFile(path);\n}\nfunction readSettingsFile(p: string) { return p; }\n",
+    "packages/alpha/src/index.ts": "export { loadSettings } from './settings';\n",
+    "packages/beta/src/index.ts": "export { loadSettings } from './settings';\n",
+    "packages/alpha/package.json": '{"name": "alpha", "description": "settings loader"}\n',
+    "packages/beta/package.json": '{"name": "beta", "description": "settings loader"}\n',
+}
+
+
+def test_a_task_naming_a_package_scores_inside_it_first(make_repo: Callable[..., Repo]) -> None:
+    repo = mapped(make_repo(MONOREPO))
+    listed = files_in(answer(repo, "load settings from a file in beta"))
+    assert listed[0] == "packages/beta/src/settings.ts", listed
+    # Its code comes before the other package's (its manifest is data, after code).
+    code = [p for p in listed if p.endswith(".ts")]
+    inside = [p for p in code if p.startswith("packages/beta/")]
+    assert code[: len(inside)] == inside and len(inside) == 2, listed
+    listed = files_in(answer(repo, "load settings from a file in alpha"))
+    assert listed[0] == "packages/alpha/src/settings.ts", listed
+
+
+DATA_HEAVY = {
+    "src/billing.py": '"""Bills."""\n\n\ndef total_invoice(lines):\n'
+    "    return sum(line.amount for line in lines)\n",
+    "src/app.py": "from src.billing import total_invoice\n\n\ndef main():\n"
+    "    return total_invoice([])\n",
+    "package-lock.json": json.dumps(
+        {"packages": {f"invoice-total-{n}": {"invoice": "total"} for n in range(50)}}
+    ),
+    "tests/fixtures/invoice_total.json": json.dumps([{"invoice": n, "total": n} for n in range(9)]),
+    ".gitignore": "invoice-total-cache/\n",
+    "docs/invoice_total.md": "# Invoice totals\n\nThe invoice total is the sum of its lines.\n",
+}
+
+
+def test_data_docs_and_lock_files_never_crowd_out_code(make_repo: Callable[..., Repo]) -> None:
+    repo = mapped(make_repo(DATA_HEAVY))
+    listed = files_in(answer(repo, "round the invoice total"))
+    assert listed[0] == "src/billing.py", listed
+    assert listed.index("src/app.py") < listed.index("tests/fixtures/invoice_total.json"), listed
+    assert "package-lock.json" not in listed[:4] and ".gitignore" not in listed[:4], listed
+    # Named by the task, a lock file is an answer like any other.
+    listed = files_in(answer(repo, "regenerate the package lock for invoice total"))
+    assert listed.index("package-lock.json") < listed.index("tests/fixtures/invoice_total.json")
+
+
+def test_the_tail_lists_files_one_per_line_until_the_budget_is_spent(
+    make_repo: Callable[..., Repo],
+) -> None:
+    files = {
+        f"pkg/part_{n:02d}.py": f'"""Widget part {n}."""\n\n\ndef widget_part_{n}():\n'
+        f"    return {n}\n"
+        for n in range(60)
+    }
+    repo = mapped(make_repo(files))
+    for budget in (2_500, 4_000, 20_000):
+        result = repo.kg("context", "widget part", "--budget", str(budget))
+        assert result.code == 0, result.err
+        assert len(result.out) <= budget
+        tail = result.out.split("## More files, best first", 1)
+        assert len(tail) == 2, result.out
+        lines = [line for line in tail[1].splitlines() if line.startswith("- `pkg/")]
+        assert lines, result.out
+        listed = result.out.count("pkg/part_")
+        if budget == 20_000:
+            assert listed >= 60 and "did not fit" not in result.out, result.out
+        else:
+            assert "did not fit the budget" in result.out
+
+
+def test_the_indexes_refreshed_by_an_update_equal_ones_built_from_scratch(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = mapped(make_repo(REGISTRY))
+    repo.write("core/extra.py", "def spare():\n    return 'spare wheel'\n")
+    repo.commit("Add a spare wheel")
+    assert repo.kg("update").code == 0
+    repo.write("core/clock.py", "def now():\n    return 'tick tock'\n")
+    repo.commit("Make the clock say tick tock")
+    assert repo.kg("update").code == 0
+    state = load_map(repo.root, indexed=True)
+    refreshed = (content_lexicon(state), history_index(repo.root, Store(repo.root)))
+    assert "wheel" in refreshed[0].postings and "tock" in refreshed[0].postings
+    assert len(refreshed[1].changes) == 3
+    shutil.rmtree(repo.cache_dir)
+    state = load_map(repo.root, indexed=True)
+    scratch = (content_lexicon(state), history_index(repo.root, Store(repo.root)))
+    assert refreshed == scratch
+    assert (repo.cache_dir / HISTORY_FILE).is_file()
