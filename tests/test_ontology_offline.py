@@ -391,3 +391,23 @@ def test_known_answers(make_repo: Callable[..., Repo], fixture: Fixture) -> None
     assert_valid(labelled.batch)
     # The same input twice gives the same labels, byte for byte.
     assert label_repository(repo.root).batch == labelled.batch
+
+
+def test_a_main_file_named_with_brackets_is_labelled_in_plain_text(
+    make_repo: Callable[..., Repo],
+) -> None:
+    # Route files of web frameworks are named so: pages/api/[id].ts, app/[...slug]/page.tsx.
+    repo = make_repo(
+        {
+            "site/pages/api/[trpc].ts": '/** Serves every call of the API router. */\n'
+            "export default function handler(req: any) {\n  return req;\n}\n",
+            "site/pages/index.ts": "import handler from './api/[trpc]';\n"
+            "export const page = () => handler(1);\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    result = repo.kg("label", "--offline")
+    assert result.code == 0, result.err + result.out
+    labels = (repo.root / ".kg" / "ontology.yaml").read_text().splitlines()
+    said = [line for line in labels if line.strip().startswith(("name:", "summary:"))]
+    assert said and not any("[" in line for line in said), said

@@ -865,7 +865,8 @@ def summary(found: Profile) -> str:
     if doc:
         path, line = doc
         name = posixpath.basename(path)
-        if EDGE_UNDERSCORE.search(name):
+        # A name a label may not hold as written ("[id].ts", "__init__.py") is said by role.
+        if EDGE_UNDERSCORE.search(name) or plain(name) != name:
             name = "its main file" if path == item.main_files[0] else "one of its main files"
         lead = f"; {name} says '"
         room_chars = MAX_SUMMARY_CHARS - len(text) - len(lead) - 2
