@@ -621,10 +621,20 @@ def test_a_run_that_finds_kg_up_to_date_loads_no_parser_resolver_or_clusterer(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     ).stdout
     assert out.splitlines()[-1] == "0 []"
-    # An edit does need them: the test would pass for a run that did nothing.
+    # An edit does need them: the test would pass for a run that did nothing. The edit is
+    # refreshed as the hook refreshes it (`kgtool update` then also readies the read path's
+    # indexes for `context`, which a commit does not wait for).
     repo.write("app/util.py", "def helper():\n    return 5\n")
+    hook_like = (
+        "import sys\nfrom pathlib import Path\nfrom kgtool.commands._common import Context\n"
+        "from kgtool.commands.update import refresh\nfrom kgtool.config import load_config\n"
+        "from kgtool.store import Store\n"
+        f"root = Path({str(repo.root)!r})\n"
+        "refresh(Context(root, load_config(root), Store(root)))\n"
+        f"print(0, [m for m in {heavy!r} if m in sys.modules])\n"
+    )
     edited = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        [sys.executable, "-c", hook_like], capture_output=True, text=True, check=True
     ).stdout
     imported = edited.splitlines()[-1]
     assert "kgtool.raw.resolve" in imported

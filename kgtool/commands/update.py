@@ -9,6 +9,7 @@ from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, add_format_option, context
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
 from kgtool.findings import ERROR, NOTE, WARNING, Finding, json_document, kept
+from kgtool.query import CONTENT_INDEX_FILE, HISTORY_INDEX_FILE
 from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.raw.graph import LEGACY_WHERE
 from kgtool.raw.graph import WHERE as RAW_WHERE
@@ -76,11 +77,14 @@ def run(args: argparse.Namespace) -> int:
     write = not args.check
     with ctx.store.lock():
         result, layer2 = refresh(ctx, write, args.rebaseline)
-        if write:
-            # What `context` reads besides the layers, kept ready in the read cache.
+        indexes = (CONTENT_INDEX_FILE, HISTORY_INDEX_FILE)
+        missing = not all((ctx.store.cache_dir / name).is_file() for name in indexes)
+        if write and (result.changed or layer2.stale or missing):
+            # What `context` reads besides the layers, kept ready in the read cache (a run
+            # that changed nothing leaves them to the question that finds them behind).
             from kgtool.query.context import prepare_indexes
 
-            prepare_indexes(ctx.root, ctx.store, bool(result.changed or layer2.stale))
+            prepare_indexes(ctx.root, ctx.store)
     ignore = ctx.config["ignore"]
     # Only --check reports staleness: a run that writes has just made the layers fresh.
     out_of_date = stale_findings(result, layer2) if args.check else []

@@ -4,3 +4,8 @@ Nothing here parses source or runs Leiden: every answer is read from what ``kgto
 wrote, through one loader (``kgtool.query.kg``), and says so in the same words when that is
 missing or older than the working tree.
 """
+
+# The read cache's indexes that ``kgtool update`` keeps ready for ``context`` (named here,
+# where a run that finds nothing changed can check they are there without importing more).
+CONTENT_INDEX_FILE = "read-content.marshal"
+HISTORY_INDEX_FILE = "read-history.marshal"

@@ -11,11 +11,12 @@ same words).
 from __future__ import annotations
 
 from kgtool import bounded
+from kgtool.query import CONTENT_INDEX_FILE
 from kgtool.query.kg import MapState, read_cached, remember_cached
 from kgtool.query.lexical import Lexicon, build, is_lexicon, words_of
 from kgtool.repo import blob_id
 
-INDEX_FILE = "read-content.marshal"  # (key, lexicon) for one layer 1
+INDEX_FILE = CONTENT_INDEX_FILE  # (key, lexicon) for one layer 1
 WORDS_FILE = "read-content-words.marshal"  # (version, {blob id: {word: count}})
 VERSION = 1  # raise when what words_of keeps changes
 BINARY_PROBE = 8_000  # a NUL byte in this many first bytes: not text, nothing to index

@@ -42,11 +42,13 @@ FORMATS = ("markdown", "json")
 SKILL_FOLDERS = (".claude/skills", ".agents/skills")
 SKILL_FILE = "SKILL.md"
 MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one recipe
-MAX_COMMUNITIES = 4  # shown with their bridges and main symbols
-DETAILED_FILES = 8  # shown with their symbols and the evidence for them
+MAX_COMMUNITIES = 2  # shown with their summaries, bridges and main symbols
+DETAILED_FILES = 4  # shown with their symbols and the evidence for them
 MAX_LISTED = 400  # the tail: one line each, until the budget is spent
-TAIL_EVERY = 20  # the next best community's bridges and main symbols after this many lines
-HISTORY_CITED = 3  # past changes named for a file
+TAIL_EVERY = 10  # the next best community's bridges and main symbols after this many lines
+HISTORY_CITED = 3  # past changes named for a file in JSON...
+HISTORY_SHOWN = 1  # ...and in markdown, with their titles cut to
+CITED_TITLE = 50
 # A symbol is shown rather than the one enclosing it when it holds this share of its weight.
 INNER_SHARE = 0.7
 INNER_CANDIDATES = 40
@@ -81,16 +83,12 @@ def bundle_and_render(root: Path, task: str, budget: int, fmt: str) -> tuple[str
     return text, bundle.notices
 
 
-def prepare_indexes(root: Path, store: Store, changed: bool) -> None:
+def prepare_indexes(root: Path, store: Store) -> None:
     """Bring the read cache's content and history indexes up to date (what ``update`` does
-    after writing the layers, so that the next question reads them ready): when the layers
-    ``changed`` or an index is not there yet; a question refreshes what is still missing."""
-    from kgtool.query.content_index import INDEX_FILE, content_lexicon
-    from kgtool.query.history_index import HISTORY_FILE, history_index
+    after writing the layers, so that the next question reads them ready)."""
+    from kgtool.query.content_index import content_lexicon
+    from kgtool.query.history_index import history_index
 
-    there = all((store.cache_dir / name).is_file() for name in (INDEX_FILE, HISTORY_FILE))
-    if there and not changed:
-        return
     state = load_map(root, store=store, indexed=True)
     if state.layered:
         content_lexicon(state)
@@ -695,7 +693,9 @@ def _add_communities(
     if not ranked:
         bundle.notices.append("no playbook, community, path or symbol matches the task's words")
         return
-    top = [cid for _, cid, _, _ in ranked[:MAX_COMMUNITIES]]
+    # Described in full: the best of the communities the detailed files are in.
+    holding = {state.community_of[m.path] for m in files}
+    top = [cid for _, cid, _, _ in ranked if cid in holding][:MAX_COMMUNITIES]
     file_rank = {m.path: number for number, m in enumerate(files)}
     shown = set(top) | {state.community_of[m.path] for m in files}
 
@@ -732,8 +732,8 @@ def _add_communities(
             bundle.add(*item, header, rank=file_rank[match.path], short=short)
         if cid not in top:
             continue
-        # The best community's context after the detailed files; the others' among the tail.
-        context_rank = len(files) + TAIL_EVERY * top.index(cid) + 0.5
+        # The best communities' context among the tail, after a first few lines of it.
+        context_rank = len(files) + TAIL_EVERY * (top.index(cid) + 1) + 0.5
         bridges = _bridges(state, cid)
         if bridges:
             text = f"Bridges of {cid} (layer-2 counts, {KG_DIR}/{COMMUNITIES_FILE}):\n" + "\n".join(
@@ -773,15 +773,13 @@ def _add_tail(
     recall has no ceiling but the budget."""
     if not tail:
         return
-    title = "More files, best first (a file, or its best symbol's file:line; community; why)"
+    title = "More files, best first (a file or its best symbol's file:line; community; why)"
     section = bundle.add(f"## {title}", {"kind": "section", "title": title}, rank=start + 0.4)
     for number, match in enumerate(tail):
         cid = state.community_of[match.path]
         symbol = match.symbols[0] if match.symbols and match.symbols[0].line else None
         where = f"{match.path}:{symbol.line}` `{symbol.qualname}" if symbol else match.path
         why = _reasons(match, bundle, past, short=True)
-        name = labels.name(cid) if labels.mark(cid) != "unlabelled" else _offline_name(labels, cid)
-        named = f" {_clip(name)}" if name else ""
         data: dict[str, Any] = {
             "kind": "file",
             "community": cid,
@@ -792,7 +790,7 @@ def _add_tail(
         }
         if symbol:
             data["symbol"] = {"id": symbol.id, "line": symbol.line}
-        text = f"- `{where}` ({cid}{named}; {'; '.join(why)})"
+        text = f"- `{where}` ({cid}; {'; '.join(why)})"
         bundle.add(printable(text), data, section, rank=start + 1 + number, tight=number > 0)
 
 
@@ -814,14 +812,14 @@ def _reasons(
         count = len(match.history)
         changes = f"{count} similar past change{'s' * (count != 1)}"
         if short:
-            why.append(changes)
+            why.append(f"{count} past change{'s' * (count != 1)}")
         else:
             cited = ", ".join(
-                f'{cid[:10]} "{_clip(printable(past[cid].title), 60)}"'
-                for cid in match.history[:2]
+                f'{cid[:10]} "{_clip(printable(past[cid].title), CITED_TITLE)}"'
+                for cid in match.history[:HISTORY_SHOWN]
                 if cid in past
             )
-            why.append(f"changed in {changes} ({cited})")
+            why.append(f"changed in {changes}, e.g. {cited}")
     if match.scope:
         why.append(f"in {match.scope}/, named by the task")
     if match.via and not (match.terms or match.content or match.history):

@@ -14,12 +14,13 @@ from typing import Any, NamedTuple
 
 from kgtool.errors import KgError
 from kgtool.mining.history import ChangeSet, read_history
+from kgtool.query import HISTORY_INDEX_FILE
 from kgtool.query.kg import read_cached, remember_cached
 from kgtool.query.lexical import EMPTY, Lexicon, build, is_lexicon, words_of
 from kgtool.repo import commit_count, head_commit, merge_base
 from kgtool.store import Store
 
-HISTORY_FILE = "read-history.marshal"  # (version, (tip, changes, lexicon))
+HISTORY_FILE = HISTORY_INDEX_FILE  # (version, (tip, changes, lexicon))
 VERSION = "history-1"  # raise when what is kept per change set changes
 # The newest change sets kept: years of work in most repositories, and a bound on the cache.
 MAX_CHANGE_SETS = 10_000

@@ -216,7 +216,14 @@ def combine(
     for path, score in history.items():
         direct[path] = direct.get(path, 0.0) + HISTORY_WEIGHT * score
     known = set(paths)
-    direct = {p: s * kind_weight(p, terms, p in code) for p, s in direct.items() if p in known}
+    kinds: dict[str, float] = {}
+
+    def kind(path: str) -> float:
+        if path not in kinds:
+            kinds[path] = kind_weight(path, terms, path in code)
+        return kinds[path]
+
+    direct = {p: s * kind(p) for p, s in direct.items() if p in known}
     seeds = dict(sorted(direct.items(), key=lambda i: (-round(i[1], 9), i[0]))[:SEEDS])
     walk = personalized_pagerank(neighbours, seeds)
     # The walk's own share: what it adds beyond restarting at the seeds.
@@ -227,7 +234,7 @@ def combine(
     ranked = []
     for path in sorted(set(direct) | set(reached)):
         score = direct.get(path, 0.0)
-        joined = reached.get(path, 0.0) * kind_weight(path, terms, path in code)
+        joined = reached.get(path, 0.0) * kind(path)
         score += GRAPH_WEIGHT * joined
         scope = next((f for f in named_scopes if path.startswith(f + "/")), "")
         if scope:
