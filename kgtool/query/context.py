@@ -45,6 +45,7 @@ MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one r
 MAX_COMMUNITIES = 2  # shown with their summaries, bridges and main symbols
 DETAILED_FILES = 4  # shown with their symbols and the evidence for them
 MAX_LISTED = 400  # the tail: one line each, until the budget is spent
+TAIL_READ = 12  # tail lines whose files are read to name their best symbol
 TAIL_EVERY = 10  # the next best community's bridges and main symbols after this many lines
 HISTORY_CITED = 3  # past changes named for a file in JSON...
 HISTORY_SHOWN = 1  # ...and in markdown, with their titles cut to
@@ -758,16 +759,17 @@ def _add_communities(
                 "symbols": [loc["data"] | {"in": d} for loc, d in located],
             }
             bundle.add(text, data, header, rank=context_rank + 0.1)
-    _add_tail(bundle, state, labels, tail, len(files), past)
+    _add_tail(bundle, state, tail, len(files), past, lines, weights)
 
 
 def _add_tail(
     bundle: Bundle,
     state: MapState,
-    labels: Labels,
     tail: list[FileMatch],
     start: int,
     past: dict[str, PastChange],
+    lines: SourceLines,
+    weights: dict[str, float],
 ) -> None:
     """The files ranked after the detailed ones, one line each, until the budget is spent:
     recall has no ceiling but the budget."""
@@ -777,7 +779,11 @@ def _add_tail(
     section = bundle.add(f"## {title}", {"kind": "section", "title": title}, rank=start + 0.4)
     for number, match in enumerate(tail):
         cid = state.community_of[match.path]
-        symbol = match.symbols[0] if match.symbols and match.symbols[0].line else None
+        # The first lines' symbols by what their bodies hold (their files are read); the
+        # rest's by their names alone.
+        found = task_symbols(state, match, lines, weights) if number < TAIL_READ else []
+        found = found or [s for s in match.symbols if s.line]
+        symbol = found[0] if found else None
         where = f"{match.path}:{symbol.line}` `{symbol.qualname}" if symbol else match.path
         why = _reasons(match, bundle, past, short=True)
         data: dict[str, Any] = {
