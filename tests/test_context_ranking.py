@@ -79,6 +79,8 @@ MONOREPO = {
     "packages/beta/src/index.ts": "export { loadSettings } from './settings';\n",
     "packages/alpha/package.json": '{"name": "alpha", "description": "settings loader"}\n',
     "packages/beta/package.json": '{"name": "beta", "description": "settings loader"}\n',
+    "tools/beta/check.ts": "export function checkSettings() { return true; }\n",
+    "tools/beta/lint.ts": "export function lintSettings() { return true; }\n",
 }
 
 
@@ -92,6 +94,11 @@ def test_a_task_naming_a_package_scores_inside_it_first(make_repo: Callable[...,
     assert code[: len(inside)] == inside and len(inside) == 2, listed
     listed = files_in(answer(repo, "load settings from a file in alpha"))
     assert listed[0] == "packages/alpha/src/settings.ts", listed
+    # A folder the task names that is not a package is a word like any other, not a scope.
+    found = answer(repo, "load settings from a file in beta")
+    scopes = {i["path"]: i.get("scope", "") for i in found["items"] if i["kind"] == "file"}
+    assert scopes["packages/beta/src/settings.ts"] == "packages/beta", scopes
+    assert scopes.get("tools/beta/check.ts", "") == "", scopes
 
 
 DATA_HEAVY = {

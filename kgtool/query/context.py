@@ -45,6 +45,7 @@ MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one r
 MAX_COMMUNITIES = 2  # shown with their summaries, bridges and main symbols
 DETAILED_FILES = 4  # shown with their symbols and the evidence for them
 MAX_LISTED = 400  # the tail: one line each, until the budget is spent
+SHORT_TERMS = 3  # task words named per kind of evidence on a tail line (the rest counted)
 TAIL_READ = 12  # tail lines whose files are read to name their best symbol
 TAIL_EVERY = 10  # the next best community's bridges and main symbols after this many lines
 HISTORY_CITED = 3  # past changes named for a file in JSON...
@@ -796,6 +797,8 @@ def _add_tail(
         }
         if symbol:
             data["symbol"] = {"id": symbol.id, "line": symbol.line}
+        if match.scope:
+            data["scope"] = match.scope
         text = f"- `{where}` ({cid}; {'; '.join(why)})"
         bundle.add(printable(text), data, section, rank=start + 1 + number, tight=number > 0)
 
@@ -808,12 +811,18 @@ def _reasons(
     match: FileMatch, bundle: Bundle, past: dict[str, PastChange], short: bool = False
 ) -> list[str]:
     """Why a file is in the answer, each piece of evidence named."""
+    most = SHORT_TERMS if short else len(bundle.words)
+
+    def listed(terms: list[str]) -> str:
+        said = bundle.said(terms)
+        return ", ".join(said[:most]) + (f" +{len(said) - most}" if len(said) > most else "")
+
     why = []
     if match.terms:
-        why.append(f"name: {', '.join(bundle.said(match.terms))}")
+        why.append(f"name: {listed(match.terms)}")
     inside = [t for t in match.content if t not in match.terms]
     if inside:
-        why.append(f"{'also ' if match.terms else ''}inside: {', '.join(bundle.said(inside))}")
+        why.append(f"{'also ' if match.terms else ''}inside: {listed(inside)}")
     if match.history:
         count = len(match.history)
         changes = f"{count} similar past change{'s' * (count != 1)}"

@@ -47,6 +47,7 @@ SEEDS = 20
 # Kinds of file, by how likely a task's change lies in one.
 CODE, TEST, DOCS, DATA, NOISE = 1.0, 0.85, 0.35, 0.25, 0.02
 SCOPE_BOOST = 1.6
+HISTORY_KIND_FLOOR = 0.6
 DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
 NOISE_NAMES = frozenset(
     {
@@ -63,6 +64,13 @@ GENERIC_FOLDERS = frozenset(
         "internal", "pkg", "util", "utils", "common", "app", "apps", "examples", "example",
         "scripts", "script", "bin", "cmd", "source", "sources", "main", "java", "python",
         "testing", "fixtures", "types", "dist", "build", "modules", "crates", "plugins",
+    }
+)  # fmt: skip
+MANIFESTS = frozenset(
+    {
+        "package.json", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "cargo.toml",
+        "Cargo.toml", "pom.xml", "build.gradle", "build.gradle.kts", "composer.json",
+        "deno.json", "mix.exs", "gemfile", "Gemfile",
     }
 )  # fmt: skip
 MIN_SCOPE_FILES = 2
@@ -174,13 +182,18 @@ def kind_weight(path: str, terms: list[str], code: bool) -> float:
 
 
 def scopes(paths: list[str], terms: list[str]) -> list[str]:
-    """The folders the task names (every word of the folder's name among the task's), most
-    files first: a package, an area. Generic folder names are never a scope."""
-    counts: dict[str, int] = {}
+    """The packages the task names: folders holding a package manifest (package.json,
+    pyproject.toml, go.mod, ...) every word of whose name is among the task's words, most
+    files first. A folder that is not a package ("client", "extensions") is a word of the
+    task like any other, matched by the names and contents of files, not a scope."""
+    roots = {posixpath.dirname(p) for p in paths if posixpath.basename(p) in MANIFESTS}
+    roots.discard("")
+    counts = dict.fromkeys(roots, 0)
     for path in paths:
         folder = posixpath.dirname(path)
         while folder:
-            counts[folder] = counts.get(folder, 0) + 1
+            if folder in counts:
+                counts[folder] += 1
             folder = posixpath.dirname(folder)
     total = max(len(paths), 1)
     found = []
@@ -193,7 +206,7 @@ def scopes(paths: list[str], terms: list[str]) -> list[str]:
         words = identifier_words(name)
         if words and all(any(t == w or meets_any(t, {w}) for t in terms) for w in words):
             found.append(folder)
-    # A folder inside another named one is the same scope said twice: keep the outer.
+    # A package inside another named one is the same scope said twice: keep the outer.
     outer = [f for f in found if not any(f.startswith(o + "/") for o in found)]
     return sorted(outer, key=lambda f: (-counts[f], f))
 
@@ -209,12 +222,6 @@ def combine(
     names = _scaled(evidence.names)
     content = _scaled(evidence.content)
     history = _scaled(evidence.history)
-    direct: dict[str, float] = {}
-    for signal, weight in ((names, NAMES_WEIGHT), (content, CONTENT_WEIGHT)):
-        for path, score in signal.items():
-            direct[path] = direct.get(path, 0.0) + weight * score
-    for path, score in history.items():
-        direct[path] = direct.get(path, 0.0) + HISTORY_WEIGHT * score
     known = set(paths)
     kinds: dict[str, float] = {}
 
@@ -223,7 +230,18 @@ def combine(
             kinds[path] = kind_weight(path, terms, path in code)
         return kinds[path]
 
-    direct = {p: s * kind(p) for p, s in direct.items() if p in known}
+    direct: dict[str, float] = {}
+    for signal, weight in ((names, NAMES_WEIGHT), (content, CONTENT_WEIGHT)):
+        for path, score in signal.items():
+            if path in known:
+                direct[path] = direct.get(path, 0.0) + weight * score * kind(path)
+    # What similar past changes touched is evidence of its own: a registry, a changelog, a
+    # spec file changed with every such change is part of the task, whatever its kind (a
+    # lock file still is not).
+    for path, score in history.items():
+        if path in known:
+            shown = kind(path) if kind(path) == NOISE else max(kind(path), HISTORY_KIND_FLOOR)
+            direct[path] = direct.get(path, 0.0) + HISTORY_WEIGHT * score * shown
     seeds = dict(sorted(direct.items(), key=lambda i: (-round(i[1], 9), i[0]))[:SEEDS])
     walk = personalized_pagerank(neighbours, seeds)
     # The walk's own share: what it adds beyond restarting at the seeds.
