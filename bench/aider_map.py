@@ -17,7 +17,9 @@ own chat would pass them. Budgets are counted in characters, as the rest of the 
 them: the token counter is a stand-in that counts characters (aider needs no model), the map
 is asked for 87% of the budget (aider keeps a map up to 15% over what it was asked for), and
 the text is cut at the last whole line within the budget. Prints {"<budget>": map text}.
-aider keeps its tags cache (.aider.tags.cache.v4/) in ``root``: a second run is quicker.
+aider keeps its tags cache (.aider.tags.cache.v4/) in ``root``: a second run is quicker. Run it
+with PYTHONHASHSEED=0: aider walks sets of strings while it ranks, and with a random seed the
+same request gave one of two maps (cobra, five runs).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ same tree and budget:
 
 - a keyword search: the subject's words (3 letters or more, common words dropped as
   `context` drops them), `git grep -n -i -F` each, files ranked by distinct words found then
-  by matching lines, each file printed as its path and its matching lines ("  12: text")
+  by matching lines, each file printed as its path and its matching lines ("  12:text")
   until the budget is spent;
 - aider's repository map (aider-chat 0.86.2, run by bench/aider_map.py in its own virtual
   environment, offline): the subject's words as mentioned identifiers, files named by one of
@@ -104,7 +104,7 @@ SKIP_SUBJECT = re.compile(
 )
 PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 MATCHING_LINES = 5  # lines the baseline prints per file
-PRINTED_LINE = re.compile(r"  (\d+): ")  # how the keyword baseline prints a matching line
+PRINTED_LINE = re.compile(r"  (\d+):")  # how the keyword baseline prints a matching line
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ", re.MULTILINE)
 # The baselines' answers do not depend on kgtool: kept across runs, keyed by this format (a
 # change to a baseline's rule must change it) and by task and budget.
@@ -191,7 +191,7 @@ def choose_tasks(repo: Path, name: str, count: int, tip: str) -> list[Task]:
 
 
 def keyword_hits(repo: Path, task: str) -> Hits:
-    """Every tracked line that holds one of the task's words, by path."""
+    """Every tracked line that holds one of the task's words, by path (each line once)."""
     words = sorted(
         {w.lower() for w in re.findall(r"[A-Za-z0-9_]+", task)} - STOP_WORDS,
         key=lambda w: (-len(w), w),
@@ -199,6 +199,7 @@ def keyword_hits(repo: Path, task: str) -> Hits:
     words = [w for w in words if len(w) >= 3 and not w.isdigit()]
     hits = Hits({}, {})
     seen: dict[str, set[int]] = {}
+    # Lines go in the order found: the longest word's first, each file's in its order.
     for word in words:
         done = subprocess.run(
             ["git", "-C", str(repo), "grep", "-z", "-n", "-I", "-i", "-F", "-e", word],
@@ -215,8 +216,6 @@ def keyword_hits(repo: Path, task: str) -> Hits:
             if int(number) not in seen.setdefault(path, set()):
                 seen[path].add(int(number))
                 hits.lines.setdefault(path, []).append((int(number), text))
-    for found in hits.lines.values():
-        found.sort()
     return hits
 
 
@@ -226,7 +225,7 @@ def keyword_text(hits: Hits, budget: int) -> str:
     out = ""
     for path in ranked:
         shown = hits.lines[path][:MATCHING_LINES]
-        block = path + "\n" + "".join(f"  {number}: {text[:200]}\n" for number, text in shown)
+        block = path + "\n" + "".join(f"  {f'{number}:{text}'[:200]}\n" for number, text in shown)
         if len(out) + len(block) > budget:
             # A path alone may still fit: a search tool lists files before their lines.
             block = path + "\n"
@@ -275,12 +274,15 @@ def aider_maps(aider_python: Path, worktree: Path, task: str) -> dict[int, str]:
         "root": str(worktree),
         "task": task,
     }
+    # aider ranks by walking sets of strings: its map changes with the hash seed.
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
     done = subprocess.run(
         [str(aider_python), str(AIDER_MAP)],
         input=json.dumps(request),
         capture_output=True,
         text=True,
         timeout=SLOW_STEP,
+        env=env,
     )
     if done.returncode != 0:
         raise RuntimeError(f"aider's map failed: {done.stderr.strip()[-500:]}")
