@@ -19,8 +19,9 @@ The tasks are chosen by a fixed rule, never by hand:
 
 The task text is the commit's subject; the answer is that set of modified code files. Each
 task gets its own worktree of the clone, at the parent, under DIR/NAME/<commit>, mapped there
-(`kgtool update`, then `kgtool label --offline`, as a user with no API key would have it), and
-is asked:
+(`kgtool update`, then `kgtool label --offline`, as a user with no API key would have it; when
+labelling fails the task is measured on the unlabelled map, and the summary says so), and is
+asked:
 
     kgtool context "<subject>" --budget B     for B in 4,000, 12,000 and 32,000 characters
 
@@ -370,9 +371,11 @@ class Bench:
             subprocess.run(["git", "clone", "-q", "--bare", source, str(clone)], check=True)
         return clone
 
-    def worktree(self, clone: Path, name: str, label: str, commit: str) -> Path:
+    def worktree(self, clone: Path, name: str, label: str, commit: str) -> tuple[Path, str]:
         """A worktree of ``clone`` at ``commit``, mapped: added and labelled once, updated on
-        every run (the read indexes are built by `kgtool update`)."""
+        every run (the read indexes are built by `kgtool update`); and why labelling failed
+        ("" when it did not). A map left unlabelled is what a user would have: `context`
+        still answers, and the labelling is tried again on the next run."""
         worktree = self.out / name / label
         if not (worktree / ".git").exists():
             with self.lock:
@@ -382,9 +385,12 @@ class Bench:
         kgtool(worktree, "update", "-q")
         labelled = worktree.parent / f"{label}{LABELLED}"
         if not labelled.exists():
-            kgtool(worktree, "label", "--offline", "-q")
+            try:
+                kgtool(worktree, "label", "--offline", "-q")
+            except RuntimeError as error:
+                return worktree, str(error)
             labelled.touch()
-        return worktree
+        return worktree, ""
 
     def cached(self, task: Task, budget: int) -> dict[str, Any]:
         """The baselines' answers at ``budget`` that an earlier run kept."""
@@ -401,7 +407,7 @@ class Bench:
             temporary.replace(self.cache_path)
 
     def evaluate(self, clone: Path, task: Task) -> dict[str, Any]:
-        worktree = self.worktree(clone, task.repo, task.commit[:12], task.parent)
+        worktree, label_error = self.worktree(clone, task.repo, task.commit[:12], task.parent)
         symbols = changed_symbols(worktree, task)
         row: dict[str, Any] = {
             "repo": task.repo,
@@ -416,6 +422,8 @@ class Bench:
             "symbols_named": {},
             "seconds": [],
         }
+        if label_error:
+            row["label_error"] = label_error
         cached = {budget: self.cached(task, budget) for budget in BUDGETS}
         computed: dict[int, dict[str, Any]] = {}
         if not self.context_only and any("keyword" not in cached[b] for b in BUDGETS):
@@ -480,6 +488,8 @@ def progress_line(row: dict[str, Any]) -> str:
     head = f"{row['repo']} {row['commit'][:8]}"
     if "error" in row:
         return f"{head} FAILED: {row['error']}"
+    if "label_error" in row:
+        head += " (unlabelled)"
     shown = " ".join(
         f"{b // 1000}k {len(row['context'][b])}"
         f"/{len(row['keyword'].get(b, ())) if b in row['keyword'] else '-'}"
@@ -555,6 +565,12 @@ def summary(results: list[dict[str, Any]], names: list[str]) -> str:
     if failed:
         lines += ["", f"{len(failed)} tasks failed and are left out:"]
         lines += [f"- {r['repo']} {r['commit']}: {r['error']}" for r in failed]
+    unlabelled = [r for r in done if r.get("label_error")]
+    if unlabelled:
+        lines += ["", f"{len(unlabelled)} tasks are measured on a map `kgtool label --offline` "
+                  "failed to label (as a user would have it), first:",
+                  f"- {unlabelled[0]['repo']} {unlabelled[0]['commit']}: "
+                  f"{unlabelled[0]['label_error']}"]  # fmt: skip
     over = [r for r in done if r.get("over_budget")]
     if over:
         lines += ["", "`context` answered over its budget:"]
@@ -566,10 +582,11 @@ def hand_task(bench: Bench, name: str, source: str, task: str, budget: int) -> s
     """What `context` and the keyword search answer for ``task`` at the newest commit."""
     clone = bench.clone(name, source)
     tip = git(clone, "rev-parse", "HEAD").strip()
-    worktree = bench.worktree(clone, name, f"tip-{tip[:12]}", tip)
+    worktree, label_error = bench.worktree(clone, name, f"tip-{tip[:12]}", tip)
     answer = kgtool(worktree, "context", task, "--budget", str(budget))
     keyword = keyword_baseline(worktree, task, budget)
-    return (f"# {name} at {tip[:12]}: {task!r}, {budget} characters\n\n"
+    unlabelled = f"(left unlabelled: {label_error})\n\n" if label_error else ""
+    return (f"# {name} at {tip[:12]}: {task!r}, {budget} characters\n\n{unlabelled}"
             f"## kgtool context ({len(answer)} characters)\n\n{answer}\n"
             f"## keyword search ({len(keyword)} characters)\n\n{keyword}")  # fmt: skip
 
