@@ -374,20 +374,26 @@ class Bench:
     def worktree(self, clone: Path, name: str, label: str, commit: str) -> tuple[Path, str]:
         """A worktree of ``clone`` at ``commit``, mapped: added and labelled once, updated on
         every run (the read indexes are built by `kgtool update`); and why labelling failed
-        ("" when it did not). A map left unlabelled is what a user would have: `context`
-        still answers, and the labelling is tried again on the next run."""
+        ("" when it did not). Then the ontology it wrote is removed (`update` would refuse
+        it) and the map is measured unlabelled; labelling is tried again on the next run."""
         worktree = self.out / name / label
         if not (worktree / ".git").exists():
             with self.lock:
                 shutil.rmtree(worktree, ignore_errors=True)  # a run killed while adding it
                 git(clone, "worktree", "prune")
                 git(clone, "worktree", "add", "-q", "--detach", str(worktree), commit)
-        kgtool(worktree, "update", "-q")
         labelled = worktree.parent / f"{label}{LABELLED}"
+        ontology = worktree / ".kg" / "ontology.yaml"
+        if not labelled.exists():
+            # What a failed label run left: `kgtool update` refuses to run beside it.
+            ontology.unlink(missing_ok=True)
+        kgtool(worktree, "update", "-q")
         if not labelled.exists():
             try:
                 kgtool(worktree, "label", "--offline", "-q")
             except RuntimeError as error:
+                ontology.unlink(missing_ok=True)
+                kgtool(worktree, "update", "-q")
                 return worktree, str(error)
             labelled.touch()
         return worktree, ""
