@@ -54,8 +54,8 @@ CITED_TITLE = 50
 # A symbol is shown rather than the one enclosing it when it holds this share of its weight.
 INNER_SHARE = 0.7
 INNER_CANDIDATES = 40
-SYMBOLS_PER_FILE = 2  # for the best few files; one for the rest
-SYMBOLS_FOR_BEST = 5
+SYMBOLS_PER_FILE = 3  # for a detailed file: the first with it, the others...
+MORE_SYMBOLS_AFTER = 8  # ...once this many tail lines are shown
 FIRST_RANK = -1_000_000.0  # unranked items (playbooks, skills) come before ranked ones
 BRIDGES_PER_COMMUNITY = 3
 MAIN_SYMBOLS = 3
@@ -726,12 +726,24 @@ def _add_communities(
             short=line if cid in top else None,
         )
         for match in (m for m in files if state.community_of[m.path] == cid):
-            item = _file_item(state, cid, match, lines, bundle, weights, file_rank, past)
+            chosen = task_symbols(state, match, lines, weights)[:SYMBOLS_PER_FILE]
+            item = _file_item(state, cid, match, lines, bundle, chosen[:1], past)
             short = (
                 f"- `{match.path}`",
                 {"kind": "file", "community": cid, "path": match.path, "short": True},
             )
-            bundle.add(*item, header, rank=file_rank[match.path], short=short)
+            shown = bundle.add(*item, header, rank=file_rank[match.path], short=short)
+            if len(chosen) > 1:
+                # More of its symbols once the tail has listed a few files: a small budget
+                # is better spent on files.
+                more = [_locate(state, s.id, lines) for s in chosen[1:]]
+                bundle.add(
+                    "\n".join(f"  - {loc['text']}" for loc in more),
+                    {"kind": "symbols", "path": match.path, "symbols": [m["data"] for m in more]},
+                    shown,
+                    rank=len(files) + MORE_SYMBOLS_AFTER + file_rank[match.path] + 0.2,
+                    tight=True,
+                )
         if cid not in top:
             continue
         # The best communities' context among the tail, after a first few lines of it.
@@ -835,7 +847,7 @@ def _reasons(
                 if cid in past
             )
             why.append(f"changed in {changes}, e.g. {cited}")
-    if match.scope:
+    if match.scope and not short:  # a tail line's path says it
         why.append(f"in {match.scope}/, named by the task")
     if match.via and not (match.terms or match.content or match.history):
         joined = ", ".join(f"`{path}` ({count})" for path, count in match.via[:2] if path)
@@ -912,12 +924,9 @@ def _file_item(
     match: FileMatch,
     lines: SourceLines,
     bundle: Bundle,
-    weights: dict[str, float],
-    file_rank: dict[str, int],
+    chosen: list[Symbol],
     past: dict[str, PastChange],
 ) -> tuple[str, dict[str, Any]]:
-    many = SYMBOLS_PER_FILE if file_rank[match.path] < SYMBOLS_FOR_BEST else 1
-    chosen = task_symbols(state, match, lines, weights)[:many]
     symbols = [_locate(state, s.id, lines) for s in chosen]
     size = state.file_lines.get(match.path, 0)
     why = _reasons(match, bundle, past)
