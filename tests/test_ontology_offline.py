@@ -411,3 +411,18 @@ def test_a_main_file_named_with_brackets_is_labelled_in_plain_text(
     labels = (repo.root / ".kg" / "ontology.yaml").read_text().splitlines()
     said = [line for line in labels if line.strip().startswith(("name:", "summary:"))]
     assert said and not any("[" in line for line in said), said
+
+
+def test_a_label_the_ontology_would_refuse_is_never_written(
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whatever slips past a labeler: what `label` writes, every later command must read.
+    from kgtool.ontology import offline
+
+    repo = make_repo({"app/main.py": "def run():\n    return 1\n"})
+    assert repo.kg("update").code == 0
+    monkeypatch.setattr(offline, "summary", lambda found: "Files around [run] and more things.")
+    result = repo.kg("label", "--offline")
+    assert result.code == 2 and "has markdown" in result.err, result.err
+    assert not (repo.root / ".kg" / "ontology.yaml").exists()
+    assert repo.kg("update").code == 0

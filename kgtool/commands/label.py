@@ -28,7 +28,14 @@ from kgtool.ontology.label import (
     retire_gone,
     set_label,
 )
-from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, Ontology, dump_ontology, load_ontology
+from kgtool.ontology.model import (
+    ONTOLOGY_FILE,
+    WHERE,
+    Ontology,
+    dump_ontology,
+    load_ontology,
+    parse_ontology,
+)
 from kgtool.ontology.offline import OfflineLabeler
 from kgtool.repo import head_commit
 
@@ -145,8 +152,15 @@ def _snapshot(ctx: Context) -> tuple[bytes | None, bytes | None]:
 
 
 def _write(ctx: Context, ontology: Ontology) -> None:
+    data = dump_ontology(ontology)
+    # Read back as every later command reads it: a file they would refuse is never written
+    # (it would stop `kgtool update` until someone deleted it).
+    try:
+        parse_ontology(data)
+    except KgError as exc:
+        raise KgError(f"{exc.message}; nothing was written", exc.path, exc.line) from None
     ctx.store.ensure()
-    ctx.store.write_if_changed(ONTOLOGY_FILE, dump_ontology(ontology))
+    ctx.store.write_if_changed(ONTOLOGY_FILE, data)
     # The map shows the new names at once; update_communities re-renders on a label change.
     update_communities(ctx.root, ctx.config, ctx.store, write=True, drawn=ctx.map)
 
