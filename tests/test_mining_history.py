@@ -195,3 +195,25 @@ def test_a_follow_up_editing_a_file_its_change_added_is_that_added_file(provider
     assert gamma.items["app/providers/<name>.py"] == ["app/providers/gamma.py"]
     assert "app/providers/gamma.py" not in gamma.items
     assert gamma.files.count("app/providers/gamma.py") == 1
+
+
+def test_a_monorepo_version_bump_is_set_aside_by_its_files_and_its_title(repo: Repo) -> None:
+    packages = ("ai", "agent", "tui", "pods", "web")
+    repo.write_files(
+        {f"packages/{p}/package.json": '{"version": "0.1.0"}\n' for p in packages}
+        | {f"packages/{p}/src/index.ts": "export const x = 1;\n" for p in packages}
+        | {"package-lock.json": "{}\n"}
+    )
+    commit_at(repo, "Initial layout", 0)
+    for minor in range(2, 6):
+        for package in packages:  # every package's manifest and the lock file: a bump
+            repo.write(f"packages/{package}/package.json", f'{{"version": "0.{minor}.0"}}\n')
+        repo.write("package-lock.json", f'{{"v": {minor}}}\n')
+        commit_at(repo, f"Update the packages for cycle {minor}", 10 * minor)
+        repo.write("packages/ai/src/index.ts", f"export const x = {minor};\n")
+        repo.write("packages/ai/package.json", f'{{"version": "0.{minor}.1"}}\n')
+        commit_at(repo, f"chore: bump version to 0.{minor}.1", 10 * minor + 1)
+    filtered = filter_change_sets(read_history(repo.root).change_sets, "main")
+    aside = [c.title for c in filtered.set_aside[RELEASE]]
+    assert len(aside) == 8, aside
+    assert [c.title for c in filtered.kept] == ["Initial layout"]

@@ -49,6 +49,7 @@ _RELEASE = re.compile(
     rf"|changelog for {_VERSION}|{_VERSION} release|this is {_VERSION})",
     re.IGNORECASE,
 )
+_CONVENTIONAL = re.compile(r"^(chore|build|ci|release|deps)(\([^)]*\))?!?:\s+", re.IGNORECASE)
 _BRANCH_MERGE = re.compile(r"^Merge (remote-tracking )?branch '([^']+)'", re.IGNORECASE)
 _LINE = re.compile(r"(^|/)(main|master|trunk|develop|stable|\d+(\.\d+|\.x)*[\w.-]*|"
                    r"[\w.-]*(maintenance|release)[\w.-]*)$")
@@ -92,13 +93,16 @@ def reason_for(change: ChangeSet, branch: str, max_files: int) -> str:
         return BOT
     if change.reverts or change.title.startswith(('Revert "', "Revert '")):
         return REVERT
-    if _RELEASE.match(change.title) or _RELEASE_LABELS & {x.lower() for x in change.labels}:
+    # "chore: bump version to 0.5.1", "build(release): 2.0.0": a conventional commit's type
+    # and scope say where, the rest says what.
+    title = _CONVENTIONAL.sub("", change.title, count=1)
+    if _RELEASE.match(title) or _RELEASE_LABELS & {x.lower() for x in change.labels}:
         return RELEASE
     paths = change.paths
-    # A commit that only touches version files and bookkeeping is a bump, whatever it says.
+    # A change that touches only manifests, lock files and bookkeeping is a version bump or a
+    # dependency update, whatever it says and however many packages it bumps at once.
     if (
         paths
-        and len(paths) <= 3
         and all(is_bookkeeping(p) or is_version_file(p) for p in paths)
         and any(is_version_file(p) for p in paths)
     ):
