@@ -7,6 +7,14 @@ are counted apart. A pattern grows around an anchor item that recurs in at least
 add, fix, remove, change, document, test), and a group with ``min_support`` tasks or more is
 one candidate task, whose file set is every item present in at least ``min_share`` of them.
 
+Changes are also grouped by task directly: their titles as templates (the verb, the words,
+names as ``<name>``: "Add Zoom support" and "Add Pingram support" are one), and within one
+template, the changes whose file sets overlap. That finds a task done a few times over files
+that many other changes touch too, which no anchor file singles out. Every candidate is
+ranked by how specific its files are to it (their lift over the whole history) with its
+support counted with diminishing returns; in a history long enough to tell busy files by, a
+candidate whose files most changes touch is not a task unless it adds files.
+
 Why not exact frequent closed itemsets: one task that skipped one file of the set splits a
 closed itemset in two, and the many subsets of a 10-file change make thousands of itemsets
 for one task. An item's share of the group is its confidence, reported with the pattern's
@@ -24,6 +32,7 @@ with a title that says sweep (refactor, rename, tidy, bump...), is set aside as 
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 from collections import Counter, defaultdict
@@ -34,6 +43,20 @@ from kgtool.mining.paths import Abstractor, is_abstract, is_bookkeeping
 
 MIN_SUPPORT = 3
 MIN_SHARE = 0.5
+SLOT = "<name>"
+# A title word said by at most this many titles (or this share of them) is a name.
+RARE_TITLE_WORD = 2
+RARE_TITLE_SHARE = 0.002
+# Changes titled alike are one task when their file sets overlap this much (Jaccard)...
+TITLED_OVERLAP = 0.25
+# ...and their template says more than a verb and a name.
+MIN_TEMPLATE_WORDS = 1
+NAMED_ONLY_OVERLAP = 0.5  # ...or this much when it says only a verb and a name
+# A pattern's files must be this specific to it (log2(1 + lift): 1.3 is a lift of 1.46, its
+# files half again likelier in its changes than in any) unless it adds files.
+MIN_SPECIFICITY = 1.3
+MIN_TASKS_FOR_LIFT = 30
+TITLED_ALIKE = 1.5  # a pattern whose changes are titled alike is likelier one task
 OVERLAP = 0.5  # candidates sharing this Jaccard share of their tasks are one task
 # A change set touching this many files of one folder is a sweep unless its title says what
 # it does (add, fix, remove...: a feature may well touch most modules of a small package)...
@@ -106,6 +129,8 @@ _STOP = {
 }  # fmt: skip
 _SCOPE = re.compile(r"^(\[[^\]]*\]\s*)+|^[\w./*,{} -]{1,40}?(\([^)]*\))?!?:\s+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+_TITLE_TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^']+'|[^\s]+")
+_NAMED = re.compile(r"[0-9._/]|[a-z][A-Z]|^[A-Z]{2,}[a-z]*$|^[A-Z][a-z]+[A-Z]")
 CONVENTIONAL = {
     "feat": "add",
     "fix": "fix",
@@ -170,6 +195,12 @@ class Pattern:
     items: list[tuple[str, int]]  # item, tasks that have it; most frequent first
     anchor_support: int
     bookkeeping: list[tuple[str, int]] = field(default_factory=list)
+    # The title its changes share, names as <name> ("add <name> notification"); empty for a
+    # pattern grown around its anchor file.
+    template: tuple[str, ...] = ()
+    # How specific its files are to it: their share of its changes over their share of all
+    # (the mean of log2(1 + lift) over its items), set by find_patterns.
+    specificity: float = 1.0
 
     @property
     def support(self) -> int:
@@ -190,9 +221,69 @@ class Pattern:
         return (self.verb, self.anchor)
 
     def score(self) -> float:
-        # Support first: a large file set seen a few times is weaker evidence than a
-        # small one seen often; an additive task is what a playbook helps with most.
-        return self.support * min(len(self.items), 5) * (1.5 if self.additive else 1)
+        # Support counts, with diminishing returns: forty changes that share a verb and one
+        # busy file are weaker evidence of a task than five titled alike over the same files,
+        # which is what specificity and the shared title say. An additive task is what a
+        # playbook helps with most.
+        titled = TITLED_ALIKE if self.template else 1.0
+        return (
+            self.support**0.5
+            * min(len(self.items), 5)
+            * self.specificity
+            * titled
+            * (1.5 if self.additive else 1)
+        )
+
+
+def title_templates(titles: list[str]) -> list[tuple[str, ...]]:
+    """Each title as a template: its verb, then its words, a name as ``<name>``.
+
+    A name is what only a few titles of the history say (``zoom`` in "Add Zoom support"), or
+    written as one: quoted, with digits, dots, slashes or underscores, or capitals inside
+    (``cacheRetention``). "Add Zoom support" and "Add Pingram support" are one template.
+    """
+    split = [_template_words(title) for title in titles]
+    frequency: Counter[str] = Counter()
+    for words in split:
+        frequency.update({w.lower() for w, _ in words})
+    rare = max(RARE_TITLE_WORD, int(RARE_TITLE_SHARE * len(titles)))
+    templates = []
+    for title, words in zip(titles, split, strict=True):
+        found: list[str] = [verb_of(title)]
+        for word, named in words:
+            lower = word.lower()
+            if lower in _STOP or lower in VERBS:
+                continue
+            slot = named or frequency[lower] <= rare
+            token = SLOT if slot else _singular(lower)
+            if not (token == SLOT and found[-1] == SLOT):  # "<name> <name>" is one name
+                found.append(token)
+        templates.append(tuple(found))
+    return templates
+
+
+def _template_words(title: str) -> list[tuple[str, bool]]:
+    """The words of a title after its conventional prefix, each with whether it is written
+    as a name (quoted, or holding digits, dots, slashes, underscores or inner capitals)."""
+    scope = _SCOPE.match(title)
+    rest = title[scope.end() :] if scope else title
+    found = []
+    for raw in _TITLE_TOKEN.findall(rest):
+        quoted = raw[0] in "`'\"" and raw[-1] == raw[0] and len(raw) > 2
+        word = raw.strip("`'\".,:;()[]!?")
+        if not word:
+            continue
+        named = quoted or bool(_NAMED.search(word))
+        found.append((word, named))
+    return found
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
 
 
 def make_tasks(change_sets: list[ChangeSet], abstractor: Abstractor) -> list[Task]:
@@ -266,7 +357,101 @@ def find_patterns(
                     sweeps.append(candidate)
                 continue
             candidates.append(candidate)
+    for candidate in _titled_alike(tasks, by_item, min_support, min_share):
+        if is_sweep(candidate):
+            if sweeps is not None:
+                sweeps.append(candidate)
+            continue
+        candidates.append(candidate)
+    for candidate in candidates:
+        candidate.specificity = _specificity(candidate, by_item, len(tasks))
+    # Files that most changes touch say nothing about what a group of them does: forty
+    # changes over the same busy files are forty tasks, unless they add files of a kind. A
+    # short history has no background to tell busy files by: there, every candidate stays.
+    if len(tasks) >= MIN_TASKS_FOR_LIFT:
+        candidates = [c for c in candidates if c.additive or c.specificity >= MIN_SPECIFICITY]
     return distinct(candidates)
+
+
+def _specificity(pattern: Pattern, by_item: dict[str, list[int]], total: int) -> float:
+    """How much likelier its files are in its changes than in any change: the mean of
+    log2(1 + lift) over its best five items (a file every change touches has a lift of 1)."""
+    lifts = [
+        (count / pattern.support) / (len(by_item[item]) / total)
+        for item, count in pattern.items[:5]
+        if by_item.get(item)
+    ]
+    return sum(math.log2(1 + lift) for lift in lifts) / len(lifts) if lifts else 1.0
+
+
+def _titled_alike(
+    tasks: list[Task], by_item: dict[str, list[int]], min_support: int, min_share: float
+) -> list[Pattern]:
+    """Candidates of changes titled alike (one template) whose file sets overlap: a task done
+    a few times with nearly the same files, whatever file is busiest."""
+    templates = title_templates([task.change.title for task in tasks])
+    buckets: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for index, template in enumerate(templates):
+        buckets[template].append(index)
+    found = []
+    for template in sorted(buckets):
+        members = buckets[template]
+        if len(members) < min_support:
+            continue
+        # A template that says only a verb and a name ("Add <name>") groups changes only
+        # when their files say they are one task.
+        said = [w for w in template[1:] if w != SLOT]
+        needed = TITLED_OVERLAP if len(said) >= MIN_TEMPLATE_WORDS else NAMED_ONLY_OVERLAP
+        for group in _overlapping(members, tasks, needed):
+            if len(group) < min_support:
+                continue
+            counts: Counter[str] = Counter()
+            kept: Counter[str] = Counter()
+            for index in group:
+                counts.update(list(tasks[index].items))
+                kept.update(tasks[index].bookkeeping)
+            items = [(i, c) for i, c in counts.items() if c >= min_share * len(group)]
+            if len(items) < 2:
+                continue
+            items.sort(key=lambda pair: (-pair[1], pair[0]))
+            bookkeeping = [(p, c) for p, c in kept.items() if c >= min_share * len(group)]
+            bookkeeping.sort(key=lambda pair: (-pair[1], pair[0]))
+            anchor = items[0][0]
+            found.append(
+                Pattern(
+                    anchor,
+                    template[0],
+                    [tasks[i] for i in group],
+                    items,
+                    len(by_item[anchor]),
+                    bookkeeping,
+                    template=template,
+                )
+            )
+    return found
+
+
+def _overlapping(members: list[int], tasks: list[Task], needed: float) -> list[list[int]]:
+    """``members`` joined where two file sets overlap ``needed`` (Jaccard) or more: the
+    groups, each oldest first."""
+    parent = {index: index for index in members}
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    items = {index: set(tasks[index].items) for index in members}
+    for position, first in enumerate(members):
+        for second in members[position + 1 :]:
+            union = items[first] | items[second]
+            if union and len(items[first] & items[second]) >= needed * len(union):
+                parent[root(second)] = root(first)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for index in members:
+        groups[root(index)].append(index)
+    return [sorted(group) for _, group in sorted(groups.items())]
 
 
 def is_sweep(pattern: Pattern) -> bool:

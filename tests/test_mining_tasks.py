@@ -1,0 +1,97 @@
+"""The miner groups changes by task (titles alike, files alike), not around one busy file:
+a task done three times over files many other changes touch is found, and forty changes that
+share a verb and a few busy files are not one task."""
+
+from __future__ import annotations
+
+from conftest import Repo
+from mining_helpers import commit_at
+
+from kgtool.mining.miner import Options, mine_history
+
+TARGETS = ("slack", "discord", "teams")
+BUSY = ("core/registry.py", "core/dispatch.py", "docs/targets.md")
+
+
+def edit(repo: Repo, path: str, line: str) -> None:
+    full = repo.root / path
+    full.write_text(full.read_text() + line + "\n")
+
+
+DAY = 24  # hours: changes a day apart are never one change and its quick follow-up
+
+
+def layout(repo: Repo) -> None:
+    repo.write_files({path: "# start\n" for path in BUSY})
+    repo.write_files({f"features/part_{n}.py": f"VALUE = {n}\n" for n in range(40)})
+    commit_at(repo, "Initial layout", 0)
+
+
+def test_a_task_done_three_times_over_busy_files_is_found(repo: Repo) -> None:
+    layout(repo)
+    hour = 1
+    # Each busy file is also touched by four other additions, each with a file of its own:
+    # around any one of them, "add" gathers seven changes that share only that file.
+    for number, path in enumerate(BUSY * 4):
+        edit(repo, path, f"# feature {number}")
+        edit(repo, f"features/part_{number}.py", "# more")
+        commit_at(repo, f"Add {['caching', 'paging', 'sorting', 'retry'][number % 4]} "
+                  f"knob {number}", hour)  # fmt: skip
+        hour += DAY
+    for name in TARGETS:
+        for path in BUSY:
+            edit(repo, path, f"# {name}")
+        commit_at(repo, f"Add a webhook target for {name}", hour)
+        hour += DAY
+    patterns = mine_history(repo.root, Options()).patterns
+    found = [p for p in patterns if {t.change.title for t in p.tasks} >= {
+        f"Add a webhook target for {name}" for name in TARGETS}]  # fmt: skip
+    assert found, [(p.anchor, [t.change.title for t in p.tasks]) for p in patterns]
+    assert sorted(item for item, _ in found[0].items) == sorted(BUSY)
+    assert found[0].template == ("add", "webhook", "target", "<name>")
+    assert patterns.index(found[0]) == 0  # the most specific task comes first
+
+
+def test_forty_changes_sharing_a_verb_and_busy_files_are_not_one_task(repo: Repo) -> None:
+    layout(repo)
+    words = ("payload", "header", "cache", "retry", "timeout", "proxy", "stream", "token")
+    for number in range(40):
+        for path in BUSY[:2]:
+            edit(repo, path, f"# change {number}")
+        edit(repo, f"features/part_{number}.py", "# more")
+        commit_at(repo, f"feat: add {words[number % 8]} option {number}", DAY * (number + 1))
+    patterns = mine_history(repo.root, Options()).patterns
+    assert not [p for p in patterns if len(p.tasks) > 10], [
+        (p.anchor, p.support, p.specificity) for p in patterns
+    ]
+
+
+def test_changes_titled_alike_and_grown_around_a_file_are_one_proposal(repo: Repo) -> None:
+    layout(repo)
+    for number, name in enumerate(TARGETS, 1):
+        for path in BUSY:
+            edit(repo, path, f"# {name}")
+        commit_at(repo, f"Add a webhook target for {name}", DAY * number)
+    patterns = mine_history(repo.root, Options()).patterns
+    assert len(patterns) == 1, [(p.anchor, p.template) for p in patterns]
+
+
+def test_titles_become_templates_with_names_as_slots() -> None:
+    from kgtool.mining.patterns import title_templates
+
+    titles = [
+        "Add Zoom (Incoming Webhook) Support",
+        "Added Pingram (formerly NotificationApi, `napi://`)",
+        "feat(ai): add `cacheRetention` stream option",
+        "feat(ai): add `maxTokens` stream option",
+        "feat(ai): add `topP` stream option",
+        "fix(tui): preserve ./ prefix in tab completion, closes #2087",
+    ] + [f"Fix the {w} parser" for w in ("json", "yaml", "toml")] * 3
+    templates = title_templates(titles)
+    assert templates[0][0] == "add" and "<name>" in templates[0]
+    assert templates[2] == ("add", "<name>", "stream", "option")
+    assert templates[2] == templates[3] == templates[4]
+    assert "<name>" in templates[5] and "2087" not in " ".join(templates[5])
+    # A word three titles say is a word, not a name; one only one says is.
+    assert templates[6] == ("fix", "json", "parser")
+    assert templates[1] == ("add", "<name>")
