@@ -14,7 +14,6 @@ from kgtool import bounded
 from kgtool.query import CONTENT_INDEX_FILE
 from kgtool.query.kg import MapState, read_cached, remember_cached
 from kgtool.query.lexical import Lexicon, build, is_lexicon, words_of
-from kgtool.repo import blob_id
 
 INDEX_FILE = CONTENT_INDEX_FILE  # (key, lexicon) for one layer 1
 WORDS_FILE = "read-content-words.marshal"  # (version, {blob id: {word: count}})
@@ -31,33 +30,41 @@ def content_lexicon(state: MapState) -> Lexicon:
 
 def refresh(state: MapState) -> Lexicon:
     """Build the index again from the words kept per blob, reading the files whose blob is
-    new; keep both in the read cache."""
+    new; keep both in the read cache. A file edited since layer 1 read it is indexed as it
+    is now, for this question only: its words are not kept, nor is an index holding them."""
     kept = read_cached(state.store, WORDS_FILE, str(VERSION))
     known: dict[str, dict[str, int]] = kept if isinstance(kept, dict) else {}
     limit = int(state.config["max_file_bytes"])
+    edited = set(state.stale_files)
     memo: dict[str, str] = {}
     by_blob: dict[str, dict[str, int]] = {}
     by_path: dict[str, dict[str, int]] = {}
     for path, blob in sorted(state.raw_hashes.items()):
-        words = known.get(blob)
-        if not isinstance(words, dict):
+        words = None if path in edited else known.get(blob)
+        if not _counts(words):
             data = bounded.read_tracked(state.root, path, limit)
-            if data is None or b"\0" in data[:BINARY_PROBE]:
-                continue
-            words = words_of(data.decode("utf-8", "replace"), memo)
-            # Kept by blob only when the file is the one layer 1 read: a file edited since
-            # would otherwise lend its words to the older content.
-            if blob_id(data) != blob:
-                by_path[path] = words
-                continue
-        by_blob[blob] = words
-        by_path[path] = words
+            # Binary and oversized files have no words: kept so, never read again.
+            text = data is not None and b"\0" not in data[:BINARY_PROBE]
+            words = words_of(data.decode("utf-8", "replace"), memo) if text and data else {}
+        if path not in edited:
+            by_blob[blob] = words
+        if words:
+            by_path[path] = words
     lexicon = build(by_path)
-    if state._key:
+    key = _key(state)
+    if key:
         remember_cached(state.store, str(VERSION), by_blob, WORDS_FILE)
-        remember_cached(state.store, _key(state), tuple(lexicon), INDEX_FILE)
+        if not edited:
+            remember_cached(state.store, key, tuple(lexicon), INDEX_FILE)
     return lexicon
 
 
+def _counts(words: object) -> bool:
+    """Whether a cached entry is a file's word counts (the cache may have been damaged)."""
+    return isinstance(words, dict) and all(
+        isinstance(w, str) and type(n) is int and n > 0 for w, n in words.items()
+    )
+
+
 def _key(state: MapState) -> str:
-    return f"{VERSION}:{state._key}" if state._key else ""
+    return f"{VERSION}:{state.read_key}" if state.read_key else ""

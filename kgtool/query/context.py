@@ -1,17 +1,21 @@
 """``kgtool context "<task>"``: the few things to read first for a task, within a budget.
 
 Reading order, as the layers intend: a playbook that matches the task comes first (layer 4),
-with its concepts' communities (layers 3 and 2) and its key symbols (layer 1); then the
-communities whose names, summaries, paths and symbols match the task best, each with the
-matching files and symbols, its bridges to other communities and its main symbols. Agent
-skill folders of the repository are shown as evidence, never as checked recipes.
+with its concepts' communities (layers 3 and 2) and its key symbols (layer 1); then the best
+few files, each under its community with the evidence for it and the symbols to change at
+``file:line``, the best communities' bridges and main symbols; then every other file with
+evidence, one line each, until the budget is spent. Agent skill folders of the repository
+are shown as evidence, never as checked recipes.
 
-Matching is lexical and deterministic: the task's words (split, lower-cased, crudely stemmed,
-common words dropped) against the words of paths, symbol names, labels and playbook fields,
-each word weighted by how rare it is among the repository's files. Every item cites where it
-comes from (a playbook's path and line, ``.kg/communities.json`` and its counts, a label's
-line in ``.kg/ontology.yaml``, a symbol's ``file:line``). A refused or unchecked playbook, a
-drifted or missing label, is marked as such, never presented as fact.
+Playbooks and skills are matched by the task's words (split, lower-cased, crudely stemmed,
+common words dropped), each weighted by how rare it is among the repository's files. Files
+are ranked by one score (:mod:`kgtool.query.rank`): their paths and symbol names, their
+contents and the past changes like the task (indexes kept in the read cache), a walk over
+layer-1 edges from the best of them, a package the task names, and their kind. Every item
+cites where it comes from (a playbook's path and line, ``.kg/communities.json`` and its
+counts, a label's line in ``.kg/ontology.yaml``, a symbol's ``file:line``, a past change's
+commit); a refused or unchecked playbook, a drifted or missing label, is marked as such,
+never presented as fact. Names read from the repository are printed on one line, as code.
 
 The budget counts characters of the whole output and is never exceeded: items are ranked,
 most relevant first, and an item that does not fit is left out (with its details).
@@ -29,7 +33,7 @@ from typing import Any
 
 from kgtool import bounded
 from kgtool.errors import KgError
-from kgtool.escape import printable
+from kgtool.escape import md_code, md_path, printable
 from kgtool.ontology.model import ONTOLOGY_FILE
 from kgtool.query.history_index import PastChange
 from kgtool.query.kg import COMMUNITIES_FILE, MapState, Symbol, load_map, missing_notice
@@ -729,7 +733,7 @@ def _add_communities(
             chosen = task_symbols(state, match, lines, weights)[:SYMBOLS_PER_FILE]
             item = _file_item(state, cid, match, lines, bundle, chosen[:1], past)
             short = (
-                f"- `{match.path}`",
+                f"- {md_path(match.path)}",
                 {"kind": "file", "community": cid, "path": match.path, "short": True},
             )
             shown = bundle.add(*item, header, rank=file_rank[match.path], short=short)
@@ -797,7 +801,11 @@ def _add_tail(
         found = task_symbols(state, match, lines, weights) if number < TAIL_READ else []
         found = found or [s for s in match.symbols if s.line]
         symbol = found[0] if found else None
-        where = f"{match.path}:{symbol.line}` `{symbol.qualname}" if symbol else match.path
+        where = (
+            f"{md_path(f'{match.path}:{symbol.line}')} {md_path(symbol.qualname)}"
+            if symbol
+            else md_path(match.path)
+        )
         why = _reasons(match, bundle, past, short=True)
         data: dict[str, Any] = {
             "kind": "file",
@@ -811,8 +819,8 @@ def _add_tail(
             data["symbol"] = {"id": symbol.id, "line": symbol.line}
         if match.scope:
             data["scope"] = match.scope
-        text = f"- `{where}` ({cid}; {'; '.join(why)})"
-        bundle.add(printable(text), data, section, rank=start + 1 + number, tight=number > 0)
+        text = f"- {where} ({cid}; {'; '.join(why)})"
+        bundle.add(text, data, section, rank=start + 1 + number, tight=number > 0)
 
 
 def _clip(text: str, most: int = 40) -> str:
@@ -848,9 +856,9 @@ def _reasons(
             )
             why.append(f"changed in {changes}, e.g. {cited}")
     if match.scope and not short:  # a tail line's path says it
-        why.append(f"in {match.scope}/, named by the task")
+        why.append(f"in {md_path(match.scope + '/')}, named by the task")
     if match.via and not (match.terms or match.content or match.history):
-        joined = ", ".join(f"`{path}` ({count})" for path, count in match.via[:2] if path)
+        joined = ", ".join(f"{md_path(path)} ({count})" for path, count in match.via[:2] if path)
         why.append(
             f"joined by layer-1 edges to {joined}"
             if joined
@@ -930,7 +938,7 @@ def _file_item(
     symbols = [_locate(state, s.id, lines) for s in chosen]
     size = state.file_lines.get(match.path, 0)
     why = _reasons(match, bundle, past)
-    text = f"- `{match.path}` ({size} lines; {'; '.join(why)})"
+    text = f"- {md_path(match.path)} ({size} lines; {'; '.join(why)})"
     text += "".join(f"\n  - {loc['text']}" for loc in symbols)
     return text, {
         "kind": "file",
@@ -1042,10 +1050,13 @@ def _locate(state: MapState, node_id: str, lines: SourceLines) -> dict[str, Any]
     if symbol is None:
         path = state.path_of(node_id)
         size = state.file_lines.get(path, 0)
-        return {"text": f"`{path}` ({size} lines)", "data": {"id": node_id, "file": path}}
+        text = f"{md_path(path)} ({size} lines)"
+        return {"text": text, "data": {"id": node_id, "file": path}}
     signature = lines.signature(symbol.path, symbol.line)
     where = f"{symbol.path}:{symbol.line}"
-    text = f"`{symbol.qualname}` {where}" + (f" `{signature}`" if signature else "")
+    text = f"{md_path(symbol.qualname)} {printable(where)}" + (
+        f" {md_code(signature)}" if signature else ""
+    )
     return {
         "text": text,
         "data": {

@@ -10,14 +10,15 @@ it equals the index read from scratch at HEAD, which is what the tests hold it t
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import NamedTuple
 
 from kgtool.errors import KgError
 from kgtool.mining.history import ChangeSet, read_history
 from kgtool.query import HISTORY_INDEX_FILE
 from kgtool.query.kg import read_cached, remember_cached
 from kgtool.query.lexical import EMPTY, Lexicon, build, is_lexicon, words_of
-from kgtool.repo import commit_count, head_commit, merge_base
+from kgtool.repo import commit_count, first_parent_history, head_commit
 from kgtool.store import Store
 
 HISTORY_FILE = HISTORY_INDEX_FILE  # (version, (tip, changes, lexicon))
@@ -42,55 +43,69 @@ class HistoryIndex(NamedTuple):
 NO_HISTORY = HistoryIndex("", {}, EMPTY)
 
 
-def history_index(root: Any, store: Store) -> HistoryIndex:
+def history_index(root: Path, store: Store) -> HistoryIndex:
     """The history of HEAD, from the read cache when it was read at HEAD, refreshed with the
-    new change sets when HEAD descends from where it was read, else read whole."""
+    new change sets when HEAD's first-parent line runs through where it was read, else read
+    whole. What cannot be read (no commits, no git) is remembered as no history, so that a
+    question does not try again until HEAD moves."""
     try:
         head = head_commit(root)
     except (KgError, OSError):
-        return NO_HISTORY
-    if not head:
-        return NO_HISTORY
+        head = ""
     kept = _load(store)
     if kept is not None and kept.tip == head:
         return kept
     index = None
-    if kept is not None and kept.tip:
+    if kept is not None and kept.tip and head:
         index = _extended(root, kept, head)
     if index is None:
-        index = _read_whole(root, head)
-    if index is not NO_HISTORY:
-        remember_cached(
-            store,
-            VERSION,
-            (index.tip, {k: tuple(v) for k, v in index.changes.items()}, tuple(index.lexicon)),
-            HISTORY_FILE,
-        )
-    return index
+        index = _read_whole(root, head) if head else NO_HISTORY
+    remember_cached(
+        store,
+        VERSION,
+        (head, {k: tuple(v) for k, v in index.changes.items()}, tuple(index.lexicon)),
+        HISTORY_FILE,
+    )
+    return index if index.tip else index._replace(tip=head)
 
 
 def _load(store: Store) -> HistoryIndex | None:
+    """The index the cache holds; None when it holds none, or one damaged in any part."""
     record = read_cached(store, HISTORY_FILE, VERSION)
     if not (isinstance(record, tuple) and len(record) == 3 and is_lexicon(record[2])):
         return None
     tip, changes, lexicon = record
     if not isinstance(tip, str) or not isinstance(changes, dict):
         return None
-    try:
-        found = {k: PastChange(*v) for k, v in changes.items()}
-    except TypeError:
+    found = {}
+    for key, value in changes.items():
+        if not (isinstance(value, tuple) and len(value) == 3):
+            return None
+        when, title, files = value
+        if type(when) is not int or not isinstance(title, str) or not isinstance(files, tuple):
+            return None
+        if not all(isinstance(path, str) for path in files):
+            return None
+        found[key] = PastChange(when, title, files)
+    if not set(lexicon[0]) <= found.keys():
         return None
     return HistoryIndex(tip, found, Lexicon(*lexicon))
 
 
-def _read_whole(root: Any, head: str) -> HistoryIndex:
-    sets = _read(root, head, MAX_CHANGE_SETS)
+def _read_whole(root: Path, head: str) -> HistoryIndex:
+    # A shallow clone is read as deep as it goes (the miner refuses to mine it; a question
+    # is better answered with the history there is).
+    try:
+        count = min(commit_count(root, head), MAX_CHANGE_SETS) or MAX_CHANGE_SETS
+    except (KgError, OSError):
+        return NO_HISTORY
+    sets = _read(root, head, count)
     return NO_HISTORY if sets is None else _index(head, sets, {})
 
 
-def _read(root: Any, head: str, count: int) -> list[ChangeSet] | None:
-    """The newest ``count`` change sets of ``head``; None when git cannot say (a shallow
-    clone, no git). A clone missing some blobs cannot tell renames: it is read without."""
+def _read(root: Path, head: str, count: int) -> list[ChangeSet] | None:
+    """The newest ``count`` change sets of ``head``; None when git cannot say. A clone
+    missing some blobs cannot tell renames: it is read without."""
     for renames in (True, False):
         try:
             return read_history(root, head, max_changes=count, renames=renames).change_sets
@@ -99,16 +114,18 @@ def _read(root: Any, head: str, count: int) -> list[ChangeSet] | None:
     return None
 
 
-def _extended(root: Any, kept: HistoryIndex, head: str) -> HistoryIndex | None:
+def _extended(root: Path, kept: HistoryIndex, head: str) -> HistoryIndex | None:
     """``kept`` with the change sets made since it was read; None when they cannot be just
-    added (HEAD does not descend from its tip, or one of them renames a file)."""
+    added: its tip is not on HEAD's first-parent line (a question asked on a branch merged
+    since, a rebase, another branch), or one of them renames a file."""
     try:
-        if merge_base(root, kept.tip, head) != kept.tip:
-            return None
         count = commit_count(root, f"{kept.tip}..{head}")
+        if count <= 0 or count >= MAX_CHANGE_SETS:
+            return None
+        line = first_parent_history(root, count + 1, head)
     except (KgError, OSError):
         return None
-    if count <= 0 or count >= MAX_CHANGE_SETS:
+    if not line or line[0] != kept.tip:
         return None
     sets = _read(root, head, count)
     if sets is None:

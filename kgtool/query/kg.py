@@ -113,6 +113,11 @@ class MapState:
     _longest: int = -1  # the longest path of a file, once an ID's path is asked for
 
     @property
+    def read_key(self) -> str:
+        """What the read caches built from this layer 1 are kept under ("" for none)."""
+        return self._key
+
+    @property
     def community_of(self) -> dict[str, str]:
         return (self.document or {}).get("files", {})
 

@@ -72,15 +72,38 @@ def build(counts: Mapping[str, Mapping[str, int]]) -> Lexicon:
 
 
 def is_lexicon(value: object) -> bool:
-    """Whether ``value`` (read back from the cache) has a lexicon's shape."""
-    return (
-        isinstance(value, tuple)
-        and len(value) == 3
-        and isinstance(value[0], list)
-        and isinstance(value[1], list)
-        and isinstance(value[2], dict)
-        and len(value[0]) == len(value[1])
-    )
+    """Whether ``value`` (read back from the cache, which anything may have damaged) is a
+    lexicon every search can use: names, lengths, and postings within them."""
+    try:
+        return _lexicon_shaped(value)
+    except TypeError:  # a comparison or a length of something that is no number or list
+        return False
+
+
+def _lexicon_shaped(value: object) -> bool:
+    if not (isinstance(value, tuple) and len(value) == 3):
+        return False
+    documents, lengths, postings = value
+    if not (isinstance(documents, list) and isinstance(lengths, list)):
+        return False
+    if len(documents) != len(lengths) or not isinstance(postings, dict):
+        return False
+    if not all(isinstance(d, str) for d in documents):
+        return False
+    if not all(type(n) is int for n in lengths):
+        return False
+    count = len(documents)
+    for word, posting in postings.items():
+        if not (isinstance(word, str) and isinstance(posting, tuple) and len(posting) == 2):
+            return False
+        numbers, tallies = posting
+        if not (isinstance(numbers, list) and isinstance(tallies, list)):
+            return False
+        if len(numbers) != len(tallies) or not numbers:
+            return False
+        if min(numbers) < 0 or max(numbers) >= count or min(tallies) < 1:
+            return False
+    return True
 
 
 class Searcher:
@@ -125,7 +148,7 @@ class Searcher:
             found = self.counts(term)
             if not found:
                 continue
-            idf = self.idf(len(found)) * (weights[term] if weights else 1.0)
+            idf = self.idf(len(found))
             for number, tally in found.items():
                 norm = K1 * (1 - B + B * lengths[number] / average)
                 scores[number] = scores.get(number, 0.0) + idf * tally * (K1 + 1) / (tally + norm)

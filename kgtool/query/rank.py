@@ -69,8 +69,8 @@ GENERIC_FOLDERS = frozenset(
 MANIFESTS = frozenset(
     {
         "package.json", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "cargo.toml",
-        "Cargo.toml", "pom.xml", "build.gradle", "build.gradle.kts", "composer.json",
-        "deno.json", "mix.exs", "gemfile", "Gemfile",
+        "pom.xml", "build.gradle", "build.gradle.kts", "composer.json", "deno.json", "mix.exs",
+        "gemfile",
     }
 )  # fmt: skip
 MIN_SCOPE_FILES = 2
@@ -114,7 +114,7 @@ def history_evidence(
     """Files of the past change sets that match the task best, each change weighted by its
     match, its recency, and shared among its files (known to the map)."""
     hits = Searcher(history.lexicon).search(terms)
-    if not hits:
+    if not hits or not history.changes:
         return
     best = sorted(hits.items(), key=lambda item: (-round(item[1].score, 9), item[0]))
     newest = max(change.time for change in history.changes.values())
@@ -186,7 +186,7 @@ def scopes(paths: list[str], terms: list[str]) -> list[str]:
     pyproject.toml, go.mod, ...) every word of whose name is among the task's words, most
     files first. A folder that is not a package ("client", "extensions") is a word of the
     task like any other, matched by the names and contents of files, not a scope."""
-    roots = {posixpath.dirname(p) for p in paths if posixpath.basename(p) in MANIFESTS}
+    roots = {posixpath.dirname(p) for p in paths if posixpath.basename(p).lower() in MANIFESTS}
     roots.discard("")
     counts = dict.fromkeys(roots, 0)
     for path in paths:
@@ -230,17 +230,18 @@ def combine(
             kinds[path] = kind_weight(path, terms, path in code)
         return kinds[path]
 
+    # A lock file or an ignore list is never an answer unless the task names it.
+    known = {path for path in known if kind(path) != NOISE}
     direct: dict[str, float] = {}
     for signal, weight in ((names, NAMES_WEIGHT), (content, CONTENT_WEIGHT)):
         for path, score in signal.items():
             if path in known:
                 direct[path] = direct.get(path, 0.0) + weight * score * kind(path)
     # What similar past changes touched is evidence of its own: a registry, a changelog, a
-    # spec file changed with every such change is part of the task, whatever its kind (a
-    # lock file still is not).
+    # spec file changed with every such change is part of the task, whatever its kind.
     for path, score in history.items():
         if path in known:
-            shown = kind(path) if kind(path) == NOISE else max(kind(path), HISTORY_KIND_FLOOR)
+            shown = max(kind(path), HISTORY_KIND_FLOOR)
             direct[path] = direct.get(path, 0.0) + HISTORY_WEIGHT * score * shown
     seeds = dict(sorted(direct.items(), key=lambda i: (-round(i[1], 9), i[0]))[:SEEDS])
     walk = personalized_pagerank(neighbours, seeds)
