@@ -22,7 +22,7 @@ from test_mining_history import providers  # noqa: F401 (the fixture)
 from kgtool.mining.prose import SYSTEM_PROMPT, TOOL_NAME, Evidence, mentions
 from kgtool.playbook.parse import read_playbook
 
-PROPOSAL = "playbooks/proposed/add-a-provider-with-a-new-app-providers-name-py-and-checks.md"
+PROPOSAL = "playbooks/proposed/add-a-provider.md"
 
 
 @pytest.fixture

@@ -95,3 +95,28 @@ def test_titles_become_templates_with_names_as_slots() -> None:
     # A word three titles say is a word, not a name; one only one says is.
     assert templates[6] == ("fix", "json", "parser")
     assert templates[1] == ("add", "<name>")
+
+
+def test_a_task_titled_alike_is_named_by_its_words_and_a_deleted_file_is_said(
+    repo: Repo,
+) -> None:
+    layout(repo)
+    repo.write("core/legacy.py", "# old\n")
+    commit_at(repo, "Add the legacy shim", DAY)
+    for number, name in enumerate(TARGETS, 2):
+        for path in (*BUSY, "core/legacy.py"):
+            edit(repo, path, f"# {name}")
+        commit_at(repo, f"Add a webhook target for {name}", DAY * number)
+    (repo.root / "core/legacy.py").unlink()
+    commit_at(repo, "Drop the legacy shim", DAY * 9)
+    assert repo.kg("update").code == 0
+    result = repo.kg("mine-playbooks")
+    assert result.code == 0, result.err
+    path = repo.root / "playbooks/proposed/add-a-webhook-target.md"
+    assert path.is_file(), result.out
+    text = path.read_text()
+    assert 'title: "Add a webhook target"' in text or "title: Add a webhook target" in text
+    keys = [line.split("#")[0].strip(' -"') for line in text.splitlines() if "# 3 of 3" in line]
+    assert sorted(keys) == sorted(BUSY), text
+    assert "core/legacy.py (3 of 3 changes) is no longer in the repository" in text
+    assert "titled alike" in text

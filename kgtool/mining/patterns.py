@@ -57,7 +57,8 @@ NAMED_ONLY_OVERLAP = 0.5  # ...or this much when it says only a verb and a name
 MIN_SPECIFICITY = 1.3
 MIN_TASKS_FOR_LIFT = 30
 TITLED_ALIKE = 1.5  # a pattern whose changes are titled alike is likelier one task
-OVERLAP = 0.5  # candidates sharing this Jaccard share of their tasks are one task
+OVERLAP = 0.5  # candidates sharing this Jaccard share of their tasks are one task...
+SAME_FILES = 0.7  # ...and so are those of one verb sharing this share of their files
 # A change set touching this many files of one folder is a sweep unless its title says what
 # it does (add, fix, remove...: a feature may well touch most modules of a small package)...
 SWEEP_SIBLINGS = 4
@@ -484,10 +485,20 @@ def distinct(candidates: list[Pattern]) -> list[Pattern]:
     )
     kept: list[Pattern] = []
     kept_ids: list[set[str]] = []
+    kept_files: list[set[str]] = []
     for pattern in ranked:
         ids = {t.change.id for t in pattern.tasks}
+        files = {item for item, _ in pattern.items}
         if any(len(ids & other) >= OVERLAP * len(ids | other) for other in kept_ids):
+            continue
+        # The same files for the same kind of change is the same task, whichever changes
+        # each candidate gathered: one proposal, the better one.
+        if any(
+            len(files & other) >= SAME_FILES * len(files | other) and kept[n].verb == pattern.verb
+            for n, other in enumerate(kept_files)
+        ):
             continue
         kept.append(pattern)
         kept_ids.append(ids)
+        kept_files.append(files)
     return kept

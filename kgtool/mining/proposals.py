@@ -31,7 +31,7 @@ from kgtool.errors import KgError
 from kgtool.file_kinds import is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import is_abstract
-from kgtool.mining.patterns import Pattern, title_words
+from kgtool.mining.patterns import SLOT, Pattern, title_words
 from kgtool.playbook.concepts import ConceptIndex
 from kgtool.playbook.model import PROPOSED, Playbook
 from kgtool.playbook.new import yaml_string
@@ -136,12 +136,15 @@ def build_proposal(
 ) -> Proposal | None:
     """The proposal for a pattern, or None when none of its files exists any more."""
     key_files: list[KeyFile] = []
+    gone: list[tuple[str, int]] = []  # items of the task no file stands for today
     for item, count in pattern.items:
         if len(key_files) == MAX_KEY_FILES:
             break
         pointer = _example(pattern, item, resolver) if is_abstract(item) else item
         if pointer and resolver.resolve(pointer).resolved:
             key_files.append(KeyFile(pointer, item, count))
+        else:
+            gone.append((item, count))
     if not key_files:
         return None
     noun = object_of(pattern)
@@ -150,7 +153,10 @@ def build_proposal(
     if verb == "change" and pattern.additive:
         verb = "add"
     new = " and ".join(new_items[:2])
-    if noun:
+    said = [word for word in pattern.template[1:] if word != SLOT]
+    if said:  # the words its titles share: "Add a webhook target"
+        head = f"{verb.capitalize()} {_article(' '.join(said))}"
+    elif noun:
         head = f"{verb.capitalize()} {_article(noun)}"
         head += f" with a new {new}" if new else f" in {pattern.anchor}"
     else:
@@ -169,11 +175,21 @@ def build_proposal(
         key_files=key_files,
         concepts=concepts.of_files(k.pointer for k in key_files),
         validation=_validation(pattern, checks),
-        pitfalls=_pitfalls(pattern),
+        pitfalls=_gone(gone, pattern) + _pitfalls(pattern),
         rollback=_rollback(pattern, reverts),
         evidence=_evidence(pattern),
         steps=_steps(pattern, key_files),
     )
+
+
+def _gone(gone: list[tuple[str, int]], pattern: Pattern) -> list[str]:
+    """The files the task changed that are no longer in the repository, said (they are left
+    out of key_files: a pointer must resolve)."""
+    return [
+        f"{item} ({count} of {pattern.support} changes) is no longer in the repository "
+        "(deleted or renamed since): left out of key_files."
+        for item, count in gone
+    ]
 
 
 def _article(noun: str) -> str:
@@ -284,12 +300,19 @@ def _evidence(pattern: Pattern) -> list[str]:
 
 
 def _steps(pattern: Pattern, key_files: list[KeyFile]) -> list[str]:
-    lines = [
-        f"Mined from {pattern.support} change sets that touched `{pattern.anchor}` and say "
-        f"“{pattern.verb}” (confidence {pattern.confidence:.2f}: the share of the change sets "
-        f"touching `{pattern.anchor}` that are this task).",
-        "",
-    ]
+    if pattern.template:
+        said = " ".join(pattern.template)
+        origin = (
+            f"Mined from {pattern.support} change sets titled alike (“{said}”, names as "
+            f"<name>) whose files overlap."
+        )
+    else:
+        origin = (
+            f"Mined from {pattern.support} change sets that touched `{pattern.anchor}` and say "
+            f"“{pattern.verb}” (confidence {pattern.confidence:.2f}: the share of the change "
+            f"sets touching `{pattern.anchor}` that are this task)."
+        )
+    lines = [origin, ""]
     for number, key in enumerate(key_files, 1):
         if key.item != key.pointer:
             action = f"Add `{key.item}`, as `{key.pointer}` did"
