@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -552,6 +553,36 @@ def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
     # A single revision means that commit alone, not all its ancestors.
     out = git(root, "log", "-M", "--name-only", "-z", "--format=", range_spec(rev_range), "--")
     return sorted({p.strip("\n") for p in out.split("\0") if p.strip("\n")})
+
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+
+def changed_lines(root: Path, commit: str, paths: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """For each of ``paths`` that ``commit`` changed (against its first parent): the line
+    ranges (first, last; 1-based, inclusive) of the commit's version that the change wrote;
+    a deletion marks the line it happened before. {} when git cannot say (a root commit, a
+    blob this clone lacks)."""
+    if commit.startswith("-") or not paths:
+        return {}
+    done = _run(
+        root,
+        ["diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", f"{commit}^1", commit,
+         "--", *paths],
+    )  # fmt: skip
+    if done.returncode != 0:
+        return {}
+    found: dict[str, list[tuple[int, int]]] = {}
+    for part in done.stdout.decode("utf-8", "replace").split("\ndiff --git ")[0:]:
+        target = re.search(r"^\+\+\+ b/(.+)$", part, re.MULTILINE)
+        if target is None:
+            continue
+        ranges = found.setdefault(target.group(1), [])
+        for hunk in _HUNK.finditer(part):
+            first = int(hunk.group(1))
+            count = int(hunk.group(2)) if hunk.group(2) is not None else 1
+            ranges.append((max(first, 1), max(first + count - 1, first, 1)))
+    return found
 
 
 def paths_differing(root: Path, base: str) -> list[str]:

@@ -120,3 +120,35 @@ def test_a_task_titled_alike_is_named_by_its_words_and_a_deleted_file_is_said(
     assert sorted(keys) == sorted(BUSY), text
     assert "core/legacy.py (3 of 3 changes) is no longer in the repository" in text
     assert "titled alike" in text
+
+
+def test_steps_name_the_symbols_each_change_touched(repo: Repo) -> None:
+    dispatch = (
+        "def unrelated():\n    return 0\n\n\n"
+        "def route(key):\n    targets = []\n{}    return targets\n"
+    )
+    registry = (
+        "class Registry:\n    def drop(self):\n        return None\n\n"
+        "    def enrol(self):\n        known = []\n{}        return known\n"
+    )
+    repo.write("core/dispatch.py", dispatch.format(""))
+    repo.write("core/registry.py", registry.format(""))
+    commit_at(repo, "Initial layout", 0)
+    lines: list[str] = []
+    for number, name in enumerate(TARGETS, 1):
+        lines.append(name)
+        repo.write("core/dispatch.py", dispatch.format(
+            "".join(f"    targets.append('{n}')\n" for n in lines)))  # fmt: skip
+        repo.write("core/registry.py", registry.format(
+            "".join(f"        known.append('{n}')\n" for n in lines)))  # fmt: skip
+        commit_at(repo, f"Add a webhook target for {name}", DAY * number)
+    assert repo.kg("update").code == 0
+    result = repo.kg("mine-playbooks")
+    assert result.code == 0, result.err
+    text = (repo.root / "playbooks/proposed/add-a-webhook-target.md").read_text()
+    steps = [line for line in text.splitlines() if line[:3] in ("1. ", "2. ")]
+    assert steps == [
+        "1. Edit `core/dispatch.py` (3 of 3): `core/dispatch.py::route` (3 of the 3 newest).",
+        "2. Edit `core/registry.py` (3 of 3): `core/registry.py::Registry.enrol` (3 of the 3 "
+        "newest).",
+    ], text

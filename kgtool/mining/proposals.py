@@ -32,6 +32,7 @@ from kgtool.file_kinds import is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import is_abstract
 from kgtool.mining.patterns import SLOT, Pattern, title_words
+from kgtool.mining.symbols import SAMPLED_CHANGES, touched_symbols
 from kgtool.playbook.concepts import ConceptIndex
 from kgtool.playbook.model import PROPOSED, Playbook
 from kgtool.playbook.new import yaml_string
@@ -178,7 +179,7 @@ def build_proposal(
         pitfalls=_gone(gone, pattern) + _pitfalls(pattern),
         rollback=_rollback(pattern, reverts),
         evidence=_evidence(pattern),
-        steps=_steps(pattern, key_files),
+        steps=_steps(pattern, key_files, resolver),
     )
 
 
@@ -299,7 +300,27 @@ def _evidence(pattern: Pattern) -> list[str]:
     return lines
 
 
-def _steps(pattern: Pattern, key_files: list[KeyFile]) -> list[str]:
+def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]:
+    """The symbols of an edited key file that the newest changes of the pattern wrote lines
+    in, each as a pointer that resolves today (``file::Qualname``) or by name when it no
+    longer exists, with how many of the changes read touched it."""
+    changes = [
+        (task.change.id, key.pointer)
+        for task in reversed(pattern.tasks)
+        if key.item in task.items
+    ]
+    read = min(len(changes), SAMPLED_CHANGES)
+    found = []
+    for touched in touched_symbols(resolver.root, changes):
+        pointer = f"{key.pointer}::{touched.qualname}"
+        shown = f"`{pointer}`" if resolver.resolve(pointer).resolved else (
+            f"`{touched.qualname}` (gone since)"
+        )
+        found.append(f"{shown} ({touched.changes} of the {read} newest)")
+    return found
+
+
+def _steps(pattern: Pattern, key_files: list[KeyFile], resolver: Resolver) -> list[str]:
     if pattern.template:
         said = " ".join(pattern.template)
         origin = (
@@ -318,7 +339,11 @@ def _steps(pattern: Pattern, key_files: list[KeyFile]) -> list[str]:
             action = f"Add `{key.item}`, as `{key.pointer}` did"
         else:
             action = f"Edit `{key.pointer}`"
-        lines.append(f"{number}. {action} ({key.count} of {pattern.support}).")
+        line = f"{number}. {action} ({key.count} of {pattern.support})"
+        touched = _symbols_of(pattern, key, resolver) if key.item == key.pointer else []
+        if touched:
+            line += ": " + ", ".join(touched)
+        lines.append(line + ".")
     if pattern.bookkeeping:
         lines += ["", "Bookkeeping, as these change sets did it:", ""]
         lines += [f"- `{p}` ({n} of {pattern.support})" for p, n in pattern.bookkeeping]
