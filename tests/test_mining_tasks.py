@@ -152,3 +152,33 @@ def test_steps_name_the_symbols_each_change_touched(repo: Repo) -> None:
         "2. Edit `core/registry.py` (3 of 3): `core/registry.py::Registry.enrol` (3 of the 3 "
         "newest).",
     ], text
+
+
+def test_edits_of_a_busy_page_under_unrelated_titles_are_not_a_task(repo: Repo) -> None:
+    layout(repo)
+    titles = ("Clarify the intro", "Regendoc", "Explain fixtures better", "Fix a broken link",
+              "Reword the tutorial", "Document the cache")  # fmt: skip
+    for number, title in enumerate(titles, 1):
+        for path in BUSY[1:]:
+            edit(repo, path, f"# {number}")
+        commit_at(repo, title, DAY * number)
+    for number in range(3):  # bare merge subjects say no word of a task
+        for path in BUSY[1:]:
+            edit(repo, path, f"# merge {number}")
+        commit_at(repo, f"Merge pull request #{number + 10} from someone/branch-{number}",
+                  DAY * (10 + number))  # fmt: skip
+    assert mine_history(repo.root, Options()).patterns == []
+
+
+def test_release_notes_carried_to_another_line_are_set_aside(repo: Repo) -> None:
+    from kgtool.mining.filters import RELEASE, filter_change_sets
+    from kgtool.mining.history import read_history
+
+    layout(repo)
+    for number, title in enumerate(
+        ("Cherry pick 9.0.2 release notes", "Backport the 9.1 fixes", "Add release notes for 9.2")
+    ):
+        edit(repo, "docs/targets.md", f"# {number}")
+        commit_at(repo, title, DAY * (number + 1))
+    filtered = filter_change_sets(read_history(repo.root).change_sets, "main")
+    assert len(filtered.set_aside[RELEASE]) == 3

@@ -49,6 +49,7 @@ _RELEASE = re.compile(
     rf"|changelog for {_VERSION}|{_VERSION} release|this is {_VERSION})",
     re.IGNORECASE,
 )
+_RELEASE_WORK = re.compile(r"^(cherry[- ]?pick|backport)\b|\brelease notes\b", re.IGNORECASE)
 _CONVENTIONAL = re.compile(r"^(chore|build|ci|release|deps)(\([^)]*\))?!?:\s+", re.IGNORECASE)
 _BRANCH_MERGE = re.compile(r"^Merge (remote-tracking )?branch '([^']+)'", re.IGNORECASE)
 _LINE = re.compile(r"(^|/)(main|master|trunk|develop|stable|\d+(\.\d+|\.x)*[\w.-]*|"
@@ -97,6 +98,10 @@ def reason_for(change: ChangeSet, branch: str, max_files: int) -> str:
     # and scope say where, the rest says what.
     title = _CONVENTIONAL.sub("", change.title, count=1)
     if _RELEASE.match(title) or _RELEASE_LABELS & {x.lower() for x in change.labels}:
+        return RELEASE
+    # Release notes, and a release's changes carried to another line, are a release's
+    # bookkeeping however many pages they touch ("Cherry pick 9.0.2 release notes").
+    if _RELEASE_WORK.search(title):
         return RELEASE
     paths = change.paths
     # A change that touches only manifests, lock files and bookkeeping is a version bump or a

@@ -56,6 +56,7 @@ NAMED_ONLY_OVERLAP = 0.5  # ...or this much when it says only a verb and a name
 # files half again likelier in its changes than in any) unless it adds files.
 MIN_SPECIFICITY = 1.3
 MIN_TASKS_FOR_LIFT = 30
+AGREEMENT = 0.5  # a file-grown pattern's titles: this share say one word
 TITLED_ALIKE = 1.5  # a pattern whose changes are titled alike is likelier one task
 OVERLAP = 0.5  # candidates sharing this Jaccard share of their tasks are one task...
 SAME_FILES = 0.7  # ...and so are those of one verb sharing this share of their files
@@ -130,6 +131,7 @@ _STOP = {
 }  # fmt: skip
 _SCOPE = re.compile(r"^(\[[^\]]*\]\s*)+|^[\w./*,{} -]{1,40}?(\([^)]*\))?!?:\s+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+_BARE_MERGE = re.compile(r"^(Merge (pull request|branch|remote-tracking)|Merged in )", re.I)
 _TITLE_TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^']+'|[^\s]+")
 _NAMED = re.compile(r"[0-9._/]|[a-z][A-Z]|^[A-Z]{2,}[a-z]*$|^[A-Z][a-z]+[A-Z]")
 CONVENTIONAL = {
@@ -371,7 +373,22 @@ def find_patterns(
     # short history has no background to tell busy files by: there, every candidate stays.
     if len(tasks) >= MIN_TASKS_FOR_LIFT:
         candidates = [c for c in candidates if c.additive or c.specificity >= MIN_SPECIFICITY]
+    # Grown around a file, changes that share only a verb are many tasks (forty edits of a
+    # busy page under forty titles): its titles must say one thing, unless it adds files.
+    candidates = [
+        c for c in candidates if c.template or c.additive or title_agreement(c) >= AGREEMENT
+    ]
     return distinct(candidates)
+
+
+def title_agreement(pattern: Pattern) -> float:
+    """The share of a pattern's changes whose titles say its most said word (a bare merge
+    subject, "Merge pull request #12 from a/b", says none)."""
+    counts: Counter[str] = Counter()
+    for task in pattern.tasks:
+        if not _BARE_MERGE.match(task.change.title):
+            counts.update(title_words(task.change.title))
+    return max(counts.values(), default=0) / pattern.support if pattern.support else 0.0
 
 
 def _specificity(pattern: Pattern, by_item: dict[str, list[int]], total: int) -> float:
@@ -393,6 +410,10 @@ def _titled_alike(
     templates = title_templates([task.change.title for task in tasks])
     buckets: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for index, template in enumerate(templates):
+        said = [w for w in template[1:] if w != SLOT]
+        # A bare merge subject names a branch, not a task; "change <name>" says nothing.
+        if _BARE_MERGE.match(tasks[index].change.title) or (template[0] == "change" and not said):
+            continue
         buckets[template].append(index)
     found = []
     for template in sorted(buckets):
