@@ -182,3 +182,24 @@ def test_release_notes_carried_to_another_line_are_set_aside(repo: Repo) -> None
         commit_at(repo, title, DAY * (number + 1))
     filtered = filter_change_sets(read_history(repo.root).change_sets, "main")
     assert len(filtered.set_aside[RELEASE]) == 3
+
+
+def test_additions_of_one_kind_of_file_under_two_verbs_are_one_proposal(repo: Repo) -> None:
+    layout(repo)
+    repo.write("README.md", "# Notifiers\n")
+    commit_at(repo, "Describe the notifiers", DAY)
+    for number, (title, name) in enumerate(
+        [("Add the slack notifier", "slack"), ("Add the teams notifier", "teams"),
+         ("Add the zulip notifier", "zulip"), ("Port the matrix notifier", "matrix"),
+         ("Port the gitter notifier", "gitter"), ("Port the irc notifier", "irc")], 2
+    ):  # fmt: skip
+        repo.write(f"notifiers/{name}.py", f"NAME = '{name}'\n")
+        repo.write(f"tests/test_{name}.py", f"from notifiers.{name} import NAME\n")
+        if number % 2:
+            edit(repo, "README.md", f"- {name}")
+        commit_at(repo, title, DAY * number)
+    patterns = mine_history(repo.root, Options()).patterns
+    adding = [p for p in patterns if p.additive]
+    assert len(adding) == 1, [(p.verb, p.template, p.items) for p in adding]
+    # The one kept holds the fuller file set of the two (the README the additions touched).
+    assert "README.md" in {item for item, _ in adding[0].items}

@@ -44,7 +44,7 @@ _BOT_WORK = re.compile(
 _VERSION = r"v?\d+(\.\d+)+\S*"
 _RELEASE = re.compile(
     rf"^(release|releasing|releases?:|prepare (for )?release|preparing (for )?release"
-    rf"|version bump|bump( the)? version|update version|set version|start version"
+    rf"|version bump|bump(ed)?( the)? version|update version|set version|start version"
     rf"|chore\(release\)|{_VERSION}$|(version|release|tag) {_VERSION}|bump to {_VERSION}"
     rf"|changelog for {_VERSION}|{_VERSION} release|this is {_VERSION})",
     re.IGNORECASE,

@@ -165,11 +165,7 @@ def title_words(title: str) -> list[str]:
     rest = title[scope.end() :] if scope else title
     seen: list[str] = []
     for raw in _WORD.findall(rest):
-        word = raw.lower().strip("'-")
-        if word.endswith("ies") and len(word) > 4:
-            word = word[:-3] + "y"
-        elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-            word = word[:-1]
+        word = _singular(raw.lower().strip("'-"))
         if word in _STOP or word in VERBS or len(word) < 2 or word in seen:
             continue
         seen.append(word)
@@ -282,9 +278,12 @@ def _template_words(title: str) -> list[tuple[str, bool]]:
 
 
 def _singular(word: str) -> str:
+    """A plural as its singular, crudely: plugins, fixes, matches, entries."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+    if word.endswith(("ches", "shes", "sses", "xes", "zes")) and len(word) > 4:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
         return word[:-1]
     return word
 
@@ -389,6 +388,17 @@ def title_agreement(pattern: Pattern) -> float:
         if not _BARE_MERGE.match(task.change.title):
             counts.update(title_words(task.change.title))
     return max(counts.values(), default=0) / pattern.support if pattern.support else 0.0
+
+
+def _added_kinds(pattern: Pattern) -> set[str]:
+    """The kinds of file (abstract paths) most of an additive pattern's changes added."""
+    if not pattern.additive:
+        return set()
+    return {
+        item
+        for item, _ in pattern.items
+        if is_abstract(item) and 2 * sum(item in t.added for t in pattern.tasks) > pattern.support
+    }
 
 
 def _specificity(pattern: Pattern, by_item: dict[str, list[int]], total: int) -> float:
@@ -511,6 +521,20 @@ def distinct(candidates: list[Pattern]) -> list[Pattern]:
         ids = {t.change.id for t in pattern.tasks}
         files = {item for item, _ in pattern.items}
         if any(len(ids & other) >= OVERLAP * len(ids | other) for other in kept_ids):
+            continue
+        # Two that add the same kind of file ("apprise/plugins/<name>.py") are one task: the
+        # one ranked first stands for it, with the fuller file set of the two when the other
+        # is about as well supported (the registry and docs every addition also touches).
+        added = _added_kinds(pattern)
+        twin = next(
+            (n for n, other in enumerate(kept) if added and added & _added_kinds(other)), None
+        )
+        if twin is not None:
+            first = kept[twin]
+            if len(pattern.items) > len(first.items) and 2 * pattern.support >= first.support:
+                kept[twin] = pattern
+                kept_ids[twin] = ids
+                kept_files[twin] = files
             continue
         # The same files for the same kind of change is the same task, whichever changes
         # each candidate gathered: one proposal, the better one.
