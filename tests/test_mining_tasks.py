@@ -203,3 +203,18 @@ def test_additions_of_one_kind_of_file_under_two_verbs_are_one_proposal(repo: Re
     assert len(adding) == 1, [(p.verb, p.template, p.items) for p in adding]
     # The one kept holds the fuller file set of the two (the README the additions touched).
     assert "README.md" in {item for item, _ in adding[0].items}
+
+
+def test_a_task_done_a_new_way_is_proposed_the_way_it_is_done_now(repo: Repo) -> None:
+    layout(repo)
+    repo.write("core/old_registry.py", "# old\n")
+    commit_at(repo, "Start the old registry", DAY)
+    names = [f"n{number:02d}" for number in range(24)]
+    for number, name in enumerate(names):
+        repo.write(f"notifiers/{name}.py", f"NAME = '{name}'\n")
+        # The first twelve registered in the old file, the newest twelve in the new one.
+        edit(repo, "core/old_registry.py" if number < 12 else "core/registry.py", name)
+        commit_at(repo, f"Add the {name} notifier", DAY * (number + 2))
+    [pattern] = [p for p in mine_history(repo.root, Options()).patterns if p.additive]
+    files = {item for item, _ in pattern.items}
+    assert "core/registry.py" in files and "core/old_registry.py" not in files, files

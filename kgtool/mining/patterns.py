@@ -43,6 +43,7 @@ from kgtool.mining.paths import Abstractor, is_abstract, is_bookkeeping
 
 MIN_SUPPORT = 3
 MIN_SHARE = 0.5
+RECENT_CHANGES = 10  # a task's files are what its newest changes touched
 SLOT = "<name>"
 # A title word said by at most this many titles (or this share of them) is a name.
 RARE_TITLE_WORD = 2
@@ -121,6 +122,25 @@ VERBS = {
     "readme": "document",
     "test": "test",
     "tests": "test",
+    # Words that say a change was made, not what it is about: never the object of a task.
+    "update": "change",
+    "updates": "change",
+    "updated": "change",
+    "improve": "change",
+    "improves": "change",
+    "improved": "change",
+    "tweak": "change",
+    "tweaks": "change",
+    "refactor": "change",
+    "refactored": "change",
+    "change": "change",
+    "changes": "change",
+    "changed": "change",
+    "modify": "change",
+    "rework": "change",
+    "move": "change",
+    "fixup": "fix",
+    "cleanup": "change",
 }
 _STOP = {
     "a", "an", "the", "to", "of", "in", "for", "and", "or", "on", "with", "from", "by", "as",
@@ -339,17 +359,9 @@ def find_patterns(
             group = groups[verb]
             if len(group) < min_support:
                 continue
-            counts: Counter[str] = Counter()
-            kept: Counter[str] = Counter()
-            for index in group:
-                counts.update(list(tasks[index].items))
-                kept.update(tasks[index].bookkeeping)
-            items = [(i, c) for i, c in counts.items() if c >= min_share * len(group)]
+            items, bookkeeping = _recipe([tasks[i] for i in group], min_share)
             if len(items) < 2:
                 continue
-            items.sort(key=lambda pair: (-pair[1], pair[0]))
-            bookkeeping = [(p, c) for p, c in kept.items() if c >= min_share * len(group)]
-            bookkeeping.sort(key=lambda pair: (-pair[1], pair[0]))
             candidate = Pattern(
                 anchor, verb, [tasks[i] for i in group], items, len(members), bookkeeping
             )
@@ -377,7 +389,7 @@ def find_patterns(
     candidates = [
         c for c in candidates if c.template or c.additive or title_agreement(c) >= AGREEMENT
     ]
-    return distinct(candidates)
+    return distinct(candidates, min_share)
 
 
 def title_agreement(pattern: Pattern) -> float:
@@ -437,17 +449,9 @@ def _titled_alike(
         for group in _overlapping(members, tasks, needed):
             if len(group) < min_support:
                 continue
-            counts: Counter[str] = Counter()
-            kept: Counter[str] = Counter()
-            for index in group:
-                counts.update(list(tasks[index].items))
-                kept.update(tasks[index].bookkeeping)
-            items = [(i, c) for i, c in counts.items() if c >= min_share * len(group)]
+            items, bookkeeping = _recipe([tasks[i] for i in group], min_share)
             if len(items) < 2:
                 continue
-            items.sort(key=lambda pair: (-pair[1], pair[0]))
-            bookkeeping = [(p, c) for p, c in kept.items() if c >= min_share * len(group)]
-            bookkeeping.sort(key=lambda pair: (-pair[1], pair[0]))
             anchor = items[0][0]
             found.append(
                 Pattern(
@@ -508,7 +512,46 @@ def _sweeps(task: Task, folder: str) -> bool:
     return siblings >= 2 and bool(words & SWEEP_WORDS)
 
 
-def distinct(candidates: list[Pattern]) -> list[Pattern]:
+def _recipe(
+    tasks: list[Task], min_share: float
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """The files of a group of changes (oldest first), and its bookkeeping files: those in
+    ``min_share`` of its newest RECENT_CHANGES (the way it is done now, when it has changed
+    over the years), each with how many of all the changes have it, most first."""
+    recent = tasks[-RECENT_CHANGES:]
+    found = []
+    for part in ("items", "bookkeeping"):
+        now: Counter[str] = Counter()
+        every: Counter[str] = Counter()
+        for task in recent:
+            now.update(list(getattr(task, part)))
+        for task in tasks:
+            every.update(list(getattr(task, part)))
+        chosen = [(i, every[i]) for i, c in now.items() if c >= min_share * len(recent)]
+        found.append(sorted(chosen, key=lambda pair: (-pair[1], pair[0])))
+    return found[0], found[1]
+
+
+def _joined(first: Pattern, second: Pattern, min_share: float) -> Pattern:
+    """``first`` told by the changes of both: its items those in ``min_share`` of them."""
+    by_id = {t.change.id: t for t in [*first.tasks, *second.tasks]}
+    tasks = sorted(by_id.values(), key=lambda t: (t.change.time, t.change.id))
+    items, bookkeeping = _recipe(tasks, min_share)
+    if len(items) < 2:
+        return first
+    return Pattern(
+        first.anchor,
+        first.verb,
+        tasks,
+        items,
+        max(first.anchor_support, second.anchor_support),
+        bookkeeping,
+        first.template,
+        first.specificity,
+    )
+
+
+def distinct(candidates: list[Pattern], min_share: float = MIN_SHARE) -> list[Pattern]:
     """One pattern per task: of candidates sharing most of their tasks, the best stays."""
     ranked = sorted(
         candidates,
@@ -522,19 +565,17 @@ def distinct(candidates: list[Pattern]) -> list[Pattern]:
         files = {item for item, _ in pattern.items}
         if any(len(ids & other) >= OVERLAP * len(ids | other) for other in kept_ids):
             continue
-        # Two that add the same kind of file ("apprise/plugins/<name>.py") are one task: the
-        # one ranked first stands for it, with the fuller file set of the two when the other
-        # is about as well supported (the registry and docs every addition also touches).
+        # Two that add the same kind of file ("apprise/plugins/<name>.py") are one task,
+        # told by two sets of its changes: one proposal, from the changes of both (its file
+        # set is then what most additions touched: the registry and docs besides the file).
         added = _added_kinds(pattern)
         twin = next(
             (n for n, other in enumerate(kept) if added and added & _added_kinds(other)), None
         )
         if twin is not None:
-            first = kept[twin]
-            if len(pattern.items) > len(first.items) and 2 * pattern.support >= first.support:
-                kept[twin] = pattern
-                kept_ids[twin] = ids
-                kept_files[twin] = files
+            kept[twin] = _joined(kept[twin], pattern, min_share)
+            kept_ids[twin] = {t.change.id for t in kept[twin].tasks}
+            kept_files[twin] = {item for item, _ in kept[twin].items}
             continue
         # The same files for the same kind of change is the same task, whichever changes
         # each candidate gathered: one proposal, the better one.
