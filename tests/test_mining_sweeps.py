@@ -74,3 +74,16 @@ def test_the_same_edits_with_their_test_are_a_task(repo: Repo) -> None:
 
 def swept_files() -> set[str]:
     return {f"lib/{name}.c" for name in PROTOCOLS}
+
+
+def test_the_same_edit_across_sibling_folders_is_a_sweep(repo: Repo) -> None:
+    rules = ("color-named", "font-weight", "selector-max", "unit-allowed", "length-zero")
+    repo.write_files({f"lib/rules/{rule}/index.mjs": f"// {rule}\n" for rule in rules})
+    commit_at(repo, "Initial layout", 0)
+    for number in range(1, 6):
+        for rule in rules:
+            edit(repo, f"lib/rules/{rule}/index.mjs", f"// pass {number}")
+        commit_at(repo, f"Use the shared report helper everywhere ({number})", 10 * number)
+    mined = mine_history(repo.root, Options())
+    assert mined.patterns == [], [(p.anchor, p.support) for p in mined.patterns]
+    assert mined.sweeps >= 1

@@ -9,6 +9,8 @@ def test_title_words_are_lowercase_singular_and_once_each() -> None:
     title = "Add Providers, libraries and class access for the gas bus; providers again"
     # -ies -> -y, -s dropped but not -ss or from a three-letter word; verbs and stop words out.
     assert title_words(title) == ["provider", "library", "class", "access", "gas", "bus", "again"]
+    # Words that say how much, not what: "[cleanup] Misc fixes for various extractors".
+    assert title_words("[cleanup] Misc fixes for various extractors") == ["extractor"]
     # -es after s, x, z, ch, sh goes whole ("matches", not "matche"); -us and -is stay.
     assert title_words("Boxes, matches, wishes and the status of the corpus and axis") == [
         "box", "match", "wish", "status", "corpus", "axis",

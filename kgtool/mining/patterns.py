@@ -36,6 +36,7 @@ import math
 import posixpath
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgtool.mining.history import ChangeSet
@@ -148,6 +149,7 @@ _STOP = {
     "more", "all", "can", "now", "also", "use", "using", "instead", "via", "if", "so", "are",
     "was", "do", "does", "dont", "don't", "make", "same", "other", "only", "than", "up", "out",
     "should", "any", "one", "two", "we", "pr", "issue", "fixes", "closes", "see",
+    "misc", "miscellaneous", "various", "minor", "small", "several", "few", "many", "bit",
 }  # fmt: skip
 _SCOPE = re.compile(r"^(\[[^\]]*\]\s*)+|^[\w./*,{} -]{1,40}?(\([^)]*\))?!?:\s+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
@@ -491,21 +493,32 @@ def _overlapping(members: list[int], tasks: list[Task], needed: float) -> list[l
 
 
 def is_sweep(pattern: Pattern) -> bool:
-    """The same edit across sibling files, not a task (see the module's docstring)."""
+    """The same edit across sibling files, not a task (see the module's docstring). Siblings
+    are files of one folder (``lib/pop3.c``, ``lib/imap.c``), or files of one name in
+    sibling folders (``lib/rules/a/index.mjs``, ``lib/rules/b/index.mjs``)."""
     if pattern.additive:
         return False  # adding a file of a kind is the task playbooks are best at
-    folders = {posixpath.dirname(item) for item, _ in pattern.items}
-    if len(folders) != 1:
-        return False  # a file set across folders (code and its test) is a task's shape
-    folder = folders.pop()
-    swept = sum(1 for task in pattern.tasks if _sweeps(task, folder))
-    return 2 * swept > pattern.support
+    items = [item for item, _ in pattern.items]
+    for family in (_folder, _name_in_sibling_folders):
+        kinds = {family(item) for item in items}
+        if len(kinds) == 1:
+            kind = kinds.pop()
+            swept = sum(1 for task in pattern.tasks if _sweeps(task, family, kind))
+            return 2 * swept > pattern.support
+    return False  # a file set across folders (code and its test) is a task's shape
 
 
-def _sweeps(task: Task, folder: str) -> bool:
-    siblings = sum(
-        1 for item in task.items if not is_abstract(item) and posixpath.dirname(item) == folder
-    )
+def _folder(item: str) -> str:
+    return posixpath.dirname(item)
+
+
+def _name_in_sibling_folders(item: str) -> str:
+    folder, name = posixpath.split(item)
+    return f"{posixpath.dirname(folder)}/*/{name}" if folder else item
+
+
+def _sweeps(task: Task, family: Callable[[str], str], kind: str) -> bool:
+    siblings = sum(1 for item in task.items if not is_abstract(item) and family(item) == kind)
     if siblings >= SWEEP_SIBLINGS and task.verb == "change":
         return True
     words = {word.lower() for word in re.findall(r"[A-Za-z][A-Za-z-]*", task.change.title)}
