@@ -133,10 +133,12 @@ def test_steps_name_the_symbols_each_change_touched(repo: Repo) -> None:
     )
     repo.write("core/dispatch.py", dispatch.format(""))
     repo.write("core/registry.py", registry.format(""))
+    repo.write("tests/test_targets.py", "def test_nothing():\n    assert True\n")
     commit_at(repo, "Initial layout", 0)
     lines: list[str] = []
     for number, name in enumerate(TARGETS, 1):
         lines.append(name)
+        edit(repo, "tests/test_targets.py", f"\n\ndef test_{name}():\n    assert '{name}'")
         repo.write("core/dispatch.py", dispatch.format(
             "".join(f"    targets.append('{n}')\n" for n in lines)))  # fmt: skip
         repo.write("core/registry.py", registry.format(
@@ -146,11 +148,14 @@ def test_steps_name_the_symbols_each_change_touched(repo: Repo) -> None:
     result = repo.kg("mine-playbooks")
     assert result.code == 0, result.err
     text = (repo.root / "playbooks/proposed/add-a-webhook-target.md").read_text()
-    steps = [line for line in text.splitlines() if line[:3] in ("1. ", "2. ")]
+    steps = [line for line in text.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
     assert steps == [
         "1. Edit `core/dispatch.py` (3 of 3): `core/dispatch.py::route` (3 of the 3 newest).",
         "2. Edit `core/registry.py` (3 of 3): `core/registry.py::Registry.enrol` (3 of the 3 "
         "newest).",
+        # Each change added a test of its own: the step is the kind, with the newest one.
+        "3. Edit `tests/test_targets.py` (3 of 3): add a function (3 of the 3 newest; as "
+        "`tests/test_targets.py::test_teams`).",
     ], text
 
 

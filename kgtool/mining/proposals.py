@@ -316,7 +316,11 @@ def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]
         shown = f"`{pointer}`" if resolver.resolve(pointer).resolved else (
             f"`{touched.qualname}` (gone since)"
         )
-        found.append(f"{shown} ({touched.changes} of the {read} newest)")
+        if touched.added:  # each change added one of its own: the kind is the step
+            found.append(f"add a {touched.added} ({touched.changes} of the {read} newest; "
+                         f"as {shown})")  # fmt: skip
+        else:
+            found.append(f"{shown} ({touched.changes} of the {read} newest)")
     return found
 
 

@@ -20,23 +20,45 @@ MAX_BYTES = 1_000_000
 
 
 class Touched(NamedTuple):
+    qualname: str  # the symbol edited; for symbols added, the newest one's
+    changes: int  # of the changes read, how many edited it (or added one of the kind)
+    added: str = ""  # for symbols added: their kind, and where ("method in Registry")
+
+
+class _Seen(NamedTuple):
     qualname: str
-    changes: int  # of the changes read, how many wrote lines in it
+    kind: str
+    parent: str
+    new: bool  # every line of it was written by the change
 
 
 def touched_symbols(
     root: Path, changes: list[tuple[str, str]], most: int = 3
 ) -> list[Touched]:
-    """The symbols of a file that ``changes`` (commit, the file's path in it) wrote lines
-    in, most often first (then by name); at most ``most``."""
-    counts: Counter[str] = Counter()
+    """What ``changes`` (commit, the file's path in it; newest first) did to a file's
+    symbols, most often first: the symbols they edited, and the kinds of symbol they added
+    ("a function", "a method in Registry"), each counted once per change; at most ``most``."""
+    edited: Counter[str] = Counter()
+    added: Counter[str] = Counter()
+    example: dict[str, str] = {}
     for commit, path in changes[:SAMPLED_CHANGES]:
-        counts.update(set(_touched(root, commit, path)))
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return [Touched(name, count) for name, count in ranked[:most]]
+        seen = _touched(root, commit, path)
+        edited.update({s.qualname for s in seen if not s.new})
+        new = [s for s in seen if s.new]
+        for kind in {_kind_of(s) for s in new}:
+            added[kind] += 1
+            example.setdefault(kind, next(s.qualname for s in new if _kind_of(s) == kind))
+    found = [Touched(name, count) for name, count in edited.items()]
+    found += [Touched(example[kind], count, kind) for kind, count in added.items()]
+    found.sort(key=lambda t: (-t.changes, t.added, t.qualname))
+    return found[:most]
 
 
-def _touched(root: Path, commit: str, path: str) -> list[str]:
+def _kind_of(seen: _Seen) -> str:
+    return f"{seen.kind} in {seen.parent}" if seen.parent else seen.kind
+
+
+def _touched(root: Path, commit: str, path: str) -> list[_Seen]:
     language = language_for_path(path)
     if language is None or hasattr(language, "manifest_name"):
         return []
@@ -50,16 +72,18 @@ def _touched(root: Path, commit: str, path: str) -> list[str]:
         facts = language.extract(path, source)
     except (RecursionError, ValueError, UnicodeDecodeError):
         return []
-    found = []
+    found: dict[str, _Seen] = {}
     for first, last in ranges:
         holding = [s for s in facts.symbols if s.start_line <= last and first <= s.end_line]
         # The innermost: a method rather than its class, each function a hunk spans.
-        found += [
-            s.qualname
-            for s in holding
-            if not any(
-                o is not s and s.start_line <= o.start_line and o.end_line <= s.end_line
-                for o in holding
-            )
-        ]
-    return found
+        for symbol in holding:
+            if any(
+                other is not symbol
+                and symbol.start_line <= other.start_line
+                and other.end_line <= symbol.end_line
+                for other in holding
+            ):
+                continue
+            new = any(a <= symbol.start_line and symbol.end_line <= b for a, b in ranges)
+            found[symbol.qualname] = _Seen(symbol.qualname, symbol.kind, symbol.parent, new)
+    return sorted(found.values())
