@@ -208,6 +208,7 @@ def test_additions_of_one_kind_of_file_under_two_verbs_are_one_proposal(repo: Re
     assert len(adding) == 1, [(p.verb, p.template, p.items) for p in adding]
     # The one kept holds the fuller file set of the two (the README the additions touched).
     assert "README.md" in {item for item, _ in adding[0].items}
+    assert adding[0].support == 6 and adding[0].confidence <= 1.0
 
 
 def test_a_task_done_a_new_way_is_proposed_the_way_it_is_done_now(repo: Repo) -> None:
@@ -223,3 +224,16 @@ def test_a_task_done_a_new_way_is_proposed_the_way_it_is_done_now(repo: Repo) ->
     [pattern] = [p for p in mine_history(repo.root, Options()).patterns if p.additive]
     files = {item for item, _ in pattern.items}
     assert "core/registry.py" in files and "core/old_registry.py" not in files, files
+
+
+def test_typo_fixes_across_folders_are_not_a_task(repo: Repo) -> None:
+    layout(repo)
+    for number, title in enumerate(
+        ("Fix typos in the guide", "Fix a typo", "docs: fix spelling", "Fix typo in targets")
+    ):
+        for path in ("docs/targets.md", "core/registry.py"):
+            edit(repo, path, f"# {number}")
+        # Weeks apart: a fix days after a change is read as completing it, not as a task.
+        commit_at(repo, title, 10 * DAY * (number + 1))
+    mined = mine_history(repo.root, Options())
+    assert mined.patterns == [] and mined.sweeps >= 1

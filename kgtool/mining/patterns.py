@@ -78,6 +78,10 @@ SWEEP_WORDS = frozenset(
     }
 )  # fmt: skip
 
+COSMETIC_WORDS = frozenset(
+    {"typo", "typos", "spelling", "misspelling", "codespell", "whitespace", "grammar", "wording"}
+)
+
 VERBS = {
     "add": "add",
     "adds": "add",
@@ -394,13 +398,19 @@ def find_patterns(
     return distinct(candidates, min_share)
 
 
-def title_agreement(pattern: Pattern) -> float:
-    """The share of a pattern's changes whose titles say its most said word (a bare merge
-    subject, "Merge pull request #12 from a/b", says none)."""
+def title_word_counts(pattern: Pattern) -> Counter[str]:
+    """How many of a pattern's changes say each title word (a bare merge subject, "Merge
+    pull request #12 from a/b", says none)."""
     counts: Counter[str] = Counter()
     for task in pattern.tasks:
         if not _BARE_MERGE.match(task.change.title):
             counts.update(title_words(task.change.title))
+    return counts
+
+
+def title_agreement(pattern: Pattern) -> float:
+    """The share of a pattern's changes whose titles say its most said word."""
+    counts = title_word_counts(pattern)
     return max(counts.values(), default=0) / pattern.support if pattern.support else 0.0
 
 
@@ -498,6 +508,10 @@ def is_sweep(pattern: Pattern) -> bool:
     sibling folders (``lib/rules/a/index.mjs``, ``lib/rules/b/index.mjs``)."""
     if pattern.additive:
         return False  # adding a file of a kind is the task playbooks are best at
+    # Most of its titles say its edits are cosmetic ("Fix a typo in the docs"), wherever
+    # its files: spelling is nobody's task to repeat (a rename with its test still is one).
+    if 2 * sum(1 for task in pattern.tasks if _says(task, COSMETIC_WORDS)) > pattern.support:
+        return True
     items = [item for item, _ in pattern.items]
     for family in (_folder, _name_in_sibling_folders):
         kinds = {family(item) for item in items}
@@ -521,8 +535,13 @@ def _sweeps(task: Task, family: Callable[[str], str], kind: str) -> bool:
     siblings = sum(1 for item in task.items if not is_abstract(item) and family(item) == kind)
     if siblings >= SWEEP_SIBLINGS and task.verb == "change":
         return True
-    words = {word.lower() for word in re.findall(r"[A-Za-z][A-Za-z-]*", task.change.title)}
-    return siblings >= 2 and bool(words & SWEEP_WORDS)
+    return siblings >= 2 and _says(task, SWEEP_WORDS)
+
+
+def _says(task: Task, words: frozenset[str]) -> bool:
+    """Whether the task's title has one of ``words``."""
+    said = {word.lower() for word in re.findall(r"[A-Za-z][A-Za-z-]*", task.change.title)}
+    return bool(said & words)
 
 
 def _recipe(
@@ -557,7 +576,8 @@ def _joined(first: Pattern, second: Pattern, min_share: float) -> Pattern:
         first.verb,
         tasks,
         items,
-        max(first.anchor_support, second.anchor_support),
+        # At least its own changes: every one of them touched the anchor or stands with it.
+        max(first.anchor_support, second.anchor_support, len(tasks)),
         bookkeeping,
         first.template,
         first.specificity,

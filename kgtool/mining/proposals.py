@@ -20,7 +20,6 @@ from __future__ import annotations
 import configparser
 import datetime
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,7 @@ from kgtool.errors import KgError
 from kgtool.file_kinds import is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import is_abstract
-from kgtool.mining.patterns import SLOT, Pattern, title_words
+from kgtool.mining.patterns import SLOT, Pattern, title_word_counts
 from kgtool.mining.symbols import SAMPLED_CHANGES, touched_symbols
 from kgtool.playbook.concepts import ConceptIndex
 from kgtool.playbook.model import PROPOSED, Playbook
@@ -110,9 +109,7 @@ def _describe(change: ChangeSet) -> str:
 
 def object_of(pattern: Pattern) -> str:
     """The word most of the pattern's titles share (the thing the task is about), or ""."""
-    counts: Counter[str] = Counter()
-    for task in pattern.tasks:
-        counts.update(title_words(task.change.title))
+    counts = title_word_counts(pattern)
     best = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
     if best and best[0][1] >= max(2, pattern.support // 4):
         return best[0][0]
