@@ -5,7 +5,9 @@ file's abstract path (``tests/test_<name>.py``), an edited file's own path; book
 are counted apart. A pattern grows around an anchor item that recurs in at least
 ``min_support`` tasks: those tasks are grouped by what their titles say they do (the verb:
 add, fix, remove, change, document, test), and a group with ``min_support`` tasks or more is
-one candidate task, whose file set is every item present in at least ``min_share`` of them.
+one candidate task, whose file set is every item present in at least ``min_share`` of its
+newest ``RECENT_CHANGES`` (the way the task is done now). Grown around a file, a candidate's
+titles must also agree (half of them share a word) unless it adds files.
 
 Changes are also grouped by task directly: their titles as templates (the verb, the words,
 names as ``<name>``: "Add Zoom support" and "Add Pingram support" are one), and within one
@@ -13,7 +15,8 @@ template, the changes whose file sets overlap. That finds a task done a few time
 that many other changes touch too, which no anchor file singles out. Every candidate is
 ranked by how specific its files are to it (their lift over the whole history) with its
 support counted with diminishing returns; in a history long enough to tell busy files by, a
-candidate whose files most changes touch is not a task unless it adds files.
+candidate whose files most changes touch is not a task unless it adds files. Candidates
+that add the same kind of file are one task, joined from the changes of both.
 
 Why not exact frequent closed itemsets: one task that skipped one file of the set splits a
 closed itemset in two, and the many subsets of a 10-file change make thousands of itemsets
@@ -27,7 +30,9 @@ A sweep is not a task: the same edit made across sibling files (``lib/pop3.c``, 
 sets out to "change lib/pop3.c with lib/imap.c". A candidate whose files all sit in one
 folder, that does not add files, and most of whose change sets touch many files of that
 folder (``SWEEP_SIBLINGS``) with a title that names no task (the verb "change"), or several
-with a title that says sweep (refactor, rename, tidy, bump...), is set aside as a sweep.
+with a title that says sweep (refactor, rename, tidy, bump...), is set aside as a sweep; so
+is one whose files are of one name in sibling folders (``lib/rules/*/index.mjs``), and one
+most of whose titles say the edit is cosmetic (typo, spelling, whitespace).
 """
 
 from __future__ import annotations
