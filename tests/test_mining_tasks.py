@@ -176,7 +176,7 @@ def test_edits_of_a_busy_page_under_unrelated_titles_are_not_a_task(repo: Repo) 
 
 
 def test_release_notes_carried_to_another_line_are_set_aside(repo: Repo) -> None:
-    from kgtool.mining.filters import RELEASE, filter_change_sets
+    from kgtool.mining.filters import BOT, RELEASE, filter_change_sets
     from kgtool.mining.history import read_history
 
     layout(repo)
@@ -185,8 +185,14 @@ def test_release_notes_carried_to_another_line_are_set_aside(repo: Repo) -> None
     ):
         edit(repo, "docs/targets.md", f"# {number}")
         commit_at(repo, title, DAY * (number + 1))
+    # A dependency bump a person merged, under a conventional type, is a bot's work too.
+    edit(repo, "core/registry.py", "# deps")
+    commit_at(repo, "build(deps): bump golang.org/x/tools from 0.1.0 to 0.2.0", DAY * 9)
     filtered = filter_change_sets(read_history(repo.root).change_sets, "main")
     assert len(filtered.set_aside[RELEASE]) == 3
+    assert [c.title for c in filtered.set_aside[BOT]] == [
+        "build(deps): bump golang.org/x/tools from 0.1.0 to 0.2.0"
+    ]
 
 
 def test_additions_of_one_kind_of_file_under_two_verbs_are_one_proposal(repo: Repo) -> None:

@@ -90,7 +90,11 @@ def reason_for(change: ChangeSet, branch: str, max_files: int) -> str:
     if change.kind == MERGE and synced is not None and _is_line(synced.group(1), branch):
         return BRANCH_MERGE
     who = (change.email, change.author, change.pr_author)
-    if any(_BOT.search(w) for w in who) or _BOT_WORK.search(change.subject):
+    # "build(deps): bump x from 1 to 2": what a bot writes, under a conventional type.
+    subject = _CONVENTIONAL.sub("", change.subject, count=1)
+    if any(_BOT.search(w) for w in who) or _BOT_WORK.search(change.subject) or (
+        _BOT_WORK.search(subject)
+    ):
         return BOT
     if change.reverts or change.title.startswith(('Revert "', "Revert '")):
         return REVERT
