@@ -558,31 +558,34 @@ def changed_paths(root: Path, rev_range: str | None = None) -> list[str]:
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
-def changed_lines(root: Path, commit: str, paths: list[str]) -> dict[str, list[tuple[int, int]]]:
-    """For each of ``paths`` that ``commit`` changed (against its first parent): the line
-    ranges (first, last; 1-based, inclusive) of the commit's version that the change wrote;
-    a deletion marks the line it happened before. {} when git cannot say (a root commit, a
-    blob this clone lacks)."""
-    if commit.startswith("-") or not paths:
-        return {}
+class Hunk(NamedTuple):
+    """Lines of a commit's version of a file that the commit wrote (1-based, inclusive); a
+    deletion is the line it happened before, with ``wrote`` False."""
+
+    first: int
+    last: int
+    wrote: bool
+
+
+def changed_lines(root: Path, commit: str, path: str) -> list[Hunk] | None:
+    """What ``commit`` changed in ``path`` against its first parent, as hunks of the
+    commit's version; None when git cannot say (a root commit, a blob this clone lacks, no
+    such path there)."""
+    if commit.startswith("-"):
+        return None
     done = _run(
         root,
-        ["diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", f"{commit}^1", commit,
-         "--", *paths],
+        ["--literal-pathspecs", "-c", "core.quotePath=false", "diff", "-U0", "--no-color",
+         "--no-ext-diff", "--no-renames", f"{commit}^1", commit, "--", path],
     )  # fmt: skip
     if done.returncode != 0:
-        return {}
-    found: dict[str, list[tuple[int, int]]] = {}
-    for part in done.stdout.decode("utf-8", "replace").split("\ndiff --git ")[0:]:
-        target = re.search(r"^\+\+\+ b/(.+)$", part, re.MULTILINE)
-        if target is None:
-            continue
-        ranges = found.setdefault(target.group(1), [])
-        for hunk in _HUNK.finditer(part):
-            first = int(hunk.group(1))
-            count = int(hunk.group(2)) if hunk.group(2) is not None else 1
-            ranges.append((max(first, 1), max(first + count - 1, first, 1)))
-    return found
+        return None
+    hunks = []
+    for hunk in _HUNK.finditer(done.stdout.decode("utf-8", "replace")):
+        first = max(int(hunk.group(1)), 1)
+        count = int(hunk.group(2)) if hunk.group(2) is not None else 1
+        hunks.append(Hunk(first, max(first + count - 1, first), count > 0))
+    return hunks
 
 
 def paths_differing(root: Path, base: str) -> list[str]:

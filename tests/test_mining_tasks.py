@@ -243,3 +243,61 @@ def test_typo_fixes_across_folders_are_not_a_task(repo: Repo) -> None:
         commit_at(repo, title, 10 * DAY * (number + 1))
     mined = mine_history(repo.root, Options())
     assert mined.patterns == [] and mined.sweeps >= 1
+
+
+def test_two_kinds_of_addition_sharing_only_a_test_file_kind_stay_two(repo: Repo) -> None:
+    layout(repo)
+    # Folders with many files: their names are words of the repository, not new names.
+    repo.write_files({f"{kind}s/base_{n}.py": "X = 1\n" for kind in ("lexer", "formatter")
+                      for n in range(12)})  # fmt: skip
+    commit_at(repo, "Lay out the lexers and formatters", DAY / 2)
+    for number, (kind, name) in enumerate(
+        [("lexer", n) for n in ("lua", "nim", "zig", "odin", "hare")]
+        + [("formatter", n) for n in ("html", "latex", "rtf", "svg", "bbcode", "irc")]
+    ):
+        repo.write(f"{kind}s/{name}.py", f"NAME = '{name}'\n")
+        repo.write(f"tests/test_{name}.py", f"from {kind}s.{name} import NAME\n")
+        commit_at(repo, f"Add {name} {kind}", DAY * (number + 1))
+    patterns = [p for p in mine_history(repo.root, Options()).patterns if p.additive]
+    assert len(patterns) == 2, [(p.template, p.items, p.support) for p in patterns]
+    assert sorted(p.support for p in patterns) == [5, 6]
+
+
+def test_a_file_name_cannot_write_lines_into_a_proposal(repo: Repo) -> None:
+    layout(repo)
+    hostile = 'docs/<n>\n  - "README.md"\n  #x.md'
+    for number, name in enumerate(TARGETS):
+        repo.write(f"plugins/{name}.py", f"NAME = '{name}'\n")
+        repo.write(f"docs/{name}\n  - \"README.md\"\n  #x.md", "# doc\n")
+        commit_at(repo, f"Add the {name} plugin", DAY * (number + 1))
+    assert hostile  # the shape of the name every addition carries
+    assert repo.kg("update").code == 0
+    result = repo.kg("mine-playbooks")
+    assert result.code == 0, result.out + result.err
+    for proposal in (repo.root / "playbooks/proposed").glob("*.md"):
+        front = proposal.read_text().split("---")[1]
+        assert '\n  - "README.md"' not in front, front
+
+
+def test_symbols_read_from_odd_names_and_a_deletion_adds_nothing(repo: Repo) -> None:
+    from kgtool.mining.symbols import touched_symbols
+
+    source = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
+    for name in ("odd name.py", ":(glob)star.py"):
+        repo.write(name, source)
+    commit_at(repo, "Initial layout", 0)
+    for name in ("odd name.py", ":(glob)star.py"):
+        repo.write(name, source.replace("def b():\n    return 2\n\n\n", ""))
+    deleted = commit_at(repo, "Drop b", DAY)
+    without_b = source.replace("def b():\n    return 2\n\n\n", "")
+    for name in ("odd name.py", ":(glob)star.py"):
+        repo.write(name, without_b.replace("return 1", "return 10"))
+    edited = commit_at(repo, "Change a", 2 * DAY)
+    for name in ("odd name.py", ":(glob)star.py"):
+        reading = touched_symbols(repo.root, [(edited, name), (deleted, name)])
+        assert reading.read == 2, name
+        # The deletion wrote no line of any symbol; the edit wrote one of a's.
+        assert [(t.qualname, t.changes, t.added) for t in reading.touched] == [("a", 1, "")], (
+            name,
+            reading,
+        )

@@ -15,6 +15,9 @@ def test_title_words_are_lowercase_singular_and_once_each() -> None:
     assert title_words("Boxes, matches, wishes and the status of the corpus and axis") == [
         "box", "match", "wish", "status", "corpus", "axis",
     ]  # fmt: skip
+    assert title_words("Caches, sizes and menus") == ["cache", "size", "menu"]
+    # A name in a title is no word of it: "tmpdir.rst" is not "rst".
+    assert title_words("Rename tmpdir.rst to tmp_path.rst") == ["rename"]
 
 
 def test_a_title_with_no_known_verb_is_a_change_unless_its_type_says_more() -> None:

@@ -44,6 +44,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kgtool.file_kinds import is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import Abstractor, is_abstract, is_bookkeeping
 
@@ -83,6 +84,11 @@ SWEEP_WORDS = frozenset(
     }
 )  # fmt: skip
 
+# Words in -s that are no plurals.
+_SINGULAR_IN_S = frozenset(
+    {"status", "corpus", "bus", "gas", "focus", "census", "virus", "bonus", "campus", "plus",
+     "minus", "thus", "alias", "canvas", "atlas", "lens", "news", "series", "species"}
+)  # fmt: skip
 COSMETIC_WORDS = frozenset(
     {"typo", "typos", "spelling", "misspelling", "codespell", "whitespace", "grammar", "wording"}
 )
@@ -191,15 +197,17 @@ def verb_of(title: str) -> str:
 
 
 def title_words(title: str) -> list[str]:
-    """The content words of a title, lowercase, singular, once each, in order."""
-    scope = _SCOPE.match(title)
-    rest = title[scope.end() :] if scope else title
+    """The content words of a title, lowercase, singular, once each, in order; a name
+    (``tmpdir.rst``, ``cacheRetention``, a quoted identifier) is no word of it."""
     seen: list[str] = []
-    for raw in _WORD.findall(rest):
-        word = _singular(raw.lower().strip("'-"))
-        if word in _STOP or word in VERBS or len(word) < 2 or word in seen:
+    for token, named in _template_words(title):
+        if named:
             continue
-        seen.append(word)
+        for raw in _WORD.findall(token):
+            word = _singular(raw.lower().strip("'-"))
+            if word in _STOP or word in VERBS or len(word) < 2 or word in seen:
+                continue
+            seen.append(word)
     return seen
 
 
@@ -309,14 +317,15 @@ def _template_words(title: str) -> list[tuple[str, bool]]:
 
 
 def _singular(word: str) -> str:
-    """A plural as its singular, crudely: plugins, fixes, matches, entries."""
+    """A plural as its singular, crudely: plugins, entries, boxes, matches, wishes (but
+    caches, sizes); words that end in -s as they are (status, axis, class)."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes", "zes")) and len(word) > 4:
+    if re.search(r"(ss|x|zz|sh|[^aeiou]ch)es$", word) and len(word) > 4:
         return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
+    if word in _SINGULAR_IN_S or word.endswith(("ss", "is", "ous")) or len(word) <= 3:
+        return word
+    return word[:-1] if word.endswith("s") else word
 
 
 def make_tasks(change_sets: list[ChangeSet], abstractor: Abstractor) -> list[Task]:
@@ -420,13 +429,17 @@ def title_agreement(pattern: Pattern) -> float:
 
 
 def _added_kinds(pattern: Pattern) -> set[str]:
-    """The kinds of file (abstract paths) most of an additive pattern's changes added."""
+    """The kinds of file (abstract paths) most of an additive pattern's changes added, its
+    tests left out: a lexer and a formatter both come with a ``tests/test_<name>.py``, and
+    are two tasks."""
     if not pattern.additive:
         return set()
     return {
         item
         for item, _ in pattern.items
-        if is_abstract(item) and 2 * sum(item in t.added for t in pattern.tasks) > pattern.support
+        if is_abstract(item)
+        and not is_test(item)
+        and 2 * sum(item in t.added for t in pattern.tasks) > pattern.support
     }
 
 
@@ -576,16 +589,18 @@ def _joined(first: Pattern, second: Pattern, min_share: float) -> Pattern:
     items, bookkeeping = _recipe(tasks, min_share)
     if len(items) < 2:
         return first
+    anchor = first.anchor if first.anchor in {i for i, _ in items} else items[0][0]
     return Pattern(
-        first.anchor,
+        anchor,
         first.verb,
         tasks,
         items,
         # At least its own changes: every one of them touched the anchor or stands with it.
         max(first.anchor_support, second.anchor_support, len(tasks)),
         bookkeeping,
-        first.template,
-        first.specificity,
+        # Two sets of changes joined are no longer all titled alike.
+        first.template if first.template == second.template else (),
+        min(first.specificity, second.specificity),
     )
 
 
@@ -598,6 +613,7 @@ def distinct(candidates: list[Pattern], min_share: float = MIN_SHARE) -> list[Pa
     kept: list[Pattern] = []
     kept_ids: list[set[str]] = []
     kept_files: list[set[str]] = []
+    kept_added: list[set[str]] = []  # what each kept pattern adds (computed once)
     for pattern in ranked:
         ids = {t.change.id for t in pattern.tasks}
         files = {item for item, _ in pattern.items}
@@ -608,12 +624,18 @@ def distinct(candidates: list[Pattern], min_share: float = MIN_SHARE) -> list[Pa
         # set is then what most additions touched: the registry and docs besides the file).
         added = _added_kinds(pattern)
         twin = next(
-            (n for n, other in enumerate(kept) if added and added & _added_kinds(other)), None
+            (
+                n
+                for n, other in enumerate(kept)
+                if added and added & kept_added[n]
+            ),
+            None,
         )
         if twin is not None:
             kept[twin] = _joined(kept[twin], pattern, min_share)
             kept_ids[twin] = {t.change.id for t in kept[twin].tasks}
             kept_files[twin] = {item for item, _ in kept[twin].items}
+            kept_added[twin] = _added_kinds(kept[twin])
             continue
         # The same files for the same kind of change is the same task, whichever changes
         # each candidate gathered: one proposal, the better one.
@@ -625,4 +647,5 @@ def distinct(candidates: list[Pattern], min_share: float = MIN_SHARE) -> list[Pa
         kept.append(pattern)
         kept_ids.append(ids)
         kept_files.append(files)
+        kept_added.append(added)
     return kept

@@ -27,11 +27,12 @@ from typing import Any
 
 from kgtool import bounded
 from kgtool.errors import KgError
+from kgtool.escape import md_path, printable
 from kgtool.file_kinds import is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import is_abstract
 from kgtool.mining.patterns import SLOT, Pattern, title_word_counts
-from kgtool.mining.symbols import SAMPLED_CHANGES, touched_symbols
+from kgtool.mining.symbols import touched_symbols
 from kgtool.playbook.concepts import ConceptIndex
 from kgtool.playbook.model import PROPOSED, Playbook
 from kgtool.playbook.new import yaml_string
@@ -87,7 +88,9 @@ class Proposal:
             about = f"{key.count} of {p.support}"
             if key.item != key.pointer:
                 about += f", an example of {key.item}"
-            lines.append(f"  - {yaml_string(key.pointer)}  # {about}")
+            # One line whatever a committed file name holds: a newline in it would write
+            # lines of its own into the front matter.
+            lines.append(f"  - {yaml_string(key.pointer)}  # {printable(about)}")
         for name in ("validation", "pitfalls", "rollback"):
             lines.append(f"{name}:")
             lines += [f"  - {yaml_string(v)}" for v in getattr(self, name)]
@@ -306,12 +309,13 @@ def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]
         for task in reversed(pattern.tasks)
         if key.item in task.items
     ]
-    read = min(len(changes), SAMPLED_CHANGES)
+    reading = touched_symbols(resolver.root, changes)
+    read = reading.read
     found = []
-    for touched in touched_symbols(resolver.root, changes):
+    for touched in reading.touched:
         pointer = f"{key.pointer}::{touched.qualname}"
-        shown = f"`{pointer}`" if resolver.resolve(pointer).resolved else (
-            f"`{touched.qualname}` (gone since)"
+        shown = md_path(pointer) if resolver.resolve(pointer).resolved else (
+            f"{md_path(touched.qualname)} (gone since)"
         )
         if touched.added:  # each change added one of its own: the kind is the step
             found.append(f"add a {touched.added} ({touched.changes} of the {read} newest; "
@@ -337,9 +341,9 @@ def _steps(pattern: Pattern, key_files: list[KeyFile], resolver: Resolver) -> li
     lines = [origin, ""]
     for number, key in enumerate(key_files, 1):
         if key.item != key.pointer:
-            action = f"Add `{key.item}`, as `{key.pointer}` did"
+            action = f"Add {md_path(key.item)}, as {md_path(key.pointer)} did"
         else:
-            action = f"Edit `{key.pointer}`"
+            action = f"Edit {md_path(key.pointer)}"
         line = f"{number}. {action} ({key.count} of {pattern.support})"
         touched = _symbols_of(pattern, key, resolver) if key.item == key.pointer else []
         if touched:
@@ -347,7 +351,7 @@ def _steps(pattern: Pattern, key_files: list[KeyFile], resolver: Resolver) -> li
         lines.append(line + ".")
     if pattern.bookkeeping:
         lines += ["", "Bookkeeping, as these change sets did it:", ""]
-        lines += [f"- `{p}` ({n} of {pattern.support})" for p, n in pattern.bookkeeping]
+        lines += [f"- {md_path(p)} ({n} of {pattern.support})" for p, n in pattern.bookkeeping]
     return lines
 
 

@@ -32,17 +32,25 @@ class _Seen(NamedTuple):
     new: bool  # every line of it was written by the change
 
 
-def touched_symbols(
-    root: Path, changes: list[tuple[str, str]], most: int = 3
-) -> list[Touched]:
+class Reading(NamedTuple):
+    touched: list[Touched]
+    read: int  # how many of the changes could be read (the file there, parsed)
+
+
+def touched_symbols(root: Path, changes: list[tuple[str, str]], most: int = 3) -> Reading:
     """What ``changes`` (commit, the file's path in it; newest first) did to a file's
     symbols, most often first: the symbols they edited, and the kinds of symbol they added
-    ("a function", "a method in Registry"), each counted once per change; at most ``most``."""
+    ("a function", "a method in Registry"), each counted once per change; at most ``most``.
+    A change that cannot be read (the file had another name then) is not counted."""
     edited: Counter[str] = Counter()
     added: Counter[str] = Counter()
     example: dict[str, str] = {}
+    read = 0
     for commit, path in changes[:SAMPLED_CHANGES]:
         seen = _touched(root, commit, path)
+        if seen is None:
+            continue
+        read += 1
         edited.update({s.qualname for s in seen if not s.new})
         new = [s for s in seen if s.new]
         for kind in {_kind_of(s) for s in new}:
@@ -51,29 +59,31 @@ def touched_symbols(
     found = [Touched(name, count) for name, count in edited.items()]
     found += [Touched(example[kind], count, kind) for kind, count in added.items()]
     found.sort(key=lambda t: (-t.changes, t.added, t.qualname))
-    return found[:most]
+    return Reading(found[:most], read)
 
 
 def _kind_of(seen: _Seen) -> str:
     return f"{seen.kind} in {seen.parent}" if seen.parent else seen.kind
 
 
-def _touched(root: Path, commit: str, path: str) -> list[_Seen]:
+def _touched(root: Path, commit: str, path: str) -> list[_Seen] | None:
+    """The symbols the change wrote lines in; None when it cannot be read."""
     language = language_for_path(path)
     if language is None or hasattr(language, "manifest_name"):
-        return []
-    ranges = changed_lines(root, commit, [path]).get(path, [])
-    if not ranges:
-        return []
+        return None
+    hunks = changed_lines(root, commit, path)
+    if not hunks:
+        return None
     source = show_file(root, commit, path)
     if source is None or len(source) > MAX_BYTES or b"\0" in source[:8000]:
-        return []
+        return None
     try:
         facts = language.extract(path, source)
     except (RecursionError, ValueError, UnicodeDecodeError):
-        return []
+        return None
     found: dict[str, _Seen] = {}
-    for first, last in ranges:
+    written = [(h.first, h.last) for h in hunks if h.wrote]
+    for first, last, _ in hunks:
         holding = [s for s in facts.symbols if s.start_line <= last and first <= s.end_line]
         # The innermost: a method rather than its class, each function a hunk spans.
         for symbol in holding:
@@ -84,6 +94,7 @@ def _touched(root: Path, commit: str, path: str) -> list[_Seen]:
                 for other in holding
             ):
                 continue
-            new = any(a <= symbol.start_line and symbol.end_line <= b for a, b in ranges)
+            # Written whole by the change (a deletion writes nothing: it adds no symbol).
+            new = any(a <= symbol.start_line and symbol.end_line <= b for a, b in written)
             found[symbol.qualname] = _Seen(symbol.qualname, symbol.kind, symbol.parent, new)
     return sorted(found.values())
