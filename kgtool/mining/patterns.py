@@ -60,6 +60,7 @@ TITLED_OVERLAP = 0.25
 # ...and their template says more than a verb and a name.
 MIN_TEMPLATE_WORDS = 1
 NAMED_ONLY_OVERLAP = 0.5  # ...or this much when it says only a verb and a name
+COMMON_ITEM_MEMBERS = 200  # a file held by more changes of a template is left out of overlaps
 # A pattern's files must be this specific to it (log2(1 + lift): 1.3 is a lift of 1.46, its
 # files half again likelier in its changes than in any) unless it adds files.
 MIN_SPECIFICITY = 1.3
@@ -508,11 +509,25 @@ def _overlapping(members: list[int], tasks: list[Task], needed: float) -> list[l
             index = parent[index]
         return index
 
-    items = {index: set(tasks[index].items) for index in members}
-    for position, first in enumerate(members):
-        for second in members[position + 1 :]:
-            union = items[first] | items[second]
-            if union and len(items[first] & items[second]) >= needed * len(union):
+    # Only changes that share a file can overlap: each is compared with those, through the
+    # files they hold. A file most of a large template's changes hold tells none of them
+    # apart, and would make every pair a candidate: it is left out of both sides.
+    holding: dict[str, list[int]] = defaultdict(list)
+    for index in members:
+        for item in tasks[index].items:
+            holding[item].append(index)
+    common = max(COMMON_ITEM_MEMBERS, len(members) // 2)
+    items = {
+        index: {item for item in tasks[index].items if len(holding[item]) <= common}
+        for index in members
+    }
+    for first in members:
+        shared: Counter[int] = Counter()
+        for item in items[first]:
+            shared.update(other for other in holding[item] if other > first)
+        for second, count in sorted(shared.items()):
+            union = len(items[first]) + len(items[second]) - count
+            if union and count >= needed * union:
                 parent[root(second)] = root(first)
     groups: dict[int, list[int]] = defaultdict(list)
     for index in members:
