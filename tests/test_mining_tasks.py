@@ -230,6 +230,11 @@ def test_a_task_done_a_new_way_is_proposed_the_way_it_is_done_now(repo: Repo) ->
     [pattern] = [p for p in mine_history(repo.root, Options()).patterns if p.additive]
     files = {item for item, _ in pattern.items}
     assert "core/registry.py" in files and "core/old_registry.py" not in files, files
+    # Its counts say what it was chosen by: 12 of all 24, and all of the newest 10.
+    assert repo.kg("update").code == 0
+    assert repo.kg("mine-playbooks").code == 0
+    [proposal] = (repo.root / "playbooks/proposed").glob("*.md")
+    assert '"core/registry.py"  # 12 of 24, 10 of the newest 10' in proposal.read_text()
 
 
 def test_typo_fixes_across_folders_are_not_a_task(repo: Repo) -> None:

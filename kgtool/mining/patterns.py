@@ -255,6 +255,12 @@ class Pattern:
         new = sum(1 for t in self.tasks if t.added & {i for i, _ in self.items})
         return 2 * new > len(self.tasks)
 
+    def recent_count(self, item: str) -> tuple[int, int]:
+        """How many of its newest RECENT_CHANGES changes hold ``item``, and how many those
+        are: what its file set was chosen by."""
+        recent = self.tasks[-RECENT_CHANGES:]
+        return sum(1 for task in recent if item in task.items), len(recent)
+
     @property
     def key(self) -> tuple[str, str]:
         return (self.verb, self.anchor)

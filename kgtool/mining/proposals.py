@@ -86,6 +86,9 @@ class Proposal:
         lines.append("key_files:")
         for key in self.key_files:
             about = f"{key.count} of {p.support}"
+            held, newest = p.recent_count(key.item)
+            if newest < p.support:  # chosen by the newest: say how many of them
+                about += f", {held} of the newest {newest}"
             if key.item != key.pointer:
                 about += f", an example of {key.item}"
             # One line whatever a committed file name holds: a newline in it would write
@@ -233,11 +236,17 @@ def _pitfalls(pattern: Pattern) -> list[str]:
                 f"“{task.change.title}” {_delay(task.change, follow_up)}: it {what}."
             )
     found = found[: MAX_PITFALLS - 2]
-    partial = [(i, c) for i, c in pattern.items if c < pattern.support]
-    for item, count in partial[-2:]:
+    # Partial in the changes the file set was chosen by (the newest, when there are many).
+    partial = []
+    for item, _ in pattern.items:
+        held, newest = pattern.recent_count(item)
+        if held < newest:
+            partial.append((item, held, newest))
+    for item, held, newest in partial[-2:]:
+        among = "" if newest == pattern.support else "newest "
         found.append(
-            f"{item} changed in {count} of the {pattern.support} change sets only: check "
-            "whether yours needs it."
+            f"{printable(item)} changed in {held} of the {among}{newest} change sets only: "
+            "check whether yours needs it."
         )
     if not any("completed" in f for f in found):
         found.insert(
