@@ -24,3 +24,13 @@ def test_a_title_with_no_known_verb_is_a_change_unless_its_type_says_more() -> N
     assert verb_of("Tidy the parser") == "change"
     assert verb_of("docs: tidy the parser") == "document"
     assert verb_of("feat(api): support tokens") == "add"
+
+
+def test_release_pages_and_announcements_are_bookkeeping() -> None:
+    from kgtool.mining.paths import is_bookkeeping
+
+    for path in ("doc/en/announce/release-2.9.1.rst", "docs/release-3.0.md", "relnotes-1.2.txt",
+                 "CHANGES.rst", "changelog.d/123.feature.md"):  # fmt: skip
+        assert is_bookkeeping(path), path
+    for path in ("src/releaser.py", "docs/releases.md", "src/announcer.py", "docs/guide.md"):
+        assert not is_bookkeeping(path), path

@@ -58,7 +58,12 @@ _BOOKKEEPING_NAMES = {
     "__version__.py",
 }
 # Folders of changelog fragments (towncrier, changesets, scriv): one new file per change.
-_BOOKKEEPING_DIRS = ("changes", "changelog.d", "newsfragments", "changelog", ".changeset")
+_BOOKKEEPING_DIRS = (
+    "changes", "changelog.d", "newsfragments", "changelog", ".changeset", "announce",
+    "release-notes", "releasenotes",
+)  # fmt: skip
+# A release's own page: release-2.9.1.rst, release_v3.md, relnotes-1.2.txt.
+_RELEASE_PAGE = re.compile(r"^(release|relnotes)[-_]?v?\d+(\.\d+)*\.[a-z]+$")
 VERSION_FILES = {"version", "version.txt", "version.py", "_version.py", "__version__.py"}
 _MANIFESTS = {"package.json", "pyproject.toml", "setup.py", "setup.cfg", "cargo.toml"}
 
@@ -74,7 +79,7 @@ def is_bookkeeping(path: str) -> bool:
     if name in _BOOKKEEPING_NAMES or name.endswith(".lock"):
         return True
     stem = name.split(".", 1)[0]
-    if stem in _BOOKKEEPING_STEMS:
+    if stem in _BOOKKEEPING_STEMS or _RELEASE_PAGE.match(name):
         return True
     return any(part in _BOOKKEEPING_DIRS for part in lower.split("/")[:-1])
 
