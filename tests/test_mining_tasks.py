@@ -306,3 +306,24 @@ def test_symbols_read_from_odd_names_and_a_deletion_adds_nothing(repo: Repo) -> 
             name,
             reading,
         )
+
+
+def test_steps_say_what_the_changes_wrote_in_a_symbol(repo: Repo) -> None:
+    resolver = 'def resolve(kind):\n    match kind:\n{}        case _: return None\n'
+    settings = 'class Settings:\n    def defaults(self):\n        return dict(\n{}        )\n'
+    repo.write("core/resolve.py", resolver.format(""))
+    repo.write("core/settings.py", settings.format(""))
+    commit_at(repo, "Initial layout", 0)
+    cases: list[str] = []
+    for number, name in enumerate(TARGETS, 1):
+        cases.append(name)
+        repo.write("core/resolve.py", resolver.format(
+            "".join(f"        case '{n}': return '{n}'\n" for n in cases)))  # fmt: skip
+        repo.write("core/settings.py", settings.format(
+            "".join(f"            {n}=True,\n" for n in cases)))  # fmt: skip
+        commit_at(repo, f"Add a webhook target for {name}", DAY * number)
+    assert repo.kg("update").code == 0
+    assert repo.kg("mine-playbooks").code == 0
+    text = (repo.root / "playbooks/proposed/add-a-webhook-target.md").read_text()
+    assert "add a case to `core/resolve.py::resolve` (3 of the 3 newest)" in text, text
+    assert "add an entry to `core/settings.py::Settings.defaults` (3 of the 3 newest)" in text

@@ -329,6 +329,8 @@ def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]
         if touched.added:  # each change added one of its own: the kind is the step
             found.append(f"add a {touched.added} ({touched.changes} of the {read} newest; "
                          f"as {shown})")  # fmt: skip
+        elif touched.what:  # the changes agree on what they wrote in it
+            found.append(f"add {touched.what} to {shown} ({touched.changes} of the {read} newest)")
         else:
             found.append(f"{shown} ({touched.changes} of the {read} newest)")
     return found
