@@ -4,6 +4,8 @@ share a verb and a few busy files are not one task."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from conftest import Repo
 from mining_helpers import commit_at
 
@@ -122,6 +124,27 @@ def test_a_task_titled_alike_is_named_by_its_words_and_a_deleted_file_is_said(
     assert "titled alike" in text
 
 
+def webhook_targets_mined(
+    repo: Repo,
+    files: dict[str, tuple[str, str]],
+    also: Callable[[str], None] = lambda name: None,
+) -> str:
+    """Each file written from its template with one line per target so far, committed as
+    "Add a webhook target for <name>" three times, mined: the proposal's text."""
+    for path, (template, _) in files.items():
+        repo.write(path, template.format(""))
+    commit_at(repo, "Initial layout", 0)
+    for number in range(1, len(TARGETS) + 1):
+        for path, (template, line) in files.items():
+            repo.write(path, template.format("".join(line.format(n) for n in TARGETS[:number])))
+        also(TARGETS[number - 1])
+        commit_at(repo, f"Add a webhook target for {TARGETS[number - 1]}", DAY * number)
+    assert repo.kg("update").code == 0
+    result = repo.kg("mine-playbooks")
+    assert result.code == 0, result.err
+    return (repo.root / "playbooks/proposed/add-a-webhook-target.md").read_text()
+
+
 def test_steps_name_the_symbols_each_change_touched(repo: Repo) -> None:
     dispatch = (
         "def unrelated():\n    return 0\n\n\n"
@@ -134,20 +157,14 @@ def test_steps_name_the_symbols_each_change_touched(repo: Repo) -> None:
     repo.write("core/dispatch.py", dispatch.format(""))
     repo.write("core/registry.py", registry.format(""))
     repo.write("tests/test_targets.py", "def test_nothing():\n    assert True\n")
-    commit_at(repo, "Initial layout", 0)
-    lines: list[str] = []
-    for number, name in enumerate(TARGETS, 1):
-        lines.append(name)
-        edit(repo, "tests/test_targets.py", f"\n\ndef test_{name}():\n    assert '{name}'")
-        repo.write("core/dispatch.py", dispatch.format(
-            "".join(f"    targets.append('{n}')\n" for n in lines)))  # fmt: skip
-        repo.write("core/registry.py", registry.format(
-            "".join(f"        known.append('{n}')\n" for n in lines)))  # fmt: skip
-        commit_at(repo, f"Add a webhook target for {name}", DAY * number)
-    assert repo.kg("update").code == 0
-    result = repo.kg("mine-playbooks")
-    assert result.code == 0, result.err
-    text = (repo.root / "playbooks/proposed/add-a-webhook-target.md").read_text()
+    text = webhook_targets_mined(
+        repo,
+        {
+            "core/dispatch.py": (dispatch, "    targets.append('{}')\n"),
+            "core/registry.py": (registry, "        known.append('{}')\n"),
+        },
+        lambda name: edit(repo, "tests/test_targets.py", f"\n\ndef test_{name}():\n    assert 1"),
+    )
     steps = [line for line in text.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
     assert steps == [
         "1. Edit `core/dispatch.py` (3 of 3): `core/dispatch.py::route` (3 of the 3 newest).",
@@ -311,19 +328,12 @@ def test_symbols_read_from_odd_names_and_a_deletion_adds_nothing(repo: Repo) -> 
 def test_steps_say_what_the_changes_wrote_in_a_symbol(repo: Repo) -> None:
     resolver = 'def resolve(kind):\n    match kind:\n{}        case _: return None\n'
     settings = 'class Settings:\n    def defaults(self):\n        return dict(\n{}        )\n'
-    repo.write("core/resolve.py", resolver.format(""))
-    repo.write("core/settings.py", settings.format(""))
-    commit_at(repo, "Initial layout", 0)
-    cases: list[str] = []
-    for number, name in enumerate(TARGETS, 1):
-        cases.append(name)
-        repo.write("core/resolve.py", resolver.format(
-            "".join(f"        case '{n}': return '{n}'\n" for n in cases)))  # fmt: skip
-        repo.write("core/settings.py", settings.format(
-            "".join(f"            {n}=True,\n" for n in cases)))  # fmt: skip
-        commit_at(repo, f"Add a webhook target for {name}", DAY * number)
-    assert repo.kg("update").code == 0
-    assert repo.kg("mine-playbooks").code == 0
-    text = (repo.root / "playbooks/proposed/add-a-webhook-target.md").read_text()
+    text = webhook_targets_mined(
+        repo,
+        {
+            "core/resolve.py": (resolver, "        case '{0}': return '{0}'\n"),
+            "core/settings.py": (settings, "            {}=True,\n"),
+        },
+    )
     assert "add a case to `core/resolve.py::resolve` (3 of the 3 newest)" in text, text
     assert "add an entry to `core/settings.py::Settings.defaults` (3 of the 3 newest)" in text
