@@ -337,3 +337,17 @@ def test_steps_say_what_the_changes_wrote_in_a_symbol(repo: Repo) -> None:
     )
     assert "add a case to `core/resolve.py::resolve` (3 of the 3 newest)" in text, text
     assert "add an entry to `core/settings.py::Settings.defaults` (3 of the 3 newest)" in text
+
+
+def test_work_on_one_component_is_not_a_task(repo: Repo) -> None:
+    layout(repo)
+    repo.write_files({"plugins/procstat/procstat.go": "package procstat\n",
+                      "plugins/procstat/procstat_test.go": "package procstat\n"})  # fmt: skip
+    commit_at(repo, "Add the process statistics plugin", DAY)
+    titles = ("Add cgroup tags to procstat", "Add pid lookup to procstat",
+              "Add the user metric to procstat", "Add Windows paths to procstat")  # fmt: skip
+    for number, title in enumerate(titles):
+        for path in ("plugins/procstat/procstat.go", "plugins/procstat/procstat_test.go"):
+            edit(repo, path, f"// {number}")
+        commit_at(repo, title, DAY * 10 * (number + 1))
+    assert mine_history(repo.root, Options()).patterns == []

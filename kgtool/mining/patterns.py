@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from kgtool.file_kinds import is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import Abstractor, is_abstract, is_bookkeeping
+from kgtool.mining.paths import words as path_words
 
 MIN_SUPPORT = 3
 MIN_SHARE = 0.5
@@ -66,6 +67,7 @@ COMMON_ITEM_MEMBERS = 200  # a file held by more changes of a template is left o
 MIN_SPECIFICITY = 1.3
 MIN_TASKS_FOR_LIFT = 30
 AGREEMENT = 0.5  # a file-grown pattern's titles: this share say one word
+COMPONENT_SHARE = 0.5  # ...and not its file's own name, said mostly by its own changes
 TITLED_ALIKE = 1.5  # a pattern whose changes are titled alike is likelier one task
 OVERLAP = 0.5  # candidates sharing this Jaccard share of their tasks are one task...
 SAME_FILES = 0.7  # ...and so are those of one verb sharing this share of their files
@@ -416,7 +418,24 @@ def find_patterns(
     candidates = [
         c for c in candidates if c.template or c.additive or title_agreement(c) >= AGREEMENT
     ]
+    # Work on one component is not a task: changes around a component's file whose titles
+    # agree on its own name ("Add X to procstat", "Fix Y in procstat": nearly every
+    # title that says "procstat" is among them) are that component's history.
+    said: Counter[str] = Counter()
+    for task in tasks:
+        if not _BARE_MERGE.match(task.change.title):
+            said.update(title_words(task.change.title))
+    candidates = [c for c in candidates if c.additive or not _one_component(c, said)]
     return distinct(candidates, min_share)
+
+
+def _one_component(pattern: Pattern, said: Counter[str]) -> bool:
+    counts = title_word_counts(pattern)
+    if not counts:
+        return False
+    word, count = max(counts.items(), key=lambda pair: (pair[1], pair[0]))
+    named = {_singular(w) for w in path_words(pattern.anchor)}
+    return word in named and count >= COMPONENT_SHARE * said[word]
 
 
 def title_word_counts(pattern: Pattern) -> Counter[str]:
