@@ -55,3 +55,19 @@ def is_test(path: str) -> bool:
         or bool(TEST_NAME.match(stem))
         or (ext in JVM_EXTENSIONS and bool(JVM_TEST_NAME.match(stem)))
     )
+
+
+# Where a repository keeps its own machinery: CI, issue and pull-request templates, editor
+# and bot settings. Changes there are upkeep of the project, not tasks in its code.
+CI_FOLDERS = frozenset({".github", ".circleci", ".buildkite", ".gitlab", ".azure-pipelines"})
+CI_FILES = frozenset(
+    {".travis.yml", ".gitlab-ci.yml", "azure-pipelines.yml", "appveyor.yml", ".cirrus.yml",
+     "jenkinsfile", ".pre-commit-config.yaml", "codecov.yml", ".codecov.yml", "renovate.json",
+     ".mergify.yml", "tox.ini", "noxfile.py"}
+)  # fmt: skip
+
+
+def is_ci(path: str) -> bool:
+    """A file of the project's own machinery (see CI_FOLDERS and CI_FILES)."""
+    parts = path.split("/")
+    return parts[0].lower() in CI_FOLDERS or parts[-1].lower() in CI_FILES

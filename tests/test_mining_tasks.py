@@ -351,3 +351,15 @@ def test_work_on_one_component_is_not_a_task(repo: Repo) -> None:
             edit(repo, path, f"// {number}")
         commit_at(repo, title, DAY * 10 * (number + 1))
     assert mine_history(repo.root, Options()).patterns == []
+
+
+def test_upkeep_of_the_projects_ci_is_not_a_task(repo: Repo) -> None:
+    layout(repo)
+    repo.write_files({".github/workflows/test.yml": "on: push\n", ".circleci/config.yml": "v: 2\n",
+                      ".github/ISSUE_TEMPLATE/bug.md": "# Bug\n"})  # fmt: skip
+    commit_at(repo, "Set up CI", DAY)
+    for number, version in enumerate(("1.20", "1.21", "1.22", "1.23")):
+        for path in (".github/workflows/test.yml", ".circleci/config.yml"):
+            edit(repo, path, f"# go {version}")
+        commit_at(repo, f"Update the Go toolchain to {version}", DAY * 10 * (number + 1))
+    assert mine_history(repo.root, Options()).patterns == []

@@ -44,7 +44,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kgtool.file_kinds import is_test
+from kgtool.file_kinds import is_ci, is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import Abstractor, is_abstract, is_bookkeeping
 from kgtool.mining.paths import words as path_words
@@ -426,6 +426,8 @@ def find_patterns(
         if not _BARE_MERGE.match(task.change.title):
             said.update(title_words(task.change.title))
     candidates = [c for c in candidates if c.additive or not _one_component(c, said)]
+    # Upkeep of the project's own machinery (CI, templates, bots) is no task in its code.
+    candidates = [c for c in candidates if not all(is_ci(item) for item, _ in c.items)]
     return distinct(candidates, min_share)
 
 
