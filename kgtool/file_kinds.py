@@ -57,6 +57,19 @@ def is_test(path: str) -> bool:
     )
 
 
+# What a package manager writes for itself: never a change anyone sets out to make by hand.
+LOCK_FILES = frozenset(
+    {"package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lockb",
+     "go.sum", "poetry.lock", "uv.lock", "cargo.lock", "gemfile.lock", "composer.lock",
+     "pipfile.lock"}
+)  # fmt: skip
+
+
+def is_lock_file(path: str) -> bool:
+    name = posixpath.basename(path).lower()
+    return name in LOCK_FILES or name.endswith(".lock")
+
+
 # Where a repository keeps its own machinery: CI, issue and pull-request templates, editor
 # and bot settings. Changes there are upkeep of the project, not tasks in its code.
 CI_FOLDERS = frozenset({".github", ".circleci", ".buildkite", ".gitlab", ".azure-pipelines"})

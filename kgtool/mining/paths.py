@@ -18,6 +18,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from kgtool.file_kinds import LOCK_FILES, is_lock_file
+
 NAME = "<name>"
 NUMBER = "<n>"
 
@@ -39,18 +41,7 @@ _BOOKKEEPING_STEMS = (
     "contributors",
     "thanks",
 )
-_BOOKKEEPING_NAMES = {
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    "pnpm-lock.yaml",
-    "yarn.lock",
-    "go.sum",
-    "poetry.lock",
-    "uv.lock",
-    "cargo.lock",
-    "gemfile.lock",
-    "composer.lock",
-    "pipfile.lock",
+_BOOKKEEPING_NAMES = LOCK_FILES | {
     "version",
     "version.txt",
     "version.py",
@@ -76,7 +67,7 @@ def is_bookkeeping(path: str) -> bool:
     if lower.startswith(".kg/"):
         return True
     name = posixpath.basename(lower)
-    if name in _BOOKKEEPING_NAMES or name.endswith(".lock"):
+    if name in _BOOKKEEPING_NAMES or is_lock_file(name):
         return True
     stem = name.split(".", 1)[0]
     if stem in _BOOKKEEPING_STEMS or _RELEASE_PAGE.match(name):

@@ -258,10 +258,10 @@ def ranked_files(
 ) -> tuple[list[FileMatch], dict[str, PastChange]]:
     """Every file with evidence for the task, best first (see kgtool.query.rank), and the
     past changes they cite."""
+    from kgtool.communities.packages import is_code
     from kgtool.query.content_index import content_lexicon
     from kgtool.query.history_index import history_index
     from kgtool.query.rank import Evidence, combine, content_evidence, history_evidence
-    from kgtool.raw.languages import language_for_path
 
     evidence = Evidence()
     by_name = index.match_files(weights)
@@ -272,9 +272,8 @@ def ranked_files(
     history = history_index(state.root, state.store)
     history_evidence(evidence, history, terms, state.community_of)
     paths = sorted(state.community_of)
-    # Source in a language layer 1 parses; a manifest (package.json, go.mod) is data here.
-    languages = {path: language_for_path(path) for path in paths}
-    code = {p for p, found in languages.items() if found and not hasattr(found, "manifest_name")}
+    # Code as layer 2 counts it: a manifest or a file in a data folder is data here too.
+    code = {path for path in paths if is_code(path)}
     symbols = {m.path: m.symbols for m in by_name}
     files = [
         FileMatch(

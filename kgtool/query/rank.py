@@ -24,7 +24,8 @@ import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kgtool.file_kinds import in_data_folder, is_test
+from kgtool.communities.packages import MANIFESTS
+from kgtool.file_kinds import in_data_folder, is_lock_file, is_test
 from kgtool.query.history_index import HistoryIndex
 from kgtool.query.lexical import Lexicon, Searcher
 from kgtool.query.words import identifier_words, meets_any
@@ -49,12 +50,11 @@ CODE, TEST, DOCS, DATA, NOISE = 1.0, 0.85, 0.35, 0.25, 0.02
 SCOPE_BOOST = 1.6
 HISTORY_KIND_FLOOR = 0.6
 DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
+# Besides lock files (file_kinds.LOCK_FILES): ignore lists and the legal and ownership files.
 NOISE_NAMES = frozenset(
     {
         ".gitignore", ".gitattributes", ".npmignore", ".dockerignore", ".prettierignore",
-        ".eslintignore", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "go.sum",
-        "cargo.lock", "poetry.lock", "uv.lock", "pipfile.lock", "composer.lock", "bun.lockb",
-        "license", "license.md", "license.txt", "codeowners", ".mailmap",
+        ".eslintignore", "license", "license.md", "license.txt", "codeowners", ".mailmap",
     }
 )  # fmt: skip
 # Folder names that say where code sits, not what it is: never a task's scope.
@@ -64,13 +64,6 @@ GENERIC_FOLDERS = frozenset(
         "internal", "pkg", "util", "utils", "common", "app", "apps", "examples", "example",
         "scripts", "script", "bin", "cmd", "source", "sources", "main", "java", "python",
         "testing", "fixtures", "types", "dist", "build", "modules", "crates", "plugins",
-    }
-)  # fmt: skip
-MANIFESTS = frozenset(
-    {
-        "package.json", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "cargo.toml",
-        "pom.xml", "build.gradle", "build.gradle.kts", "composer.json", "deno.json", "mix.exs",
-        "gemfile",
     }
 )  # fmt: skip
 MIN_SCOPE_FILES = 2
@@ -168,7 +161,7 @@ def personalized_pagerank(
 def kind_weight(path: str, terms: list[str], code: bool) -> float:
     """How likely a task's change lies in a file of this kind."""
     name = posixpath.basename(path).lower()
-    if name in NOISE_NAMES or name.endswith(".lock"):
+    if name in NOISE_NAMES or is_lock_file(name):
         # Unless the task is about it: "ignore build output" meets .gitignore.
         named = identifier_words(name)
         return CODE if any(meets_any(t, named) for t in terms) else NOISE
@@ -182,11 +175,12 @@ def kind_weight(path: str, terms: list[str], code: bool) -> float:
 
 
 def scopes(paths: list[str], terms: list[str]) -> list[str]:
-    """The packages the task names: folders holding a package manifest (package.json,
-    pyproject.toml, go.mod, ...) every word of whose name is among the task's words, most
+    """The packages the task names: folders holding a package manifest (as layer 2 has
+    them: package.json, go.mod, ...) every word of whose name is among the task's words, most
     files first. A folder that is not a package ("client", "extensions") is a word of the
     task like any other, matched by the names and contents of files, not a scope."""
-    roots = {posixpath.dirname(p) for p in paths if posixpath.basename(p).lower() in MANIFESTS}
+    # A package as layer 2 knows one: a folder holding one of its manifests.
+    roots = {posixpath.dirname(p) for p in paths if posixpath.basename(p) in MANIFESTS}
     roots.discard("")
     counts = dict.fromkeys(roots, 0)
     for path in paths:
