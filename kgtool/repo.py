@@ -115,10 +115,25 @@ def _refuse_foreign_git_dir(root: Path) -> None:
         )
 
 
-def show_file(root: Path, revision: str, path: str) -> bytes | None:
-    """A file's bytes at a revision; None when the revision has no such file."""
-    done = _run(root, ["show", f"{revision}:{path}"])
-    return done.stdout if done.returncode == 0 else None
+def show_file(root: Path, revision: str, path: str, limit: int = 0) -> bytes | None:
+    """A file's bytes at a revision; None when the revision has no such file, or (with a
+    ``limit``) when it is larger than that: it is never read past the limit."""
+    if not limit:
+        done = _run(root, ["show", f"{revision}:{path}"])
+        return done.stdout if done.returncode == 0 else None
+    process = _start(root, ["cat-file", "blob", f"{revision}:{path}"])
+    with process:
+        assert process.stdout is not None
+        try:
+            data = process.stdout.read(limit + 1)
+            if len(data) > limit:
+                process.kill()
+                return None
+            process.communicate()
+        except BaseException:
+            process.kill()
+            raise
+    return data if process.returncode == 0 else None
 
 
 def resolve_commit(root: Path, revision: str) -> str:

@@ -97,6 +97,9 @@ def test_titles_become_templates_with_names_as_slots() -> None:
     # A word three titles say is a word, not a name; one only one says is.
     assert templates[6] == ("fix", "json", "parser")
     assert templates[1] == ("add", "<name>")
+    # Markup is never a word a proposal's title could say.
+    marked = title_templates(["Add <b>bold</b> thing", "Add a|b thing"] * 3)
+    assert marked[0] == marked[1] == ("add", "<name>", "thing")
 
 
 def test_a_task_titled_alike_is_named_by_its_words_and_a_deleted_file_is_said(

@@ -103,3 +103,15 @@ def test_the_listing_fingerprint_follows_the_index_but_not_the_kg_folder(repo: R
     assert Listing(f"{entry}.kg/x\0{entry}c\0", set()).fingerprint(".kg") == Listing(
         f"{entry}.kg/y\0{entry}c\0", set()
     ).fingerprint(".kg")
+
+
+def test_a_file_at_a_revision_is_never_read_past_a_limit(repo: Repo) -> None:
+    from kgtool.repo import show_file
+
+    repo.write("big.txt", "x" * 100_000)
+    repo.write("small.txt", "tiny\n")
+    commit = repo.commit("files")
+    assert show_file(repo.root, commit, "small.txt", 1_000) == b"tiny\n"
+    assert show_file(repo.root, commit, "big.txt", 1_000) is None
+    assert show_file(repo.root, commit, "missing.txt", 1_000) is None
+    assert show_file(repo.root, commit, "big.txt") == b"x" * 100_000

@@ -171,6 +171,7 @@ _STOP = {
 }  # fmt: skip
 _SCOPE = re.compile(r"^(\[[^\]]*\]\s*)+|^[\w./*,{} -]{1,40}?(\([^)]*\))?!?:\s+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+_PLAIN_WORD = re.compile(r"[a-z][a-z'-]*")
 _BARE_MERGE = re.compile(r"^(Merge (pull request|branch|remote-tracking)|Merged in )", re.I)
 _TITLE_TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^']+'|[^\s]+")
 _NAMED = re.compile(r"[0-9._/]|[a-z][A-Z]|^[A-Z]{2,}[a-z]*$|^[A-Z][a-z]+[A-Z]")
@@ -301,7 +302,8 @@ def title_templates(titles: list[str]) -> list[tuple[str, ...]]:
             lower = word.lower()
             if lower in _STOP or lower in VERBS:
                 continue
-            slot = named or frequency[lower] <= rare
+            # Only a plain word can be said in a proposal's title; anything else is a name.
+            slot = named or frequency[lower] <= rare or not _PLAIN_WORD.fullmatch(lower)
             token = SLOT if slot else _singular(lower)
             if not (token == SLOT and found[-1] == SLOT):  # "<name> <name>" is one name
                 found.append(token)

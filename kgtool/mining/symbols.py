@@ -115,8 +115,8 @@ def _touched(root: Path, commit: str, path: str) -> list[_Seen] | None:
     hunks = changed_lines(root, commit, path)
     if not hunks:
         return None
-    source = show_file(root, commit, path)
-    if source is None or len(source) > MAX_BYTES or b"\0" in source[:8000]:
+    source = show_file(root, commit, path, MAX_BYTES)
+    if source is None or b"\0" in source[:8000]:
         return None
     try:
         facts = language.extract(path, source)

@@ -109,8 +109,17 @@ def history_evidence(
     hits = Searcher(history.lexicon).search(terms)
     if not hits or not history.changes:
         return
-    best = sorted(hits.items(), key=lambda item: (-round(item[1].score, 9), item[0]))
-    newest = max(change.time for change in history.changes.values())
+    changes = history.changes
+    # Equal matches: the newer first (it is how the task is done now).
+    best = sorted(
+        hits.items(),
+        key=lambda item: (
+            -round(item[1].score, 9),
+            -(changes[item[0]].time if item[0] in changes else 0),
+            item[0],
+        ),
+    )
+    newest = max(change.time for change in changes.values())
     top = best[0][1].score
     for change_id, hit in best[:HISTORY_CHANGES]:
         if hit.score < HISTORY_FLOOR * top:
