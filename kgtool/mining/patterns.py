@@ -258,6 +258,10 @@ class Pattern:
         new = sum(1 for t in self.tasks if t.added & {i for i, _ in self.items})
         return 2 * new > len(self.tasks)
 
+    def added_mostly(self, item: str) -> bool:
+        """Whether most of its changes added ``item`` (a new file of its kind)."""
+        return 2 * sum(item in task.added for task in self.tasks) > self.support
+
     def recent_count(self, item: str) -> tuple[int, int]:
         """How many of its newest RECENT_CHANGES changes hold ``item``, and how many those
         are: what its file set was chosen by."""
@@ -467,9 +471,7 @@ def _added_kinds(pattern: Pattern) -> set[str]:
     return {
         item
         for item, _ in pattern.items
-        if is_abstract(item)
-        and not is_test(item)
-        and 2 * sum(item in t.added for t in pattern.tasks) > pattern.support
+        if is_abstract(item) and not is_test(item) and pattern.added_mostly(item)
     }
 
 

@@ -153,7 +153,7 @@ def build_proposal(
         return None
     noun = object_of(pattern)
     verb = pattern.verb
-    new_items = [i for i, _ in pattern.items if is_abstract(i) and _added_in(pattern, i)]
+    new_items = [i for i, _ in pattern.items if is_abstract(i) and pattern.added_mostly(i)]
     if verb == "change" and pattern.additive:
         verb = "add"
     new = " and ".join(new_items[:2])
@@ -198,10 +198,6 @@ def _gone(gone: list[tuple[str, int]], pattern: Pattern) -> list[str]:
 
 def _article(noun: str) -> str:
     return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
-
-
-def _added_in(pattern: Pattern, item: str) -> bool:
-    return sum(item in t.added for t in pattern.tasks) * 2 > pattern.support
 
 
 def _validation(pattern: Pattern, checks: list[str]) -> list[str]:

@@ -162,6 +162,7 @@ class FileMatch:
     content: list[str] = field(default_factory=list)  # the task's terms inside it
     history: list[str] = field(default_factory=list)  # matching past change sets, best first
     scope: str = ""  # the folder the task names that it lies in
+    walked: bool = False  # found by the walk over layer-1 edges alone
 
 
 class Index:
@@ -277,7 +278,15 @@ def ranked_files(
     symbols = {m.path: m.symbols for m in by_name}
     files = [
         FileMatch(
-            r.path, r.score, r.names, symbols.get(r.path, []), r.via, r.content, r.history, r.scope
+            r.path,
+            r.score,
+            r.names,
+            symbols.get(r.path, []),
+            r.via,
+            r.content,
+            r.history,
+            r.scope,
+            r.walked,
         )
         for r in combine(evidence, paths, state.neighbours, code, terms)
     ]
@@ -856,8 +865,8 @@ def _reasons(
             why.append(f"changed in {changes}, e.g. {cited}")
     if match.scope and not short:  # a tail line's path says it
         why.append(f"in {md_path(match.scope + '/')}, named by the task")
-    if match.via and not (match.terms or match.content or match.history):
-        joined = ", ".join(f"{md_path(path)} ({count})" for path, count in match.via[:2] if path)
+    if match.walked:
+        joined = ", ".join(f"{md_path(path)} ({count})" for path, count in match.via[:2])
         why.append(
             f"joined by layer-1 edges to {joined}"
             if joined
@@ -950,7 +959,7 @@ def _file_item(
             {"id": c, "title": past[c].title} for c in match.history[:HISTORY_CITED] if c in past
         ],
         "scope": match.scope,
-        "joined_to": [{"file": path, "edges": count} for path, count in match.via if path],
+        "joined_to": [{"file": path, "edges": count} for path, count in match.via],
         "symbols": [loc["data"] for loc in symbols],
         "score": round(match.score, 3),
     }

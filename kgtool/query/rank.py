@@ -81,6 +81,7 @@ class Ranked:
     history: list[str] = field(default_factory=list)  # ids of matching past changes, best first
     via: list[tuple[str, int]] = field(default_factory=list)  # (evidence file, edges) it joins
     scope: str = ""  # the folder named by the task it lies in
+    walked: bool = False  # found by the walk alone (via: the evidence files next to it)
 
 
 class Evidence:
@@ -261,10 +262,10 @@ def combine(
         scope = next((f for f in named_scopes if path.startswith(f + "/")), "")
         if scope:
             score *= SCOPE_BOOST
+        walked = path not in direct
         via = []
-        if path not in direct:
+        if walked:
             via = [(other, count) for other, count in neighbours.get(path, ()) if other in seeds]
-            via = via or [("", 0)]  # reached in more than one step
         ranked.append(
             Ranked(
                 path,
@@ -274,6 +275,7 @@ def combine(
                 evidence.history_changes.get(path, []),
                 via[:2],
                 scope,
+                walked,
             )
         )
     ranked.sort(key=lambda r: (-round(r.score, 9), r.path))
