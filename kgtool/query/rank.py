@@ -84,16 +84,17 @@ class Ranked:
     walked: bool = False  # found by the walk alone (via: the evidence files next to it)
 
 
+@dataclass
 class Evidence:
-    """The scores of each signal, per file, before they are combined."""
+    """The scores of each signal, per file, before they are combined, and what each found:
+    the task's terms in a file's names or inside it, the past changes that touched it."""
 
-    def __init__(self) -> None:
-        self.names: dict[str, float] = {}
-        self.name_terms: dict[str, list[str]] = {}
-        self.content: dict[str, float] = {}
-        self.content_terms: dict[str, list[str]] = {}
-        self.history: dict[str, float] = {}
-        self.history_changes: dict[str, list[str]] = {}
+    names: dict[str, float] = field(default_factory=dict)
+    name_terms: dict[str, list[str]] = field(default_factory=dict)
+    content: dict[str, float] = field(default_factory=dict)
+    content_terms: dict[str, list[str]] = field(default_factory=dict)
+    history: dict[str, float] = field(default_factory=dict)
+    history_changes: dict[str, list[str]] = field(default_factory=dict)
 
 
 def content_evidence(evidence: Evidence, lexicon: Lexicon, terms: list[str]) -> None:
