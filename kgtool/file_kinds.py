@@ -16,6 +16,8 @@ DATA_FOLDERS = frozenset(
         "fixtures",
         "fixture",
         "testdata",
+        "testcases",
+        "test_cases",
         "test_data",
         "__fixtures__",
         "__snapshots__",

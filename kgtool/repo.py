@@ -121,7 +121,13 @@ def show_file(root: Path, revision: str, path: str, limit: int = 0) -> bytes | N
     if not limit:
         done = _run(root, ["show", f"{revision}:{path}"])
         return done.stdout if done.returncode == 0 else None
-    process = _start(root, ["cat-file", "blob", f"{revision}:{path}"])
+    return _read_bounded(root, ["cat-file", "blob", f"{revision}:{path}"], limit)
+
+
+def _read_bounded(root: Path, args: list[str], limit: int) -> bytes | None:
+    """What ``git args`` prints; None when it fails or prints more than ``limit`` bytes (it
+    is stopped there, never read further)."""
+    process = _start(root, args)
     with process:
         assert process.stdout is not None
         try:
@@ -601,6 +607,32 @@ def changed_lines(root: Path, commit: str, path: str) -> list[Hunk] | None:
         count = int(hunk.group(2)) if hunk.group(2) is not None else 1
         hunks.append(Hunk(first, max(first + count - 1, first), count > 0))
     return hunks
+
+
+def changed_text(root: Path, commit: str, limit: int) -> tuple[list[str], list[str]] | None:
+    """The lines ``commit`` removed and the lines it wrote, against its first parent, over
+    all its files; None when git cannot say (a root commit, a missing blob) or the diff is
+    longer than ``limit`` bytes."""
+    if commit.startswith("-"):
+        return None
+    data = _read_bounded(
+        root,
+        ["-c", "core.quotePath=false", "diff", "-U0", "--no-color", "--no-ext-diff",
+         "--no-renames", f"{commit}^1", commit, "--"],
+        limit,
+    )  # fmt: skip
+    if data is None:
+        return None
+    removed: list[str] = []
+    written: list[str] = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        if line.startswith(("---", "+++")):
+            continue
+        if line.startswith("-"):
+            removed.append(line[1:])
+        elif line.startswith("+"):
+            written.append(line[1:])
+    return removed, written
 
 
 def paths_differing(root: Path, base: str) -> list[str]:

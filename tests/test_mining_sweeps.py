@@ -65,7 +65,8 @@ def test_the_same_edits_with_their_test_are_a_task(repo: Repo) -> None:
         for name in PROTOCOLS:
             edit(repo, f"lib/{name}.c", f"/* again {number} */")
         edit(repo, "tests/test_core.c", f"/* again {number} */")
-        commit_at(repo, "Rename the request helpers", 200 + number)
+        # Titled as a task ("change" and "fix" titles that add nothing are upkeep).
+        commit_at(repo, "Add retries to the request helpers", 200 + number)
     mined = mine_history(repo.root, Options())
     across = [p for p in mined.patterns if "tests/test_core.c" in dict(p.items)]
     assert across and not any(is_sweep(p) for p in across)

@@ -11,6 +11,7 @@ within a week) is a candidate fix of it, not a task of its own.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from kgtool.mining.history import MERGE, ChangeSet
@@ -181,3 +182,29 @@ def _completes(
         if quick or (fix_words and files & added):
             return earlier
     return None
+
+
+# A version, a digest or a commit id, as a version bump rewrites them: 1.25.4, v1.26.3,
+# ^2.0.0-rc.1, go1.25.4.linux-amd64 (the version inside), a sha256 or a pinned commit.
+_VERSION_TOKEN = re.compile(r"v?\d+(\.\d+)+([-+][0-9A-Za-z.]+)?|\b[0-9a-f]{7,64}\b")
+BUMP_SHARE = 0.9  # this share of a diff's lines pair up once their versions are masked
+
+
+def version_rewrites(removed: list[str], written: list[str]) -> int:
+    """How many lines a diff (its removed and written lines) rewrote with another version in
+    them and nothing else ("go 1.25.4" for "go 1.25.3")."""
+
+    def masked(lines: list[str]) -> Counter[str]:
+        return Counter(
+            _VERSION_TOKEN.sub("<v>", line).strip() for line in lines if _VERSION_TOKEN.search(line)
+        )
+
+    return sum((masked(removed) & masked(written)).values())
+
+
+def rewrites_only_versions(removed: list[str], written: list[str]) -> bool:
+    """Whether a diff changes nothing but versions: each line it writes is a line it removed
+    with another version in it (a new checksum beside it). Decided by the diff, whatever
+    the title says."""
+    pairs = version_rewrites(removed, written)
+    return pairs > 0 and 2 * pairs >= BUMP_SHARE * (len(removed) + len(written))

@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.config import Config
-from kgtool.mining.filters import MAX_FILES, REASONS, Filtered, filter_change_sets
+from kgtool.mining.filters import (
+    MAX_FILES,
+    REASONS,
+    Filtered,
+    filter_change_sets,
+    rewrites_only_versions,
+    version_rewrites,
+)
 from kgtool.mining.history import DIRECT, MERGE, SQUASH, History, read_history
 from kgtool.mining.paths import Abstractor
 from kgtool.mining.patterns import MIN_SUPPORT, Pattern, Task, find_patterns, make_tasks
@@ -26,9 +33,12 @@ from kgtool.playbook.layer1 import load_layer1
 from kgtool.playbook.model import PROPOSED_DIR
 from kgtool.playbook.parse import discover, read_playbook
 from kgtool.playbook.resolve import Resolver
+from kgtool.repo import changed_text
 from kgtool.store import Store, atomic_write
 
 MAX_PROPOSALS = 10
+BUMP_SAMPLE = 5  # the newest changes of a pattern whose diffs say whether it bumps versions
+MAX_DIFF_BYTES = 1_000_000  # a longer diff is no version bump, and is not read to its end
 Progress = Callable[[str], None]
 
 
@@ -60,7 +70,11 @@ class Mined:
         """The kept change sets as tasks, oldest first, their added files abstracted."""
         # Which words are rare is a property of the repository's paths, so every path the
         # history read counts, filtered change sets included.
-        abstractor = Abstractor(sorted({p for c in self.history.change_sets for p in c.paths}))
+        changes = self.history.change_sets
+        abstractor = Abstractor(
+            sorted({p for c in changes for p in c.paths}),
+            [f.path for c in changes for f in c.files if f.status == "A"],
+        )
         return make_tasks(self.filtered.kept, abstractor)
 
 
@@ -74,6 +88,8 @@ class MineResult:
     skipped: list[str] = field(default_factory=list)
     prose: list[str] = field(default_factory=list)  # what the prose pass did, when it ran
     dry_run: bool = False
+    version_bumps: int = 0  # patterns passed over: their diffs rewrite only versions
+    outdated: int = 0  # patterns passed over: what makes them a task is gone from the tree
 
     def summary(self) -> list[str]:
         history = self.mined.history
@@ -98,6 +114,12 @@ class MineResult:
             f"change they complete); {len(self.mined.patterns)} patterns found, "
             f"{self.mined.sweeps} candidates set aside as sweeps"
         )
+        if self.version_bumps or self.outdated:
+            lines.append(
+                f"passed over {self.version_bumps + self.outdated} patterns: "
+                f"{self.version_bumps} whose diffs rewrite only versions, {self.outdated} "
+                "whose files (or the kind of file they add) are gone from the tree"
+            )
         lines.append(
             f"proposals: {len(self.written)} written, {len(self.updated)} updated, "
             f"{len(self.unchanged)} unchanged, {len(self.skipped)} skipped"
@@ -148,11 +170,16 @@ def mine(
     for pattern in mined.patterns:
         if len(proposals) >= options.max_proposals:
             break
+        if _bumps_versions(root, pattern):
+            result.version_bumps += 1
+            continue
         proposal = build_proposal(
             pattern, resolver, concepts, checks, mined.filtered.reverts
         )
-        if proposal is not None:  # None: none of the pattern's files exists any more
-            proposals.append(proposal)
+        if proposal is None:
+            result.outdated += 1
+            continue
+        proposals.append(proposal)
     existing = _existing(root, directory, out_dir, config.section("playbooks")["max_bytes"])
     result.proposals = place(proposals, existing, out_dir)
     if llm:
@@ -178,6 +205,21 @@ def mine(
         if not options.dry_run:
             atomic_write(full, data)
     return result
+
+
+def _bumps_versions(root: Path, pattern: Pattern) -> bool:
+    """Whether its newest changes are version bumps, read from their diffs ("Update Go to
+    1.25.4" over CI, Makefile and go.mod, however it is titled): most of them rewrite a
+    version, and one at least does nothing else (a release's bump may come with its notes
+    and a few touches; a task that also moves a dependency never is only that)."""
+    newest = pattern.tasks[-BUMP_SAMPLE:]
+    rewrites = only = 0
+    for task in newest:
+        diff = changed_text(root, task.change.id, MAX_DIFF_BYTES)
+        if diff is not None and version_rewrites(*diff):
+            rewrites += 1
+            only += rewrites_only_versions(*diff)
+    return only > 0 and 2 * rewrites > len(newest)
 
 
 def _reword(proposals: list[Proposal], config: Config, dry_run: bool) -> list[str]:

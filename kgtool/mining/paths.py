@@ -27,6 +27,7 @@ NUMBER = "<n>"
 RARE_PATHS = 6
 RARE_SHARE = 0.002
 SIBLINGS = 3
+KIND_FOLDER_ADDITIONS = 10  # files added to a folder, each by a change of its own
 
 _BOOKKEEPING_STEMS = (
     "changelog",
@@ -94,7 +95,13 @@ def words(path: str) -> list[str]:
 class Abstractor:
     """Knows which words are rare in the history's paths; abstracts added files with that."""
 
-    def __init__(self, paths: Iterable[str]) -> None:
+    def __init__(self, paths: Iterable[str], added: Iterable[str] = ()) -> None:
+        # Folders where files keep being added, one change at a time: a new file there is
+        # one more of the folder's kind, whatever words its name is made of (eslint's
+        # lib/rules/no-useless-assignment.js is a lib/rules/<name>.js though each of its
+        # words is in many paths).
+        additions = Counter(posixpath.dirname(path) for path in added)
+        self.kind_folders = {f for f, n in additions.items() if n >= KIND_FOLDER_ADDITIONS}
         frequency: Counter[str] = Counter()
         siblings: Counter[tuple[str, str]] = Counter()
         count = 0
@@ -122,7 +129,10 @@ class Abstractor:
         else:
             stem, dot, rest = last.partition(".")
             ext = dot + rest
-        parts = [self._component(part) for part in parts[:-1]] + [self._component(stem) + ext]
+        name = self._component(stem)
+        if not is_abstract(name) and "/".join(parts[:-1]) in self.kind_folders:
+            name = NAME
+        parts = [self._component(part) for part in parts[:-1]] + [name + ext]
         return "/".join(parts)
 
     def _component(self, text: str) -> str:
@@ -153,3 +163,20 @@ class Abstractor:
 
 def is_abstract(item: str) -> bool:
     return NAME in item or NUMBER in item
+
+
+_SLOTS = re.compile(f"(?:{re.escape(NAME)}|{re.escape(NUMBER)})+")
+
+
+def same_kind(first: str, second: str) -> bool:
+    """Whether two abstract paths are one kind of file: one of them, its slots read as any
+    name within a folder, matches the other (``plugins/<name><n>.py``, a plugin whose name
+    ends in digits, is a ``plugins/<name>.py``)."""
+    if first == second:
+        return True
+
+    def matches(general: str, special: str) -> bool:
+        pattern = "[^/]+".join(re.escape(part) for part in _SLOTS.split(general))
+        return re.fullmatch(pattern, _SLOTS.sub("x", special)) is not None
+
+    return matches(first, second) or matches(second, first)

@@ -6,17 +6,23 @@ are counted apart. A pattern grows around an anchor item that recurs in at least
 ``min_support`` tasks: those tasks are grouped by what their titles say they do (the verb:
 add, fix, remove, change, document, test), and a group with ``min_support`` tasks or more is
 one candidate task, whose file set is every item present in at least ``min_share`` of its
-newest ``RECENT_CHANGES`` (the way the task is done now). Grown around a file, a candidate's
-titles must also agree (half of them share a word) unless it adds files.
+newest ``RECENT_CHANGES`` (the way the task is done now).
 
 Changes are also grouped by task directly: their titles as templates (the verb, the words,
 names as ``<name>``: "Add Zoom support" and "Add Pingram support" are one), and within one
 template, the changes whose file sets overlap. That finds a task done a few times over files
 that many other changes touch too, which no anchor file singles out. Every candidate is
 ranked by how specific its files are to it (their lift over the whole history) with its
-support counted with diminishing returns; in a history long enough to tell busy files by, a
+support counted with diminishing returns and its age discounted (a task last done years ago
+is likelier done another way now); in a history long enough to tell busy files by, a
 candidate whose files most changes touch is not a task unless it adds files. Candidates
 that add the same kind of file are one task, joined from the changes of both.
+
+Only two shapes are tasks: changes titled alike, and changes that add files of a kind. One
+grown around a busy file that adds nothing ("Change an attachment in tests/test_http.py")
+is that file's history, however its titles agree; one that adds only tests and test data
+("Add a new plugins/gnmi/testcases/issue_<n>/expected.out") is one component's test suite
+growing, not a task handed to a newcomer.
 
 Why not exact frequent closed itemsets: one task that skipped one file of the set splits a
 closed itemset in two, and the many subsets of a 10-file change make thousands of itemsets
@@ -44,9 +50,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kgtool.file_kinds import is_ci, is_test
+from kgtool.file_kinds import in_data_folder, is_ci, is_test
 from kgtool.mining.history import ChangeSet
-from kgtool.mining.paths import Abstractor, is_abstract, is_bookkeeping
+from kgtool.mining.paths import Abstractor, is_abstract, is_bookkeeping, same_kind
 from kgtool.mining.paths import words as path_words
 
 MIN_SUPPORT = 3
@@ -66,9 +72,14 @@ COMMON_ITEM_MEMBERS = 200  # a file held by more changes of a template is left o
 # files half again likelier in its changes than in any) unless it adds files.
 MIN_SPECIFICITY = 1.3
 MIN_TASKS_FOR_LIFT = 30
-AGREEMENT = 0.5  # a file-grown pattern's titles: this share say one word
+FAMILY_FOLDERS = 20  # a folder of this many folders is a family of members (plugins)...
+MEMBER_SHARE = 0.05  # ...each holding less than this share of the family's changed files
+HALF_LIFE_YEARS = 2.0  # a task last done this long before the newest change counts half
+YEAR_SECONDS = 365.25 * 24 * 3600
 COMPONENT_SHARE = 0.5  # ...and not its file's own name, said mostly by its own changes
 TITLED_ALIKE = 1.5  # a pattern whose changes are titled alike is likelier one task
+UPKEEP_VERBS = frozenset({"change", "fix"})
+NAMED_KIND = 2.0  # ...and one whose titles name the kind of file it adds, likelier still
 OVERLAP = 0.5  # candidates sharing this Jaccard share of their tasks are one task...
 SAME_FILES = 0.7  # ...and so are those of one verb sharing this share of their files
 # A change set touching this many files of one folder is a sweep unless its title says what
@@ -243,6 +254,9 @@ class Pattern:
     # How specific its files are to it: their share of its changes over their share of all
     # (the mean of log2(1 + lift) over its items), set by find_patterns.
     specificity: float = 1.0
+    # Years from its newest change to the newest change of the history read (not the
+    # clock: the same history ranks the same whenever it is mined), set by find_patterns.
+    age_years: float = 0.0
 
     @property
     def support(self) -> int:
@@ -262,6 +276,17 @@ class Pattern:
         """Whether most of its changes added ``item`` (a new file of its kind)."""
         return 2 * sum(item in task.added for task in self.tasks) > self.support
 
+    @property
+    def adds_a_kind(self) -> bool:
+        """Most of its changes added a file of one of its kinds (``plugins/<name>.py``)."""
+        return any(is_abstract(item) and self.added_mostly(item) for item, _ in self.items)
+
+    @property
+    def says_words(self) -> bool:
+        """Its changes are titled alike in words, not only in a verb and names ("Add
+        <name>" says nothing of what was added)."""
+        return any(word != SLOT for word in self.template[1:])
+
     def recent_count(self, item: str) -> tuple[int, int]:
         """How many of its newest RECENT_CHANGES changes hold ``item``, and how many those
         are: what its file set was chosen by."""
@@ -276,14 +301,19 @@ class Pattern:
         # Support counts, with diminishing returns: forty changes that share a verb and one
         # busy file are weaker evidence of a task than five titled alike over the same files,
         # which is what specificity and the shared title say. An additive task is what a
-        # playbook helps with most.
+        # playbook helps with most; one last done years ago is likelier done another way now.
         titled = TITLED_ALIKE if self.template else 1.0
+        # Titles that call the new thing by its folder's name ("Add a lexer" over
+        # pygments/lexers/<name>.py) say the task in the project's own words.
+        named = NAMED_KIND if names_its_kind(self) else 1.0
         return (
-            self.support**0.5
+            named
+            * self.support**0.5
             * min(len(self.items), 5)
             * self.specificity
             * titled
             * (1.5 if self.additive else 1)
+            * 0.5 ** (self.age_years / HALF_LIFE_YEARS)
         )
 
 
@@ -412,21 +442,32 @@ def find_patterns(
                 sweeps.append(candidate)
             continue
         candidates.append(candidate)
+    newest = max((task.change.time for task in tasks), default=0)
     for candidate in candidates:
         candidate.specificity = _specificity(candidate, by_item, len(tasks))
+        candidate.age_years = max(newest - candidate.tasks[-1].change.time, 0) / YEAR_SECONDS
     # Files that most changes touch say nothing about what a group of them does: forty
     # changes over the same busy files are forty tasks, unless they add files of a kind. A
     # short history has no background to tell busy files by: there, every candidate stays.
     if len(tasks) >= MIN_TASKS_FOR_LIFT:
         candidates = [c for c in candidates if c.additive or c.specificity >= MIN_SPECIFICITY]
-    # Grown around a file, changes that share only a verb are many tasks (forty edits of a
-    # busy page under forty titles): its titles must say one thing, unless it adds files.
-    candidates = [
-        c for c in candidates if c.template or c.additive or title_agreement(c) >= AGREEMENT
-    ]
-    # Work on one component is not a task: changes around a component's file whose titles
-    # agree on its own name ("Add X to procstat", "Fix Y in procstat": nearly every
-    # title that says "procstat" is among them) are that component's history.
+    # Grown around a file, changes that add nothing are that file's history (forty edits of
+    # a busy page, or eight "attachment" fixes of one test file): a task is titled alike,
+    # in words, or most of its changes add a file of one kind. One that adds only tests
+    # and their data is a test suite growing ("issue_<n>/expected.out" of one plugin).
+    candidates = [c for c in candidates if c.says_words or c.adds_a_kind]
+    # Titled alike, changes that add nothing are a task when they say what they make or
+    # take away ("Add an option", "Remove a deprecated flag"): "Fix a false positive" over
+    # one rule's files and "[docs] Improvements" are upkeep, done anew each time.
+    candidates = [c for c in candidates if c.adds_a_kind or c.verb not in UPKEEP_VERBS]
+    candidates = [c for c in candidates if not c.additive or not _adds_only_tests(c)]
+    # Files added inside one member of a large family of folders (test data of one of 250
+    # input plugins, a module of one provider) are that member's growth, not a task.
+    families = _family_folders(tasks)
+    candidates = [c for c in candidates if not _inside_a_member(c, families)]
+    # Work on one component is not a task: changes titled alike whose titles agree on
+    # their file's own name ("Add X to procstat", "Fix Y in procstat": nearly every title
+    # that says "procstat" is among them) are that component's history.
     said: Counter[str] = Counter()
     for task in tasks:
         if not _BARE_MERGE.match(task.change.title):
@@ -444,6 +485,28 @@ def _one_component(pattern: Pattern, said: Counter[str]) -> bool:
     word, count = max(counts.items(), key=lambda pair: (pair[1], pair[0]))
     named = {_singular(w) for w in path_words(pattern.anchor)}
     return word in named and count >= COMPONENT_SHARE * said[word]
+
+
+def names_its_kind(pattern: Pattern) -> bool:
+    """Whether its titles call what it adds by the name of the folder the new files go in:
+    "Add a lexer" and pygments/lexers/<name>.py, "Add a linter" and pkg/golinters/<name>/
+    (a file right under a top folder, apprise/<name>.py, is named by the project only)."""
+    counts = title_word_counts(pattern)
+    said = {w for w, n in counts.items() if n >= max(2, pattern.support // 4)}
+    said |= {w for w in pattern.template[1:] if w != SLOT}
+    if not said:
+        return False
+    for item, _ in pattern.items:
+        if not (is_abstract(item) and pattern.added_mostly(item)):
+            continue
+        folders = [part for part in item.split("/")[:-1] if "<" not in part]
+        for folder in folders[1:] if len(item.split("/")) > 2 else []:
+            name = _singular(folder.lower())
+            if any(name == w or (len(w) >= 4 and name.endswith(w)) for w in said):
+                return True
+        if len(folders) > 1 and any(_singular(folders[0].lower()) == w for w in said):
+            return True
+    return False
 
 
 def title_word_counts(pattern: Pattern) -> Counter[str]:
@@ -473,6 +536,44 @@ def _added_kinds(pattern: Pattern) -> set[str]:
         for item, _ in pattern.items
         if is_abstract(item) and not is_test(item) and pattern.added_mostly(item)
     }
+
+
+def _adds_only_tests(pattern: Pattern) -> bool:
+    """Whether every kind of file most of its changes added is a test or test data."""
+    added = [i for i, _ in pattern.items if is_abstract(i) and pattern.added_mostly(i)]
+    return bool(added) and all(is_test(i) or in_data_folder(i) for i in added)
+
+
+def _family_folders(tasks: list[Task]) -> dict[str, Counter[str]]:
+    """Folders holding at least FAMILY_FOLDERS folders in the history's changes, each with
+    how many changed files each of its folders holds: a family of members (``plugins/
+    inputs`` and its 250 plugins)."""
+    children: dict[str, Counter[str]] = defaultdict(Counter)
+    for task in tasks:
+        for path in task.files:
+            parts = path.split("/")[:-1]
+            for depth in range(1, len(parts)):
+                children["/".join(parts[:depth])][parts[depth]] += 1
+    return {f: names for f, names in children.items() if len(names) >= FAMILY_FOLDERS}
+
+
+def _inside_a_member(pattern: Pattern, families: dict[str, Counter[str]]) -> bool:
+    """Whether every kind of file it adds lies inside one named member of a family
+    (``plugins/inputs/kibana/testdata_<n>.go``), not one per member (``plugins/inputs/
+    <name>/<name>.go``). A member is one of many: a small share of its family's changes
+    (``lib/rules`` is most of what changes in ``lib``, a part, not a member)."""
+    added = [i for i, _ in pattern.items if is_abstract(i) and pattern.added_mostly(i)]
+
+    def inside(item: str) -> bool:
+        parts = item.split("/")[:-1]
+        for depth in range(1, len(parts)):
+            members = families.get("/".join(parts[:depth]))
+            name = parts[depth]
+            if members and "<" not in name and members[name] < MEMBER_SHARE * members.total():
+                return True
+        return False
+
+    return bool(added) and all(inside(item) for item in added)
 
 
 def _specificity(pattern: Pattern, by_item: dict[str, list[int]], total: int) -> float:
@@ -647,6 +748,7 @@ def _joined(first: Pattern, second: Pattern, min_share: float) -> Pattern:
         # Two sets of changes joined are no longer all titled alike.
         first.template if first.template == second.template else (),
         min(first.specificity, second.specificity),
+        min(first.age_years, second.age_years),
     )
 
 
@@ -672,8 +774,8 @@ def distinct(candidates: list[Pattern], min_share: float = MIN_SHARE) -> list[Pa
         twin = next(
             (
                 n
-                for n, other in enumerate(kept)
-                if added and added & kept_added[n]
+                for n in range(len(kept))
+                if any(same_kind(a, b) for a in added for b in kept_added[n])
             ),
             None,
         )

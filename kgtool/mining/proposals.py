@@ -138,7 +138,8 @@ def build_proposal(
     checks: list[str],
     reverts: list[ChangeSet],
 ) -> Proposal | None:
-    """The proposal for a pattern, or None when none of its files exists any more."""
+    """The proposal for a pattern, or None when the files that make it a task are gone: all
+    of them, or every kind of file it adds, or the file most of its changes touched."""
     key_files: list[KeyFile] = []
     gone: list[tuple[str, int]] = []  # items of the task no file stands for today
     for item, count in pattern.items:
@@ -149,7 +150,7 @@ def build_proposal(
             key_files.append(KeyFile(pointer, item, count))
         else:
             gone.append((item, count))
-    if not key_files:
+    if not key_files or _outdated(pattern, {item for item, _ in gone}):
         return None
     noun = object_of(pattern)
     verb = pattern.verb
@@ -184,6 +185,13 @@ def build_proposal(
         evidence=_evidence(pattern),
         steps=_steps(pattern, key_files, resolver),
     )
+
+
+def _outdated(pattern: Pattern, gone: set[str]) -> bool:
+    """Whether the task is no longer done this way: what it adds, or else its most touched
+    file, is gone (extractors added under youtube_dl/extractor/ before a fork renamed it)."""
+    added = [i for i, _ in pattern.items if is_abstract(i) and pattern.added_mostly(i)]
+    return set(added) <= gone if added else pattern.items[0][0] in gone
 
 
 def _gone(gone: list[tuple[str, int]], pattern: Pattern) -> list[str]:

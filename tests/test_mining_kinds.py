@@ -1,0 +1,171 @@
+"""What is a task to propose: changes titled alike in words or adding files of one kind, done
+the way the tree still allows, recently; not a busy file's history, one plugin's test data, a
+layout that is gone, or a run of version bumps whatever their titles say."""
+
+from __future__ import annotations
+
+from conftest import Repo
+from mining_helpers import commit_at
+from test_mining_tasks import DAY, edit, layout
+
+from kgtool.config import load_config
+from kgtool.mining.miner import Options, mine, mine_history
+from kgtool.mining.paths import Abstractor, same_kind
+from kgtool.store import Store
+
+PLUGINS = [f"plugin{letter}" for letter in "abcdefghijklmnopqrstuvwx"]
+
+
+def mined_titles(repo: Repo, **options: object) -> tuple[list[str], list[str]]:
+    """The proposals' titles of a dry run, and its summary."""
+    result = mine(repo.root, load_config(repo.root), Store(repo.root),
+                  Options(dry_run=True, llm=False, **options))  # type: ignore[arg-type]  # fmt: skip
+    return [p.title for p, _, _ in result.proposals], result.summary()
+
+
+def test_a_busy_files_history_is_not_a_task_however_its_titles_agree(repo: Repo) -> None:
+    layout(repo)
+    repo.write_files({"tests/test_attach_http.py": "# tests\n"})
+    commit_at(repo, "Add attachment tests", DAY)
+    # Every title says "attachment", no three of them alike: the history of one test file.
+    titles = ("Attachment naming", "Attachment limits", "Lazy attachment", "Bigger attachment",
+              "Quiet attachment errors", "Lazy attachment downloads")  # fmt: skip
+    for number, title in enumerate(titles):
+        edit(repo, "tests/test_attach_http.py", f"# case {number}")
+        edit(repo, "core/dispatch.py", f"# case {number}")
+        commit_at(repo, title, DAY * (number + 2))
+    patterns = mine_history(repo.root, Options()).patterns
+    assert patterns == [], [(p.anchor, p.template) for p in patterns]
+
+
+def test_test_data_added_inside_one_plugin_of_many_is_not_a_task(repo: Repo) -> None:
+    layout(repo)
+    plugin_files = [f"plugins/inputs/{name}/{name}{end}" for name in PLUGINS
+                    for end in (".go", "_test.go")]  # fmt: skip
+    repo.write_files(dict.fromkeys(plugin_files, "package x\n"))
+    repo.write_files({"plugins/inputs/kibana/kibana_client.go": "package x\n"})
+    commit_at(repo, "Add the input plugins", DAY)
+    # The family is busy: each plugin a small share of what changes in it.
+    for round in range(6):
+        for path in plugin_files:
+            edit(repo, path, f"// round {round}")
+        commit_at(repo, f"Tune the plugins, round {round}", DAY * (round + 1) + 12)
+    for number in range(5):
+        repo.write_files({f"plugins/inputs/kibana/cases/reply_{100 + number}.out": "ok\n",
+                          f"plugins/inputs/kibana/cases_{number}.go": "package x\n"})
+        edit(repo, "plugins/inputs/kibana/kibana_client.go", f"// {number}")
+        commit_at(repo, f"Handle odd reply {number} of kibana", DAY * (number + 10))
+    patterns = mine_history(repo.root, Options()).patterns
+    kibana = [p for p in patterns if any("kibana" in item for item, _ in p.items)]
+    assert kibana == [], [(p.anchor, [i for i, _ in p.items]) for p in kibana]
+
+
+def test_a_kind_of_file_named_in_common_words_is_one_kind(repo: Repo) -> None:
+    layout(repo)
+    # Rule names made of words many paths share: no word of them is rare, yet each is one
+    # more lib/rules/<name>.js, added with its test and its docs page.
+    words = ("useless", "unused", "extra", "empty", "duplicate", "dangling")
+    names = [f"no-{a}-{b}" for a in words for b in ("call", "assign", "value")]
+    for number, name in enumerate(names):
+        repo.write_files({f"lib/rules/{name}.js": "module.exports = {};\n",
+                          f"tests/lib/rules/{name}.js": "// test\n",
+                          f"docs/rules/{name}.md": f"# {name}\n"})  # fmt: skip
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, f"feat: add {name} rule", DAY * (number + 1))
+    patterns = mine_history(repo.root, Options()).patterns
+    assert patterns, "no task found"
+    items = {item for item, _ in patterns[0].items}
+    assert {"lib/rules/<name>.js", "tests/lib/rules/<name>.js", "docs/rules/<name>.md"} <= items
+    assert patterns[0].support == len(names)
+
+
+def test_kinds_read_by_their_slots() -> None:
+    assert same_kind("apprise/plugins/<name>.py", "apprise/plugins/<name><n>.py")
+    assert same_kind("lib/rules/no-<name>.js", "lib/rules/<name>.js")
+    assert not same_kind("apprise/plugins/<name>.py", "apprise/plugins/fcm/<name>.py")
+    assert not same_kind("lib/rules/<name>.js", "lib/rules/<name>.ts")
+    added = [f"lib/rules/rule{n}.js" for n in range(10)]
+    abstractor = Abstractor([*added, "lib/rules/index.js"], added)
+    assert abstractor.abstract("lib/rules/rules.js") == "lib/rules/<name>.js"
+    fewer = Abstractor([*added, "lib/rules/index.js"], added[:9])
+    assert fewer.abstract("lib/rules/rules.js") == "lib/rules/rules.js"
+
+
+def test_a_run_of_version_bumps_is_set_aside_by_its_diffs(repo: Repo) -> None:
+    layout(repo)
+    pinned = {"Makefile": "GO_VERSION := 1.20.1\n", "scripts/install_go.sh": "V=1.20.1\n",
+              "docker/ci.docker": "FROM golang:1.20.1\n"}  # fmt: skip
+    repo.write_files(pinned)
+    commit_at(repo, "Build with Go", DAY)
+    for number, version in enumerate(("1.20.2", "1.21.0", "1.21.3", "1.22.0", "1.22.4")):
+        repo.write_files({path: text.replace("1.20.1", version) for path, text in pinned.items()})
+        # Titled as a task would be, and found as one from the titles and files alone.
+        commit_at(repo, f"Add support for toolchain {version}", DAY * 10 * (number + 1))
+    assert mine_history(repo.root, Options()).patterns, "the titles and files make a pattern"
+    titles, summary = mined_titles(repo)
+    assert titles == [], titles
+    assert any("1 whose diffs rewrite only versions" in line for line in summary), summary
+
+
+def test_a_task_whose_kind_of_file_is_gone_is_not_proposed(repo: Repo) -> None:
+    layout(repo)
+    for number, name in enumerate(("alpha", "beta", "gamma", "delta")):
+        repo.write_files({f"old_pkg/extractor/{name}.py": "X = 1\n"})
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, f"[{name}] Add extractor", DAY * (number + 1))
+    repo.git("rm", "-q", "-r", "old_pkg")
+    commit_at(repo, "Drop the old package", DAY * 10)
+    assert mine_history(repo.root, Options()).patterns, "the additions make a pattern"
+    titles, summary = mined_titles(repo)
+    assert titles == [], titles
+    assert any("1 whose files (or the kind of file they add) are gone" in s for s in summary)
+
+
+def test_a_task_last_done_long_ago_ranks_below_a_recent_one(repo: Repo) -> None:
+    layout(repo)
+    year = 365 * DAY
+    for kind, start in (("exporter", 0), ("importer", 4 * year)):
+        for number in range(4):
+            name = f"{kind}{'abcd'[number]}x"
+            repo.write_files({f"{kind}s/{name}.py": "X = 1\n", f"tests/{kind}s/test_{name}.py":
+                              "def test(): pass\n"})  # fmt: skip
+            commit_at(repo, f"Add the {name} {kind}", start + DAY * (number + 1))
+    patterns = mine_history(repo.root, Options()).patterns
+    anchors = [p.anchor for p in patterns]
+    assert anchors[:2] == ["importers/<name>.py", "exporters/<name>.py"], anchors
+
+
+def test_changes_adding_only_tests_and_their_data_are_not_a_task(repo: Repo) -> None:
+    layout(repo)
+    for number in range(5):
+        repo.write_files({f"tests/testcases/issue_{200 + number}/expected.out": "ok\n",
+                          f"tests/testcases/issue_{200 + number}/input.json": "{}\n"})  # fmt: skip
+        commit_at(repo, f"Add a regression case for issue {200 + number}", DAY * (number + 1))
+    patterns = mine_history(repo.root, Options()).patterns
+    assert patterns == [], [(p.anchor, [i for i, _ in p.items]) for p in patterns]
+
+
+def test_fixes_titled_alike_that_add_nothing_are_upkeep(repo: Repo) -> None:
+    layout(repo)
+    for number in range(5):
+        for path in ("core/registry.py", "core/dispatch.py"):
+            edit(repo, path, f"# fix {number}")
+        # Ten days apart: no fix is a quick follow-up of the one before.
+        commit_at(repo, f"Fix a false positive in check{'abcde'[number]}", DAY * 10 * (number + 1))
+    patterns = mine_history(repo.root, Options()).patterns
+    assert patterns == [], [(p.anchor, p.template) for p in patterns]
+
+
+def test_titles_naming_the_folder_of_what_is_added_rank_first(repo: Repo) -> None:
+    layout(repo)
+    for number in range(4):
+        letter = "abcd"[number]
+        # The same shape twice; only the first is called by its folder's name.
+        repo.write_files({f"app/widgets/w{letter}x.py": "X = 1\n",
+                          f"tests/widgets/test_w{letter}x.py": "def test(): pass\n"})  # fmt: skip
+        commit_at(repo, f"Add the w{letter}x widget", DAY * (2 * number + 1))
+        repo.write_files({f"app/helpers/h{letter}x.py": "X = 1\n",
+                          f"tests/helpers/test_h{letter}x.py": "def test(): pass\n"})  # fmt: skip
+        commit_at(repo, f"Add h{letter}x for the views", DAY * (2 * number + 2))
+    anchors = [p.anchor for p in mine_history(repo.root, Options()).patterns]
+    assert anchors[:2] == ["app/widgets/<name>.py", "app/helpers/<name>.py"], anchors
