@@ -80,6 +80,7 @@ COMPONENT_SHARE = 0.5  # ...and not its file's own name, said mostly by its own 
 TITLED_ALIKE = 1.5  # a pattern whose changes are titled alike is likelier one task
 UPKEEP_VERBS = frozenset({"change", "fix"})
 NAMED_KIND = 2.0  # ...and one whose titles name the kind of file it adds, likelier still
+COMMON_KIND = 20  # a kind of file added this often is a task, however its titles read
 OVERLAP = 0.5  # candidates sharing this Jaccard share of their tasks are one task...
 SAME_FILES = 0.7  # ...and so are those of one verb sharing this share of their files
 # A change set touching this many files of one folder is a sweep unless its title says what
@@ -453,9 +454,9 @@ def find_patterns(
         candidates = [c for c in candidates if c.additive or c.specificity >= MIN_SPECIFICITY]
     # Grown around a file, changes that add nothing are that file's history (forty edits of
     # a busy page, or eight "attachment" fixes of one test file): a task is titled alike,
-    # in words, or most of its changes add a file of one kind. One that adds only tests
-    # and their data is a test suite growing ("issue_<n>/expected.out" of one plugin).
-    candidates = [c for c in candidates if c.says_words or c.adds_a_kind]
+    # in words, or adds a kind of file it names or adds often (see _is_task). One that
+    # adds only tests and their data is a test suite growing (one plugin's test cases).
+    candidates = [c for c in candidates if _is_task(c)]
     # Titled alike, changes that add nothing are a task when they say what they make or
     # take away ("Add an option", "Remove a deprecated flag"): "Fix a false positive" over
     # one rule's files and "[docs] Improvements" are upkeep, done anew each time.
@@ -475,7 +476,19 @@ def find_patterns(
     candidates = [c for c in candidates if c.additive or not _one_component(c, said)]
     # Upkeep of the project's own machinery (CI, templates, bots) is no task in its code.
     candidates = [c for c in candidates if not all(is_ci(item) for item, _ in c.items)]
-    return distinct(candidates, min_share)
+    # Joined, two candidates may tell one task anew: the same tests again.
+    return [c for c in distinct(candidates, min_share) if _is_task(c)]
+
+
+def _is_task(pattern: Pattern) -> bool:
+    """Titled alike in words, or adding a kind of file that its titles call by its
+    folder's name ("Add a lexer": pygments/lexers/<name>.py), or that is added often
+    enough to be the project's own way of growing (apprise's 200 plugins, titled by the
+    service each one adds). "Add a new lib/shared/<name>.js", sixteen helpers titled each
+    its own way, is how a codebase grows, not a task handed to a newcomer."""
+    if pattern.says_words:
+        return True
+    return pattern.adds_a_kind and (names_its_kind(pattern) or pattern.support >= COMMON_KIND)
 
 
 def _one_component(pattern: Pattern, said: Counter[str]) -> bool:
@@ -489,8 +502,7 @@ def _one_component(pattern: Pattern, said: Counter[str]) -> bool:
 
 def names_its_kind(pattern: Pattern) -> bool:
     """Whether its titles call what it adds by the name of the folder the new files go in:
-    "Add a lexer" and pygments/lexers/<name>.py, "Add a linter" and pkg/golinters/<name>/
-    (a file right under a top folder, apprise/<name>.py, is named by the project only)."""
+    "Add a lexer" and pygments/lexers/<name>.py, "Add a linter" and pkg/golinters/<name>/."""
     counts = title_word_counts(pattern)
     said = {w for w, n in counts.items() if n >= max(2, pattern.support // 4)}
     said |= {w for w in pattern.template[1:] if w != SLOT}
@@ -499,13 +511,10 @@ def names_its_kind(pattern: Pattern) -> bool:
     for item, _ in pattern.items:
         if not (is_abstract(item) and pattern.added_mostly(item)):
             continue
-        folders = [part for part in item.split("/")[:-1] if "<" not in part]
-        for folder in folders[1:] if len(item.split("/")) > 2 else []:
+        for folder in item.split("/")[:-1]:
             name = _singular(folder.lower())
             if any(name == w or (len(w) >= 4 and name.endswith(w)) for w in said):
                 return True
-        if len(folders) > 1 and any(_singular(folders[0].lower()) == w for w in said):
-            return True
     return False
 
 
@@ -745,11 +754,20 @@ def _joined(first: Pattern, second: Pattern, min_share: float) -> Pattern:
         # At least its own changes: every one of them touched the anchor or stands with it.
         max(first.anchor_support, second.anchor_support, len(tasks)),
         bookkeeping,
-        # Two sets of changes joined are no longer all titled alike.
-        first.template if first.template == second.template else (),
+        _shared_template(first.template, second.template),
         min(first.specificity, second.specificity),
         min(first.age_years, second.age_years),
     )
+
+
+def _shared_template(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
+    """What two sets of changes joined are all titled: the words of the first template that
+    the second says too ("add <name> notifier" and "port <name> notifier" say "notifier"),
+    or nothing when they share no word."""
+    if first == second:
+        return first
+    shared = [w for w in first[1:] if w != SLOT and w in second[1:]]
+    return (first[0], *shared) if first and shared else ()
 
 
 def distinct(candidates: list[Pattern], min_share: float = MIN_SHARE) -> list[Pattern]:
