@@ -76,7 +76,7 @@ FAMILY_FOLDERS = 20  # a folder of this many folders is a family of members (plu
 MEMBER_SHARE = 0.05  # ...each holding less than this share of the family's changed files
 HALF_LIFE_YEARS = 2.0  # a task last done this long before the newest change counts half
 YEAR_SECONDS = 365.25 * 24 * 3600
-COMPONENT_SHARE = 0.5  # ...and not its file's own name, said mostly by its own changes
+COMPONENT_SHARE = 0.5  # titles agreeing on their file's own name, said mostly by them
 TITLED_ALIKE = 1.5  # a pattern whose changes are titled alike is likelier one task
 UPKEEP_VERBS = frozenset({"change", "fix"})
 NAMED_KIND = 2.0  # ...and one whose titles name the kind of file it adds, likelier still
@@ -278,9 +278,14 @@ class Pattern:
         return 2 * sum(item in task.added for task in self.tasks) > self.support
 
     @property
+    def new_kinds(self) -> list[str]:
+        """The kinds of file (abstract items) most of its changes added, most frequent first."""
+        return [item for item, _ in self.items if is_abstract(item) and self.added_mostly(item)]
+
+    @property
     def adds_a_kind(self) -> bool:
         """Most of its changes added a file of one of its kinds (``plugins/<name>.py``)."""
-        return any(is_abstract(item) and self.added_mostly(item) for item, _ in self.items)
+        return bool(self.new_kinds)
 
     @property
     def says_words(self) -> bool:
@@ -508,9 +513,7 @@ def names_its_kind(pattern: Pattern) -> bool:
     said |= {w for w in pattern.template[1:] if w != SLOT}
     if not said:
         return False
-    for item, _ in pattern.items:
-        if not (is_abstract(item) and pattern.added_mostly(item)):
-            continue
+    for item in pattern.new_kinds:
         for folder in item.split("/")[:-1]:
             name = _singular(folder.lower())
             if any(name == w or (len(w) >= 4 and name.endswith(w)) for w in said):
@@ -528,28 +531,18 @@ def title_word_counts(pattern: Pattern) -> Counter[str]:
     return counts
 
 
-def title_agreement(pattern: Pattern) -> float:
-    """The share of a pattern's changes whose titles say its most said word."""
-    counts = title_word_counts(pattern)
-    return max(counts.values(), default=0) / pattern.support if pattern.support else 0.0
-
-
 def _added_kinds(pattern: Pattern) -> set[str]:
     """The kinds of file (abstract paths) most of an additive pattern's changes added, its
     tests left out: a lexer and a formatter both come with a ``tests/test_<name>.py``, and
     are two tasks."""
     if not pattern.additive:
         return set()
-    return {
-        item
-        for item, _ in pattern.items
-        if is_abstract(item) and not is_test(item) and pattern.added_mostly(item)
-    }
+    return {item for item in pattern.new_kinds if not is_test(item)}
 
 
 def _adds_only_tests(pattern: Pattern) -> bool:
     """Whether every kind of file most of its changes added is a test or test data."""
-    added = [i for i, _ in pattern.items if is_abstract(i) and pattern.added_mostly(i)]
+    added = pattern.new_kinds
     return bool(added) and all(is_test(i) or in_data_folder(i) for i in added)
 
 
@@ -571,7 +564,7 @@ def _inside_a_member(pattern: Pattern, families: dict[str, Counter[str]]) -> boo
     (``plugins/inputs/kibana/testdata_<n>.go``), not one per member (``plugins/inputs/
     <name>/<name>.go``). A member is one of many: a small share of its family's changes
     (``lib/rules`` is most of what changes in ``lib``, a part, not a member)."""
-    added = [i for i, _ in pattern.items if is_abstract(i) and pattern.added_mostly(i)]
+    added = pattern.new_kinds
 
     def inside(item: str) -> bool:
         parts = item.split("/")[:-1]

@@ -154,7 +154,7 @@ def build_proposal(
         return None
     noun = object_of(pattern)
     verb = pattern.verb
-    new_items = [i for i, _ in pattern.items if is_abstract(i) and pattern.added_mostly(i)]
+    new_items = pattern.new_kinds
     if verb == "change" and pattern.additive:
         verb = "add"
     new = " and ".join(new_items[:2])
@@ -190,7 +190,7 @@ def build_proposal(
 def _outdated(pattern: Pattern, gone: set[str]) -> bool:
     """Whether the task is no longer done this way: what it adds, or else its most touched
     file, is gone (extractors added under youtube_dl/extractor/ before a fork renamed it)."""
-    added = [i for i, _ in pattern.items if is_abstract(i) and pattern.added_mostly(i)]
+    added = pattern.new_kinds
     return set(added) <= gone if added else pattern.items[0][0] in gone
 
 
