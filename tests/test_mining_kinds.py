@@ -169,3 +169,36 @@ def test_titles_naming_the_folder_of_what_is_added_rank_first(repo: Repo) -> Non
         commit_at(repo, f"Add h{letter}x for the views", DAY * (2 * number + 2))
     anchors = [p.anchor for p in mine_history(repo.root, Options()).patterns]
     assert anchors[:2] == ["app/widgets/<name>.py", "app/helpers/<name>.py"], anchors
+
+
+def test_one_task_in_two_layouts_is_one_proposal_and_two_families_stay_two(repo: Repo) -> None:
+    layout(repo)
+    hour = DAY
+    old, new = ("alpha", "bravo", "charlie", "delta"), ("echo", "foxtrot", "golf", "hotel")
+    for name in old:  # the old layout: a file each
+        repo.write_files({f"linters/{name}x.py": "X = 1\n"})
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, f"Add the {name}x linter", hour)
+        hour += DAY
+    for name in new:  # the new: a folder each, titled another way
+        repo.write_files({f"linters/{name}x/{name}x.py": "X = 1\n",
+                          f"linters/{name}x/README.md": f"# {name}\n"})  # fmt: skip
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, f"Add linter {name}x with its docs", hour)
+        hour += DAY
+    names = [f"{a}{b}" for a in ("india", "juliet", "kilo", "lima") for b in ("x", "y")]
+    repo.write_files({"plugins/inputs/all.py": "# in\n", "plugins/outputs/all.py": "# out\n"})
+    commit_at(repo, "Lay out the plugins", hour)
+    for family in ("inputs", "outputs"):  # "Add a plugin" twice, in two families
+        for name in names:
+            hour += DAY
+            repo.write_files({f"plugins/{family}/{name}{family[0]}.py": "X = 1\n"})
+            edit(repo, f"plugins/{family}/all.py", f"# {name}")
+            commit_at(repo, f"Add the {name}{family[0]} plugin", hour)
+    patterns = mine_history(repo.root, Options()).patterns
+    kinds = [p.new_kinds for p in patterns]
+    linters = [k for k in kinds if any(kind.startswith("linters/") for kind in k)]
+    # One proposal, the way it is done now.
+    assert len(linters) == 1 and "linters/<name>/<name>.py" in linters[0], kinds
+    plugins = sorted(k[0] for k in kinds if k and k[0].startswith("plugins/"))
+    assert plugins == ["plugins/inputs/<name>.py", "plugins/outputs/<name>.py"], kinds

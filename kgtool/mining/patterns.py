@@ -521,6 +521,15 @@ def names_its_kind(pattern: Pattern) -> bool:
     return False
 
 
+def object_of(pattern: Pattern) -> str:
+    """The word most of the pattern's titles share (the thing the task is about), or ""."""
+    counts = title_word_counts(pattern)
+    best = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
+    if best and best[0][1] >= max(2, pattern.support // 4):
+        return best[0][0]
+    return ""
+
+
 def title_word_counts(pattern: Pattern) -> Counter[str]:
     """How many of a pattern's changes say each title word (a bare merge subject, "Merge
     pull request #12 from a/b", says none)."""
@@ -763,6 +772,27 @@ def _shared_template(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[s
     return (first[0], *shared) if first and shared else ()
 
 
+def _one_task(first: Pattern, second: Pattern) -> bool:
+    """Whether two candidates say one task: one verb and one object, and either both add
+    kinds of file in one family of folders, or one adds none and half of the smaller file
+    set is in the other. "Add a plugin" under plugins/inputs/ and under plugins/outputs/
+    are two tasks."""
+    noun = object_of(first)
+    if first.verb != second.verb or not noun or noun != object_of(second):
+        return False
+    roots = [{_kind_root(kind) for kind in p.new_kinds} for p in (first, second)]
+    if roots[0] and roots[1]:
+        return any(a.startswith(b) or b.startswith(a) for a in roots[0] for b in roots[1])
+    files = [{item for item, _ in p.items} for p in (first, second)]
+    return 2 * len(files[0] & files[1]) >= min(len(files[0]), len(files[1]))
+
+
+def _kind_root(kind: str) -> str:
+    """The folders of an abstract path before its first slot: ``pkg/golinters/`` of
+    ``pkg/golinters/<name>/<name>.go``."""
+    return kind[: kind.index("<")].rpartition("/")[0] + "/"
+
+
 def distinct(candidates: list[Pattern], min_share: float = MIN_SHARE) -> list[Pattern]:
     """One pattern per task: of candidates sharing most of their tasks, the best stays."""
     ranked = sorted(
@@ -795,6 +825,13 @@ def distinct(candidates: list[Pattern], min_share: float = MIN_SHARE) -> list[Pa
             kept_ids[twin] = {t.change.id for t in kept[twin].tasks}
             kept_files[twin] = {item for item, _ in kept[twin].items}
             kept_added[twin] = _added_kinds(kept[twin])
+            continue
+        # One task told twice, by the same verb and object: in two layouts over the years
+        # (pkg/golinters/<name>.go, then pkg/golinters/<name>/<name>.go), or once by its
+        # additions and once by its registrations ("Add a linter": go.mod, the settings).
+        # One proposal, the better one (joined, the older layout's many changes would
+        # outvote the way it is done now).
+        if any(_one_task(other, pattern) for other in kept):
             continue
         # The same files for the same kind of change is the same task, whichever changes
         # each candidate gathered: one proposal, the better one.

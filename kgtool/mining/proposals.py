@@ -31,7 +31,7 @@ from kgtool.escape import md_path, printable
 from kgtool.file_kinds import is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import is_abstract
-from kgtool.mining.patterns import SLOT, Pattern, title_word_counts
+from kgtool.mining.patterns import SLOT, Pattern, object_of
 from kgtool.mining.symbols import touched_symbols
 from kgtool.playbook.concepts import ConceptIndex
 from kgtool.playbook.model import PROPOSED, Playbook
@@ -111,15 +111,6 @@ def day_of(change: ChangeSet) -> str:
 def _describe(change: ChangeSet) -> str:
     ref = f"{change.ref} {change.short}" if change.pr is not None else change.short
     return f"{ref} {day_of(change)} {change.title}"
-
-
-def object_of(pattern: Pattern) -> str:
-    """The word most of the pattern's titles share (the thing the task is about), or ""."""
-    counts = title_word_counts(pattern)
-    best = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
-    if best and best[0][1] >= max(2, pattern.support // 4):
-        return best[0][0]
-    return ""
 
 
 def _example(pattern: Pattern, item: str, resolver: Resolver) -> str:
