@@ -202,3 +202,44 @@ def test_one_task_in_two_layouts_is_one_proposal_and_two_families_stay_two(repo:
     assert len(linters) == 1 and "linters/<name>/<name>.py" in linters[0], kinds
     plugins = sorted(k[0] for k in kinds if k and k[0].startswith("plugins/"))
     assert plugins == ["plugins/inputs/<name>.py", "plugins/outputs/<name>.py"], kinds
+
+
+def test_added_files_of_no_common_shape_are_not_a_kind(repo: Repo) -> None:
+    layout(repo)
+    modules = {  # each helper its own thing: nothing defined in two of them
+        "paging": "def next_page(cursor):\n    return cursor\n",
+        "retrying": "class Backoff:\n    def wait(self):\n        pass\n",
+        "caching": "def remember(key, value):\n    return value\n",
+        "sorting": "ORDER = 1\n\ndef by_name(items):\n    return sorted(items)\n",
+    }
+    widgets = ("table", "chart", "badge", "panel")  # each a <Name>Widget with render()
+    # The folders in enough paths that their names are no rare words of the history.
+    repo.write_files({f"app/{folder}/base_{n}.py": "X = 1\n"
+                      for folder in ("helpers", "widgets") for n in range(4)})  # fmt: skip
+    commit_at(repo, "Lay out the app", 1)
+    hour = DAY
+    for (name, text), widget in zip(modules.items(), widgets, strict=True):
+        repo.write_files({f"app/helpers/{name}x.py": text})
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, f"Add the {name}x helper", hour)
+        repo.write_files({f"app/widgets/{widget}x.py": f"class {widget.title()}xWidget:\n"
+                          "    def render(self):\n        return ''\n"})  # fmt: skip
+        edit(repo, "core/dispatch.py", f"# {widget}")
+        commit_at(repo, f"Add the {widget}x widget", hour + DAY / 2)
+        hour += DAY
+    assert len(mine_history(repo.root, Options()).patterns) == 2, "both look like kinds"
+    titles, summary = mined_titles(repo)
+    assert titles == ["Add a widget"], titles
+    assert any("1 whose new files share no symbol" in line for line in summary), summary
+
+
+def test_adding_ci_workflows_is_upkeep(repo: Repo) -> None:
+    layout(repo)
+    repo.write_files({f".github/workflows/test_{n}.yml": "on: push\n" for n in range(5)})
+    commit_at(repo, "Set up CI", 1)
+    for number, name in enumerate(("lint", "docs", "release", "nightly")):
+        repo.write_files({f".github/workflows/{name}x.yml": "on: push\n"})
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, f"Add the {name}x workflow", DAY * (number + 1))
+    patterns = mine_history(repo.root, Options()).patterns
+    assert patterns == [], [(p.anchor, p.new_kinds) for p in patterns]

@@ -16,6 +16,7 @@ from kgtool.mining.filters import (
     version_rewrites,
 )
 from kgtool.mining.history import DIRECT, MERGE, SQUASH, History, read_history
+from kgtool.mining.instances import instances_alike
 from kgtool.mining.paths import Abstractor
 from kgtool.mining.patterns import MIN_SUPPORT, Pattern, Task, find_patterns, make_tasks
 from kgtool.mining.proposals import (
@@ -90,6 +91,7 @@ class MineResult:
     dry_run: bool = False
     version_bumps: int = 0  # patterns passed over: their diffs rewrite only versions
     outdated: int = 0  # patterns passed over: what makes them a task is gone from the tree
+    unlike: int = 0  # patterns passed over: the files they add share no shape
 
     def summary(self) -> list[str]:
         history = self.mined.history
@@ -114,11 +116,13 @@ class MineResult:
             f"change they complete); {len(self.mined.patterns)} patterns found, "
             f"{self.mined.sweeps} candidates set aside as sweeps"
         )
-        if self.version_bumps or self.outdated:
+        passed = self.version_bumps + self.outdated + self.unlike
+        if passed:
             lines.append(
-                f"passed over {self.version_bumps + self.outdated} patterns: "
-                f"{self.version_bumps} whose diffs rewrite only versions, {self.outdated} "
-                "whose files (or the kind of file they add) are gone from the tree"
+                f"passed over {passed} patterns: {self.version_bumps} whose diffs rewrite "
+                f"only versions, {self.outdated} whose files (or the kind of file they add) "
+                f"are gone from the tree, {self.unlike} whose new files share no symbol "
+                "beyond their own names"
             )
         lines.append(
             f"proposals: {len(self.written)} written, {len(self.updated)} updated, "
@@ -172,6 +176,10 @@ def mine(
             break
         if _bumps_versions(root, pattern):
             result.version_bumps += 1
+            continue
+        # A task that adds a kind of file adds files made to one shape.
+        if instances_alike(pattern, resolver.view) is False:
+            result.unlike += 1
             continue
         proposal = build_proposal(
             pattern, resolver, concepts, checks, mined.filtered.reverts

@@ -479,8 +479,10 @@ def find_patterns(
         if not _BARE_MERGE.match(task.change.title):
             said.update(title_words(task.change.title))
     candidates = [c for c in candidates if c.additive or not _one_component(c, said)]
-    # Upkeep of the project's own machinery (CI, templates, bots) is no task in its code.
+    # Upkeep of the project's own machinery (CI, templates, bots) is no task in its code,
+    # nor is adding to it (a new workflow, a new issue template).
     candidates = [c for c in candidates if not all(is_ci(item) for item, _ in c.items)]
+    candidates = [c for c in candidates if not c.new_kinds or not all(map(is_ci, c.new_kinds))]
     # Joined, two candidates may tell one task anew: the same tests again.
     return [c for c in distinct(candidates, min_share) if _is_task(c)]
 
