@@ -85,9 +85,9 @@ def test_kinds_read_by_their_slots() -> None:
     assert not same_kind("apprise/plugins/<name>.py", "apprise/plugins/fcm/<name>.py")
     assert not same_kind("lib/rules/<name>.js", "lib/rules/<name>.ts")
     added = [f"lib/rules/rule{n}.js" for n in range(10)]
-    abstractor = Abstractor([*added, "lib/rules/index.js"], added)
+    abstractor = Abstractor([*added, "lib/rules/index.js"], [[path] for path in added])
     assert abstractor.abstract("lib/rules/rules.js") == "lib/rules/<name>.js"
-    fewer = Abstractor([*added, "lib/rules/index.js"], added[:9])
+    fewer = Abstractor([*added, "lib/rules/index.js"], [[path] for path in added[:9]])
     assert fewer.abstract("lib/rules/rules.js") == "lib/rules/rules.js"
 
 
@@ -243,3 +243,24 @@ def test_adding_ci_workflows_is_upkeep(repo: Repo) -> None:
         commit_at(repo, f"Add the {name}x workflow", DAY * (number + 1))
     patterns = mine_history(repo.root, Options()).patterns
     assert patterns == [], [(p.anchor, p.new_kinds) for p in patterns]
+
+
+def test_a_member_of_a_family_of_folders_is_a_name_in_every_path_of_it() -> None:
+    # Twelve linters, each a folder made by one change, with test data named after it;
+    # twelve lexers' example files, each named as its author liked, with its own extension.
+    linters = [[f"pkg/golinters/l{n}x/l{n}x.go", f"pkg/golinters/l{n}x/testdata/l{n}x.go",
+                f"pkg/golinters/l{n}x/testdata/l{n}x_custom.go"] for n in range(12)]  # fmt: skip
+    lexers = [[f"tests/examplefiles/e{n}/{stem}.e{n}x", f"tests/examplefiles/e{n}/{stem}.e{n}x.out"]
+              for n, stem in enumerate(["example", "test", "Sample"] * 4)]  # fmt: skip
+    # ...and a folder many changes add to: one plugin's test cases, five changes over time.
+    cases = [[f"plugins/kibana/cases/reply_{n}.out"] for n in range(5)]
+    added = [*linters, *lexers, *cases]
+    abstractor = Abstractor([path for files in added for path in files] * 3, added)
+    assert abstractor.abstract("pkg/golinters/l3x/l3x.go") == "pkg/golinters/<name>/<name>.go"
+    assert (abstractor.abstract("pkg/golinters/l3x/testdata/l3x_custom.go")
+            == "pkg/golinters/<name>/testdata/<name>_custom.go")  # fmt: skip
+    examples = "tests/examplefiles/<name>/<name>"
+    assert abstractor.abstract("tests/examplefiles/e4/test.e4x") == examples
+    assert abstractor.abstract("tests/examplefiles/e4/test.e4x.out") == f"{examples}.out"
+    assert (abstractor.abstract("plugins/kibana/cases/reply_3.out")
+            == "plugins/kibana/cases/reply_<n>.out")  # fmt: skip

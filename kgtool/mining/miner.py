@@ -74,7 +74,7 @@ class Mined:
         changes = self.history.change_sets
         abstractor = Abstractor(
             sorted({p for c in changes for p in c.paths}),
-            [f.path for c in changes for f in c.files if f.status == "A"],
+            [[f.path for f in c.files if f.status == "A"] for c in changes],
         )
         return make_tasks(self.filtered.kept, abstractor)
 

@@ -28,6 +28,7 @@ RARE_PATHS = 6
 RARE_SHARE = 0.002
 SIBLINGS = 3
 KIND_FOLDER_ADDITIONS = 10  # files added to a folder, each by a change of its own
+INSTANCE_CHANGES = 2  # a folder made by this many changes at most is one instance of a kind
 
 _BOOKKEEPING_STEMS = (
     "changelog",
@@ -95,13 +96,52 @@ def words(path: str) -> list[str]:
 class Abstractor:
     """Knows which words are rare in the history's paths; abstracts added files with that."""
 
-    def __init__(self, paths: Iterable[str], added: Iterable[str] = ()) -> None:
+    def __init__(self, paths: Iterable[str], added: Iterable[Iterable[str]] = ()) -> None:
+        """``paths``: every path of the history read; ``added``: the files each change
+        added, a list per change."""
         # Folders where files keep being added, one change at a time: a new file there is
         # one more of the folder's kind, whatever words its name is made of (eslint's
         # lib/rules/no-useless-assignment.js is a lib/rules/<name>.js though each of its
         # words is in many paths).
-        additions = Counter(posixpath.dirname(path) for path in added)
+        by_change = [sorted(set(files)) for files in added]
+        additions = Counter(posixpath.dirname(path) for files in by_change for path in files)
         self.kind_folders = {f for f, n in additions.items() if n >= KIND_FOLDER_ADDITIONS}
+        # Folders whose new files keep coming in new folders of their own, one per
+        # instance, each made by a change or two (tests/examplefiles/<lexer>/): the file
+        # names that recur across those folders are the convention (README.md,
+        # sample.conf); any other is the instance's own (example.bb, test.purs), whatever
+        # its words and extension. A folder that many changes add to (lib/rules/, one
+        # plugin's growing test cases) is no instance.
+        makers: dict[str, set[int]] = {}
+        for number, files in enumerate(by_change):
+            for path in files:
+                makers.setdefault(posixpath.dirname(path), set()).add(number)
+        self.instances = {f for f, found in makers.items() if len(found) <= INSTANCE_CHANGES}
+        members: dict[str, set[str]] = {}
+        names: dict[str, dict[str, set[str]]] = {}
+        suffixes: dict[str, dict[str, set[str]]] = {}
+        for files in by_change:
+            for path in files:
+                folder, _, name = path.rpartition("/")
+                family, _, member = folder.rpartition("/")
+                if not member or folder not in self.instances:
+                    continue
+                members.setdefault(family, set()).add(member)
+                names.setdefault(family, {}).setdefault(name, set()).add(member)
+                for suffix in name.split(".")[1:]:
+                    suffixes.setdefault(family, {}).setdefault(suffix, set()).add(member)
+        families = {f for f, found in members.items() if len(found) >= KIND_FOLDER_ADDITIONS}
+        self.own_names = {
+            (family, name)
+            for family in families
+            for name, holders in names[family].items()
+            if len(holders) < SIBLINGS
+        }
+        # The extensions many members' files have (.go, .output); any other is a name.
+        self.member_suffixes = {
+            family: {w for w, held in suffixes.get(family, {}).items() if len(held) >= SIBLINGS}
+            for family in families
+        }
         frequency: Counter[str] = Counter()
         siblings: Counter[tuple[str, str]] = Counter()
         count = 0
@@ -123,19 +163,41 @@ class Abstractor:
     def abstract(self, path: str) -> str:
         """``providers/openai.ts`` -> ``providers/<name>.ts`` when "openai" is rare."""
         parts = path.split("/")
-        last = parts[-1]
+        folder, last = "/".join(parts[:-1]), parts[-1]
         if last.startswith("."):
             stem, ext = last, ""
         else:
             stem, dot, rest = last.partition(".")
             ext = dot + rest
-        name = self._component(stem)
-        if not is_abstract(name) and "/".join(parts[:-1]) in self.kind_folders:
+        member = self._member(parts)
+        name = self._component(stem, member)
+        if not is_abstract(name) and folder in self.kind_folders:
             name = NAME
-        parts = [self._component(part) for part in parts[:-1]] + [name + ext]
-        return "/".join(parts)
+        folders = [self._component(part, member) for part in parts[:-1]]
+        family = "/".join(parts[:-2])
+        # A file of the member's own (not README.md, sample.conf), named in no words of a
+        # convention (not <name>_test), is a name, with an extension few members' files
+        # have (.purs, .bbclass; not .go, .output).
+        own = member and folder in self.instances and (family, last) in self.own_names
+        if own and (name == NAME or not is_abstract(name)):
+            common = self.member_suffixes[family]
+            name, ext = NAME, "".join(f".{w}" for w in ext.split(".")[1:] if w in common)
+        return "/".join([*folders, name + ext])
 
-    def _component(self, text: str) -> str:
+    def _member(self, parts: list[str]) -> str:
+        """The folder of ``parts`` that is one member of a family of folders, each made by
+        a change or two (pkg/golinters/<linter>/, tests/examplefiles/<lexer>/), or ""."""
+        for depth in range(1, len(parts) - 1):
+            family, holder = "/".join(parts[:depth]), "/".join(parts[: depth + 1])
+            if family in self.member_suffixes and holder in self.instances:
+                return parts[depth]
+        return ""
+
+    def _component(self, text: str, member: str = "") -> str:
+        """``text`` with its rare words, its numbers and the ``member`` it belongs to
+        (pkg/golinters/iotamixing/testdata/iotamixing_custom.go) as placeholders."""
+        if member and member in text:
+            return NAME.join(self._component(rest) for rest in text.split(member))
         out: list[str] = []
         for piece in _PIECES.findall(text):
             if piece.isdigit():
