@@ -264,3 +264,18 @@ def test_a_member_of_a_family_of_folders_is_a_name_in_every_path_of_it() -> None
     assert abstractor.abstract("tests/examplefiles/e4/test.e4x.out") == f"{examples}.out"
     assert (abstractor.abstract("plugins/kibana/cases/reply_3.out")
             == "plugins/kibana/cases/reply_<n>.out")  # fmt: skip
+
+
+def test_a_word_amid_names_is_no_title_alike_unless_the_files_agree(repo: Repo) -> None:
+    layout(repo)
+    # "Add <name> format <name>": every title says "format" amid words no other title has,
+    # over files that overlap by a third (two busy files of six); four changes, no task.
+    titles = ("Add frobbed format selectors", "Add quux format notes", "Add zany format sorting",
+              "Add wibble format fallbacks")  # fmt: skip
+    for number, title in enumerate(titles):
+        for path in ("core/registry.py", "core/dispatch.py", f"features/part_{number}.py",
+                     f"features/part_{number + 10}.py"):  # fmt: skip
+            edit(repo, path, f"# {number}")
+        commit_at(repo, title, DAY * 10 * (number + 1))
+    patterns = mine_history(repo.root, Options()).patterns
+    assert patterns == [], [(p.template, [i for i, _ in p.items]) for p in patterns]

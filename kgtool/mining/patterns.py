@@ -618,10 +618,13 @@ def _titled_alike(
         members = buckets[template]
         if len(members) < min_support:
             continue
-        # A template that says only a verb and a name ("Add <name>") groups changes only
-        # when their files say they are one task.
+        # A template that says only a verb and a name ("Add <name>"), or words between
+        # names ("Add <name> format <name>": any title with "format" amid words few titles
+        # have), groups changes only when their files say they are one task.
         said = [w for w in template[1:] if w != SLOT]
-        needed = TITLED_OVERLAP if len(said) >= MIN_TEMPLATE_WORDS else NAMED_ONLY_OVERLAP
+        amid = len(template) > 2 and template[1] == SLOT and template[-1] == SLOT
+        weak = len(said) < MIN_TEMPLATE_WORDS or amid
+        needed = NAMED_ONLY_OVERLAP if weak else TITLED_OVERLAP
         for group in _overlapping(members, tasks, needed):
             if len(group) < min_support:
                 continue
@@ -767,11 +770,16 @@ def _joined(first: Pattern, second: Pattern, min_share: float) -> Pattern:
 def _shared_template(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
     """What two sets of changes joined are all titled: the words of the first template that
     the second says too ("add <name> notifier" and "port <name> notifier" say "notifier"),
-    or nothing when they share no word."""
+    or nothing when they share few of their words."""
     if first == second:
         return first
     shared = [w for w in first[1:] if w != SLOT and w in second[1:]]
-    return (first[0], *shared) if first and shared else ()
+    # A word or two in common between long titles ("Allow a custom format selector", "Add
+    # DASH format 272") is no title the changes share: at least half of each one's words.
+    said = [[w for w in template[1:] if w != SLOT] for template in (first, second)]
+    if not first or not shared or any(2 * len(shared) < len(words) for words in said):
+        return ()
+    return (first[0], *shared)
 
 
 def _one_task(first: Pattern, second: Pattern) -> bool:
