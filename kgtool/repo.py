@@ -594,11 +594,7 @@ def changed_lines(root: Path, commit: str, path: str) -> list[Hunk] | None:
     such path there)."""
     if commit.startswith("-"):
         return None
-    done = _run(
-        root,
-        ["--literal-pathspecs", "-c", "core.quotePath=false", "diff", "-U0", "--no-color",
-         "--no-ext-diff", "--no-renames", f"{commit}^1", commit, "--", path],
-    )  # fmt: skip
+    done = _run(root, ["--literal-pathspecs", *_first_parent_diff(commit), path])
     if done.returncode != 0:
         return None
     hunks = []
@@ -615,24 +611,32 @@ def changed_text(root: Path, commit: str, limit: int) -> tuple[list[str], list[s
     longer than ``limit`` bytes."""
     if commit.startswith("-"):
         return None
-    data = _read_bounded(
-        root,
-        ["-c", "core.quotePath=false", "diff", "-U0", "--no-color", "--no-ext-diff",
-         "--no-renames", f"{commit}^1", commit, "--"],
-        limit,
-    )  # fmt: skip
+    data = _read_bounded(root, _first_parent_diff(commit), limit)
     if data is None:
         return None
     removed: list[str] = []
     written: list[str] = []
+    in_header = False  # between "diff --git" and the first hunk: "--- a/x" is no line
     for line in data.decode("utf-8", "replace").splitlines():
-        if line.startswith(("---", "+++")):
+        if line.startswith("diff --git "):
+            in_header = True
+        elif line.startswith("@@"):
+            in_header = False
+        elif in_header:
             continue
-        if line.startswith("-"):
+        elif line.startswith("-"):
             removed.append(line[1:])
         elif line.startswith("+"):
             written.append(line[1:])
     return removed, written
+
+
+def _first_parent_diff(commit: str) -> list[str]:
+    """``git diff`` of a commit against its first parent, hunks without context, the same
+    on every machine: no colour, no external or text-converting drivers, one algorithm."""
+    return ["-c", "core.quotePath=false", "diff", "-U0", "--no-color", "--no-ext-diff",
+            "--no-textconv", "--diff-algorithm=myers", "--no-renames", f"{commit}^1", commit,
+            "--"]  # fmt: skip
 
 
 def paths_differing(root: Path, base: str) -> list[str]:

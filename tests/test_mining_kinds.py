@@ -27,9 +27,11 @@ def test_a_busy_files_history_is_not_a_task_however_its_titles_agree(repo: Repo)
     layout(repo)
     repo.write_files({"tests/test_attach_http.py": "# tests\n"})
     commit_at(repo, "Add attachment tests", DAY)
-    # Every title says "attachment", no three of them alike: the history of one test file.
-    titles = ("Attachment naming", "Attachment limits", "Lazy attachment", "Bigger attachment",
-              "Quiet attachment errors", "Lazy attachment downloads")  # fmt: skip
+    # Every title says "add" and "attachment", no three of them alike: the history of one
+    # test file, not a task (and not upkeep: "add" is no "change" or "fix").
+    titles = ("Add attachment naming", "Add attachment limits", "Add lazy attachment",
+              "Add bigger attachment", "Add quiet attachment errors",
+              "Add lazy attachment downloads")  # fmt: skip
     for number, title in enumerate(titles):
         edit(repo, "tests/test_attach_http.py", f"# case {number}")
         edit(repo, "core/dispatch.py", f"# case {number}")
@@ -89,6 +91,8 @@ def test_kinds_read_by_their_slots() -> None:
     assert abstractor.abstract("lib/rules/rules.js") == "lib/rules/<name>.js"
     fewer = Abstractor([*added, "lib/rules/index.js"], [[path] for path in added[:9]])
     assert fewer.abstract("lib/rules/rules.js") == "lib/rules/rules.js"
+    at_once = Abstractor([*added, "lib/rules/index.js"], [added])  # ten files, one change
+    assert at_once.abstract("lib/rules/rules.js") == "lib/rules/rules.js"
 
 
 def test_a_run_of_version_bumps_is_set_aside_by_its_diffs(repo: Repo) -> None:
@@ -137,9 +141,11 @@ def test_a_task_last_done_long_ago_ranks_below_a_recent_one(repo: Repo) -> None:
 
 def test_changes_adding_only_tests_and_their_data_are_not_a_task(repo: Repo) -> None:
     layout(repo)
+    # Under a plugin's testcases/ folder: test data, though no folder says "test".
     for number in range(5):
-        repo.write_files({f"tests/testcases/issue_{200 + number}/expected.out": "ok\n",
-                          f"tests/testcases/issue_{200 + number}/input.json": "{}\n"})  # fmt: skip
+        case = f"plugins/gnmi/testcases/issue_{200 + number}"
+        repo.write_files({f"{case}/expected.out": "ok\n", f"{case}/input.json": "{}\n",
+                          f"{case}/telegraf.conf": ""})  # fmt: skip
         commit_at(repo, f"Add a regression case for issue {200 + number}", DAY * (number + 1))
     patterns = mine_history(repo.root, Options()).patterns
     assert patterns == [], [(p.anchor, [i for i, _ in p.items]) for p in patterns]
@@ -279,3 +285,24 @@ def test_a_word_amid_names_is_no_title_alike_unless_the_files_agree(repo: Repo) 
         commit_at(repo, title, DAY * 10 * (number + 1))
     patterns = mine_history(repo.root, Options()).patterns
     assert patterns == [], [(p.template, [i for i, _ in p.items]) for p in patterns]
+
+
+def test_a_kind_its_titles_never_name_is_a_task_when_added_often(repo: Repo) -> None:
+    layout(repo)
+    # Titled each by the service it supports, never "handler": twenty of one kind is how
+    # the project grows; five adapters, never called so either, are not yet.
+    services = [f"svc{a}{b}" for a in "abcde" for b in "pqrs"]
+    for number, name in enumerate(services):
+        repo.write_files({f"app/handlers/{name}.py": f"class {name.title()}Handler:\n"
+                          "    def send(self):\n        pass\n"})  # fmt: skip
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, f"Support {name}", DAY * (number + 1))
+    repo.write_files({f"app/adapters/base_{n}.py": "X = 1\n" for n in range(8)})
+    commit_at(repo, "Lay out the adapters", DAY * 29)
+    for number, name in enumerate(services[:5]):
+        repo.write_files({f"app/adapters/{name}.py": f"class {name.title()}Adapter:\n"
+                          "    def wrap(self):\n        pass\n"})  # fmt: skip
+        edit(repo, "core/dispatch.py", f"# {name}")
+        commit_at(repo, f"{name.upper()}", DAY * (number + 30))
+    kinds = [p.new_kinds for p in mine_history(repo.root, Options()).patterns]
+    assert kinds == [["app/handlers/<name>.py"]], kinds

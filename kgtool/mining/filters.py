@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kgtool.mining.history import MERGE, ChangeSet
 from kgtool.mining.paths import is_bookkeeping, is_version_file
@@ -186,25 +187,35 @@ def _completes(
 
 # A version, a digest or a commit id, as a version bump rewrites them: 1.25.4, v1.26.3,
 # ^2.0.0-rc.1, go1.25.4.linux-amd64 (the version inside), a sha256 or a pinned commit.
-_VERSION_TOKEN = re.compile(r"v?\d+(\.\d+)+([-+][0-9A-Za-z.]+)?|\b[0-9a-f]{7,64}\b")
+_VERSION_TOKEN = re.compile(rf"{_VERSION}|\b[0-9a-f]{{7,64}}\b")
 BUMP_SHARE = 0.9  # this share of a diff's lines pair up once their versions are masked
 
 
-def version_rewrites(removed: list[str], written: list[str]) -> int:
-    """How many lines a diff (its removed and written lines) rewrote with another version in
-    them and nothing else ("go 1.25.4" for "go 1.25.3")."""
+class VersionRewrites(NamedTuple):
+    """What a diff does to versions: the lines it rewrote with another version in them and
+    nothing else ("go 1.25.4" for "go 1.25.3"), counted on each side, and all its lines."""
+
+    paired: int
+    lines: int
+
+    @property
+    def rewrites_a_version(self) -> bool:
+        return self.paired > 0
+
+    @property
+    def rewrites_only_versions(self) -> bool:
+        """Nothing but versions: each line written is a line removed with another version
+        (a new checksum beside it). Decided by the diff, whatever the title says."""
+        return self.paired > 0 and 2 * self.paired >= BUMP_SHARE * self.lines
+
+
+def version_rewrites(removed: list[str], written: list[str]) -> VersionRewrites:
+    """What a diff, its removed and written lines, does to versions."""
 
     def masked(lines: list[str]) -> Counter[str]:
         return Counter(
             _VERSION_TOKEN.sub("<v>", line).strip() for line in lines if _VERSION_TOKEN.search(line)
         )
 
-    return sum((masked(removed) & masked(written)).values())
-
-
-def rewrites_only_versions(removed: list[str], written: list[str]) -> bool:
-    """Whether a diff changes nothing but versions: each line it writes is a line it removed
-    with another version in it (a new checksum beside it). Decided by the diff, whatever
-    the title says."""
-    pairs = version_rewrites(removed, written)
-    return pairs > 0 and 2 * pairs >= BUMP_SHARE * (len(removed) + len(written))
+    paired = sum((masked(removed) & masked(written)).values())
+    return VersionRewrites(paired, len(removed) + len(written))

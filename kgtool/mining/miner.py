@@ -11,8 +11,8 @@ from kgtool.mining.filters import (
     MAX_FILES,
     REASONS,
     Filtered,
+    VersionRewrites,
     filter_change_sets,
-    rewrites_only_versions,
     version_rewrites,
 )
 from kgtool.mining.history import DIRECT, MERGE, SQUASH, History, read_history
@@ -39,6 +39,7 @@ from kgtool.store import Store, atomic_write
 
 MAX_PROPOSALS = 10
 BUMP_SAMPLE = 5  # the newest changes of a pattern whose diffs say whether it bumps versions
+EXAMINED = 3  # patterns looked at for each proposal asked for, at most
 MAX_DIFF_BYTES = 1_000_000  # a longer diff is no version bump, and is not read to its end
 Progress = Callable[[str], None]
 
@@ -171,15 +172,17 @@ def mine(
     concepts = load_concepts(store)
     checks = project_checks(root)
     proposals: list[Proposal] = []
-    for pattern in mined.patterns:
+    diffs: dict[str, VersionRewrites | None] = {}  # by commit: patterns share changes
+    # Each pattern passed over costs a few diffs: a bounded number are looked at.
+    for pattern in mined.patterns[: EXAMINED * options.max_proposals]:
         if len(proposals) >= options.max_proposals:
             break
-        if _bumps_versions(root, pattern):
-            result.version_bumps += 1
-            continue
         # A task that adds a kind of file adds files made to one shape.
         if instances_alike(pattern, resolver.view) is False:
             result.unlike += 1
+            continue
+        if _bumps_versions(root, pattern, diffs):
+            result.version_bumps += 1
             continue
         proposal = build_proposal(
             pattern, resolver, concepts, checks, mined.filtered.reverts
@@ -215,19 +218,21 @@ def mine(
     return result
 
 
-def _bumps_versions(root: Path, pattern: Pattern) -> bool:
+def _bumps_versions(
+    root: Path, pattern: Pattern, diffs: dict[str, VersionRewrites | None]
+) -> bool:
     """Whether its newest changes are version bumps, read from their diffs ("Update Go to
     1.25.4" over CI, Makefile and go.mod, however it is titled): most of them rewrite a
     version, and one at least does nothing else (a release's bump may come with its notes
     and a few touches; a task that also moves a dependency never is only that)."""
     newest = pattern.tasks[-BUMP_SAMPLE:]
-    rewrites = only = 0
     for task in newest:
-        diff = changed_text(root, task.change.id, MAX_DIFF_BYTES)
-        if diff is not None and version_rewrites(*diff):
-            rewrites += 1
-            only += rewrites_only_versions(*diff)
-    return only > 0 and 2 * rewrites > len(newest)
+        if task.change.id not in diffs:
+            diff = changed_text(root, task.change.id, MAX_DIFF_BYTES)
+            diffs[task.change.id] = version_rewrites(*diff) if diff is not None else None
+    found = [diffs[task.change.id] for task in newest]
+    rewrites = [r for r in found if r is not None and r.rewrites_a_version]
+    return any(r.rewrites_only_versions for r in rewrites) and 2 * len(rewrites) > len(newest)
 
 
 def _reword(proposals: list[Proposal], config: Config, dry_run: bool) -> list[str]:

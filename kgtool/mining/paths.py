@@ -27,7 +27,7 @@ NUMBER = "<n>"
 RARE_PATHS = 6
 RARE_SHARE = 0.002
 SIBLINGS = 3
-KIND_FOLDER_ADDITIONS = 10  # files added to a folder, each by a change of its own
+KIND_FOLDER_ADDITIONS = 10  # changes that added files to a folder (or made a family's members)
 INSTANCE_CHANGES = 2  # a folder made by this many changes at most is one instance of a kind
 
 _BOOKKEEPING_STEMS = (
@@ -103,34 +103,51 @@ class Abstractor:
         # one more of the folder's kind, whatever words its name is made of (eslint's
         # lib/rules/no-useless-assignment.js is a lib/rules/<name>.js though each of its
         # words is in many paths).
-        by_change = [sorted(set(files)) for files in added]
-        additions = Counter(posixpath.dirname(path) for files in by_change for path in files)
-        self.kind_folders = {f for f, n in additions.items() if n >= KIND_FOLDER_ADDITIONS}
+        by_change = [set(files) for files in added]
+        makers: dict[str, set[int]] = {}  # folder -> the changes that added files to it
+        for number, files in enumerate(by_change):
+            for path in files:
+                makers.setdefault(posixpath.dirname(path), set()).add(number)
+        # Folders where files keep being added, by many changes: a new file there is one
+        # more of the folder's kind, whatever words its name is made of (eslint's
+        # lib/rules/no-useless-assignment.js is a lib/rules/<name>.js though each of its
+        # words is in many paths). Not the top folder, where any file may go.
+        self.kind_folders = {
+            f for f, found in makers.items() if f and len(found) >= KIND_FOLDER_ADDITIONS
+        }
         # Folders whose new files keep coming in new folders of their own, one per
-        # instance, each made by a change or two (tests/examplefiles/<lexer>/): the file
+        # instance, each made by a change or two (tests/examplefiles/<lexer>/), and the
+        # instances made by many changes (not one import of twelve folders): the file
         # names that recur across those folders are the convention (README.md,
         # sample.conf); any other is the instance's own (example.bb, test.purs), whatever
         # its words and extension. A folder that many changes add to (lib/rules/, one
         # plugin's growing test cases) is no instance.
-        makers: dict[str, set[int]] = {}
-        for number, files in enumerate(by_change):
-            for path in files:
-                makers.setdefault(posixpath.dirname(path), set()).add(number)
         self.instances = {f for f, found in makers.items() if len(found) <= INSTANCE_CHANGES}
         members: dict[str, set[str]] = {}
+        made_by: dict[str, set[int]] = {}
         names: dict[str, dict[str, set[str]]] = {}
         suffixes: dict[str, dict[str, set[str]]] = {}
+        for folder in sorted(self.instances):
+            family, _, member = folder.rpartition("/")
+            if not member:
+                continue
+            members.setdefault(family, set()).add(member)
+            made_by.setdefault(family, set()).update(makers[folder])
         for files in by_change:
             for path in files:
                 folder, _, name = path.rpartition("/")
                 family, _, member = folder.rpartition("/")
                 if not member or folder not in self.instances:
                     continue
-                members.setdefault(family, set()).add(member)
                 names.setdefault(family, {}).setdefault(name, set()).add(member)
                 for suffix in name.split(".")[1:]:
                     suffixes.setdefault(family, {}).setdefault(suffix, set()).add(member)
-        families = {f for f, found in members.items() if len(found) >= KIND_FOLDER_ADDITIONS}
+        families = {
+            family
+            for family, found in members.items()
+            if len(found) >= KIND_FOLDER_ADDITIONS
+            and len(made_by[family]) >= KIND_FOLDER_ADDITIONS
+        }
         self.own_names = {
             (family, name)
             for family in families
@@ -169,11 +186,14 @@ class Abstractor:
         else:
             stem, dot, rest = last.partition(".")
             ext = dot + rest
-        member = self._member(parts)
+        depth, member = self._member(parts)
         name = self._component(stem, member)
         if not is_abstract(name) and folder in self.kind_folders:
             name = NAME
-        folders = [self._component(part, member) for part in parts[:-1]]
+        folders = [
+            NAME if at == depth else self._component(part, member if at > depth else "")
+            for at, part in enumerate(parts[:-1])
+        ]
         family = "/".join(parts[:-2])
         # A file of the member's own (not README.md, sample.conf), named in no words of a
         # convention (not <name>_test), is a name, with an extension few members' files
@@ -184,20 +204,24 @@ class Abstractor:
             name, ext = NAME, "".join(f".{w}" for w in ext.split(".")[1:] if w in common)
         return "/".join([*folders, name + ext])
 
-    def _member(self, parts: list[str]) -> str:
-        """The folder of ``parts`` that is one member of a family of folders, each made by
-        a change or two (pkg/golinters/<linter>/, tests/examplefiles/<lexer>/), or ""."""
+    def _member(self, parts: list[str]) -> tuple[int, str]:
+        """Where in ``parts`` a folder is one member of a family of folders, each made by a
+        change or two (pkg/golinters/<linter>/, tests/examplefiles/<lexer>/), and its name;
+        (-1, "") when none is."""
         for depth in range(1, len(parts) - 1):
             family, holder = "/".join(parts[:depth]), "/".join(parts[: depth + 1])
             if family in self.member_suffixes and holder in self.instances:
-                return parts[depth]
-        return ""
+                return depth, parts[depth]
+        return -1, ""
 
     def _component(self, text: str, member: str = "") -> str:
         """``text`` with its rare words, its numbers and the ``member`` it belongs to
         (pkg/golinters/iotamixing/testdata/iotamixing_custom.go) as placeholders."""
-        if member and member in text:
-            return NAME.join(self._component(rest) for rest in text.split(member))
+        if member:
+            # The member's name as a word of its own (not the "c" inside "example.c").
+            apart = re.split(rf"(?<![A-Za-z0-9]){re.escape(member)}(?![A-Za-z0-9])", text)
+            if len(apart) > 1:
+                return NAME.join(self._component(rest) for rest in apart)
         out: list[str] = []
         for piece in _PIECES.findall(text):
             if piece.isdigit():
@@ -238,7 +262,8 @@ def same_kind(first: str, second: str) -> bool:
         return True
 
     def matches(general: str, special: str) -> bool:
-        pattern = "[^/]+".join(re.escape(part) for part in _SLOTS.split(general))
+        # A slot is a name, not a name and an extension (<name>.ts is no <name>.d.ts).
+        pattern = "[^/.]+".join(re.escape(part) for part in _SLOTS.split(general))
         return re.fullmatch(pattern, _SLOTS.sub("x", special)) is not None
 
     return matches(first, second) or matches(second, first)

@@ -72,7 +72,7 @@ COMMON_ITEM_MEMBERS = 200  # a file held by more changes of a template is left o
 # files half again likelier in its changes than in any) unless it adds files.
 MIN_SPECIFICITY = 1.3
 MIN_TASKS_FOR_LIFT = 30
-FAMILY_FOLDERS = 20  # a folder of this many folders is a family of members (plugins)...
+CROWDED_FOLDERS = 20  # a folder holding this many folders holds members (plugins)...
 MEMBER_SHARE = 0.05  # ...each holding less than this share of the family's changed files
 HALF_LIFE_YEARS = 2.0  # a task last done this long before the newest change counts half
 YEAR_SECONDS = 365.25 * 24 * 3600
@@ -451,7 +451,8 @@ def find_patterns(
     newest = max((task.change.time for task in tasks), default=0)
     for candidate in candidates:
         candidate.specificity = _specificity(candidate, by_item, len(tasks))
-        candidate.age_years = max(newest - candidate.tasks[-1].change.time, 0) / YEAR_SECONDS
+        last = max(task.change.time for task in candidate.tasks)  # commit times may not rise
+        candidate.age_years = max(newest - last, 0) / YEAR_SECONDS
     # Files that most changes touch say nothing about what a group of them does: forty
     # changes over the same busy files are forty tasks, unless they add files of a kind. A
     # short history has no background to tell busy files by: there, every candidate stays.
@@ -459,17 +460,17 @@ def find_patterns(
         candidates = [c for c in candidates if c.additive or c.specificity >= MIN_SPECIFICITY]
     # Grown around a file, changes that add nothing are that file's history (forty edits of
     # a busy page, or eight "attachment" fixes of one test file): a task is titled alike,
-    # in words, or adds a kind of file it names or adds often (see _is_task). One that
-    # adds only tests and their data is a test suite growing (one plugin's test cases).
+    # in words, or adds a kind of file it names or adds often (see _is_task).
     candidates = [c for c in candidates if _is_task(c)]
     # Titled alike, changes that add nothing are a task when they say what they make or
     # take away ("Add an option", "Remove a deprecated flag"): "Fix a false positive" over
     # one rule's files and "[docs] Improvements" are upkeep, done anew each time.
     candidates = [c for c in candidates if c.adds_a_kind or c.verb not in UPKEEP_VERBS]
+    # One that adds only tests and their data is a test suite growing (one plugin's cases).
     candidates = [c for c in candidates if not c.additive or not _adds_only_tests(c)]
     # Files added inside one member of a large family of folders (test data of one of 250
     # input plugins, a module of one provider) are that member's growth, not a task.
-    families = _family_folders(tasks)
+    families = _crowded_folders(tasks)
     candidates = [c for c in candidates if not _inside_a_member(c, families)]
     # Work on one component is not a task: changes titled alike whose titles agree on
     # their file's own name ("Add X to procstat", "Fix Y in procstat": nearly every title
@@ -557,17 +558,18 @@ def _adds_only_tests(pattern: Pattern) -> bool:
     return bool(added) and all(is_test(i) or in_data_folder(i) for i in added)
 
 
-def _family_folders(tasks: list[Task]) -> dict[str, Counter[str]]:
-    """Folders holding at least FAMILY_FOLDERS folders in the history's changes, each with
-    how many changed files each of its folders holds: a family of members (``plugins/
-    inputs`` and its 250 plugins)."""
+def _crowded_folders(tasks: list[Task]) -> dict[str, Counter[str]]:
+    """Folders holding at least CROWDED_FOLDERS folders in the history's changes (``plugins/
+    inputs`` and its 250 plugins), each with how many changed files each of its folders
+    holds. Not the families of paths.Abstractor, folders made alike by a change or two
+    each: a crowded folder's members may grow for years."""
     children: dict[str, Counter[str]] = defaultdict(Counter)
     for task in tasks:
         for path in task.files:
             parts = path.split("/")[:-1]
             for depth in range(1, len(parts)):
                 children["/".join(parts[:depth])][parts[depth]] += 1
-    return {f: names for f, names in children.items() if len(names) >= FAMILY_FOLDERS}
+    return {f: names for f, names in children.items() if len(names) >= CROWDED_FOLDERS}
 
 
 def _inside_a_member(pattern: Pattern, families: dict[str, Counter[str]]) -> bool:
