@@ -11,6 +11,7 @@ from test_mining_tasks import DAY, edit, layout
 from kgtool.config import load_config
 from kgtool.mining.miner import Options, mine, mine_history
 from kgtool.mining.paths import Abstractor, same_kind
+from kgtool.repo import changed_text
 from kgtool.store import Store
 
 PLUGINS = [f"plugin{letter}" for letter in "abcdefghijklmnopqrstuvwx"]
@@ -306,3 +307,20 @@ def test_a_kind_its_titles_never_name_is_a_task_when_added_often(repo: Repo) -> 
         commit_at(repo, f"{name.upper()}", DAY * (number + 30))
     kinds = [p.new_kinds for p in mine_history(repo.root, Options()).patterns]
     assert kinds == [["app/handlers/<name>.py"]], kinds
+
+
+def test_a_diffs_lines_that_look_like_headers_are_lines(repo: Repo) -> None:
+    repo.write_files({"schema.sql": "-- v1.2.0\nSELECT 1;\n", "notes.md": "---\ntitle: x\n---\n"})
+    commit_at(repo, "Start", 1)
+    repo.write_files({"schema.sql": "-- v1.3.0\nSELECT 1;\n", "notes.md": "++ a\ntitle: x\n---\n"})
+    head = commit_at(repo, "Move on", 2)
+    removed, written = changed_text(repo.root, head, 10_000) or ([], [])
+    assert removed == ["---", "-- v1.2.0"] and written == ["++ a", "-- v1.3.0"], (removed, written)
+
+
+def test_a_short_member_name_stands_for_it_only_as_a_word_below_it() -> None:
+    # pygments-like aliases: "t" is a member of tests/examplefiles/, not a letter of "tests".
+    added = [[f"tests/examplefiles/{alias}/example.{alias}x"] for alias in "abcdefghijkt"]
+    abstractor = Abstractor([p for files in added for p in files] * 3, added)
+    found = abstractor.abstract("tests/examplefiles/t/t_example.tx")
+    assert found == "tests/examplefiles/<name>/<name>_example.tx", found
