@@ -324,3 +324,18 @@ def test_a_short_member_name_stands_for_it_only_as_a_word_below_it() -> None:
     abstractor = Abstractor([p for files in added for p in files] * 3, added)
     found = abstractor.abstract("tests/examplefiles/t/t_example.tx")
     assert found == "tests/examplefiles/<name>/<name>_example.tx", found
+
+
+def test_feature_work_on_one_member_of_a_crowded_folder_is_not_a_task(repo: Repo) -> None:
+    layout(repo)
+    plugin_files = [f"plugins/inputs/{name}/{name}{end}" for name in PLUGINS
+                    for end in (".go", "_test.go")]  # fmt: skip
+    repo.write_files(dict.fromkeys(plugin_files, "package x\n"))
+    commit_at(repo, "Add the input plugins", DAY)
+    # Titled alike ("add <name> tag"), over one plugin of 24 and its test: its own work.
+    for number, tag in enumerate(("serial", "model", "firmware", "vendor")):
+        for path in ("plugins/inputs/pluginc/pluginc.go", "plugins/inputs/pluginc/pluginc_test.go"):
+            edit(repo, path, f"// {tag}")
+        commit_at(repo, f"Add {tag}x tag", DAY * 10 * (number + 1))
+    patterns = mine_history(repo.root, Options()).patterns
+    assert patterns == [], [(p.template, [i for i, _ in p.items]) for p in patterns]

@@ -73,6 +73,7 @@ COMMON_ITEM_MEMBERS = 200  # a file held by more changes of a template is left o
 MIN_SPECIFICITY = 1.3
 MIN_TASKS_FOR_LIFT = 30
 CROWDED_FOLDERS = 20  # a folder holding this many folders holds members (plugins)...
+CROWDED_FILES = 100  # ...and so does one holding this many files (rules, extractors)
 MEMBER_SHARE = 0.05  # ...each holding less than this share of the family's changed files
 HALF_LIFE_YEARS = 2.0  # a task last done this long before the newest change counts half
 YEAR_SECONDS = 365.25 * 24 * 3600
@@ -480,6 +481,11 @@ def find_patterns(
         if not _BARE_MERGE.match(task.change.title):
             said.update(title_words(task.change.title))
     candidates = [c for c in candidates if c.additive or not _one_component(c, said)]
+    # ...nor are changes over one member of a crowded folder and its test ("Add a tag"
+    # over plugins/inputs/smart/, "Add an indent rule" over lib/rules/indent.js and
+    # tests/lib/rules/indent.js): that member's own feature work, however titled.
+    crowded = _crowded(tasks)
+    candidates = [c for c in candidates if c.adds_a_kind or not _one_member(c, crowded)]
     # Upkeep of the project's own machinery (CI, templates, bots) is no task in its code,
     # nor is adding to it (a new workflow, a new issue template).
     candidates = [c for c in candidates if not all(is_ci(item) for item, _ in c.items)]
@@ -556,6 +562,43 @@ def _adds_only_tests(pattern: Pattern) -> bool:
     """Whether every kind of file most of its changes added is a test or test data."""
     added = pattern.new_kinds
     return bool(added) and all(is_test(i) or in_data_folder(i) for i in added)
+
+
+def _crowded(tasks: list[Task]) -> set[str]:
+    """Folders of many members in the history's changes: CROWDED_FOLDERS folders or
+    CROWDED_FILES files (plugins/inputs/, lib/rules/, yt_dlp/extractor/)."""
+    folders: dict[str, set[str]] = defaultdict(set)
+    files: dict[str, set[str]] = defaultdict(set)
+    for task in tasks:
+        for path in task.files:
+            parts = path.split("/")
+            files["/".join(parts[:-1])].add(parts[-1])
+            for depth in range(1, len(parts) - 1):
+                folders["/".join(parts[:depth])].add(parts[depth])
+    return {f for f, found in folders.items() if len(found) >= CROWDED_FOLDERS} | {
+        f for f, found in files.items() if len(found) >= CROWDED_FILES
+    }
+
+
+_TEST_AFFIX = re.compile(r"^test_|[_.-](test|tests|spec)$")
+
+
+def _member(path: str, crowded: set[str]) -> str:
+    """The member of a crowded folder ``path`` belongs to, as a name (``smart`` for
+    plugins/inputs/smart/smart_test.go, ``indent`` for tests/lib/rules/indent.js), or ""."""
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        if "/".join(parts[:depth]) in crowded:
+            name = parts[depth].split(".")[0].lower()
+            return _TEST_AFFIX.sub("", name)
+    return ""
+
+
+def _one_member(pattern: Pattern, crowded: set[str]) -> bool:
+    """Whether more than half of its files belong to one member of a crowded folder."""
+    members = Counter(_member(item, crowded) for item, _ in pattern.items)
+    members.pop("", None)
+    return bool(members) and 2 * max(members.values()) > len(pattern.items)
 
 
 def _crowded_folders(tasks: list[Task]) -> dict[str, Counter[str]]:
