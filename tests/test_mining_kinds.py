@@ -339,3 +339,16 @@ def test_feature_work_on_one_member_of_a_crowded_folder_is_not_a_task(repo: Repo
         commit_at(repo, f"Add {tag}x tag", DAY * 10 * (number + 1))
     patterns = mine_history(repo.root, Options()).patterns
     assert patterns == [], [(p.template, [i for i, _ in p.items]) for p in patterns]
+
+
+def test_dropping_a_runtime_from_the_manifest_and_ci_is_upkeep(repo: Repo) -> None:
+    layout(repo)
+    repo.write_files({"package.json": '{"engines": {}}\n', ".github/workflows/ci.yml": "on: push\n",
+                      ".github/workflows/lint.yml": "on: push\n"})  # fmt: skip
+    commit_at(repo, "Set up the package", DAY)
+    for number, version in enumerate(("10", "12", "14", "16")):
+        for path in ("package.json", ".github/workflows/ci.yml"):
+            edit(repo, path, f"# without {version}")
+        commit_at(repo, f"Remove support for Node v{version}", DAY * 30 * (number + 1))
+    patterns = mine_history(repo.root, Options()).patterns
+    assert patterns == [], [(p.template, [i for i, _ in p.items]) for p in patterns]

@@ -50,7 +50,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kgtool.file_kinds import in_data_folder, is_ci, is_test
+from kgtool.communities.packages import MANIFESTS
+from kgtool.file_kinds import in_data_folder, is_ci, is_lock_file, is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import Abstractor, is_abstract, is_bookkeeping, same_kind
 from kgtool.mining.paths import words as path_words
@@ -486,9 +487,10 @@ def find_patterns(
     # tests/lib/rules/indent.js): that member's own feature work, however titled.
     crowded = _crowded(tasks)
     candidates = [c for c in candidates if c.adds_a_kind or not _one_member(c, crowded)]
-    # Upkeep of the project's own machinery (CI, templates, bots) is no task in its code,
+    # Upkeep of the project's own machinery (CI, templates, bots, its manifests and lock
+    # files: "Drop Node 10" over package.json and the CI matrix) is no task in its code,
     # nor is adding to it (a new workflow, a new issue template).
-    candidates = [c for c in candidates if not all(is_ci(item) for item, _ in c.items)]
+    candidates = [c for c in candidates if not all(_is_machinery(item) for item, _ in c.items)]
     candidates = [c for c in candidates if not c.new_kinds or not all(map(is_ci, c.new_kinds))]
     # Joined, two candidates may tell one task anew: the same tests again.
     return [c for c in distinct(candidates, min_share) if _is_task(c)]
@@ -556,6 +558,11 @@ def _added_kinds(pattern: Pattern) -> set[str]:
     if not pattern.additive:
         return set()
     return {item for item in pattern.new_kinds if not is_test(item)}
+
+
+def _is_machinery(item: str) -> bool:
+    """A file of the project's machinery: CI, its manifests, its lock files."""
+    return is_ci(item) or is_lock_file(item) or posixpath.basename(item) in MANIFESTS
 
 
 def _adds_only_tests(pattern: Pattern) -> bool:
