@@ -352,3 +352,19 @@ def test_dropping_a_runtime_from_the_manifest_and_ci_is_upkeep(repo: Repo) -> No
         commit_at(repo, f"Remove support for Node v{version}", DAY * 30 * (number + 1))
     patterns = mine_history(repo.root, Options()).patterns
     assert patterns == [], [(p.template, [i for i, _ in p.items]) for p in patterns]
+
+
+def test_a_task_last_done_years_ago_a_few_times_is_history(repo: Repo) -> None:
+    layout(repo)
+    year = 365 * DAY
+    # Widgets: four, five years before the newest change. Reports: twelve, as long ago.
+    for kind, count in (("widget", 4), ("report", 12)):
+        for number in range(count):
+            name = f"{kind}{'abcdefghijkl'[number]}x"
+            repo.write_files({f"app/{kind}s/{name}.py": f"class {name.title()}:\n    pass\n",
+                              f"tests/{kind}s/test_{name}.py": "def test(): pass\n"})  # fmt: skip
+            commit_at(repo, f"Add the {name} {kind}", DAY * (number + 1))
+    repo.write_files({"core/later.py": "X = 1\n", "core/later_more.py": "X = 2\n"})
+    commit_at(repo, "Unrelated work, five years on", 5 * year)
+    anchors = [p.anchor for p in mine_history(repo.root, Options()).patterns]
+    assert anchors == ["app/reports/<name>.py"], anchors

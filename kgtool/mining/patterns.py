@@ -78,6 +78,8 @@ CROWDED_FILES = 100  # ...and so does one holding this many files (rules, extrac
 MEMBER_SHARE = 0.05  # ...each holding less than this share of the family's changed files
 HALF_LIFE_YEARS = 2.0  # a task last done this long before the newest change counts half
 YEAR_SECONDS = 365.25 * 24 * 3600
+STALE_YEARS = 4.0  # a task last done this long before the newest change is history...
+LASTING = 10  # ...unless it was done this many times
 COMPONENT_SHARE = 0.5  # titles agreeing on their file's own name, said mostly by them
 TITLED_ALIKE = 1.5  # a pattern whose changes are titled alike is likelier one task
 UPKEEP_VERBS = frozenset({"change", "fix"})
@@ -455,6 +457,10 @@ def find_patterns(
         candidate.specificity = _specificity(candidate, by_item, len(tasks))
         last = max(task.change.time for task in candidate.tasks)  # commit times may not rise
         candidate.age_years = max(newest - last, 0) / YEAR_SECONDS
+    # A task last done years ago, a few times, is history, not one to hand a newcomer now
+    # (the external downloaders yt-dlp stopped adding, telegraf's inputs registered the
+    # old way); one done many times may still be, and ranks lower by its age.
+    candidates = [c for c in candidates if c.age_years <= STALE_YEARS or c.support >= LASTING]
     # Files that most changes touch say nothing about what a group of them does: forty
     # changes over the same busy files are forty tasks, unless they add files of a kind. A
     # short history has no background to tell busy files by: there, every candidate stays.
