@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLD_DIR = ROOT / "bench" / "gold_recipes"
 sys.path.insert(0, str(ROOT))
 
+from kgtool.mining.miner import MAX_PROPOSALS  # noqa: E402
 from kgtool.playbook.parse import split_front_matter  # noqa: E402
 
 SLOT = re.compile(r"<[^<>/]+>")
@@ -243,7 +244,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/mine-gold"),
                         help="clones and proposals, reused (default: %(default)s)")  # fmt: skip
     parser.add_argument("--repos", help="only these recipes (names, comma-separated)")
-    parser.add_argument("--proposals", type=int, default=30, help="--max-proposals of the miner")
+    parser.add_argument("--proposals", type=int, default=MAX_PROPOSALS,
+                        help="--max-proposals of the miner (its default)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write every proposal's score here")
     args = parser.parse_args()
     if any("=" not in s for s in args.sources):
