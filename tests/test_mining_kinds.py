@@ -368,3 +368,23 @@ def test_a_task_last_done_years_ago_a_few_times_is_history(repo: Repo) -> None:
     commit_at(repo, "Unrelated work, five years on", 5 * year)
     anchors = [p.anchor for p in mine_history(repo.root, Options()).patterns]
     assert anchors == ["app/reports/<name>.py"], anchors
+
+
+def test_an_addition_titled_without_a_verb_is_the_same_task(repo: Repo) -> None:
+    layout(repo)
+    repo.write_files({f"src/locale/base_{n}.ts": "export {}\n" for n in range(8)})
+    commit_at(repo, "Lay out the locales", DAY)
+    # "Add the ax locale" (add) and "Bx locale" (no verb: a change that adds files) are
+    # one task, adding a locale, though the older ones added their formats alone.
+    for number, letter in enumerate("abcdef"):
+        repo.write_files({f"src/locale/{letter}x/index.ts": "export {}\n",
+                          f"src/locale/{letter}x/match.ts": "export {}\n"})  # fmt: skip
+        edit(repo, "core/registry.py", f"# {letter}")
+        commit_at(repo, f"Add the {letter}x locale", DAY * (number + 2))
+    for number, letter in enumerate("ghij"):
+        repo.write_files({f"src/locale/{letter}x/format/index.ts": "export {}\n",
+                          f"src/locale/{letter}x/format/long.ts": "export {}\n"})  # fmt: skip
+        edit(repo, "core/dispatch.py", f"# {letter}")
+        commit_at(repo, f"{letter.upper()}x locale", DAY * (number + 20))
+    kinds = [p.new_kinds for p in mine_history(repo.root, Options()).patterns]
+    assert len([k for k in kinds if any(kind.startswith("src/locale/") for kind in k)]) == 1, kinds

@@ -282,6 +282,12 @@ class Pattern:
         return 2 * sum(item in task.added for task in self.tasks) > self.support
 
     @property
+    def task_verb(self) -> str:
+        """What it does, as its proposal says: a change that adds files adds ("Hungarian
+        locale" with a new src/locale/hu/ is an addition)."""
+        return "add" if self.verb == "change" and self.additive else self.verb
+
+    @property
     def new_kinds(self) -> list[str]:
         """The kinds of file (abstract items) most of its changes added, most frequent first."""
         return [item for item, _ in self.items if is_abstract(item) and self.added_mostly(item)]
@@ -846,7 +852,7 @@ def _one_task(first: Pattern, second: Pattern) -> bool:
     set is in the other. "Add a plugin" under plugins/inputs/ and under plugins/outputs/
     are two tasks."""
     noun = object_of(first)
-    if first.verb != second.verb or not noun or noun != object_of(second):
+    if first.task_verb != second.task_verb or not noun or noun != object_of(second):
         return False
     roots = [{_kind_root(kind) for kind in p.new_kinds} for p in (first, second)]
     if roots[0] and roots[1]:

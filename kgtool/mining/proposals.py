@@ -144,10 +144,8 @@ def build_proposal(
     if not key_files or _outdated(pattern, {item for item, _ in gone}):
         return None
     noun = object_of(pattern)
-    verb = pattern.verb
+    verb = pattern.task_verb
     new_items = pattern.new_kinds
-    if verb == "change" and pattern.additive:
-        verb = "add"
     new = " and ".join(new_items[:2])
     said = [word for word in pattern.template[1:] if word != SLOT]
     if said:  # the words its titles share: "Add a webhook target"
