@@ -264,6 +264,14 @@ def test_words_split_identifiers_and_stems() -> None:
     assert humanize("shell_completion") == "shell completion"
 
 
+def test_numeronyms_are_words_whole() -> None:
+    # "I18 n" and "e2 ee" were names: letters, digits, letters in one case are one word.
+    assert words("i18n") == ["i18n"] and words("I18N") == ["i18n"]
+    assert words("e2ee_keys") == ["e2ee", "keys"]
+    assert humanize("k8s_operators") == "k8s operators"
+    assert words("http2Server") == ["http2", "server"]  # a hump still splits
+
+
 @pytest.mark.parametrize(
     ("path", "role"),
     [

@@ -161,6 +161,7 @@ COMPOUNDS = {
 }
 # Digits stay with the word they follow: "pcre2", "http2", "utf8".
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
+NUMERONYM = re.compile(r"[a-z]+\d+[a-z]+|[A-Z]+\d+[A-Z]+")
 EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+|_+(?!\w)")  # "_private", "__init__": read as emphasis
 
 
@@ -174,9 +175,13 @@ def split_ext(name: str) -> tuple[str, str]:
 
 
 def words(text: str) -> list[str]:
-    """Lower-case words of an identifier or file stem: camelCase, snake_case, kebab-case."""
+    """Lower-case words of an identifier or file stem: camelCase, snake_case, kebab-case;
+    a numeronym is one word ("i18n", "e2ee", "k8s": letters, digits, letters in one case)."""
     found: list[str] = []
     for chunk in re.split(r"[^A-Za-z0-9]+", text):
+        if NUMERONYM.fullmatch(chunk):
+            found.append(chunk.lower())
+            continue
         found += [w.lower() for w in CAMEL.findall(chunk)]
     merged: list[str] = []
     for word in found:
