@@ -17,6 +17,21 @@ from kgtool.store import Store
 PLUGINS = [f"plugin{letter}" for letter in "abcdefghijklmnopqrstuvwx"]
 
 
+def commit_edits(repo: Repo, changes: list[tuple[str, list[str]]]) -> None:
+    """One commit per (title, paths), each path edited, ten days apart: none a quick
+    follow-up of the one before."""
+    for number, (title, paths) in enumerate(changes):
+        for path in paths:
+            edit(repo, path, f"# {number}")
+        commit_at(repo, title, DAY * 10 * (number + 1))
+
+
+def assert_no_task(repo: Repo) -> None:
+    """The history of ``repo`` holds no pattern (its candidates said when one is found)."""
+    patterns = mine_history(repo.root, Options()).patterns
+    assert patterns == [], [(p.template, [i for i, _ in p.items]) for p in patterns]
+
+
 def mined_titles(repo: Repo, **options: object) -> tuple[list[str], list[str]]:
     """The proposals' titles of a dry run, and its summary."""
     result = mine(repo.root, load_config(repo.root), Store(repo.root),
@@ -37,8 +52,7 @@ def test_a_busy_files_history_is_not_a_task_however_its_titles_agree(repo: Repo)
         edit(repo, "tests/test_attach_http.py", f"# case {number}")
         edit(repo, "core/dispatch.py", f"# case {number}")
         commit_at(repo, title, DAY * (number + 2))
-    patterns = mine_history(repo.root, Options()).patterns
-    assert patterns == [], [(p.anchor, p.template) for p in patterns]
+    assert_no_task(repo)
 
 
 def test_test_data_added_inside_one_plugin_of_many_is_not_a_task(repo: Repo) -> None:
@@ -148,19 +162,14 @@ def test_changes_adding_only_tests_and_their_data_are_not_a_task(repo: Repo) -> 
         repo.write_files({f"{case}/expected.out": "ok\n", f"{case}/input.json": "{}\n",
                           f"{case}/telegraf.conf": ""})  # fmt: skip
         commit_at(repo, f"Add a regression case for issue {200 + number}", DAY * (number + 1))
-    patterns = mine_history(repo.root, Options()).patterns
-    assert patterns == [], [(p.anchor, [i for i, _ in p.items]) for p in patterns]
+    assert_no_task(repo)
 
 
 def test_fixes_titled_alike_that_add_nothing_are_upkeep(repo: Repo) -> None:
     layout(repo)
-    for number in range(5):
-        for path in ("core/registry.py", "core/dispatch.py"):
-            edit(repo, path, f"# fix {number}")
-        # Ten days apart: no fix is a quick follow-up of the one before.
-        commit_at(repo, f"Fix a false positive in check{'abcde'[number]}", DAY * 10 * (number + 1))
-    patterns = mine_history(repo.root, Options()).patterns
-    assert patterns == [], [(p.anchor, p.template) for p in patterns]
+    busy = ["core/registry.py", "core/dispatch.py"]
+    commit_edits(repo, [(f"Fix a false positive in check{letter}", busy) for letter in "abcde"])
+    assert_no_task(repo)
 
 
 def test_titles_naming_the_folder_of_what_is_added_rank_first(repo: Repo) -> None:
@@ -248,8 +257,7 @@ def test_adding_ci_workflows_is_upkeep(repo: Repo) -> None:
         repo.write_files({f".github/workflows/{name}x.yml": "on: push\n"})
         edit(repo, "core/registry.py", f"# {name}")
         commit_at(repo, f"Add the {name}x workflow", DAY * (number + 1))
-    patterns = mine_history(repo.root, Options()).patterns
-    assert patterns == [], [(p.anchor, p.new_kinds) for p in patterns]
+    assert_no_task(repo)
 
 
 def test_a_member_of_a_family_of_folders_is_a_name_in_every_path_of_it() -> None:
@@ -279,13 +287,10 @@ def test_a_word_amid_names_is_no_title_alike_unless_the_files_agree(repo: Repo) 
     # over files that overlap by a third (two busy files of six); four changes, no task.
     titles = ("Add frobbed format selectors", "Add quux format notes", "Add zany format sorting",
               "Add wibble format fallbacks")  # fmt: skip
-    for number, title in enumerate(titles):
-        for path in ("core/registry.py", "core/dispatch.py", f"features/part_{number}.py",
-                     f"features/part_{number + 10}.py"):  # fmt: skip
-            edit(repo, path, f"# {number}")
-        commit_at(repo, title, DAY * 10 * (number + 1))
-    patterns = mine_history(repo.root, Options()).patterns
-    assert patterns == [], [(p.template, [i for i, _ in p.items]) for p in patterns]
+    busy = ["core/registry.py", "core/dispatch.py"]
+    commit_edits(repo, [(title, [*busy, f"features/part_{n}.py", f"features/part_{n + 10}.py"])
+                        for n, title in enumerate(titles)])  # fmt: skip
+    assert_no_task(repo)
 
 
 def test_a_kind_its_titles_never_name_is_a_task_when_added_often(repo: Repo) -> None:
@@ -333,12 +338,9 @@ def test_feature_work_on_one_member_of_a_crowded_folder_is_not_a_task(repo: Repo
     repo.write_files(dict.fromkeys(plugin_files, "package x\n"))
     commit_at(repo, "Add the input plugins", DAY)
     # Titled alike ("add <name> tag"), over one plugin of 24 and its test: its own work.
-    for number, tag in enumerate(("serial", "model", "firmware", "vendor")):
-        for path in ("plugins/inputs/pluginc/pluginc.go", "plugins/inputs/pluginc/pluginc_test.go"):
-            edit(repo, path, f"// {tag}")
-        commit_at(repo, f"Add {tag}x tag", DAY * 10 * (number + 1))
-    patterns = mine_history(repo.root, Options()).patterns
-    assert patterns == [], [(p.template, [i for i, _ in p.items]) for p in patterns]
+    plugin = ["plugins/inputs/pluginc/pluginc.go", "plugins/inputs/pluginc/pluginc_test.go"]
+    commit_edits(repo, [(f"Add {tag}x tag", plugin) for tag in ("serial", "model", "firm")])
+    assert_no_task(repo)
 
 
 def test_dropping_a_runtime_from_the_manifest_and_ci_is_upkeep(repo: Repo) -> None:
@@ -346,12 +348,9 @@ def test_dropping_a_runtime_from_the_manifest_and_ci_is_upkeep(repo: Repo) -> No
     repo.write_files({"package.json": '{"engines": {}}\n', ".github/workflows/ci.yml": "on: push\n",
                       ".github/workflows/lint.yml": "on: push\n"})  # fmt: skip
     commit_at(repo, "Set up the package", DAY)
-    for number, version in enumerate(("10", "12", "14", "16")):
-        for path in ("package.json", ".github/workflows/ci.yml"):
-            edit(repo, path, f"# without {version}")
-        commit_at(repo, f"Remove support for Node v{version}", DAY * 30 * (number + 1))
-    patterns = mine_history(repo.root, Options()).patterns
-    assert patterns == [], [(p.template, [i for i, _ in p.items]) for p in patterns]
+    machinery = ["package.json", ".github/workflows/ci.yml"]
+    commit_edits(repo, [(f"Remove support for Node v{v}", machinery) for v in (10, 12, 14, 16)])
+    assert_no_task(repo)
 
 
 def test_a_task_last_done_years_ago_a_few_times_is_history(repo: Repo) -> None:
