@@ -61,6 +61,9 @@ DEFAULTS: dict[str, Any] = {
         "family_min_size": 4,
         # Files with no edges are grouped by directory, in groups up to this share of all files.
         "loose_group_share": 0.05,
+        # Docs and data: "kind" groups them per package and kind (its test data, each docs
+        # root, its setup files, the rest), "folder" along the directory tree as above.
+        "data_groups": "kind",
         # A new community inherits an old ID only if this share of one of them is shared.
         "min_overlap": 0.5,
         # kgtool diff: a coupling counts as changed when its total moved by this share...
@@ -285,6 +288,12 @@ def _merge(
             else:
                 result[key] = families
             continue
+        if dotted == "communities.data_groups" and value not in DATA_GROUPS:
+            close = _close_matches(str(value), list(DATA_GROUPS), n=1)
+            hint = f": did you mean '{close[0]}'?" if close else ""
+            message = f"'{dotted}' must be kind or folder, not {value!r}{hint}"
+            problems.add(WRONG_TYPE, dotted, message)
+            continue
         if isinstance(default, dict):
             if not isinstance(value, dict):
                 problems.add(WRONG_TYPE, dotted, f"'{dotted}' must be a mapping")
@@ -326,6 +335,7 @@ def _boundaries(value: Any) -> str | list[str] | None:
 
 
 FAMILIES = ("auto", "off")
+DATA_GROUPS = ("kind", "folder")
 
 
 def _families(value: Any) -> str | None:

@@ -25,6 +25,10 @@ DATA_FOLDERS = frozenset(
         "cassettes",
     }
 )
+# Folders a project keeps its documentation in.
+DOC_FOLDERS = frozenset(
+    {"docs", "doc", "documentation", "site", "website", "book", "guide", "guides", "manual"}
+)
 TEST_FOLDERS = frozenset(
     {"test", "tests", "__tests__", "spec", "specs", "e2e", "testing", "integration_tests"}
 )

@@ -255,10 +255,11 @@ def test_loose_group_share_sets_how_large_a_folder_group_may_grow(
     """Guards ``loose_group_share``: 24 loose files in two folders of 12 are two groups at
     the default (limit 10 files), one group at a share of 1.0 (limit 24)."""
     files = {f"docs/{part}/{i:02}.md": f"# {part} {i}\n" for part in "ab" for i in range(12)}
-    repo = make_repo(files).build({})
+    folder_mode = "communities:\n  data_groups: folder\n"  # by kind, docs/ is one group
+    repo = make_repo({**files, ".kgtool.yaml": folder_mode}).build({})
     by_folder = [[p for p in files if p.startswith(f"docs/{part}/")] for part in "ab"]
-    assert partition(list(members(repo).values())) == partition(by_folder)
-    repo.write(".kgtool.yaml", "communities:\n  loose_group_share: 1.0\n")
+    assert partition(list(members(repo).values())) == partition([*by_folder, [".kgtool.yaml"]])
+    repo.write(".kgtool.yaml", folder_mode + "  loose_group_share: 1.0\n")
     repo.commit("larger folder groups")
     update(repo)
     groups = list(members(repo).values())

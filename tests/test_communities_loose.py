@@ -18,13 +18,50 @@ def test_a_docs_tree_becomes_one_group_per_big_folder(make_repo: Callable[..., R
         "docs/tiny/t1.md": "# t1\n",
         "docs/tiny/t2.md": "# t2\n",
     }
-    repo = make_repo({**clique("alpha", ["a0", "a1", "a2", "a3"]), **guide, **api, **small})
+    folder_mode = {".kgtool.yaml": "communities:\n  data_groups: folder\n"}
+    repo = make_repo({**clique("alpha", ["a0", "a1", "a2", "a3"]), **guide, **api, **small,
+                      **folder_mode})  # fmt: skip
     update(repo)
-    # 32 files: at most max(10, 5% of 32) loose files per group. docs/ has 28, so it keeps its
+    # With docs grouped by folder (data_groups: folder; by kind, docs/ is one group): 32
+    # files, at most max(10, 5% of 32) loose files per group. docs/ has 28, so it keeps its
     # own two files plus docs/tiny/ (under 10 files) and hands docs/api/ and docs/guide/ on.
     assert sorted(sorted(m) for m in members(repo).values()) == [
+        [".kgtool.yaml"],
         [f"alpha/a{n}.py" for n in range(4)],
         sorted(api),
         ["docs/faq.md", "docs/index.md", "docs/tiny/t1.md", "docs/tiny/t2.md"],
         sorted(guide),
     ]
+
+
+def test_a_packages_data_is_one_group_per_kind(make_repo: Callable[..., Repo]) -> None:
+    # Fixtures in six folders, a docs tree of three, setup files at the top, a page and a
+    # data file elsewhere: by kind, three groups besides the code, not one per folder.
+    fixtures = {f"tests/fixtures/case{c}/{n}.json": "{}\n" for c in range(6) for n in range(12)}
+    docs = {f"docs/{part}/{n:02}.md": f"# {part}\n" for part in ("api", "guide", "faq")
+            for n in range(12)}  # fmt: skip
+    setup = {"package.json": "{}\n", "tsconfig.json": "{}\n", "README.md": "# app\n"}
+    elsewhere = {"alpha/NOTES.md": "# notes\n", "alpha/table.csv": "a,b\n"}
+    repo = make_repo({**clique("alpha", ["a0", "a1", "a2", "a3"]), **fixtures, **docs,
+                      **setup, **elsewhere})  # fmt: skip
+    update(repo)
+    groups = sorted(sorted(m) for m in members(repo).values())
+    assert sorted(fixtures) in groups and sorted(docs) in groups, groups
+    # The kinds of a few files (setup, a page, a table) are one group.
+    assert sorted([*setup, *elsewhere]) in groups and len(groups) == 4, groups
+
+
+def test_new_fixtures_join_their_packages_fixtures_as_a_cold_run_would(
+    make_repo: Callable[..., Repo],
+) -> None:
+    fixtures = {f"tests/fixtures/case{c}/{n}.json": "{}\n" for c in range(3) for n in range(12)}
+    repo = make_repo({**clique("alpha", ["a0", "a1", "a2", "a3"]), **fixtures})
+    update(repo)
+    # A new folder of twelve fixtures: one more case of the package's test data, not a
+    # community of its own (which a folder of its size would be, grouped by folder).
+    added = {f"tests/fixtures/case9/{n}.json": "{}\n" for n in range(12)}
+    repo.write_files(added)
+    repo.commit("more cases")
+    update(repo)
+    groups = sorted(sorted(m) for m in members(repo).values())
+    assert sorted([*fixtures, *added]) in groups, groups

@@ -13,10 +13,12 @@ result depends on the previous document and the graph alone, never on a local ca
 Each package (see ``package_of``) is clustered on its own, with the edges that cross
 packages removed, so no community can span two; its resolution is scaled by its share of the
 repository's edge weight, so that a package is cut at the same scale as the whole repository.
-Docs and data (not ``is_code``) are not clustered: they are grouped by folder within their
-package, apart from code. Files with no edges at all are not clustered:
-a file joins the community most of its connected directory siblings are in, or else a group of
-files along its directory tree (see ``_group_loose``), instead of becoming hundreds of singletons.
+Docs and data (not ``is_code``) are not clustered: they are grouped apart from code, one group
+per package and kind (``data_kind``: its test data, each docs root, its setup files, other
+pages, the rest), or by folder within their package (``data_groups: folder``). Files with no
+edges at all are not clustered: a file joins the community most of its connected directory
+siblings are in, or else a group of files along its directory tree (see ``_group_loose``),
+instead of becoming hundreds of singletons.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 
 from kgtool.communities.graph import FileGraph
 from kgtool.communities.packages import is_code
+from kgtool.file_kinds import DOC_FOLDERS, in_data_folder, is_test
 from kgtool.raw.build import glob_regex
 
 GLOB_CHARS = re.compile(r"[*?\[]")
@@ -119,10 +122,16 @@ def cluster(
         # community's member, so never its main file either.
         members = [path for path in by_package[name] if path in code]
         data = [path for path in by_package[name] if path not in code]
+        by_kind = settings.get("data_groups", "kind") == "kind"
         if local:
             assert previous is not None and changed is not None
             free_data = {path for path in data if path in changed}
-            groups.extend(_place_loose_locally(data, [], previous, free_data, limit, name))
+            if by_kind:
+                groups.extend(_place_data_locally(data, previous, free_data, limit, name))
+            else:
+                groups.extend(_place_loose_locally(data, [], previous, free_data, limit, name))
+        elif by_kind:
+            groups.extend(_data_groups(data, name))
         else:
             groups.extend(_split_tree(data, name, limit))
         edges = kept[name]
@@ -470,6 +479,59 @@ def _small_components(edges: dict[tuple[str, str], float], minimum: int) -> set[
             parent[max(root_a, root_b)] = min(root_a, root_b)
     sizes = Counter(find(node) for node in parent)
     return {node for node in parent if sizes[find(node)] < minimum}
+
+
+DOC_EXTENSIONS = (".md", ".mdx", ".rst", ".txt", ".adoc")
+
+
+def _data_groups(paths: list[str], package: str) -> Groups:
+    """A package's docs and data, one group per kind (see ``data_kind``): one community of
+    its test fixtures, not one per fixture folder; the kinds of a few files, one group."""
+    kinds: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        kinds[data_kind(path, package)].append(path)
+    # Kinds of a few files each are one group: a small package's README, config and two
+    # pages are its data, not four communities.
+    few = sorted(p for kind in kinds if len(kinds[kind]) < MIN_LOOSE_GROUP for p in kinds[kind])
+    groups = [kinds[kind] for kind in sorted(kinds) if len(kinds[kind]) >= MIN_LOOSE_GROUP]
+    return [*groups, few] if few else groups
+
+
+def _place_data_locally(
+    data: list[str], previous: dict[str, str], free: set[str], limit: int, package: str
+) -> Groups:
+    """Docs and data when only ``free`` files may move: the others stay in their groups; a
+    free one joins the group holding most files of its kind, as a cold run would put it,
+    else the free files of a kind found nowhere form their kind's groups."""
+    fixed = [path for path in data if path not in free]
+    groups = _place_loose_locally(fixed, [], previous, set(), limit, package)
+    holder: dict[str, Counter[int]] = defaultdict(Counter)
+    for number, group in enumerate(groups):
+        for path in group:
+            holder[data_kind(path, package)][number] += 1
+    homeless: list[str] = []
+    for path in sorted(free):
+        votes = holder.get(data_kind(path, package))
+        if votes:
+            groups[min(votes, key=lambda number: (-votes[number], number))].append(path)
+        else:
+            homeless.append(path)
+    return [*groups, *_data_groups(homeless, package)]
+
+
+def data_kind(path: str, package: str) -> str:
+    """What a non-code file of ``package`` is there for: "test data" (under a test or data
+    folder), "docs <root>" (under a docs folder at the package's top), "setup" (at its top:
+    manifests, configs, its README), "docs" (a page elsewhere), or "data"."""
+    inner = path[len(package) + 1 :] if package else path
+    folders = inner.split("/")[:-1]
+    if is_test(path) or in_data_folder(path):
+        return "test data"
+    if folders and folders[0].lower() in DOC_FOLDERS:
+        return f"docs {folders[0]}"
+    if not folders:
+        return "setup"
+    return "docs" if path.lower().endswith(DOC_EXTENSIONS) else "data"
 
 
 def _split_tree(paths: list[str], directory: str, limit: int) -> Groups:

@@ -23,7 +23,7 @@ from collections import Counter
 from typing import NamedTuple
 
 from kgtool.communities.identity import id_number
-from kgtool.file_kinds import DATA_FOLDERS, TEST_FOLDERS, in_data_folder, is_test
+from kgtool.file_kinds import DATA_FOLDERS, DOC_FOLDERS, TEST_FOLDERS, in_data_folder, is_test
 from kgtool.ontology.items import CommunityItem, CommunityText, EdgeItem, LabelBatch, TypedCounts
 from kgtool.ontology.validate import (  # what a label may be, whoever wrote it
     MAX_NAME_CHARS,
@@ -79,8 +79,7 @@ FILE_NOUNS = {
 
 _EXAMPLE_DIRS = "examples example samples sample demo demos _examples"
 EXAMPLE_DIRS = frozenset(_EXAMPLE_DIRS.split())
-_DOC_DIRS = "docs doc documentation site website book guide guides manual"
-DOC_DIRS = frozenset(_DOC_DIRS.split())
+DOC_DIRS = DOC_FOLDERS  # one list: layer 2 groups docs by the same folders
 _DOC_FOLDERS = "content pages src source"
 DOC_FOLDERS = DOC_DIRS | frozenset(_DOC_FOLDERS.split())  # also left out of doc names
 _ASSET_DIRS = "img images image static _static assets media icons"
