@@ -90,3 +90,21 @@ def is_ci(path: str) -> bool:
     """A file of the project's own machinery (see CI_FOLDERS and CI_FILES)."""
     parts = path.split("/")
     return parts[0].lower() in CI_FOLDERS or parts[-1].lower() in CI_FILES
+
+
+# A tool's settings written as code: test runners, bundlers, linters, formatters.
+_TOOLS = (
+    "vite|vitest|jest|webpack|rollup|tsup|esbuild|babel|eslint|prettier|postcss|tailwind|"
+    "playwright|cypress|karma|next|nuxt|svelte|astro|docusaurus|vue|commitlint|stylelint|"
+    "lint-staged|typedoc|knip|metro|wdio|turbo|unbuild|vuepress|storybook|nodemon|ava"
+)
+_TOOL_CONFIG = re.compile(
+    rf"^(({_TOOLS})\.config|\.?(eslintrc|prettierrc|babelrc|stylelintrc|commitlintrc|"
+    r"lintstagedrc|mocharc|swcrc)|karma\.conf|gulpfile|gruntfile)(\.[\w-]+)?\.[cm]?[jt]s$",
+    re.I,
+)
+
+
+def is_tool_config(path: str) -> bool:
+    """A tool's settings written as code (``vitest.config.ts``, ``.eslintrc.js``)."""
+    return bool(_TOOL_CONFIG.match(posixpath.basename(path)))

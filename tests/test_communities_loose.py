@@ -65,3 +65,16 @@ def test_new_fixtures_join_their_packages_fixtures_as_a_cold_run_would(
     update(repo)
     groups = sorted(sorted(m) for m in members(repo).values())
     assert sorted([*fixtures, *added]) in groups, groups
+
+
+def test_a_tools_config_joins_its_packages_setup(make_repo: Callable[..., Repo]) -> None:
+    # vitest.config.ts is code to a parser, the package's setup to a reader: not a one-file
+    # community of its own.
+    setup = {"packages/web/package.json": '{"name": "web"}\n',
+             "packages/web/vitest.config.ts": "export default {};\n",
+             "packages/web/eslint.config.mjs": "export default [];\n"}  # fmt: skip
+    code = {f"packages/web/src/{name}.ts": "export {};\n" for name in ("a", "b")}
+    repo = make_repo({**clique("alpha", ["a0", "a1", "a2", "a3"]), **setup, **code})
+    update(repo)
+    groups = sorted(sorted(m) for m in members(repo).values())
+    assert any(set(setup) <= set(group) for group in groups), groups

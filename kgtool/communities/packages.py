@@ -9,8 +9,9 @@ pyproject.toml files). The repository root is never a package root: it is what h
 everything outside them.
 
 A file is code when layer 1 has a grammar for it and it does not sit in a data folder;
-manifests (package.json, go.mod) are read by layer 1 but are not code, and neither are docs,
-data, images or lock files. Non-code files are grouped by folder, apart from code.
+manifests (package.json, go.mod) and a tool's settings written as code (vitest.config.ts,
+.eslintrc.js) are read by layer 1 but are not code: they are the package's setup, as are
+docs, data, images and lock files. Non-code files are grouped apart from code.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kgtool import bounded
-from kgtool.file_kinds import in_data_folder, is_data_folder
+from kgtool.file_kinds import in_data_folder, is_data_folder, is_tool_config
 from kgtool.raw.build import glob_body
 from kgtool.raw.languages import language_for_path
 from kgtool.raw.languages.base import Manifest
@@ -37,7 +38,12 @@ Unread = tuple[str, int, str]
 def is_code(path: str) -> bool:
     """Whether a file counts as code for layer 2 (see the module's docstring)."""
     language = language_for_path(path)
-    return language is not None and not isinstance(language, Manifest) and not in_data_folder(path)
+    return (
+        language is not None
+        and not isinstance(language, Manifest)
+        and not in_data_folder(path)
+        and not is_tool_config(path)
+    )
 
 
 def detect_packages(
