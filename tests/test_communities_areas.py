@@ -271,3 +271,15 @@ def test_a_new_community_joins_the_area_it_is_coupled_to(make_repo: Callable[...
         assert after["areas"][aid]["communities"] == sorted(
             area["communities"] + extra, key=lambda cid: int(cid[1:])
         )
+
+
+def test_example_packages_of_a_file_or_two_share_one_area(make_repo: Callable[..., Repo]) -> None:
+    files: dict[str, str] = {"core/pyproject.toml": PYPROJECT.format(name="core")}
+    files.update(clique("core", ["a", "b", "c"]))
+    for name in ("first", "second", "third"):  # five one-file examples in the monorepo
+        files[f"examples/{name}/pyproject.toml"] = PYPROJECT.format(name=name)
+        files[f"examples/{name}/main.py"] = "print('hi')\n"
+    repo = make_repo(files)
+    update(repo)
+    places = sorted(area["package"] for area in communities(repo)["areas"].values())
+    assert places == ["core", "examples"], places

@@ -34,6 +34,7 @@ from kgtool.raw.model import AMBIGUOUS
 
 AREA_PREFIX = "A"
 SMALL_PACKAGE = 12  # a package with at most this many code communities is one area
+TINY_PACKAGE = 2  # packages of at most this many code files under one folder share an area
 AREA_RESOLUTION = 1.0  # modularity on the community graph: areas of a handful of communities
 CODE = "code"
 
@@ -126,8 +127,14 @@ def group_communities(
         by_package[packages[cid]].append(cid)
     settings = {"resolution": AREA_RESOLUTION, "seed": int(document["settings"]["seed"])}
     found: list[list[str]] = []
+    # Packages of a file or two under one folder (examples/*) are one area, not one each.
+    shared = _tiny_packages(by_package, communities)
+    for group in shared.values():
+        found.append(sorted((cid for name in group for cid in by_package[name]), key=id_number))
     for name in sorted(by_package):
         members = by_package[name]
+        if any(name in group for group in shared.values()):
+            continue
         if len(members) <= SMALL_PACKAGE:
             found.append(members)
             continue
@@ -154,6 +161,19 @@ def group_communities(
             _join(cid, groups, weights, communities, None)
         found.extend(groups)
     return _ordered(found, communities)
+
+
+def _tiny_packages(
+    by_package: dict[str, list[str]], communities: dict[str, Any]
+) -> dict[str, list[str]]:
+    """Packages of at most TINY_PACKAGE files, by the folder holding them, where two or
+    more share one."""
+    by_parent: dict[str, list[str]] = defaultdict(list)
+    for name in sorted(by_package):
+        size = sum(len(communities[cid]["members"]) for cid in by_package[name])
+        if name and size <= TINY_PACKAGE:
+            by_parent[posixpath.dirname(name)].append(name)
+    return {parent: names for parent, names in by_parent.items() if len(names) >= 2}
 
 
 def _split(
@@ -276,11 +296,10 @@ def form_areas(document: Document, previous: Document, rebaseline: bool = False)
     areas: dict[str, Any] = {}
     for aid, files in identity.ids.items():
         members = group_of_files[files[0]]
-        entry: dict[str, Any] = {
-            "communities": members,
-            "size": len(files),
-            "package": package_of(files[0], boundaries),
-        }
+        # An area of several tiny packages is placed at the folder that holds them.
+        packages = {package_of(communities[cid]["members"][0], boundaries) for cid in members}
+        place = packages.pop() if len(packages) == 1 else posixpath.commonpath(sorted(packages))
+        entry: dict[str, Any] = {"communities": members, "size": len(files), "package": place}
         if lineage.get(aid):
             entry["split_from"] = lineage[aid]
         areas[aid] = entry
