@@ -59,7 +59,8 @@ DEFAULTS: dict[str, Any] = {
         # map, with the tests that target one of them. "off" leaves them to Leiden.
         "families": "auto",
         "family_min_size": 4,
-        # Files with no edges are grouped by directory, in groups up to this share of all files.
+        # Files with no edges are grouped by directory, in groups up to this share of all files
+        # (code files, and docs and data with ``data_groups: folder``).
         "loose_group_share": 0.05,
         # Docs and data: "kind" groups them per package and kind (its test data, each docs
         # root, its setup files, the rest), "folder" along the directory tree as above.

@@ -283,3 +283,17 @@ def test_example_packages_of_a_file_or_two_share_one_area(make_repo: Callable[..
     update(repo)
     places = sorted(area["package"] for area in communities(repo)["areas"].values())
     assert places == ["core", "examples"], places
+
+
+def test_tiny_packages_at_the_top_keep_an_area_each(make_repo: Callable[..., Repo]) -> None:
+    # cli/ and web/ hold one file each, but at the top: nothing but the repository holds
+    # them both, and an area "outside packages" beside the root's would say so wrongly.
+    files: dict[str, str] = {"core/pyproject.toml": PYPROJECT.format(name="core")}
+    files.update(clique("core", ["a", "b", "c"]))
+    for name in ("cli", "web"):
+        files[f"{name}/pyproject.toml"] = PYPROJECT.format(name=name)
+        files[f"{name}/main.py"] = "print('hi')\n"
+    repo = make_repo(files)
+    update(repo)
+    places = sorted(area["package"] for area in communities(repo)["areas"].values())
+    assert places == ["cli", "core", "web"], places

@@ -78,3 +78,39 @@ def test_a_tools_config_joins_its_packages_setup(make_repo: Callable[..., Repo])
     update(repo)
     groups = sorted(sorted(m) for m in members(repo).values())
     assert any(set(setup) <= set(group) for group in groups), groups
+
+
+def test_a_wrong_data_groups_value_is_an_error_at_its_line(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo({**clique("alpha", ["a0", "a1", "a2"]),
+                      ".kgtool.yaml": "communities:\n  data_groups: kinds\n"})  # fmt: skip
+    result = repo.kg("update")
+    assert result.code == 2, result.err
+    assert ".kgtool.yaml:2:" in result.err
+    assert "must be kind or folder, not 'kinds': did you mean 'kind'?" in result.err
+
+
+def test_a_packages_data_is_its_own_whatever_folder_holds_the_package(
+    make_repo: Callable[..., Repo],
+) -> None:
+    # A package at packages/e2e: its manifest and README are its setup, not test data.
+    files = {"packages/e2e/package.json": '{"name": "e2e"}\n', "packages/e2e/README.md": "# e2e\n"}
+    files.update({f"packages/e2e/cases/c{n}.json": "{}\n" for n in range(12)})
+    repo = make_repo({**clique("alpha", ["a0", "a1", "a2"]), **files})
+    update(repo)
+    from kgtool.communities.cluster import data_kind
+
+    assert data_kind("packages/e2e/package.json", "packages/e2e") == "setup"
+    assert data_kind("packages/e2e/tests/fixtures/a.json", "packages/e2e") == "test data"
+
+
+def test_a_new_file_of_a_kind_new_to_its_package_joins_its_few_file_kinds(
+    make_repo: Callable[..., Repo],
+) -> None:
+    setup = {"package.json": "{}\n", "README.md": "# app\n", "alpha/NOTES.md": "# notes\n"}
+    repo = make_repo({**clique("alpha", ["a0", "a1", "a2", "a3"]), **setup})
+    update(repo)
+    repo.write_files({"alpha/logo.svg": "<svg/>\n"})  # "data": a kind the package lacked
+    repo.commit("a logo")
+    update(repo)
+    groups = sorted(sorted(m) for m in members(repo).values())
+    assert sorted([*setup, "alpha/logo.svg"]) in groups, groups

@@ -270,6 +270,7 @@ def test_numeronyms_are_words_whole() -> None:
     assert words("e2ee_keys") == ["e2ee", "keys"]
     assert humanize("k8s_operators") == "k8s operators"
     assert words("http2Server") == ["http2", "server"]  # a hump still splits
+    assert words("sha256sum") == ["sha256", "sum"] and words("base64url") == ["base64", "url"]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """Areas: the level above communities, so that neither level of the map has hundreds of rows.
 
-An area is a group of code communities inside one package (see ``package_of``): a package
+An area is a group of code communities inside one package (see ``package_of``), or of several
+packages of a file or two under one folder (``examples/*``): a package
 with at most ``SMALL_PACKAGE`` code communities is one area, and a larger one (or a repository
 with one package) is cut by Leiden on the community graph — communities as vertices, the typed
 layer-1 edges between them summed with the configured type weights, at ``AREA_RESOLUTION``.
@@ -171,7 +172,7 @@ def _tiny_packages(
     by_parent: dict[str, list[str]] = defaultdict(list)
     for name in sorted(by_package):
         size = sum(len(communities[cid]["members"]) for cid in by_package[name])
-        if name and size <= TINY_PACKAGE:
+        if "/" in name and size <= TINY_PACKAGE:  # not the top: "" is outside packages
             by_parent[posixpath.dirname(name)].append(name)
     return {parent: names for parent, names in by_parent.items() if len(names) >= 2}
 

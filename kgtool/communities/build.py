@@ -246,9 +246,16 @@ def remembered_unread(packages: Any) -> list[tuple[str, int, str]]:
 
 
 def current_rules(document: Document) -> bool:
-    """Whether ``document`` was formed under today's rules (every community has a ``kind``)."""
+    """Whether ``document`` was formed under today's rules: every community has a ``kind``,
+    and a code community holds only what is code today (a tool's settings written as code,
+    vitest.config.ts, were code to an older kgtool)."""
+    from kgtool.communities.packages import is_code
+
     communities = document.get("communities", {})
-    return bool(communities) and all("kind" in c for c in communities.values())
+    return bool(communities) and all(
+        "kind" in c and (c["kind"] != CODE or all(is_code(p) for p in c.get("members", [])))
+        for c in communities.values()
+    )
 
 
 def what_changed(previous: Document, document: Document) -> str:

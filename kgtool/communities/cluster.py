@@ -118,8 +118,8 @@ def cluster(
         kept[name] = {pair: w for pair, w in edges.items() if pair[0] not in small}
     total = sum(sum(edges.values()) for edges in kept.values())
     for name in sorted(by_package):
-        # Docs and data are grouped by folder, apart from code: they are never a code
-        # community's member, so never its main file either.
+        # Docs and data are grouped apart from code (by kind, or by folder): they are never
+        # a code community's member, so never its main file either.
         members = [path for path in by_package[name] if path in code]
         data = [path for path in by_package[name] if path not in code]
         by_kind = settings.get("data_groups", "kind") == "kind"
@@ -516,7 +516,13 @@ def _place_data_locally(
             groups[min(votes, key=lambda number: (-votes[number], number))].append(path)
         else:
             homeless.append(path)
-    return [*groups, *_data_groups(homeless, package)]
+    new = _data_groups(homeless, package)
+    # A few files of a kind new to the package join its group of few-file kinds, as a cold
+    # run would put them (not a group of their own).
+    mixed = [n for n, group in enumerate(groups) if len({data_kind(p, package) for p in group}) > 1]
+    if new and mixed and len(new[-1]) < MIN_LOOSE_GROUP:
+        groups[mixed[0]].extend(new.pop())
+    return [*groups, *new]
 
 
 def data_kind(path: str, package: str) -> str:
@@ -525,7 +531,7 @@ def data_kind(path: str, package: str) -> str:
     manifests, configs, its README), "docs" (a page elsewhere), or "data"."""
     inner = path[len(package) + 1 :] if package else path
     folders = inner.split("/")[:-1]
-    if is_test(path) or in_data_folder(path):
+    if is_test(inner) or in_data_folder(inner):  # a package at packages/e2e is no test data
         return "test data"
     if folders and folders[0].lower() in DOC_FOLDERS:
         return f"docs {folders[0]}"

@@ -194,7 +194,7 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
             "## Docs and data",
             "",
             f"{files} files that are not code (docs, data, fixtures, assets, manifests), "
-            "grouped by folder.",
+            "grouped per package and kind.",
             "",
             "| Community | Files | Folders |",
             "|---|---:|---|",

@@ -22,8 +22,9 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
+from kgtool import file_kinds
 from kgtool.communities.identity import id_number
-from kgtool.file_kinds import DATA_FOLDERS, DOC_FOLDERS, TEST_FOLDERS, in_data_folder, is_test
+from kgtool.file_kinds import DATA_FOLDERS, TEST_FOLDERS, in_data_folder, is_test
 from kgtool.ontology.items import CommunityItem, CommunityText, EdgeItem, LabelBatch, TypedCounts
 from kgtool.ontology.validate import (  # what a label may be, whoever wrote it
     MAX_NAME_CHARS,
@@ -79,7 +80,7 @@ FILE_NOUNS = {
 
 _EXAMPLE_DIRS = "examples example samples sample demo demos _examples"
 EXAMPLE_DIRS = frozenset(_EXAMPLE_DIRS.split())
-DOC_DIRS = DOC_FOLDERS  # one list: layer 2 groups docs by the same folders
+DOC_DIRS = file_kinds.DOC_FOLDERS  # one list: layer 2 groups docs by the same folders
 _DOC_FOLDERS = "content pages src source"
 DOC_FOLDERS = DOC_DIRS | frozenset(_DOC_FOLDERS.split())  # also left out of doc names
 _ASSET_DIRS = "img images image static _static assets media icons"
@@ -160,7 +161,7 @@ COMPOUNDS = {
 }
 # Digits stay with the word they follow: "pcre2", "http2", "utf8".
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
-NUMERONYM = re.compile(r"[a-z]+\d+[a-z]+|[A-Z]+\d+[A-Z]+")
+NUMERONYM = re.compile(r"[a-z]\d+[a-z]{1,2}|[A-Z]\d+[A-Z]{1,2}")  # not sha256sum, base64url
 EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+|_+(?!\w)")  # "_private", "__init__": read as emphasis
 
 
