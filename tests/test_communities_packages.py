@@ -376,3 +376,12 @@ def test_detected_packages_are_remembered_while_the_files_read_are_the_same(
     repo.write("pnpm-workspace.yaml", "packages: []\n")
     update(repo)
     assert detected(repo) == []
+
+
+def test_a_tools_settings_are_source_to_context_and_setup_to_the_map() -> None:
+    from kgtool.communities.packages import is_code, is_source
+
+    for path in ("vitest.config.ts", "packages/web/playwright.config.ts", ".eslintrc.js"):
+        assert is_source(path) and not is_code(path), path
+    assert is_source("src/app.config.ts") and is_code("src/app.config.ts")  # an app's own
+    assert not is_source("package.json") and not is_source("tests/fixtures/a.ts")

@@ -35,15 +35,17 @@ Reader = Callable[[str], bytes | None]  # repository-relative path -> content, N
 Unread = tuple[str, int, str]
 
 
-def is_code(path: str) -> bool:
-    """Whether a file counts as code for layer 2 (see the module's docstring)."""
+def is_source(path: str) -> bool:
+    """Whether a file is source a person edits as code: parsed by layer 1, no manifest, not in
+    a data folder (a tool's settings written as code are source)."""
     language = language_for_path(path)
-    return (
-        language is not None
-        and not isinstance(language, Manifest)
-        and not in_data_folder(path)
-        and not is_tool_config(path)
-    )
+    return language is not None and not isinstance(language, Manifest) and not in_data_folder(path)
+
+
+def is_code(path: str) -> bool:
+    """Whether a file counts as code for layer 2 (see the module's docstring): source that is
+    not a tool's settings, which are its package's setup on the map."""
+    return is_source(path) and not is_tool_config(path)
 
 
 def detect_packages(
