@@ -11,6 +11,7 @@ from test_mining_tasks import DAY, edit, layout
 from kgtool.config import load_config
 from kgtool.mining.miner import Options, mine, mine_history
 from kgtool.mining.paths import Abstractor, same_kind
+from kgtool.mining.patterns import object_of
 from kgtool.repo import changed_text
 from kgtool.store import Store
 
@@ -387,3 +388,18 @@ def test_an_addition_titled_without_a_verb_is_the_same_task(repo: Repo) -> None:
         commit_at(repo, f"{letter.upper()}x locale", DAY * (number + 20))
     kinds = [p.new_kinds for p in mine_history(repo.root, Options()).patterns]
     assert len([k for k in kinds if any(kind.startswith("src/locale/") for kind in k)]) == 1, kinds
+
+
+def test_a_task_is_named_by_the_word_that_names_its_folder(repo: Repo) -> None:
+    layout(repo)
+    repo.write_files({f"messages/base_{n}.js": "module.exports = {};\n" for n in range(8)})
+    commit_at(repo, "Lay out the messages", DAY)
+    # "config" and "error" are said by every title, "message" by half: the folder's word.
+    titles = ("Config error for bad plugins", "Config error message for bad rules",
+              "Config error for bad globals", "Config error message for bad parsers")  # fmt: skip
+    for number, (title, name) in enumerate(zip(titles, ("pa", "pb", "pc", "pd"), strict=True)):
+        repo.write_files({f"messages/{name}x.js": "module.exports = () => 'x';\n"})
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, title, DAY * 10 * (number + 1))
+    patterns = mine_history(repo.root, Options()).patterns
+    assert [object_of(p) for p in patterns] == ["message"], [p.anchor for p in patterns]

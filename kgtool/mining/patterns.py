@@ -531,21 +531,30 @@ def _one_component(pattern: Pattern, said: Counter[str]) -> bool:
 def names_its_kind(pattern: Pattern) -> bool:
     """Whether its titles call what it adds by the name of the folder the new files go in:
     "Add a lexer" and pygments/lexers/<name>.py, "Add a linter" and pkg/golinters/<name>/."""
+    return bool(_kind_word(pattern))
+
+
+def _kind_word(pattern: Pattern) -> str:
+    """The title word (said by a quarter of its changes, or its template's) that names the
+    folder of a kind of file it adds, or ""; the most said one when several do."""
     counts = title_word_counts(pattern)
     said = {w for w, n in counts.items() if n >= max(2, pattern.support // 4)}
     said |= {w for w in pattern.template[1:] if w != SLOT}
-    if not said:
-        return False
+    naming = set()
     for item in pattern.new_kinds:
         for folder in item.split("/")[:-1]:
             name = _singular(folder.lower())
-            if any(name == w or (len(w) >= 4 and name.endswith(w)) for w in said):
-                return True
-    return False
+            naming |= {w for w in said if name == w or (len(w) >= 4 and name.endswith(w))}
+    return min(naming, key=lambda w: (-counts[w], w)) if naming else ""
 
 
 def object_of(pattern: Pattern) -> str:
-    """The word most of the pattern's titles share (the thing the task is about), or ""."""
+    """The thing the task is about: the title word that names the folder of what it adds
+    ("Add a message" over messages/<name>.js, though "error" and "config" are said more),
+    else the word most of its titles share, or ""."""
+    named = _kind_word(pattern)
+    if named:
+        return named
     counts = title_word_counts(pattern)
     best = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
     if best and best[0][1] >= max(2, pattern.support // 4):
