@@ -484,8 +484,8 @@ def find_patterns(
     candidates = [c for c in candidates if not c.additive or not _adds_only_tests(c)]
     # Files added inside one member of a large family of folders (test data of one of 250
     # input plugins, a module of one provider) are that member's growth, not a task.
-    families = _crowded_folders(tasks)
-    candidates = [c for c in candidates if not _inside_a_member(c, families)]
+    crowded = _crowded(tasks)
+    candidates = [c for c in candidates if not _inside_a_member(c, crowded)]
     # Work on one component is not a task: changes titled alike whose titles agree on
     # their file's own name ("Add X to procstat", "Fix Y in procstat": nearly every title
     # that says "procstat" is among them) are that component's history.
@@ -497,7 +497,6 @@ def find_patterns(
     # ...nor are changes over one member of a crowded folder and its test ("Add a tag"
     # over plugins/inputs/smart/, "Add an indent rule" over lib/rules/indent.js and
     # tests/lib/rules/indent.js): that member's own feature work, however titled.
-    crowded = _crowded(tasks)
     candidates = [c for c in candidates if c.adds_a_kind or not _one_member(c, crowded)]
     # Upkeep of the project's own machinery (CI, templates, bots, its manifests and lock
     # files: "Drop Node 10" over package.json and the CI matrix) is no task in its code,
@@ -592,26 +591,31 @@ def _adds_only_tests(pattern: Pattern) -> bool:
     return bool(added) and all(is_test(i) or in_data_folder(i) for i in added)
 
 
-def _crowded(tasks: list[Task]) -> set[str]:
-    """Folders of many members in the history's changes: CROWDED_FOLDERS folders or
-    CROWDED_FILES files (plugins/inputs/, lib/rules/, yt_dlp/extractor/)."""
-    folders: dict[str, set[str]] = defaultdict(set)
+def _crowded(tasks: list[Task]) -> dict[str, Counter[str]]:
+    """Folders of many members in the history's changes, CROWDED_FOLDERS folders or
+    CROWDED_FILES files (plugins/inputs/ and its 250 plugins, lib/rules/, yt_dlp/extractor/),
+    each with how many changed files each of its folders holds. Not the families of
+    paths.Abstractor, folders made alike by a change or two each: a crowded folder's members
+    may grow for years."""
+    folders: dict[str, Counter[str]] = defaultdict(Counter)
     files: dict[str, set[str]] = defaultdict(set)
     for task in tasks:
         for path in task.files:
             parts = path.split("/")
             files["/".join(parts[:-1])].add(parts[-1])
             for depth in range(1, len(parts) - 1):
-                folders["/".join(parts[:depth])].add(parts[depth])
-    return {f for f, found in folders.items() if len(found) >= CROWDED_FOLDERS} | {
-        f for f, found in files.items() if len(found) >= CROWDED_FILES
+                folders["/".join(parts[:depth])][parts[depth]] += 1
+    return {
+        folder: folders[folder]
+        for folder in sorted({*folders, *files})
+        if len(folders[folder]) >= CROWDED_FOLDERS or len(files[folder]) >= CROWDED_FILES
     }
 
 
 _TEST_AFFIX = re.compile(r"^test_|[_.-](test|tests|spec)$")
 
 
-def _member(path: str, crowded: set[str]) -> str:
+def _member(path: str, crowded: dict[str, Counter[str]]) -> str:
     """The member of a crowded folder ``path`` belongs to, as a name (``smart`` for
     plugins/inputs/smart/smart_test.go, ``indent`` for tests/lib/rules/indent.js), or ""."""
     parts = path.split("/")
@@ -622,28 +626,14 @@ def _member(path: str, crowded: set[str]) -> str:
     return ""
 
 
-def _one_member(pattern: Pattern, crowded: set[str]) -> bool:
+def _one_member(pattern: Pattern, crowded: dict[str, Counter[str]]) -> bool:
     """Whether more than half of its files belong to one member of a crowded folder."""
     members = Counter(_member(item, crowded) for item, _ in pattern.items)
     members.pop("", None)
     return bool(members) and 2 * max(members.values()) > len(pattern.items)
 
 
-def _crowded_folders(tasks: list[Task]) -> dict[str, Counter[str]]:
-    """Folders holding at least CROWDED_FOLDERS folders in the history's changes (``plugins/
-    inputs`` and its 250 plugins), each with how many changed files each of its folders
-    holds. Not the families of paths.Abstractor, folders made alike by a change or two
-    each: a crowded folder's members may grow for years."""
-    children: dict[str, Counter[str]] = defaultdict(Counter)
-    for task in tasks:
-        for path in task.files:
-            parts = path.split("/")[:-1]
-            for depth in range(1, len(parts)):
-                children["/".join(parts[:depth])][parts[depth]] += 1
-    return {f: names for f, names in children.items() if len(names) >= CROWDED_FOLDERS}
-
-
-def _inside_a_member(pattern: Pattern, families: dict[str, Counter[str]]) -> bool:
+def _inside_a_member(pattern: Pattern, crowded: dict[str, Counter[str]]) -> bool:
     """Whether every kind of file it adds lies inside one named member of a family
     (``plugins/inputs/kibana/testdata_<n>.go``), not one per member (``plugins/inputs/
     <name>/<name>.go``). A member is one of many: a small share of its family's changes
@@ -653,9 +643,14 @@ def _inside_a_member(pattern: Pattern, families: dict[str, Counter[str]]) -> boo
     def inside(item: str) -> bool:
         parts = item.split("/")[:-1]
         for depth in range(1, len(parts)):
-            members = families.get("/".join(parts[:depth]))
+            members = crowded.get("/".join(parts[:depth]))
             name = parts[depth]
-            if members and "<" not in name and members[name] < MEMBER_SHARE * members.total():
+            if (
+                members
+                and len(members) >= CROWDED_FOLDERS  # a family of folders, not of files
+                and "<" not in name
+                and members[name] < MEMBER_SHARE * members.total()
+            ):
                 return True
         return False
 
