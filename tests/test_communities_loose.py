@@ -114,3 +114,12 @@ def test_a_new_file_of_a_kind_new_to_its_package_joins_its_few_file_kinds(
     update(repo)
     groups = sorted(sorted(m) for m in members(repo).values())
     assert sorted([*setup, "alpha/logo.svg"]) in groups, groups
+
+
+def test_a_map_with_a_tools_settings_in_code_is_formed_again() -> None:
+    from kgtool.communities.build import current_rules
+
+    code = {"kind": "code", "members": ["web/a.ts", "web/b.ts"]}
+    old = {"kind": "code", "members": ["web/a.ts", "web/vitest.config.ts"]}
+    assert current_rules({"communities": {"c1": code}})
+    assert not current_rules({"communities": {"c1": old}})

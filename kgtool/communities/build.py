@@ -30,6 +30,7 @@ from kgtool.communities.document import (  # re-exported: commands read them fro
 from kgtool.communities.identity import Identity, assign_ids, format_id, id_number
 from kgtool.config import Config
 from kgtool.errors import KgError
+from kgtool.file_kinds import is_tool_config
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.model import AMBIGUOUS, FileEdge, symbol_parts
 from kgtool.repo import show_file
@@ -247,13 +248,13 @@ def remembered_unread(packages: Any) -> list[tuple[str, int, str]]:
 
 def current_rules(document: Document) -> bool:
     """Whether ``document`` was formed under today's rules: every community has a ``kind``,
-    and a code community holds only what is code today (a tool's settings written as code,
-    vitest.config.ts, were code to an older kgtool)."""
-    from kgtool.communities.packages import is_code
-
+    and no code community holds a tool's settings written as code (vitest.config.ts was
+    code to an older kgtool; it is its package's setup now). A name check, not a parse: it
+    runs on every update."""
     communities = document.get("communities", {})
     return bool(communities) and all(
-        "kind" in c and (c["kind"] != CODE or all(is_code(p) for p in c.get("members", [])))
+        "kind" in c
+        and (c["kind"] != CODE or not any(map(is_tool_config, c.get("members", []))))
         for c in communities.values()
     )
 
