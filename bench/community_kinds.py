@@ -7,8 +7,9 @@ largest code community's share of its package's code.
 Per repository, from its .kg/communities.json: files mapped; communities by kind (code,
 data) and data's share of all; data communities of one or two files; the largest code
 community, as a share of the code files of the package it lies in (the package roots the
-document records; "" is the repository outside every root), with that package's size; code
-communities of one file.
+document records; "" is the repository outside every root), with that package's size, among
+packages of at least 20 code files, and among those over the document's ``max_share_above``
+(the packages whose communities are held to ``max_share``); code communities of one file.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ def describe(repo: Path) -> str:
             if is_code(path):
                 code_files[package_of(path, boundaries)] += 1
     largest = ("", 0.0, 0, 0)  # id, share, size, package size
+    held = ("", 0.0, 0, 0)  # the same, in packages over max_share_above
+    above = document["settings"].get("max_share_above")
     singles = 0
     for cid, community in sorted(communities.items()):
         if community["kind"] != "code":
@@ -49,6 +52,8 @@ def describe(repo: Path) -> str:
         share = len(members) / code_files[package] if code_files[package] else 0.0
         if share > largest[1] and code_files[package] >= 20:
             largest = (cid, share, len(members), code_files[package])
+        if above is not None and code_files[package] > above and share > held[1]:
+            held = (cid, share, len(members), code_files[package])
     total = len(communities)
     return (
         f"{repo.name}: {sum(len(c['members']) for c in communities.values())} files, "
@@ -56,6 +61,11 @@ def describe(repo: Path) -> str:
         f"{kinds['data'] / total:.0%}); data of 1-2 files {data_small}; code of 1 file "
         f"{singles}; largest code {largest[0]} {largest[2]} of its package's {largest[3]} "
         f"code files ({largest[1]:.0%})"
+        + (
+            f"; in packages over {above}: {held[0]} {held[2]} of {held[3]} ({held[1]:.0%})"
+            if held[0]
+            else ""
+        )
     )
 
 

@@ -59,6 +59,11 @@ DEFAULTS: dict[str, Any] = {
         # map, with the tests that target one of them. "off" leaves them to Leiden.
         "families": "auto",
         "family_min_size": 4,
+        # A size a reader can hold: in a package of more than ``max_share_above`` code files,
+        # no code community holds more than ``max_share`` of them; Leiden is held to that
+        # size (bench/results/community-size.md measured the share against change locality).
+        "max_share": 0.15,
+        "max_share_above": 150,
         # Files with no edges are grouped by directory, in groups up to this share of all files
         # (code files, and docs and data with ``data_groups: folder``).
         "loose_group_share": 0.05,
@@ -147,6 +152,8 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "communities.resolution": (1e-9, None),
     "communities.seed": (0, INT_MAX),
     "communities.family_min_size": (2, None),
+    "communities.max_share": (1e-9, 1),
+    "communities.max_share_above": (0, None),
     "communities.loose_group_share": (1e-9, 1),
     "communities.min_overlap": (0, 1),
     "communities.diff_change": (0, None),

@@ -109,14 +109,19 @@ def _free(previous: Document, packages: dict[str, str], labels: dict[str, str]) 
 
 
 def group_communities(
-    document: Document, previous: Document, rebaseline: bool = False
+    document: Document,
+    previous: Document,
+    rebaseline: bool = False,
+    wholes: dict[str, str] | None = None,
 ) -> list[list[str]]:
     """The areas as lists of community IDs (each sorted by ID number; the list by first file).
 
     Warm (a previous document with areas): each package keeps its committed areas and only
     the free communities (``_free``) are placed, beside most of their files' old area or else
     with the area they are most coupled to (``_join``). Leiden runs only for a package with no
-    committed area (the first run, a new package, ``--rebaseline``).
+    committed area (the first run, a new package, ``--rebaseline``), over units: the parts
+    cut from one community (``wholes``: community ID -> what it was cut from) are one unit,
+    so a large package's cut leaves its areas as they were.
     """
     packages = _packages(document)
     communities = document["communities"]
@@ -136,7 +141,8 @@ def group_communities(
         members = by_package[name]
         if any(name in group for group in shared.values()):
             continue
-        if len(members) <= SMALL_PACKAGE:
+        units = _units(members, wholes or {})
+        if len(units) <= SMALL_PACKAGE:
             found.append(members)
             continue
         kept: dict[str, list[str]] = defaultdict(list)
@@ -151,17 +157,39 @@ def group_communities(
                     _join(cid, groups, weights, communities, index.get(labels.get(cid, "")))
             found.extend(groups)
             continue
-        inside = {pair: w for pair, w in weights.items() if packages[pair[0]] == name}
-        connected = sorted({cid for pair in inside for cid in pair}, key=id_number)
-        groups = _split(connected, inside, settings, communities)
-        isolated = [cid for cid in members if cid not in connected]
+        unit_of = {cid: key for key, cids in units.items() for cid in cids}
+        inside: dict[tuple[str, str], float] = defaultdict(float)
+        for (a, b), weight in weights.items():
+            if packages[a] == name and unit_of[a] != unit_of[b]:
+                pair = sorted((unit_of[a], unit_of[b]), key=id_number)
+                inside[(pair[0], pair[1])] += weight
+        whole = {key: {"members": _files(cids, communities)} for key, cids in units.items()}
+        connected = sorted({key for pair in inside for key in pair}, key=id_number)
+        groups = _split(connected, dict(inside), settings, whole)
+        isolated = [key for key in sorted(units, key=id_number) if key not in connected]
         if not groups:
-            found.append(isolated)
-            continue
-        for cid in isolated:
-            _join(cid, groups, weights, communities, None)
-        found.extend(groups)
+            groups = [isolated]
+        else:
+            for key in isolated:
+                _join(key, groups, dict(inside), whole, None)
+        found.extend([cid for key in group for cid in units[key]] for group in groups)
     return _ordered(found, communities)
+
+
+def _units(members: list[str], wholes: dict[str, str]) -> dict[str, list[str]]:
+    """``members`` (sorted by ID number) by what they were cut from, each unit keyed by its
+    first ID; a community not cut this run is a unit of its own."""
+    units: dict[str, list[str]] = {}
+    first: dict[str, str] = {}
+    for cid in members:
+        origin = wholes.get(cid, cid)
+        key = first.setdefault(origin, cid)
+        units.setdefault(key, []).append(cid)
+    return units
+
+
+def _files(cids: list[str], communities: dict[str, Any]) -> list[str]:
+    return sorted(path for cid in cids for path in communities[cid]["members"])
 
 
 def _tiny_packages(
@@ -268,11 +296,16 @@ def _join(
     groups[preferred].append(cid)
 
 
-def form_areas(document: Document, previous: Document, rebaseline: bool = False) -> None:
+def form_areas(
+    document: Document,
+    previous: Document,
+    rebaseline: bool = False,
+    wholes: dict[str, str] | None = None,
+) -> None:
     """Add the areas to ``document``: ``areas``, ``next_area_id``, ``retired_areas``, and each
-    code community's ``area``."""
+    code community's ``area`` (``wholes``: see ``group_communities``)."""
     communities = document["communities"]
-    groups = group_communities(document, previous, rebaseline)
+    groups = group_communities(document, previous, rebaseline, wholes)
     files_of = {
         tuple(group): sorted(p for cid in group for p in communities[cid]["members"])
         for group in groups

@@ -337,6 +337,7 @@ def compute(
         and previous.get("graph_hash") == graph_hash
         and sorted(previous.get("files", {})) == graph.files
     )
+    cuts: dict[str, str] = {}  # first file of a part -> first file of what it was cut from
     if unchanged:
         identity = Identity({cid: sorted(m) for cid, m in old.items()}, next_id)
     else:
@@ -349,7 +350,7 @@ def compute(
         # Without the previous adjacency (an older document, new settings or packages) every
         # file may move: a warm start from the old partition.
         with progress.status(f"clustering {len(graph.files)} files"):
-            groups = cluster(graph, settings, None if rebaseline else old_files, changed)
+            groups = cluster(graph, settings, None if rebaseline else old_files, changed, cuts)
         identity = assign_ids(groups, old, next_id, float(settings["min_overlap"]))
     for cid in identity.retired:
         heir = identity.merged_into.get(cid)
@@ -358,7 +359,10 @@ def compute(
     lineage.update(identity.split_from)
     document = assemble(graph, identity, lineage, retired, graph_hash, settings)
     document["adjacency"] = adjacency
-    form_areas(document, previous, rebaseline)
+    # Parts cut from one community this run are one unit to the areas formed above them.
+    whole_of = {members[0]: cid for cid, members in identity.ids.items()}
+    wholes = {whole_of[part]: whole for part, whole in cuts.items() if part in whole_of}
+    form_areas(document, previous, rebaseline, wholes)
     _add_families(document, graph, settings["boundaries"], families or {})
     return document, not unchanged
 

@@ -44,6 +44,9 @@ LOCALITY_HOPS = 1
 # to RELAX_SHARE of the files per update, so quality is recovered a few files at a time.
 DRIFT = 0.005
 RELAX_SHARE = 0.03
+# A community over its package's cap is cut by Leiden at up to 2**MAX_CUT_DOUBLINGS times
+# the resolution; what is still too large after that is packed by folder.
+MAX_CUT_DOUBLINGS = 4
 
 Groups = list[list[str]]  # each group sorted; the list in order of first member
 
@@ -88,11 +91,14 @@ def cluster(
     settings: dict[str, Any],
     previous: dict[str, str] | None = None,
     changed: set[str] | None = None,
+    cuts: dict[str, str] | None = None,
 ) -> Groups:
     """Partition every file; ``previous`` (file -> old community ID) warm-starts Leiden.
 
     With ``changed`` (see ``changed_files``) only files near a change may move (see
     ``_optimise_locally``); files without edges that did not change stay where they were.
+    ``cuts``, when given, receives the groups cut this run (see ``_cut``): the first file of
+    each part -> the first file of the community it was cut from.
     """
     boundaries = settings["boundaries"]
     if not isinstance(boundaries, list):  # "auto" is made concrete by ``with_packages``
@@ -150,6 +156,8 @@ def cluster(
             neighbours,
             changed if local else None,
             len(graph.files),
+            size_cap(len(members), settings),
+            cuts,
         )
         placed = set(connected)
         loose = [path for path in members if path not in placed]
@@ -164,6 +172,14 @@ def cluster(
     return sorted((sorted(g) for g in groups if g), key=lambda g: g[0])
 
 
+def size_cap(code_files: int, settings: dict[str, Any]) -> int:
+    """The most code files one community of a package of ``code_files`` may hold; 0 when the
+    package is small enough to be clustered as it comes (``max_share_above``)."""
+    if code_files <= int(settings.get("max_share_above", 0)) or "max_share" not in settings:
+        return 0
+    return max(2, int(code_files * float(settings["max_share"])))
+
+
 def _leiden(
     files: list[str],
     weights: dict[tuple[str, str], float],
@@ -172,8 +188,11 @@ def _leiden(
     neighbours: dict[str, dict[str, float]],
     changed: set[str] | None = None,
     total: int = 0,
+    cap: int = 0,
+    cuts: dict[str, str] | None = None,
 ) -> tuple[Groups, set[str]]:
-    """Leiden's groups, and the files it was allowed to move (of ``total`` in the repository)."""
+    """Leiden's groups, and the files it was allowed to move (of ``total`` in the repository);
+    with ``cap``, a group over it is cut again (see ``_cut``, which records in ``cuts``)."""
     if not files:
         return [], set()
     # Imported here: they cost a tenth of a second, and most updates never re-cluster.
@@ -184,35 +203,180 @@ def _leiden(
     pairs = sorted(weights)
     graph = igraph.Graph(n=len(files), edges=[(index[a], index[b]) for a, b in pairs])
     graph.es["weight"] = [weights[pair] for pair in pairs]
-    membership = initial_membership(files, previous, neighbours)
+    resolution = float(settings["resolution"])
+    seed = int(settings["seed"])
+    membership = initial_membership(files, previous, neighbours, cap)
+    local = changed is not None and membership is not None
     partition = leidenalg.RBConfigurationVertexPartition(
         graph,
         weights="weight",
         initial_membership=membership,
-        resolution_parameter=float(settings["resolution"]),
+        # A cut package's parts were formed at twice the resolution (``_cut``): an update
+        # moves its files at that scale, where the parts are what Leiden would keep.
+        resolution_parameter=resolution * 2 if cap and local else resolution,
     )
     optimiser = leidenalg.Optimiser()
-    optimiser.set_rng_seed(int(settings["seed"]))
+    optimiser.set_rng_seed(seed)
     free = set(files)
     if changed is None or membership is None:
         _optimise(optimiser, partition, None)
     else:
-        free = _optimise_locally(optimiser, partition, files, membership, changed, neighbours)
-        relaxed = leidenalg.RBConfigurationVertexPartition(
-            graph,
-            weights="weight",
-            initial_membership=partition.membership,
-            resolution_parameter=float(settings["resolution"]),
+        # In a cut package only the changed files move: their neighbours would follow them
+        # across parts that the package's own scale does not hold apart.
+        hops = 0 if cap else LOCALITY_HOPS
+        free = _optimise_locally(
+            optimiser, partition, files, membership, changed, neighbours, hops
         )
-        _optimise(optimiser, relaxed, None)
-        scale = 2 * sum(graph.es["weight"])
-        if (relaxed.quality() - partition.quality()) / scale > DRIFT:
-            budget = max(1, int(RELAX_SHARE * total))
-            free |= _relax(partition, relaxed, files, budget)
+        # A package held to a cap takes no catch-up moves: every file free would merge what
+        # the cut parted, and cutting that again parts it another way on each update.
+        if not cap:
+            free |= _catch_up(optimiser, partition, graph, files, resolution, total)
+    now = list(partition.membership)
+    if cap and changed is not None and membership is not None:
+        now = _hold(files, membership, now, free, cap)
+    groups = _groups(files, now)
+    if cap:
+        # An update tolerates a community a little over its cap (a file or two joined it):
+        # cutting it again would move every file in it.
+        tolerated = cap if changed is None or membership is None else cap + cap // 4
+        groups = _cut(groups, weights, tolerated, resolution, seed, cap, cuts)
+    return groups, free
+
+
+def _catch_up(
+    optimiser: Any, partition: Any, graph: Any, files: list[str], resolution: float, total: int
+) -> set[str]:
+    """The files moved towards what Leiden finds with every file free, when that is clearly
+    better (``DRIFT``): the best moves, up to ``RELAX_SHARE`` of the files (see ``_relax``)."""
+    import leidenalg
+
+    relaxed = leidenalg.RBConfigurationVertexPartition(
+        graph,
+        weights="weight",
+        initial_membership=partition.membership,
+        resolution_parameter=resolution,
+    )
+    _optimise(optimiser, relaxed, None)
+    scale = 2 * sum(graph.es["weight"])
+    if (relaxed.quality() - partition.quality()) / scale <= DRIFT:
+        return set()
+    return _relax(partition, relaxed, files, max(1, int(RELAX_SHARE * total)))
+
+
+def _groups(files: list[str], membership: list[int]) -> Groups:
     found: dict[int, list[str]] = defaultdict(list)
-    for path, community in zip(files, partition.membership, strict=True):
+    for path, community in zip(files, membership, strict=True):
         found[community].append(path)
-    return list(found.values()), free
+    return list(found.values())
+
+
+def _cut(
+    groups: Groups,
+    weights: dict[tuple[str, str], float],
+    limit: int,
+    resolution: float,
+    seed: int,
+    cap: int = 0,
+    cuts: dict[str, str] | None = None,
+) -> Groups:
+    """``groups`` with each group over ``limit`` files cut to at most ``cap`` (default: the
+    limit) per part: Leiden restricted to the group at twice the resolution, each part still
+    too large again at twice that (a large package is read at the scale of its parts, as a
+    large repository is read at the scale of its packages). Files a cut leaves in parts of
+    one or two (the spokes of a hub: six hundred extractors that each import only the base
+    class) join the part they are most tied to while it has room, else are packed by folder
+    and name (``_pack``): a reader holds a folder's slice, not six hundred singletons."""
+    cap = cap or limit
+    kept: Groups = []
+    for group in groups:
+        if len(group) <= limit:
+            kept.append(group)
+            continue
+        parts: Groups = []
+        leftover: list[str] = []
+        pending = [(sorted(group), resolution)]
+        while pending:
+            files, at = pending.pop()
+            if len(files) <= cap:
+                parts.append(files)
+                continue
+            if at > resolution * 2**MAX_CUT_DOUBLINGS:
+                leftover.extend(files)
+                continue
+            for part in sorted(_cold_leiden(files, weights, at * 2, seed), key=lambda g: g[0]):
+                if len(part) < MIN_COMPONENT:
+                    leftover.extend(part)
+                else:
+                    pending.append((part, at * 2))
+        pieces = [*parts, *_attach(sorted(leftover), parts, weights, cap)]
+        if cuts is not None:
+            whole = min(group)
+            cuts.update((min(piece), whole) for piece in pieces)
+        kept.extend(pieces)
+    return kept
+
+
+def _cold_leiden(
+    files: list[str], weights: dict[tuple[str, str], float], resolution: float, seed: int
+) -> Groups:
+    """Leiden from singletons over the edges among ``files`` alone (sorted, seeded)."""
+    import igraph
+    import leidenalg
+
+    index = {path: i for i, path in enumerate(files)}
+    pairs = [pair for pair in sorted(weights) if pair[0] in index and pair[1] in index]
+    graph = igraph.Graph(n=len(files), edges=[(index[a], index[b]) for a, b in pairs])
+    graph.es["weight"] = [weights[pair] for pair in pairs]
+    partition = leidenalg.RBConfigurationVertexPartition(
+        graph, weights="weight", resolution_parameter=resolution
+    )
+    optimiser = leidenalg.Optimiser()
+    optimiser.set_rng_seed(seed)
+    _optimise(optimiser, partition, None)
+    return [sorted(group) for group in _groups(files, partition.membership)]
+
+
+def _attach(
+    leftover: list[str], parts: Groups, weights: dict[tuple[str, str], float], cap: int
+) -> Groups:
+    """Place a cut's leftover files (in path order) in a part with room: the one each has the
+    most edge weight to, else the one holding most of its folder; the rest are packed
+    (``_pack``)."""
+    part_of = {path: n for n, part in enumerate(parts) for path in part}
+    ties: dict[str, Counter[int]] = defaultdict(Counter)
+    waiting = set(leftover)
+    for (a, b), weight in weights.items():
+        if a in waiting and b in part_of:
+            ties[a][part_of[b]] += weight
+        elif b in waiting and a in part_of:
+            ties[b][part_of[a]] += weight
+    in_folder: dict[str, Counter[int]] = defaultdict(Counter)
+    for path, number in part_of.items():
+        in_folder[posixpath.dirname(path)][number] += 1
+    sizes = [len(part) for part in parts]
+    rest: list[str] = []
+    for path in leftover:
+        for votes in (ties[path], in_folder.get(posixpath.dirname(path), Counter())):
+            room = [n for n in votes if sizes[n] < cap]
+            if room:
+                best = min(room, key=lambda n: (-votes[n], n))
+                parts[best].append(path)
+                sizes[best] += 1
+                break
+        else:
+            rest.append(path)
+    return _pack(rest, cap)
+
+
+def _pack(paths: list[str], cap: int) -> Groups:
+    """``paths`` in path order, in slices of even size of at most ``cap``: a large folder in
+    runs of its names, small folders with their neighbours rather than a group each."""
+    paths = sorted(paths)
+    if not paths:
+        return []
+    slices = -(-len(paths) // cap)
+    size = -(-len(paths) // slices)
+    return [paths[start : start + size] for start in range(0, len(paths), size)]
 
 
 def _optimise(optimiser: Any, partition: Any, is_fixed: list[bool] | None) -> None:
@@ -228,6 +392,7 @@ def _optimise_locally(
     initial: list[int],
     changed: set[str],
     neighbours: dict[str, dict[str, float]],
+    hops: int = LOCALITY_HOPS,
 ) -> set[str]:
     """Leiden with every file fixed but the changed ones, then the neighbours of what moved.
 
@@ -239,9 +404,9 @@ def _optimise_locally(
     """
     index = {path: i for i, path in enumerate(files)}
     free = {path for path in files if path in changed}
-    for step in range(LOCALITY_HOPS + 1):
+    for step in range(hops + 1):
         _optimise(optimiser, partition, [path not in free for path in files])
-        if step == LOCALITY_HOPS:
+        if step == hops:
             break
         moved = _moved(files, initial, partition.membership, free)
         grow = {other for path in moved for other in neighbours.get(path, ()) if other in index}
@@ -305,12 +470,38 @@ def _relax(partition: Any, relaxed: Any, files: list[str], budget: int) -> set[s
     return moved
 
 
-def _moved(files: list[str], initial: list[int], now: list[int], free: set[str]) -> list[str]:
-    """Free files whose community is no longer the one they started in.
+def _hold(
+    files: list[str], initial: list[int], now: list[int], free: set[str], cap: int
+) -> list[int]:
+    """``now`` with the files that moved into a community over ``cap`` sent back where they
+    came from (when that has room), in path order until it is within the cap: a hub that
+    changed draws its spokes after it, and a community swollen by them would be cut again,
+    every file of it moving."""
+    origin = _origins(files, initial, now, free)
+    home = {before: after for after, before in origin.items()}
+    sizes = Counter(now)
+    held = list(now)
+    for vertex, path in enumerate(files):
+        after = held[vertex]
+        back = home.get(initial[vertex])
+        if (
+            path in free
+            and sizes[after] > cap
+            and origin[after] != initial[vertex]
+            and back is not None
+            and sizes[back] < cap
+        ):
+            held[vertex] = back
+            sizes[after] -= 1
+            sizes[back] += 1
+    return held
 
-    A community is the one it started as when it holds fixed files (they cannot have left),
-    else the one most of its files started in.
-    """
+
+def _origins(
+    files: list[str], initial: list[int], now: list[int], free: set[str]
+) -> dict[int, int]:
+    """Each community of ``now`` -> the one of ``initial`` it continues: the one its fixed
+    files were in (they cannot have left), else the one most of its files started in."""
     origin: dict[int, int] = {}
     votes: dict[int, Counter[int]] = defaultdict(Counter)
     for path, before, after in zip(files, initial, now, strict=True):
@@ -321,6 +512,15 @@ def _moved(files: list[str], initial: list[int], now: list[int], free: set[str])
     for after, counts in votes.items():
         if after not in origin:
             origin[after] = min(counts, key=lambda before: (-counts[before], before))
+    return origin
+
+
+def _moved(files: list[str], initial: list[int], now: list[int], free: set[str]) -> list[str]:
+    """Free files whose community is no longer the one they started in.
+
+    A community is the one it started as (``_origins``).
+    """
+    origin = _origins(files, initial, now, free)
     return [
         path
         for path, before, after in zip(files, initial, now, strict=True)
@@ -329,12 +529,17 @@ def _moved(files: list[str], initial: list[int], now: list[int], free: set[str])
 
 
 def initial_membership(
-    files: list[str], previous: dict[str, str], neighbours: dict[str, dict[str, float]]
+    files: list[str],
+    previous: dict[str, str],
+    neighbours: dict[str, dict[str, float]],
+    cap: int = 0,
 ) -> list[int] | None:
-    """Old community per file; a new file starts with its neighbours, or its directory."""
+    """Old community per file; a new file starts with its neighbours, or its directory, where
+    there is room (``cap``)."""
     if not any(path in previous for path in files):
         return None  # a cold start: Leiden's own singletons
     labels: dict[str, str] = {path: previous[path] for path in files if path in previous}
+    sizes = Counter(labels.values())
     in_directory: dict[str, Counter[str]] = defaultdict(Counter)
     for path, label in labels.items():
         in_directory[posixpath.dirname(path)][label] += 1
@@ -348,10 +553,12 @@ def initial_membership(
                 votes[labels[other]] += weight
         if not votes:
             votes = in_directory.get(posixpath.dirname(path), Counter())
-        if votes:
-            labels[path] = min(votes, key=lambda label: (-votes[label], _id_key(label)))
+        room = [label for label in votes if not cap or sizes[label] < cap]
+        if room:
+            labels[path] = min(room, key=lambda label: (-votes[label], _id_key(label)))
         else:
             labels[path] = f"new:{path}"
+        sizes[labels[path]] += 1
         in_directory[posixpath.dirname(path)][labels[path]] += 1
     numbering: dict[str, int] = {}
     for label in sorted(set(labels.values()), key=_id_key):

@@ -1,0 +1,88 @@
+"""A size a reader can hold: in a large package no code community holds more than
+``max_share`` of its code files (``max_share_above``); what Leiden forms larger is cut again,
+along the graph where it separates, by folder and name where it does not."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Callable
+
+from communities_helpers import communities, members, update
+from conftest import Repo
+from test_communities_guards import ring_of_triangles, weighted_clique
+
+from kgtool.communities.cluster import cluster, size_cap
+from kgtool.communities.graph import FileGraph
+from kgtool.config import DEFAULTS
+
+SETTINGS = {**copy.deepcopy(DEFAULTS["communities"]), "boundaries": [], "versions": {}}
+# Twenty-four files in eight triangles: at resolution 0.2 Leiden merges them into groups of
+# 6, 9 and 9 (test_communities_guards); a cap of 7 (30% of 24) must cut the nines.
+COARSE_AND_CAPPED = "communities:\n  resolution: 0.2\n  max_share: 0.3\n  max_share_above: 20\n"
+
+
+def code_groups(repo: Repo) -> list[list[str]]:
+    return [[p for p in group if p.endswith(".py")] for group in members(repo).values()]
+
+
+def triangles_whole(groups: list[list[str]]) -> bool:
+    """Each triangle ``m<i>/`` lies in one group: the cut followed the graph."""
+    home = {path.split("/")[0]: n for n, group in enumerate(groups) for path in group}
+    return all(
+        home[path.split("/")[0]] == n for n, group in enumerate(groups) for path in group
+    )
+
+
+def test_the_cap_is_a_share_of_a_large_package_only() -> None:
+    assert size_cap(150, SETTINGS) == 0  # 150 code files is not over max_share_above
+    assert size_cap(151, SETTINGS) == 22
+    assert size_cap(1000, {**SETTINGS, "max_share": 0.1}) == 100
+
+
+def test_a_community_over_the_share_is_cut_along_the_graph(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = make_repo({**ring_of_triangles(), ".kgtool.yaml": "communities:\n  resolution: 0.2\n"})
+    update(repo)
+    assert sorted(len(group) for group in code_groups(repo) if group) == [6, 9, 9]
+    repo.write(".kgtool.yaml", COARSE_AND_CAPPED)
+    repo.commit("hold communities to 30% of the package")
+    update(repo)
+    groups = [group for group in code_groups(repo) if group]
+    assert max(map(len, groups)) <= 7
+    assert triangles_whole(groups)
+    assert sum(map(len, groups)) == 24
+
+
+def test_a_cut_package_keeps_its_ids_over_an_edit(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo({**ring_of_triangles(), ".kgtool.yaml": COARSE_AND_CAPPED})
+    update(repo)
+    before = communities(repo)["files"]
+    assert max(len(group) for group in code_groups(repo)) <= 7
+    path = "m3/f2.py"
+    repo.write(path, (repo.root / path).read_text() + "\ndef m3_more():\n    return m3_f0()\n")
+    repo.commit("one more function in a triangle")
+    update(repo)
+    assert communities(repo)["files"] == before
+
+
+def test_files_a_hub_alone_holds_together_are_packed_by_folder_and_name() -> None:
+    """Spokes tied only to a hub (six hundred extractors importing one base class) cannot be
+    cut along the graph: they come out in slices of their folder, not as singletons."""
+    spokes = [f"app/plugins/p{n:02}.py" for n in range(40)]
+    core = [f"app/core/c{n}.py" for n in range(4)]
+    weights = weighted_clique(core, 2.0)
+    weights |= {tuple(sorted((spoke, "app/core/c0.py"))): 1.0 for spoke in spokes}
+    others = [f"lib/l{n:03}.py" for n in range(120)]
+    for first, second in itertools.pairwise(others):
+        weights[(first, second)] = 1.0
+    graph = FileGraph(sorted([*spokes, *core, *others]), weights)
+    groups = cluster(graph, {**SETTINGS, "max_share_above": 100, "max_share": 0.1})
+    cap = size_cap(len(graph.files), {**SETTINGS, "max_share_above": 100, "max_share": 0.1})
+    assert cap == 16
+    assert max(map(len, groups)) <= cap
+    assert min(map(len, groups)) >= 3
+    plugin_groups = [g for g in groups if all(p.startswith("app/plugins/") for p in g)]
+    assert len(plugin_groups) >= 2  # slices of the folder, beside what the hub holds
+    assert cluster(graph, {**SETTINGS, "max_share_above": 100, "max_share": 0.1}) == groups
