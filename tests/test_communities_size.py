@@ -86,3 +86,19 @@ def test_files_a_hub_alone_holds_together_are_packed_by_folder_and_name() -> Non
     plugin_groups = [g for g in groups if all(p.startswith("app/plugins/") for p in g)]
     assert len(plugin_groups) >= 2  # slices of the folder, beside what the hub holds
     assert cluster(graph, {**SETTINGS, "max_share_above": 100, "max_share": 0.1}) == groups
+
+
+def test_files_with_no_edges_join_a_community_only_while_it_has_room() -> None:
+    clique = [f"app/x/c{n:02}.py" for n in range(12)]
+    loose = [f"app/x/l{n:02}.py" for n in range(10)]
+    chain = [f"lib/l{n:03}.py" for n in range(120)]
+    weights = weighted_clique(clique)
+    for first, second in itertools.pairwise(chain):
+        weights[(first, second)] = 1.0
+    graph = FileGraph(sorted([*clique, *loose, *chain]), weights)
+    settings = {**SETTINGS, "max_share_above": 100, "max_share": 0.12}
+    cap = size_cap(len(graph.files), settings)
+    groups = cluster(graph, settings)
+    assert cap == 17
+    assert max(map(len, groups)) <= cap
+    assert sorted(path for group in groups for path in group) == graph.files

@@ -148,6 +148,7 @@ def cluster(
         scaled = {**settings, "resolution": float(settings["resolution"]) * share}
         # A pair of example files linked only to each other is placed like a loose file.
         connected = sorted({path for pair in edges for path in pair})
+        cap = size_cap(len(members), settings)
         clustered, free = _leiden(
             connected,
             edges,
@@ -156,7 +157,7 @@ def cluster(
             neighbours,
             changed if local else None,
             len(graph.files),
-            size_cap(len(members), settings),
+            cap,
             cuts,
         )
         placed = set(connected)
@@ -166,7 +167,7 @@ def cluster(
             groups.extend(_place_loose_locally(loose, clustered, previous, free, limit, name))
             continue
         # Loose files join ``clustered`` in place, or come back as directory groups.
-        directory_groups = _group_loose(loose, clustered, limit, name)
+        directory_groups = _group_loose(loose, clustered, min(limit, cap or limit), name, cap)
         groups.extend(clustered)
         groups.extend(directory_groups)
     return sorted((sorted(g) for g in groups if g), key=lambda g: g[0])
@@ -571,11 +572,14 @@ def _id_key(label: str) -> tuple[int, str]:
     return (int(digits), "") if label.startswith("c") and digits.isdigit() else (1 << 62, label)
 
 
-def _group_loose(loose: list[str], clustered: Groups, limit: int, package: str) -> Groups:
+def _group_loose(
+    loose: list[str], clustered: Groups, limit: int, package: str, cap: int = 0
+) -> Groups:
     """Place files with no edges: beside their connected siblings, or in directory groups.
 
     A loose file joins the community most of its directory's connected files are in, when
-    those are at least as many as the loose ones (a data file in a code folder). The rest are
+    those are at least as many as the loose ones (a data file in a code folder), and while it
+    has room (``cap``, see ``size_cap``). The rest are
     grouped along the directory tree: a folder whose loose files number at most ``limit``
     becomes one group with everything under it; a larger one keeps its own files as a group
     and hands its subfolders on. Documentation trees become a few groups, not one blob and
@@ -590,8 +594,9 @@ def _group_loose(loose: list[str], clustered: Groups, limit: int, package: str) 
     for path in loose:
         directory = posixpath.dirname(path)
         votes = home.get(directory)
-        if votes and sum(votes.values()) >= loose_count[directory]:
-            best = min(votes, key=lambda number: (-votes[number], number))
+        room = [n for n in votes or () if not cap or len(clustered[n]) < cap]
+        if votes and room and sum(votes.values()) >= loose_count[directory]:
+            best = min(room, key=lambda number: (-votes[number], number))
             clustered[best].append(path)
         else:
             rest.append(path)
