@@ -435,3 +435,44 @@ def test_a_label_the_ontology_would_refuse_is_never_written(
     assert result.code == 2 and "has markdown" in result.err, result.err
     assert not (repo.root / ".kg" / "ontology.yaml").exists()
     assert repo.kg("update").code == 0
+
+
+# --- names from a family's base class ----------------------------------------------------------
+
+
+def test_a_community_of_one_family_is_named_for_its_base_class_too() -> None:
+    plugins = item(
+        "c3",
+        [f"app/plugins/{n}.py" for n in ("chime", "dot", "slack")],
+        main=["app/plugins/slack.py", "app/plugins/dot.py"],
+    )._replace(family="NotifyBase")
+    assert label(plugins)["c3"][0] == "Plugins (NotifyBase): dot, slack"
+
+
+def test_a_folder_that_names_the_base_already_is_not_told_twice() -> None:
+    lexers = item(
+        "c4",
+        [f"app/lexers/{n}.py" for n in ("css", "html", "python")],
+        main=["app/lexers/css.py", "app/lexers/html.py"],
+    )._replace(family="RegexLexer")
+    assert label(lexers)["c4"][0] == "Lexers: CSS, HTML"
+
+
+def test_the_family_of_a_community_is_the_one_half_its_files_belong_to() -> None:
+    from kgtool.ontology.facts import family_bases
+
+    document = {
+        "communities": {
+            "c1": {"members": ["p/a.py", "p/b.py", "tests/test_a.py", "core.py"]},
+            "c2": {"members": ["p/c.py", "core.py", "util.py"]},
+        },
+        "families": [
+            {
+                "base": "p/base.py::NotifyBase",
+                "members": ["p/a.py", "p/b.py", "p/c.py"],
+                "tests": ["tests/test_a.py"],
+                "communities": ["c1", "c2"],
+            }
+        ],
+    }
+    assert family_bases(document) == {"c1": "NotifyBase"}

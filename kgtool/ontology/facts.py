@@ -82,6 +82,7 @@ def community_items(
     for edge in document.get("edges", []):
         neighbours[edge["src"]].add(edge["dst"])
         neighbours[edge["dst"]].add(edge["src"])
+    families = family_bases(document)
     items = {}
     for cid, community in sorted(document["communities"].items(), key=lambda i: id_number(i[0])):
         members = list(community["members"])
@@ -101,8 +102,24 @@ def community_items(
                 for other in sorted(neighbours[cid], key=id_number)
             },
             previous_name=(previous or {}).get(cid, ""),
+            family=families.get(cid, ""),
         )
     return items
+
+
+def family_bases(document: Document) -> dict[str, str]:
+    """Community ID -> the base class of the family that at least half of its files belong
+    to (as members, or tests of one): what those files are, where their folder only says
+    where they live ("Plugins (NotifyBase)")."""
+    bases: dict[str, str] = {}
+    for family in document.get("families", []):
+        files = {*family.get("members", []), *family.get("tests", [])}
+        base = str(family.get("base", "")).rpartition("::")[2].rpartition(".")[2]
+        for cid in family.get("communities", []):
+            members = document["communities"].get(cid, {}).get("members", [])
+            if base and cid not in bases and 2 * sum(p in files for p in members) >= len(members):
+                bases[cid] = base
+    return bases
 
 
 def strongest_first(edge: dict[str, Any]) -> tuple[int, int, int]:

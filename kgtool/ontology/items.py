@@ -29,6 +29,7 @@ class CommunityItem(NamedTuple):
     edges_in: TypedCounts
     neighbours: dict[str, str]  # community ID -> its current name (label or offline name)
     previous_name: str = ""  # the drifted label being replaced, if any: continuity helps
+    family: str = ""  # the base class most of its files derive from (layer 2's families)
 
 
 class EdgeItem(NamedTuple):

@@ -79,6 +79,8 @@ functions, as path::Name);
 {type: {tier: count}}; types are calls, imports, inherits and contains; tiers are EXTRACTED \
 (certain), INFERRED (likely) and AMBIGUOUS (unresolved);
 - neighbours: the communities it is connected to, ID to current name;
+- base_class, when present: the base class most of its files derive from (plugins, \
+providers, lexers: what the files are, where their folder only says where they live);
 - previous_name, when present: its old name, which no longer fits the files well.
 
 For each community give:
@@ -284,6 +286,8 @@ class ClaudeLabeler:
         data["edges_out"] = item.edges_out
         data["edges_in"] = item.edges_in
         data["neighbours"] = dict(item.neighbours)
+        if item.family:
+            data["base_class"] = item.family
         if item.previous_name:
             data["previous_name"] = item.previous_name
         return data
