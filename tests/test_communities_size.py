@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 from collections.abc import Callable
 
 from communities_helpers import communities, members, update
@@ -102,3 +103,24 @@ def test_files_with_no_edges_join_a_community_only_while_it_has_room() -> None:
     assert cap == 17
     assert max(map(len, groups)) <= cap
     assert sorted(path for group in groups for path in group) == graph.files
+
+
+def test_an_older_map_is_cut_on_the_next_update_and_says_so(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = make_repo({**ring_of_triangles(), ".kgtool.yaml": "communities:\n  resolution: 0.2\n"})
+    update(repo)
+    # The map as a kgtool without the cap committed it.
+    path = repo.root / ".kg" / "communities.json"
+    old = json.loads(path.read_text())
+    for key in ("max_share", "max_share_above"):
+        del old["settings"][key]
+    path.write_text(json.dumps(old, indent=2))
+    repo.write(".kgtool.yaml", COARSE_AND_CAPPED)
+    repo.commit("the older map, and a cap")
+    out = update(repo)
+    assert "communities: no community over 30% of a large package:" in out
+    assert max(len(group) for group in code_groups(repo)) <= 7
+    repo.write("m0/f0.py", (repo.root / "m0/f0.py").read_text() + "\n# a comment\n")
+    repo.commit("a comment")
+    assert "no community over" not in update(repo)

@@ -279,6 +279,9 @@ def what_changed(previous: Document, document: Document) -> str:
         )
     if not current_rules(previous):
         reasons.append("code kept apart from docs and data")
+    if "max_share" not in previous.get("settings", {}) and _over_cap(previous, document):
+        share = float(document["settings"]["max_share"])
+        reasons.append(f"no community over {share:.0%} of a large package")
     lines = [areas_note(previous, document)]
     if reasons:
         old = {cid: c.get("members") for cid, c in previous["communities"].items()}
@@ -290,6 +293,25 @@ def what_changed(previous: Document, document: Document) -> str:
             f"{retired} retired",
         )
     return "; ".join(line for line in lines if line)
+
+
+def _over_cap(previous: Document, document: Document) -> bool:
+    """Whether a code community of ``previous`` holds more of its package than ``document``'s
+    settings allow (``size_cap``): a map formed before the cap, re-formed under it."""
+    from kgtool.communities.cluster import package_of, size_cap
+    from kgtool.communities.packages import is_code
+
+    settings = document["settings"]
+    boundaries = settings.get("boundaries") or []
+    sizes: dict[str, list[int]] = defaultdict(list)
+    for community in previous["communities"].values():
+        code = [path for path in community["members"] if is_code(path)]
+        if code:
+            sizes[package_of(code[0], boundaries)].append(len(code))
+    return any(
+        max(counts) > (size_cap(sum(counts), settings) or sum(counts))
+        for counts in sizes.values()
+    )
 
 
 CONFLICT_MARKER = re.compile(rb"^<<<<<<< ", re.MULTILINE)
