@@ -476,3 +476,15 @@ def test_the_family_of_a_community_is_the_one_half_its_files_belong_to() -> None
         ],
     }
     assert family_bases(document) == {"c1": "NotifyBase"}
+
+
+def test_a_community_of_tests_beside_a_module_or_two_is_named_as_tests() -> None:
+    """Nine plugin tests beside the tag module they all import are tests of the plugins, not
+    the tag module (a module with a few tests of its own stays named for the module)."""
+    plugin_tests = item(
+        "c9",
+        ["app/tag.py", *(f"tests/test_plugin_{n}.py" for n in "abcdefghi")],
+        main=["app/tag.py"],
+    )
+    name, _ = label(plugin_tests)["c9"]
+    assert name.startswith("Tests"), name
