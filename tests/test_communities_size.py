@@ -47,9 +47,11 @@ def test_a_community_over_the_share_is_cut_along_the_graph(
     repo = make_repo({**ring_of_triangles(), ".kgtool.yaml": "communities:\n  resolution: 0.2\n"})
     update(repo)
     assert sorted(len(group) for group in code_groups(repo) if group) == [6, 9, 9]
+    assert "parted" not in communities(repo)  # nothing was cut: updates move files as ever
     repo.write(".kgtool.yaml", COARSE_AND_CAPPED)
     repo.commit("hold communities to 30% of the package")
     update(repo)
+    assert communities(repo)["parted"] == [""]  # the top-level package was cut
     groups = [group for group in code_groups(repo) if group]
     assert max(map(len, groups)) <= 7
     assert triangles_whole(groups)
@@ -124,3 +126,55 @@ def test_an_older_map_is_cut_on_the_next_update_and_says_so(
     repo.write("m0/f0.py", (repo.root / "m0/f0.py").read_text() + "\n# a comment\n")
     repo.commit("a comment")
     assert "no community over" not in update(repo)
+
+
+def test_a_file_sent_back_from_a_full_community_goes_to_its_old_one_not_a_fragment() -> None:
+    from kgtool.communities.cluster import _hold
+
+    files = ["a0", "a1", "b0", "b1", "b2", "x", "y"]
+    # x moved into the full community of the b's, y split off alone: x goes back to the a's.
+    held = _hold(files, [0, 0, 1, 1, 1, 0, 0], [0, 0, 1, 1, 1, 1, 2], {"x", "y"}, 3)
+    assert held == [0, 0, 1, 1, 1, 0, 2]
+
+
+def test_every_part_of_a_cut_is_traced_to_the_community_it_was_cut_from() -> None:
+    """Parts are one unit to the areas; a loose file that sorts first (``a_loose.py``) and
+    joins a part must not hide where the part came from."""
+    files: list[str] = []
+    weights: dict[tuple[str, str], float] = {}
+    for k in range(4):
+        members = [f"app/m{k}/f{n:02}.py" for n in range(15)]
+        files += members
+        weights |= weighted_clique(members)
+    for k in range(3):
+        weights[(f"app/m{k}/f00.py", f"app/m{k + 1}/f00.py")] = 3.0
+    loose = [f"app/m{k}/a_loose.py" for k in range(4)]
+    chain = [f"lib/l{n:03}.py" for n in range(120)]
+    for first, second in itertools.pairwise(chain):
+        weights[(first, second)] = 1.0
+    graph = FileGraph(sorted([*files, *loose, *chain]), weights)
+    cuts: dict[str, str] = {}
+    groups = cluster(graph, {**SETTINGS, "resolution": 0.05}, None, None, cuts)
+    cut_groups = [group for group in groups if any(path in cuts for path in group)]
+    assert len(cut_groups) > 2
+    for group in cut_groups:
+        assert len({cuts[path] for path in group if path in cuts}) == 1
+        assert all(path in cuts for path in group if not path.endswith("a_loose.py"))
+
+
+def test_files_with_no_edges_respect_the_cap_cold_and_on_an_update() -> None:
+    clique = [f"app/k/c{n:02}.py" for n in range(20)]
+    loose = [f"app/k/z{n:02}.py" for n in range(30)]
+    chain = [f"lib/l{n:03}.py" for n in range(140)]
+    weights = weighted_clique(clique)
+    for first, second in itertools.pairwise(chain):
+        weights[(first, second)] = 1.0
+    cap = size_cap(190, SETTINGS)
+    assert cap == 28
+    cold = cluster(FileGraph(sorted([*clique, *loose, *chain]), weights), SETTINGS)
+    assert max(map(len, cold)) <= cap
+    before = cluster(FileGraph(sorted([*clique, *chain]), weights), SETTINGS)
+    previous = {path: f"c{n}" for n, group in enumerate(before) for path in group}
+    graph = FileGraph(sorted([*clique, *loose, *chain]), weights)
+    after = cluster(graph, SETTINGS, previous, set(loose))
+    assert max(map(len, after)) <= cap

@@ -112,7 +112,7 @@ def group_communities(
     document: Document,
     previous: Document,
     rebaseline: bool = False,
-    wholes: dict[str, str] | None = None,
+    origins: dict[str, str] | None = None,
 ) -> list[list[str]]:
     """The areas as lists of community IDs (each sorted by ID number; the list by first file).
 
@@ -120,8 +120,9 @@ def group_communities(
     the free communities (``_free``) are placed, beside most of their files' old area or else
     with the area they are most coupled to (``_join``). Leiden runs only for a package with no
     committed area (the first run, a new package, ``--rebaseline``), over units: the parts
-    cut from one community (``wholes``: community ID -> what it was cut from) are one unit,
-    so a large package's cut leaves its areas as they were.
+    cut from one community this run (``origins``: community ID -> the first file of the
+    community it was cut from) are one unit, counted as one against ``SMALL_PACKAGE``, so a
+    large package's cut leaves its areas as they were.
     """
     packages = _packages(document)
     communities = document["communities"]
@@ -141,7 +142,7 @@ def group_communities(
         members = by_package[name]
         if any(name in group for group in shared.values()):
             continue
-        units = _units(members, wholes or {})
+        units = _units(members, origins or {})
         if len(units) <= SMALL_PACKAGE:
             found.append(members)
             continue
@@ -176,13 +177,14 @@ def group_communities(
     return _ordered(found, communities)
 
 
-def _units(members: list[str], wholes: dict[str, str]) -> dict[str, list[str]]:
-    """``members`` (sorted by ID number) by what they were cut from, each unit keyed by its
-    first ID; a community not cut this run is a unit of its own."""
+def _units(members: list[str], origins: dict[str, str]) -> dict[str, list[str]]:
+    """``members`` (sorted by ID number) by the community they were cut from (``origins``),
+    each unit keyed by its first community ID; a community not cut this run is a unit of its
+    own."""
     units: dict[str, list[str]] = {}
-    first: dict[str, str] = {}
+    first: dict[tuple[str, str], str] = {}
     for cid in members:
-        origin = wholes.get(cid, cid)
+        origin = ("cut from", origins[cid]) if cid in origins else ("itself", cid)
         key = first.setdefault(origin, cid)
         units.setdefault(key, []).append(cid)
     return units
@@ -300,16 +302,13 @@ def form_areas(
     document: Document,
     previous: Document,
     rebaseline: bool = False,
-    wholes: dict[str, str] | None = None,
+    origins: dict[str, str] | None = None,
 ) -> None:
     """Add the areas to ``document``: ``areas``, ``next_area_id``, ``retired_areas``, and each
-    code community's ``area`` (``wholes``: see ``group_communities``)."""
+    code community's ``area`` (``origins``: see ``group_communities``)."""
     communities = document["communities"]
-    groups = group_communities(document, previous, rebaseline, wholes)
-    files_of = {
-        tuple(group): sorted(p for cid in group for p in communities[cid]["members"])
-        for group in groups
-    }
+    groups = group_communities(document, previous, rebaseline, origins)
+    files_of = {tuple(group): _files(group, communities) for group in groups}
     group_of_files = {files[0]: list(group) for group, files in files_of.items() if files}
     old_communities = previous.get("communities", {})
     old_areas: dict[str, list[str]] = {

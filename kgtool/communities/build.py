@@ -344,7 +344,7 @@ def compute(
     local cache, so a fresh clone and a developer's hook write the same bytes.
     """
     from kgtool.communities.areas import form_areas
-    from kgtool.communities.cluster import changed_files, cluster
+    from kgtool.communities.cluster import changed_files, cluster, package_of
 
     graph_hash = graph.digest(settings)
     adjacency = graph.adjacency()
@@ -359,7 +359,8 @@ def compute(
         and previous.get("graph_hash") == graph_hash
         and sorted(previous.get("files", {})) == graph.files
     )
-    cuts: dict[str, str] = {}  # first file of a part -> first file of what it was cut from
+    cuts: dict[str, str] = {}  # each file of a part -> the first file of what it was cut from
+    parted = [str(root) for root in previous.get("parted", []) if isinstance(root, str)]
     if unchanged:
         identity = Identity({cid: sorted(m) for cid, m in old.items()}, next_id)
     else:
@@ -371,9 +372,17 @@ def compute(
             changed = changed_files(graph, adjacency, old_adjacency, old_files)
         # Without the previous adjacency (an older document, new settings or packages) every
         # file may move: a warm start from the old partition.
+        # Packages an earlier run cut keep the update rules of a cut package while only the
+        # changed files may move; a run where every file may move cuts afresh.
+        before = frozenset(parted) if changed is not None else frozenset()
         with progress.status(f"clustering {len(graph.files)} files"):
-            groups = cluster(graph, settings, None if rebaseline else old_files, changed, cuts)
+            groups = cluster(
+                graph, settings, None if rebaseline else old_files, changed, cuts, before
+            )
         identity = assign_ids(groups, old, next_id, float(settings["min_overlap"]))
+        boundaries = settings["boundaries"]
+        present = {package_of(path, boundaries) for path in graph.files}
+        parted = sorted({package_of(path, boundaries) for path in cuts} | (before & present))
     for cid in identity.retired:
         heir = identity.merged_into.get(cid)
         retired[cid] = {"merged_into": heir} if heir else {}
@@ -381,10 +390,15 @@ def compute(
     lineage.update(identity.split_from)
     document = assemble(graph, identity, lineage, retired, graph_hash, settings)
     document["adjacency"] = adjacency
+    if parted:
+        document["parted"] = parted
     # Parts cut from one community this run are one unit to the areas formed above them.
-    whole_of = {members[0]: cid for cid, members in identity.ids.items()}
-    wholes = {whole_of[part]: whole for part, whole in cuts.items() if part in whole_of}
-    form_areas(document, previous, rebaseline, wholes)
+    origins = {
+        cid: next(cuts[path] for path in members if path in cuts)
+        for cid, members in identity.ids.items()
+        if any(path in cuts for path in members)
+    }
+    form_areas(document, previous, rebaseline, origins)
     _add_families(document, graph, settings["boundaries"], families or {})
     return document, not unchanged
 

@@ -45,7 +45,8 @@ LOCALITY_HOPS = 1
 DRIFT = 0.005
 RELAX_SHARE = 0.03
 # A community over its package's cap is cut by Leiden at up to 2**MAX_CUT_DOUBLINGS times
-# the resolution; what is still too large after that is packed by folder.
+# the resolution; what is still too large after that is placed like a cut's leftovers
+# (``_attach``).
 MAX_CUT_DOUBLINGS = 4
 
 Groups = list[list[str]]  # each group sorted; the list in order of first member
@@ -92,13 +93,16 @@ def cluster(
     previous: dict[str, str] | None = None,
     changed: set[str] | None = None,
     cuts: dict[str, str] | None = None,
+    parted: frozenset[str] = frozenset(),
 ) -> Groups:
     """Partition every file; ``previous`` (file -> old community ID) warm-starts Leiden.
 
     With ``changed`` (see ``changed_files``) only files near a change may move (see
     ``_optimise_locally``); files without edges that did not change stay where they were.
-    ``cuts``, when given, receives the groups cut this run (see ``_cut``): the first file of
-    each part -> the first file of the community it was cut from.
+    ``cuts``, when given, receives the communities cut this run (see ``_cut``): each file of
+    a part -> the first file of the community it was cut from. ``parted`` names the packages
+    whose communities an earlier run cut: an update moves their files by the rules of a cut
+    package (see ``_leiden``).
     """
     boundaries = settings["boundaries"]
     if not isinstance(boundaries, list):  # "auto" is made concrete by ``with_packages``
@@ -159,15 +163,18 @@ def cluster(
             len(graph.files),
             cap,
             cuts,
+            name in parted,
         )
         placed = set(connected)
         loose = [path for path in members if path not in placed]
         if changed is not None and previous:
             free |= {path for path in loose if path in changed}
-            groups.extend(_place_loose_locally(loose, clustered, previous, free, limit, name))
+            groups.extend(
+                _place_loose_locally(loose, clustered, previous, free, limit, name, cap)
+            )
             continue
         # Loose files join ``clustered`` in place, or come back as directory groups.
-        directory_groups = _group_loose(loose, clustered, min(limit, cap or limit), name, cap)
+        directory_groups = _group_loose(loose, clustered, limit, name, cap)
         groups.extend(clustered)
         groups.extend(directory_groups)
     return sorted((sorted(g) for g in groups if g), key=lambda g: g[0])
@@ -191,56 +198,55 @@ def _leiden(
     total: int = 0,
     cap: int = 0,
     cuts: dict[str, str] | None = None,
+    parted: bool = False,
 ) -> tuple[Groups, set[str]]:
     """Leiden's groups, and the files it was allowed to move (of ``total`` in the repository);
-    with ``cap``, a group over it is cut again (see ``_cut``, which records in ``cuts``)."""
+    with ``cap``, a group over it is cut again (see ``_cut``, which records in ``cuts``).
+
+    An update of a ``parted`` package (one whose communities were cut) moves only the changed
+    files, at twice the resolution (the scale its parts were cut at), with no catch-up moves:
+    at the package's own scale the parts would merge again, and cutting that again would part
+    them another way on every update."""
     if not files:
         return [], set()
     # Imported here: they cost a tenth of a second, and most updates never re-cluster.
-    import igraph
     import leidenalg
 
-    index = {path: i for i, path in enumerate(files)}
-    pairs = sorted(weights)
-    graph = igraph.Graph(n=len(files), edges=[(index[a], index[b]) for a, b in pairs])
-    graph.es["weight"] = [weights[pair] for pair in pairs]
+    graph = _igraph(files, weights)
     resolution = float(settings["resolution"])
     seed = int(settings["seed"])
     membership = initial_membership(files, previous, neighbours, cap)
     local = changed is not None and membership is not None
+    parted = parted and local
     partition = leidenalg.RBConfigurationVertexPartition(
         graph,
         weights="weight",
         initial_membership=membership,
-        # A cut package's parts were formed at twice the resolution (``_cut``): an update
-        # moves its files at that scale, where the parts are what Leiden would keep.
-        resolution_parameter=resolution * 2 if cap and local else resolution,
+        resolution_parameter=resolution * 2 if parted else resolution,
     )
     optimiser = leidenalg.Optimiser()
     optimiser.set_rng_seed(seed)
     free = set(files)
-    if changed is None or membership is None:
+    if not local:
         _optimise(optimiser, partition, None)
     else:
-        # In a cut package only the changed files move: their neighbours would follow them
-        # across parts that the package's own scale does not hold apart.
-        hops = 0 if cap else LOCALITY_HOPS
+        assert changed is not None and membership is not None
+        hops = 0 if parted else LOCALITY_HOPS
         free = _optimise_locally(
             optimiser, partition, files, membership, changed, neighbours, hops
         )
-        # A package held to a cap takes no catch-up moves: every file free would merge what
-        # the cut parted, and cutting that again parts it another way on each update.
-        if not cap:
+        if not parted:
             free |= _catch_up(optimiser, partition, graph, files, resolution, total)
     now = list(partition.membership)
-    if cap and changed is not None and membership is not None:
+    if cap and local:
+        assert membership is not None
         now = _hold(files, membership, now, free, cap)
     groups = _groups(files, now)
     if cap:
         # An update tolerates a community a little over its cap (a file or two joined it):
         # cutting it again would move every file in it.
-        tolerated = cap if changed is None or membership is None else cap + cap // 4
-        groups = _cut(groups, weights, tolerated, resolution, seed, cap, cuts)
+        tolerated = cap + cap // 4 if local else cap
+        groups = _cut(groups, weights, tolerated, cap, resolution, seed, cuts)
     return groups, free
 
 
@@ -264,7 +270,20 @@ def _catch_up(
     return _relax(partition, relaxed, files, max(1, int(RELAX_SHARE * total)))
 
 
+def _igraph(files: list[str], weights: dict[tuple[str, str], float]) -> Any:
+    """The weighted graph of ``files`` (in their order) over the pairs of ``weights`` among
+    them, in sorted order: the same input, the same graph."""
+    import igraph  # imported here, as leidenalg is: most updates never re-cluster
+
+    index = {path: i for i, path in enumerate(files)}
+    pairs = [pair for pair in sorted(weights) if pair[0] in index and pair[1] in index]
+    graph = igraph.Graph(n=len(files), edges=[(index[a], index[b]) for a, b in pairs])
+    graph.es["weight"] = [weights[pair] for pair in pairs]
+    return graph
+
+
 def _groups(files: list[str], membership: list[int]) -> Groups:
+    """The files by community, in the order communities first appear."""
     found: dict[int, list[str]] = defaultdict(list)
     for path, community in zip(files, membership, strict=True):
         found[community].append(path)
@@ -275,24 +294,26 @@ def _cut(
     groups: Groups,
     weights: dict[tuple[str, str], float],
     limit: int,
+    cap: int,
     resolution: float,
     seed: int,
-    cap: int = 0,
     cuts: dict[str, str] | None = None,
 ) -> Groups:
-    """``groups`` with each group over ``limit`` files cut to at most ``cap`` (default: the
-    limit) per part: Leiden restricted to the group at twice the resolution, each part still
-    too large again at twice that (a large package is read at the scale of its parts, as a
-    large repository is read at the scale of its packages). Files a cut leaves in parts of
-    one or two (the spokes of a hub: six hundred extractors that each import only the base
-    class) join the part they are most tied to while it has room, else are packed by folder
-    and name (``_pack``): a reader holds a folder's slice, not six hundred singletons."""
-    cap = cap or limit
+    """``groups`` with each group over ``limit`` files cut to at most ``cap`` per part:
+    Leiden restricted to the group at twice the resolution, each part still too large again
+    at twice that, up to ``2**MAX_CUT_DOUBLINGS`` times (a large package is read at the scale
+    of its parts, as a large repository is read at the scale of its packages). Files a cut
+    leaves in parts of one or two (the spokes of a hub: six hundred extractors that each
+    import only the base class) are placed by ``_attach``: a reader holds a folder's slice,
+    not six hundred singletons. ``cuts`` receives each file of a part -> the first file of
+    the group it was cut from."""
     kept: Groups = []
     for group in groups:
         if len(group) <= limit:
             kept.append(group)
             continue
+        members = set(group)
+        inside = {pair: w for pair, w in weights.items() if members.issuperset(pair)}
         parts: Groups = []
         leftover: list[str] = []
         pending = [(sorted(group), resolution)]
@@ -301,18 +322,18 @@ def _cut(
             if len(files) <= cap:
                 parts.append(files)
                 continue
-            if at > resolution * 2**MAX_CUT_DOUBLINGS:
+            if at * 2 > resolution * 2**MAX_CUT_DOUBLINGS:
                 leftover.extend(files)
                 continue
-            for part in sorted(_cold_leiden(files, weights, at * 2, seed), key=lambda g: g[0]):
+            for part in sorted(_cold_leiden(files, inside, at * 2, seed), key=lambda g: g[0]):
                 if len(part) < MIN_COMPONENT:
                     leftover.extend(part)
                 else:
                     pending.append((part, at * 2))
-        pieces = [*parts, *_attach(sorted(leftover), parts, weights, cap)]
+        pieces = [*parts, *_attach(sorted(leftover), parts, inside, cap)]
         if cuts is not None:
             whole = min(group)
-            cuts.update((min(piece), whole) for piece in pieces)
+            cuts.update((path, whole) for piece in pieces for path in piece)
         kept.extend(pieces)
     return kept
 
@@ -321,13 +342,9 @@ def _cold_leiden(
     files: list[str], weights: dict[tuple[str, str], float], resolution: float, seed: int
 ) -> Groups:
     """Leiden from singletons over the edges among ``files`` alone (sorted, seeded)."""
-    import igraph
     import leidenalg
 
-    index = {path: i for i, path in enumerate(files)}
-    pairs = [pair for pair in sorted(weights) if pair[0] in index and pair[1] in index]
-    graph = igraph.Graph(n=len(files), edges=[(index[a], index[b]) for a, b in pairs])
-    graph.es["weight"] = [weights[pair] for pair in pairs]
+    graph = _igraph(files, weights)
     partition = leidenalg.RBConfigurationVertexPartition(
         graph, weights="weight", resolution_parameter=resolution
     )
@@ -479,7 +496,12 @@ def _hold(
     changed draws its spokes after it, and a community swollen by them would be cut again,
     every file of it moving."""
     origin = _origins(files, initial, now, free)
-    home = {before: after for after, before in origin.items()}
+    anchored = {after for path, after in zip(files, now, strict=True) if path not in free}
+    # A community's continuation is the one its fixed files are in; one known only from
+    # the files that moved to it is a continuation only when there is no other.
+    home = {before: after for after, before in origin.items() if after in anchored}
+    for after, before in sorted(origin.items()):
+        home.setdefault(before, after)
     sizes = Counter(now)
     held = list(now)
     for vertex, path in enumerate(files):
@@ -600,7 +622,7 @@ def _group_loose(
             clustered[best].append(path)
         else:
             rest.append(path)
-    return _split_tree(rest, package, limit)
+    return _within(_split_tree(rest, package, limit), cap)
 
 
 def _place_loose_locally(
@@ -610,13 +632,16 @@ def _place_loose_locally(
     free: set[str],
     limit: int,
     package: str,
+    cap: int = 0,
 ) -> Groups:
     """Files with no edges, when only ``free`` files may move.
 
     A fixed loose file goes where its old community's fixed files are (they cannot have
     moved), else where most of its old community went, else stays a group of its own. A free
     one (new, or its edges just went) joins what is placed in its folder, else its nearest
-    placed ancestor folder when it would be a small group, else forms directory groups.
+    placed ancestor folder when it would be a small group, else forms directory groups; with
+    ``cap`` (see ``size_cap``), only a group with room takes it, and its directory groups are
+    no larger (``_pack``).
     """
     groups: Groups = [list(group) for group in clustered]
     anchored: dict[str, int] = {}
@@ -648,11 +673,12 @@ def _place_loose_locally(
         for path in group:
             home[posixpath.dirname(path)][number] += 1
 
-    def placed_near(directory: str, walk_up: bool) -> int | None:
+    def placed_near(directory: str, walk_up: bool, size: int = 1) -> int | None:
         while True:
             votes = home.get(directory)
-            if votes:
-                return min(votes, key=lambda number: (-votes[number], number))
+            room = [n for n in votes or () if not cap or len(groups[n]) + size <= cap]
+            if room:
+                return min(room, key=lambda number: (-votes[number], number))
             if not walk_up or directory in ("", package):
                 return None
             directory = posixpath.dirname(directory)
@@ -664,16 +690,21 @@ def _place_loose_locally(
             unplaced.append(path)
         else:
             groups[number].append(path)
-    for group in _split_tree(unplaced, package, limit):
+    for group in _within(_split_tree(unplaced, package, limit), cap):
         number = None
         if len(group) < MIN_LOOSE_GROUP:
             common = posixpath.commonpath([posixpath.dirname(p) for p in group])
-            number = placed_near(common, walk_up=True)
+            number = placed_near(common, walk_up=True, size=len(group))
         if number is None:
             groups.append(group)
         else:
             groups[number].extend(group)
     return groups
+
+
+def _within(groups: Groups, cap: int) -> Groups:
+    """``groups`` with any group over ``cap`` packed in slices (``_pack``); all when 0."""
+    return [part for group in groups for part in (_pack(group, cap) if cap else [group])]
 
 
 def _small_components(edges: dict[tuple[str, str], float], minimum: int) -> set[str]:

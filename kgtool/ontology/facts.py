@@ -117,7 +117,8 @@ def family_bases(document: Document) -> dict[str, str]:
         base = str(family.get("base", "")).rpartition("::")[2].rpartition(".")[2]
         for cid in family.get("communities", []):
             members = document["communities"].get(cid, {}).get("members", [])
-            if base and cid not in bases and 2 * sum(p in files for p in members) >= len(members):
+            held = sum(path in files for path in members)
+            if base and members and cid not in bases and 2 * held >= len(members):
                 bases[cid] = base
     return bases
 

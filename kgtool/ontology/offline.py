@@ -651,8 +651,9 @@ def profile(item: CommunityItem) -> Profile:
             area, fixed, terms = "Mixed", mixture, []
     if not area:
         area = KIND_NOUN[kind].split()[0]
-    said = [root_word(w) for w in words(area)]
-    if kind == "code" and item.family and not any(w in item.family.casefold() for w in said):
+    area_words = {root_word(w) for w in words(area)}
+    family_words = {root_word(w) for w in words(item.family)}
+    if kind == "code" and item.family and not area_words & family_words:
         # What the files are, beside where they live: "Plugins (NotifyBase): chime"; not
         # when the folder says it already ("Lexers", not "Lexers (RegexLexer)").
         area = f"{capitalized(area)} ({item.family})"
