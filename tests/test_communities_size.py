@@ -178,3 +178,24 @@ def test_files_with_no_edges_respect_the_cap_cold_and_on_an_update() -> None:
     graph = FileGraph(sorted([*clique, *loose, *chain]), weights)
     after = cluster(graph, SETTINGS, previous, set(loose))
     assert max(map(len, after)) <= cap
+
+
+def test_what_every_part_of_a_cut_uses_is_a_part_of_its_own() -> None:
+    """The URL and locale helpers every plugin imports are not folded into whichever part
+    of the plugins calls them most."""
+    plugins = [f"app/plugins/p{n:02}.py" for n in range(60)]
+    helpers = ["app/locale.py", "app/url.py"]
+    weights: dict[tuple[str, str], float] = {}
+    for start in range(0, 60, 10):
+        weights |= weighted_clique(plugins[start : start + 10])
+    for plugin in plugins:
+        for helper in helpers:
+            weights[(helper, plugin) if helper < plugin else (plugin, helper)] = 2.0
+    chain = [f"lib/l{n:03}.py" for n in range(100)]
+    for first, second in itertools.pairwise(chain):
+        weights[(first, second)] = 1.0
+    graph = FileGraph(sorted([*plugins, *helpers, *chain]), weights)
+    settings = {**SETTINGS, "resolution": 0.1}
+    groups = cluster(graph, settings)
+    assert max(map(len, groups)) <= size_cap(len(graph.files), settings)
+    assert helpers in groups

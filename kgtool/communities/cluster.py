@@ -48,6 +48,7 @@ RELAX_SHARE = 0.03
 # the resolution; what is still too large after that is placed like a cut's leftovers
 # (``_attach``).
 MAX_CUT_DOUBLINGS = 4
+MIN_SHARED = 2  # shared files (``_shared``) are a part of their own when there are this many
 
 Groups = list[list[str]]  # each group sorted; the list in order of first member
 
@@ -314,9 +315,12 @@ def _cut(
             continue
         members = set(group)
         inside = {pair: w for pair, w in weights.items() if members.issuperset(pair)}
-        parts: Groups = []
+        shared = _shared(group, inside)
+        parts: Groups = _pack(shared, cap) if len(shared) >= MIN_SHARED else []
+        rest = members.difference(*parts)
+        inside = {pair: w for pair, w in inside.items() if rest.issuperset(pair)}
         leftover: list[str] = []
-        pending = [(sorted(group), resolution)]
+        pending = [(sorted(rest), resolution)]
         while pending:
             files, at = pending.pop()
             if len(files) <= cap:
@@ -336,6 +340,17 @@ def _cut(
             cuts.update((path, whole) for piece in pieces for path in piece)
         kept.extend(pieces)
     return kept
+
+
+def _shared(group: list[str], inside: dict[tuple[str, str], float]) -> list[str]:
+    """The files of ``group`` tied to at least half of it: what its files share (a base
+    class, the URL and locale helpers every plugin imports), which a cut keeps apart from
+    any one part of what uses it, and whose ties would otherwise hold every part together."""
+    degree: Counter[str] = Counter()
+    for a, b in inside:
+        degree[a] += 1
+        degree[b] += 1
+    return sorted(path for path, count in degree.items() if 2 * count >= len(group))
 
 
 def _cold_leiden(
