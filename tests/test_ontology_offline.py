@@ -488,3 +488,25 @@ def test_a_community_of_tests_beside_a_module_or_two_is_named_as_tests() -> None
     )
     name, _ = label(plugin_tests)["c9"]
     assert name.startswith("Tests"), name
+
+
+def test_a_community_mostly_of_examples_is_named_as_examples() -> None:
+    """Example extensions beside the three agent modules they call are examples, not the
+    agent's core (a module and the two examples that show it stay named for the module)."""
+    extensions = item(
+        "c10",
+        [
+            "agent/src/core/session.ts",
+            "agent/src/core/modes.ts",
+            *(f"agent/examples/extensions/{n}.ts" for n in ("doom", "todo", "plan", "git")),
+        ],
+        main=["agent/src/core/session.ts"],
+    )
+    name, _ = label(extensions)["c10"]
+    assert name.startswith("Examples"), name
+    small = item(
+        "c11",
+        ["agent/src/core/session.ts", *(f"agent/examples/{n}.ts" for n in ("one", "two"))],
+        main=["agent/src/core/session.ts"],
+    )
+    assert not label(small)["c11"][0].startswith("Examples")

@@ -43,7 +43,8 @@ MAIN_BONUS = (4.0, 3.0, 2.0, 1.5, 1.0)  # extra weight of the main files, busies
 SYMBOL_BONUS = 0.5  # extra weight of a file per top symbol it defines
 SUMMARY_SYMBOLS = 3
 TESTS_FIRST = 0.8  # share of tests that makes a community a test community, whatever its main file
-MIN_TEST_COMMUNITY = 5  # below this a module and its tests are named for the module
+EXAMPLES_FIRST = 0.5  # the same for examples: they use a library, they are not about it
+MIN_TEST_COMMUNITY = 5  # below this a module and its tests (or examples) are named for the module
 
 _CODE_EXTENSIONS = """.py .pyi .pyx .js .mjs .cjs .jsx .ts .mts .cts .tsx .go .java .rs .kt .kts
 .scala .swift .c .h .cc .cpp .cxx .hpp .hh .cs .rb .php .m .mm .ex .exs .erl .lua .dart .vue .svelte
@@ -425,12 +426,17 @@ def weights(item: CommunityItem, members: list[str]) -> dict[str, float]:
 def community_kind(item: CommunityItem, roles: dict[str, str], weight: dict[str, float]) -> str:
     """The kind of file a community is about: its main files decide, then the majority; a
     community of which ``TESTS_FIRST`` of the files are tests is named as tests, whatever
-    the few modules they share it with (23 plugin tests beside tag.py and json.py)."""
+    the few modules they share it with (23 plugin tests beside tag.py and json.py), and one
+    of which ``EXAMPLES_FIRST`` are examples as examples (23 example extensions beside the
+    three agent modules they call)."""
     code = [p for p, role in roles.items() if role == "code"]
-    tests = sum(role == "test" for role in roles.values())
+    counts = Counter(roles.values())
     main_role = roles[item.main_files[0]] if has_main_files(item) and item.main_files else ""
-    if tests >= TESTS_FIRST * len(roles) and len(roles) >= MIN_TEST_COMMUNITY:
-        return "test"
+    if len(roles) >= MIN_TEST_COMMUNITY:
+        if counts["test"] >= TESTS_FIRST * len(roles):
+            return "test"
+        if counts["example"] > EXAMPLES_FIRST * len(roles):
+            return "example"
     if main_role == "code" or (code and len(code) >= 0.3 * len(roles)):
         return "code"
     totals: Counter[str] = Counter()
