@@ -199,3 +199,40 @@ def test_what_every_part_of_a_cut_uses_is_a_part_of_its_own() -> None:
     groups = cluster(graph, settings)
     assert max(map(len, groups)) <= size_cap(len(graph.files), settings)
     assert helpers in groups
+
+
+def test_a_plugin_and_its_test_join_their_folder_in_a_large_package() -> None:
+    """In a package held to a cap, a community of a plugin and its test among a folder of
+    plugins held by larger communities joins one with room; the rest are packed together,
+    each plugin with its test, not a community per plugin."""
+    from kgtool.communities.cluster import _absorb_fragments
+
+    slice_a = [f"app/plugins/a{n:02}.py" for n in range(8)]
+    slice_b = [f"app/plugins/b{n:02}.py" for n in range(9)]
+    pairs = [[f"app/plugins/p{n}.py", f"tests/test_p{n}.py"] for n in range(5)]
+    alone = ["tests/test_solo.py", "tools/solo.py"]
+    groups = _absorb_fragments([slice_a, slice_b, *pairs, alone], cap=10)
+    assert max(map(len, groups)) <= 10
+    assert alone in groups  # nothing of its folder elsewhere: it stays
+    for plugin, test in pairs:
+        (home,) = [group for group in groups if plugin in group]
+        assert test in home
+    assert len(groups) == 4  # two slices, the lone pair, and the other four pairs in one group
+
+
+def test_a_large_package_of_plugins_is_not_a_community_per_plugin_and_its_test() -> None:
+    plugins = [f"app/plugins/p{n:02}.py" for n in range(30)]
+    tests = [f"tests/test_p{n:02}.py" for n in range(30)]
+    weights: dict[tuple[str, str], float] = {}
+    for plugin, test in zip(plugins, tests, strict=True):
+        weights[(plugin, test)] = 5.0
+        weights[("app/plugins/base.py", plugin)] = 1.0
+    chain = [f"lib/l{n:03}.py" for n in range(130)]
+    for first, second in itertools.pairwise(chain):
+        weights[(first, second)] = 1.0
+    graph = FileGraph(sorted([*plugins, *tests, "app/plugins/base.py", *chain]), weights)
+    groups = cluster(graph, SETTINGS)
+    assert sum(len(group) <= 2 for group in groups) <= 1  # 27 such pairs before
+    assert max(map(len, groups)) <= size_cap(len(graph.files), SETTINGS)
+    for plugin, test in zip(plugins, tests, strict=True):
+        assert any(plugin in group and test in group for group in groups)

@@ -49,6 +49,7 @@ RELAX_SHARE = 0.03
 # (``_attach``).
 MAX_CUT_DOUBLINGS = 4
 MIN_SHARED = 2  # shared files (``_shared``) are a part of their own when there are this many
+FRAGMENT = 2  # in a package held to a cap, a community this small joins its folder's
 
 Groups = list[list[str]]  # each group sorted; the list in order of first member
 
@@ -170,15 +171,60 @@ def cluster(
         loose = [path for path in members if path not in placed]
         if changed is not None and previous:
             free |= {path for path in loose if path in changed}
-            groups.extend(
-                _place_loose_locally(loose, clustered, previous, free, limit, name, cap)
-            )
-            continue
-        # Loose files join ``clustered`` in place, or come back as directory groups.
-        directory_groups = _group_loose(loose, clustered, limit, name, cap)
-        groups.extend(clustered)
-        groups.extend(directory_groups)
+            placed_groups = _place_loose_locally(loose, clustered, previous, free, limit, name, cap)
+        else:
+            # Loose files join ``clustered`` in place, or come back as directory groups.
+            placed_groups = clustered + _group_loose(loose, clustered, limit, name, cap)
+        groups.extend(_absorb_fragments(placed_groups, cap) if cap else placed_groups)
     return sorted((sorted(g) for g in groups if g), key=lambda g: g[0])
+
+
+def _absorb_fragments(groups: Groups, cap: int) -> Groups:
+    """In a package held to a cap, a community of one or two files (a plugin and its test)
+    among many files of its folder held by larger ones joins the one holding most of them,
+    while it has room; those that find none are packed together per folder (``_pack``), so
+    a hundred plugins make a few communities, not one per plugin and its test. A fragment
+    alone in its folder stays as it is."""
+    large = [list(group) for group in groups if len(group) > FRAGMENT]
+    fragments = sorted((sorted(g) for g in groups if 0 < len(g) <= FRAGMENT), key=_lead)
+    home: dict[str, Counter[int]] = defaultdict(Counter)
+    for number, group in enumerate(large):
+        for path in group:
+            home[posixpath.dirname(path)][number] += 1
+    kept: Groups = []
+    waiting: dict[str, Groups] = defaultdict(list)
+    for fragment in fragments:
+        folder = posixpath.dirname(_lead(fragment))
+        votes = home.get(folder)
+        if not votes:
+            kept.append(fragment)
+            continue
+        room = [n for n in votes if len(large[n]) + len(fragment) <= cap]
+        if room:
+            large[min(room, key=lambda n: (-votes[n], n))].extend(fragment)
+        else:
+            waiting[folder].append(fragment)
+    for folder in sorted(waiting):
+        kept.extend(_pack_whole(waiting[folder], cap))
+    return [*large, *kept]
+
+
+def _pack_whole(units: Groups, cap: int) -> Groups:
+    """``units`` (in order) in slices of about even size of at most ``cap`` files, no unit
+    split (a plugin stays with its test)."""
+    total = sum(map(len, units))
+    target = -(-total // -(-total // cap))
+    packed: Groups = [[]]
+    for unit in units:
+        if packed[-1] and len(packed[-1]) + len(unit) > target:
+            packed.append([])
+        packed[-1].extend(unit)
+    return packed
+
+
+def _lead(group: list[str]) -> str:
+    """The file a small group is about: its first file that is not a test."""
+    return next((path for path in group if not is_test(path)), group[0])
 
 
 def size_cap(code_files: int, settings: dict[str, Any]) -> int:
