@@ -181,10 +181,10 @@ def test_files_with_no_edges_respect_the_cap_cold_and_on_an_update() -> None:
 
 
 def test_what_every_part_of_a_cut_uses_is_a_part_of_its_own() -> None:
-    """The URL and locale helpers every plugin imports are not folded into whichever part
-    of the plugins calls them most."""
+    """The URL, locale and common helpers every plugin imports are not folded into whichever
+    part of the plugins calls them most."""
     plugins = [f"app/plugins/p{n:02}.py" for n in range(60)]
-    helpers = ["app/locale.py", "app/url.py"]
+    helpers = ["app/common.py", "app/locale.py", "app/url.py"]
     weights: dict[tuple[str, str], float] = {}
     for start in range(0, 60, 10):
         weights |= weighted_clique(plugins[start : start + 10])
@@ -236,3 +236,38 @@ def test_a_large_package_of_plugins_is_not_a_community_per_plugin_and_its_test()
     assert max(map(len, groups)) <= size_cap(len(graph.files), SETTINGS)
     for plugin, test in zip(plugins, tests, strict=True):
         assert any(plugin in group and test in group for group in groups)
+
+
+def test_an_update_leaves_the_fragments_it_did_not_touch_where_they_are() -> None:
+    from kgtool.communities.cluster import _absorb_fragments
+
+    slice_a = [f"app/plugins/a{n:02}.py" for n in range(8)]
+    pairs = [[f"app/plugins/p{n}.py", f"tests/test_p{n}.py"] for n in range(3)]
+    groups = _absorb_fragments([slice_a, *pairs], cap=20, free={"app/plugins/p1.py"})
+    assert pairs[0] in groups and pairs[2] in groups  # untouched: they stay
+    assert [*slice_a, *pairs[1]] in groups  # the changed one joins its folder
+
+
+def test_fragments_are_packed_whole_and_none_is_left_alone_at_the_end() -> None:
+    from kgtool.communities.cluster import _absorb_fragments, _pack_whole
+
+    pairs = [[f"app/p{n:02}.py", f"tests/test_p{n:02}.py"] for n in range(13)]
+    packed = _pack_whole(pairs, 22)
+    assert sorted(map(len, packed)) == [12, 14]  # not [12, 12, 2]
+    assert _pack_whole([], 10) == []
+    # A folder of nothing but fragments is packed too, each plugin with its test.
+    only = _absorb_fragments([*pairs], cap=22)
+    assert sorted(map(len, only)) == [12, 14]
+    # One file of the folder in a larger community does not pull thirteen pairs after it.
+    lib = ["app/base.py", *(f"lib/l{n}.py" for n in range(5))]
+    mixed = _absorb_fragments([lib, *pairs], cap=22)
+    assert lib in mixed
+
+
+def test_a_dense_group_has_no_hub_to_set_apart_and_no_empty_part() -> None:
+    from kgtool.communities.cluster import _cut
+
+    clique = [f"app/k/c{n:02}.py" for n in range(30)]
+    parts = _cut([clique], weighted_clique(clique), 10, 10, 1.0, 42)
+    assert all(parts) and max(map(len, parts)) <= 10
+    assert sorted(path for part in parts for path in part) == clique

@@ -48,8 +48,11 @@ RELAX_SHARE = 0.03
 # the resolution; what is still too large after that is placed like a cut's leftovers
 # (``_attach``).
 MAX_CUT_DOUBLINGS = 4
-MIN_SHARED = 2  # shared files (``_shared``) are a part of their own when there are this many
-FRAGMENT = 2  # in a package held to a cap, a community this small joins its folder's
+# In a package held to a cap, a community this small joins its folder (``_absorb_fragments``).
+FRAGMENT = 2
+# Shared files (``_shared``) are a part of their own when there are at least this many: a
+# part of two would be a fragment, folded back into its folder.
+MIN_SHARED = FRAGMENT + 1
 
 Groups = list[list[str]]  # each group sorted; the list in order of first member
 
@@ -175,50 +178,60 @@ def cluster(
         else:
             # Loose files join ``clustered`` in place, or come back as directory groups.
             placed_groups = clustered + _group_loose(loose, clustered, limit, name, cap)
-        groups.extend(_absorb_fragments(placed_groups, cap) if cap else placed_groups)
+        movable = free if changed is not None and previous else None
+        groups.extend(_absorb_fragments(placed_groups, cap, movable) if cap else placed_groups)
     return sorted((sorted(g) for g in groups if g), key=lambda g: g[0])
 
 
-def _absorb_fragments(groups: Groups, cap: int) -> Groups:
+def _absorb_fragments(groups: Groups, cap: int, free: set[str] | None = None) -> Groups:
     """In a package held to a cap, a community of one or two files (a plugin and its test)
-    among many files of its folder held by larger ones joins the one holding most of them,
-    while it has room; those that find none are packed together per folder (``_pack``), so
-    a hundred plugins make a few communities, not one per plugin and its test. A fragment
-    alone in its folder stays as it is."""
+    in a folder whose files larger communities hold at least as many of joins the one holding
+    most of them, while it has room; the fragments of a folder that find no room, or whose
+    folder no larger community holds, are packed together per folder, each whole
+    (``_pack_whole``), when there are two or more: a hundred plugins make a few communities,
+    not one per plugin and its test. On an update (``free``: the files that may move) only
+    a fragment holding a free file is placed; the others stay as they are."""
     large = [list(group) for group in groups if len(group) > FRAGMENT]
-    fragments = sorted((sorted(g) for g in groups if 0 < len(g) <= FRAGMENT), key=_lead)
+    small = sorted((sorted(g) for g in groups if 0 < len(g) <= FRAGMENT), key=_lead)
+    kept = [g for g in small if free is not None and not free.intersection(g)]
+    fragments = [g for g in small if free is None or free.intersection(g)]
     home: dict[str, Counter[int]] = defaultdict(Counter)
     for number, group in enumerate(large):
         for path in group:
             home[posixpath.dirname(path)][number] += 1
-    kept: Groups = []
+    in_folder: Counter[str] = Counter()
+    for fragment in fragments:
+        in_folder[posixpath.dirname(_lead(fragment))] += len(fragment)
     waiting: dict[str, Groups] = defaultdict(list)
     for fragment in fragments:
         folder = posixpath.dirname(_lead(fragment))
-        votes = home.get(folder)
-        if not votes:
-            kept.append(fragment)
-            continue
+        votes = home.get(folder, Counter())
         room = [n for n in votes if len(large[n]) + len(fragment) <= cap]
-        if room:
+        if room and sum(votes.values()) >= in_folder[folder]:
             large[min(room, key=lambda n: (-votes[n], n))].extend(fragment)
         else:
             waiting[folder].append(fragment)
     for folder in sorted(waiting):
-        kept.extend(_pack_whole(waiting[folder], cap))
+        units = waiting[folder]
+        kept.extend(_pack_whole(units, cap) if len(units) >= 2 else units)
     return [*large, *kept]
 
 
 def _pack_whole(units: Groups, cap: int) -> Groups:
-    """``units`` (in order) in slices of about even size of at most ``cap`` files, no unit
-    split (a plugin stays with its test)."""
+    """``units`` (in order) in slices of about even size, none split (a plugin stays with its
+    test): at most ``cap`` files each unless a unit alone is larger, and no last slice of a
+    fragment's size when the one before has room for it."""
     total = sum(map(len, units))
+    if not total:
+        return []
     target = -(-total // -(-total // cap))
     packed: Groups = [[]]
     for unit in units:
         if packed[-1] and len(packed[-1]) + len(unit) > target:
             packed.append([])
         packed[-1].extend(unit)
+    if len(packed) > 1 and len(packed[-1]) <= FRAGMENT and len(packed[-2]) + len(packed[-1]) <= cap:
+        packed[-2].extend(packed.pop())
     return packed
 
 
@@ -362,11 +375,13 @@ def _cut(
         members = set(group)
         inside = {pair: w for pair, w in weights.items() if members.issuperset(pair)}
         shared = _shared(group, inside)
-        parts: Groups = _pack(shared, cap) if len(shared) >= MIN_SHARED else []
+        # A dense group, where most files are tied to most others, has no hub to set apart.
+        apart = MIN_SHARED <= len(shared) <= len(group) // 2
+        parts: Groups = _pack(shared, cap) if apart else []
         rest = members.difference(*parts)
         inside = {pair: w for pair, w in inside.items() if rest.issuperset(pair)}
         leftover: list[str] = []
-        pending = [(sorted(rest), resolution)]
+        pending = [(sorted(rest), resolution)] if rest else []
         while pending:
             files, at = pending.pop()
             if len(files) <= cap:

@@ -44,7 +44,7 @@ SYMBOL_BONUS = 0.5  # extra weight of a file per top symbol it defines
 SUMMARY_SYMBOLS = 3
 TESTS_FIRST = 0.8  # share of tests that makes a community a test community, whatever its main file
 EXAMPLES_FIRST = 0.5  # the same for examples: they use a library, they are not about it
-MIN_TEST_COMMUNITY = 5  # below this a module and its tests (or examples) are named for the module
+MIN_KIND_COMMUNITY = 5  # below this a module and its tests (or examples) are named for the module
 
 _CODE_EXTENSIONS = """.py .pyi .pyx .js .mjs .cjs .jsx .ts .mts .cts .tsx .go .java .rs .kt .kts
 .scala .swift .c .h .cc .cpp .cxx .hpp .hh .cs .rb .php .m .mm .ex .exs .erl .lua .dart .vue .svelte
@@ -432,7 +432,7 @@ def community_kind(item: CommunityItem, roles: dict[str, str], weight: dict[str,
     code = [p for p, role in roles.items() if role == "code"]
     counts = Counter(roles.values())
     main_role = roles[item.main_files[0]] if has_main_files(item) and item.main_files else ""
-    if len(roles) >= MIN_TEST_COMMUNITY:
+    if len(roles) >= MIN_KIND_COMMUNITY:
         if counts["test"] >= TESTS_FIRST * len(roles):
             return "test"
         if counts["example"] > EXAMPLES_FIRST * len(roles):
