@@ -23,6 +23,13 @@ SETTINGS = {**copy.deepcopy(DEFAULTS["communities"]), "boundaries": [], "version
 COARSE_AND_CAPPED = "communities:\n  resolution: 0.2\n  max_share: 0.3\n  max_share_above: 20\n"
 
 
+def lib_chain(count: int) -> tuple[list[str], dict[tuple[str, str], float]]:
+    """``count`` files each tied to the next: the bulk of a package, so that the files a
+    test is about are a package over ``max_share_above``."""
+    files = [f"lib/l{n:03}.py" for n in range(count)]
+    return files, dict.fromkeys(itertools.pairwise(files), 1.0)
+
+
 def code_groups(repo: Repo) -> list[list[str]]:
     return [[p for p in group if p.endswith(".py")] for group in members(repo).values()]
 
@@ -94,10 +101,9 @@ def test_files_a_hub_alone_holds_together_are_packed_by_folder_and_name() -> Non
 def test_files_with_no_edges_join_a_community_only_while_it_has_room() -> None:
     clique = [f"app/x/c{n:02}.py" for n in range(12)]
     loose = [f"app/x/l{n:02}.py" for n in range(10)]
-    chain = [f"lib/l{n:03}.py" for n in range(120)]
+    chain, chain_weights = lib_chain(120)
     weights = weighted_clique(clique)
-    for first, second in itertools.pairwise(chain):
-        weights[(first, second)] = 1.0
+    weights |= chain_weights
     graph = FileGraph(sorted([*clique, *loose, *chain]), weights)
     settings = {**SETTINGS, "max_share_above": 100, "max_share": 0.12}
     cap = size_cap(len(graph.files), settings)
@@ -149,9 +155,8 @@ def test_every_part_of_a_cut_is_traced_to_the_community_it_was_cut_from() -> Non
     for k in range(3):
         weights[(f"app/m{k}/f00.py", f"app/m{k + 1}/f00.py")] = 3.0
     loose = [f"app/m{k}/a_loose.py" for k in range(4)]
-    chain = [f"lib/l{n:03}.py" for n in range(120)]
-    for first, second in itertools.pairwise(chain):
-        weights[(first, second)] = 1.0
+    chain, chain_weights = lib_chain(120)
+    weights |= chain_weights
     graph = FileGraph(sorted([*files, *loose, *chain]), weights)
     cuts: dict[str, str] = {}
     groups = cluster(graph, {**SETTINGS, "resolution": 0.05}, None, None, cuts)
@@ -165,10 +170,9 @@ def test_every_part_of_a_cut_is_traced_to_the_community_it_was_cut_from() -> Non
 def test_files_with_no_edges_respect_the_cap_cold_and_on_an_update() -> None:
     clique = [f"app/k/c{n:02}.py" for n in range(20)]
     loose = [f"app/k/z{n:02}.py" for n in range(30)]
-    chain = [f"lib/l{n:03}.py" for n in range(140)]
+    chain, chain_weights = lib_chain(140)
     weights = weighted_clique(clique)
-    for first, second in itertools.pairwise(chain):
-        weights[(first, second)] = 1.0
+    weights |= chain_weights
     cap = size_cap(190, SETTINGS)
     assert cap == 28
     cold = cluster(FileGraph(sorted([*clique, *loose, *chain]), weights), SETTINGS)
@@ -191,9 +195,8 @@ def test_what_every_part_of_a_cut_uses_is_a_part_of_its_own() -> None:
     for plugin in plugins:
         for helper in helpers:
             weights[(helper, plugin) if helper < plugin else (plugin, helper)] = 2.0
-    chain = [f"lib/l{n:03}.py" for n in range(100)]
-    for first, second in itertools.pairwise(chain):
-        weights[(first, second)] = 1.0
+    chain, chain_weights = lib_chain(100)
+    weights |= chain_weights
     graph = FileGraph(sorted([*plugins, *helpers, *chain]), weights)
     settings = {**SETTINGS, "resolution": 0.1}
     groups = cluster(graph, settings)
@@ -227,9 +230,8 @@ def test_a_large_package_of_plugins_is_not_a_community_per_plugin_and_its_test()
     for plugin, test in zip(plugins, tests, strict=True):
         weights[(plugin, test)] = 5.0
         weights[("app/plugins/base.py", plugin)] = 1.0
-    chain = [f"lib/l{n:03}.py" for n in range(130)]
-    for first, second in itertools.pairwise(chain):
-        weights[(first, second)] = 1.0
+    chain, chain_weights = lib_chain(130)
+    weights |= chain_weights
     graph = FileGraph(sorted([*plugins, *tests, "app/plugins/base.py", *chain]), weights)
     groups = cluster(graph, SETTINGS)
     assert sum(len(group) <= 2 for group in groups) <= 1  # 27 such pairs before
