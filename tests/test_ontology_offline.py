@@ -510,3 +510,12 @@ def test_a_community_mostly_of_examples_is_named_as_examples() -> None:
         main=["agent/src/core/session.ts"],
     )
     assert not label(small)["c11"][0].startswith("Examples")
+
+
+def test_a_folder_named_base_does_not_stand_for_a_family_of_some_base() -> None:
+    handlers = item(
+        "c12",
+        [f"app/base/{n}.py" for n in ("http", "smtp", "sms")],
+        main=["app/base/http.py", "app/base/smtp.py"],
+    )._replace(family="HandlerBase")
+    assert label(handlers)["c12"][0] == "Base (HandlerBase): HTTP, SMTP"

@@ -168,7 +168,7 @@ def cluster(
             len(graph.files),
             cap,
             cuts,
-            name in parted,
+            name in parted and cap > 0,  # a package back under the threshold is not held
         )
         placed = set(connected)
         loose = [path for path in members if path not in placed]
@@ -195,10 +195,7 @@ def _absorb_fragments(groups: Groups, cap: int, free: set[str] | None = None) ->
     small = sorted((sorted(g) for g in groups if 0 < len(g) <= FRAGMENT), key=_lead)
     kept = [g for g in small if free is not None and not free.intersection(g)]
     fragments = [g for g in small if free is None or free.intersection(g)]
-    home: dict[str, Counter[int]] = defaultdict(Counter)
-    for number, group in enumerate(large):
-        for path in group:
-            home[posixpath.dirname(path)][number] += 1
+    home = _folder_votes(large)
     in_folder: Counter[str] = Counter()
     for fragment in fragments:
         in_folder[posixpath.dirname(_lead(fragment))] += len(fragment)
@@ -233,6 +230,16 @@ def _pack_whole(units: Groups, cap: int) -> Groups:
     if len(packed) > 1 and len(packed[-1]) <= FRAGMENT and len(packed[-2]) + len(packed[-1]) <= cap:
         packed[-2].extend(packed.pop())
     return packed
+
+
+def _folder_votes(groups: Groups) -> dict[str, Counter[int]]:
+    """Folder -> how many of its files each group holds (groups by their index): where a file
+    with no say of its own goes is where its folder's files are."""
+    votes: dict[str, Counter[int]] = defaultdict(Counter)
+    for number, group in enumerate(groups):
+        for path in group:
+            votes[posixpath.dirname(path)][number] += 1
+    return votes
 
 
 def _lead(group: list[str]) -> str:
@@ -444,9 +451,7 @@ def _attach(
             ties[a][part_of[b]] += weight
         elif b in waiting and a in part_of:
             ties[b][part_of[a]] += weight
-    in_folder: dict[str, Counter[int]] = defaultdict(Counter)
-    for path, number in part_of.items():
-        in_folder[posixpath.dirname(path)][number] += 1
+    in_folder = _folder_votes(parts)
     sizes = [len(part) for part in parts]
     rest: list[str] = []
     for path in leftover:
@@ -683,10 +688,7 @@ def _group_loose(
     and hands its subfolders on. Documentation trees become a few groups, not one blob and
     not hundreds of singletons.
     """
-    home: dict[str, Counter[int]] = defaultdict(Counter)
-    for number, group in enumerate(clustered):
-        for path in group:
-            home[posixpath.dirname(path)][number] += 1
+    home = _folder_votes(clustered)
     loose_count = Counter(posixpath.dirname(path) for path in loose)
     rest: list[str] = []
     for path in loose:
@@ -744,10 +746,7 @@ def _place_loose_locally(
             own[label].append(path)
     for label in sorted(own, key=_id_key):
         groups.append(own[label])
-    home: dict[str, Counter[int]] = defaultdict(Counter)
-    for number, group in enumerate(groups):
-        for path in group:
-            home[posixpath.dirname(path)][number] += 1
+    home = _folder_votes(groups)
 
     def placed_near(directory: str, walk_up: bool, size: int = 1) -> int | None:
         while True:

@@ -657,7 +657,8 @@ def profile(item: CommunityItem) -> Profile:
             area, fixed, terms = "Mixed", mixture, []
     if not area:
         area = KIND_NOUN[kind].split()[0]
-    area_words = {root_word(w) for w in words(area)}
+    # "Base" says nothing of a family; "Plugins" and "Lexers" do.
+    area_words = {root_word(w) for w in words(area)} - {"base"}
     family_words = {root_word(w) for w in words(item.family)}
     if kind == "code" and item.family and not area_words & family_words:
         # What the files are, beside where they live: "Plugins (NotifyBase): chime"; not
