@@ -175,6 +175,7 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
         f"written yet. ({DRIFTED}): the label was written for members or edges that have "
         "changed since; treat it as a guess. `kgtool label` names both.",
         "",
+        *_picture(document, area_titles if grouped else {}, names),
         "| Community | Files | Main files | Depends on |",
         "|---|---:|---|---|",
     ]
@@ -219,6 +220,17 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
         page += _page_families(cid, document, names)
         outputs[f"{PAGES_DIR}/{cid}.md"] = page.encode("utf-8")
     return outputs
+
+
+def _picture(
+    document: dict[str, Any], area_titles: dict[str, str], names: dict[str, str]
+) -> list[str]:
+    """The map as a picture (``diagram.areas_flowchart``), then a blank line; nothing for a
+    map of a single box."""
+    from kgtool.ontology.diagram import areas_flowchart
+
+    lines = areas_flowchart(document, area_titles, names)
+    return [*lines, ""] if lines else []
 
 
 def _community_row(

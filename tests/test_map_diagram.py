@@ -1,0 +1,72 @@
+"""MAP.md opens with a picture: a Mermaid flowchart of the areas (or of the largest code
+communities on a map of one area), small, deterministic, and safe to draw whatever the
+repository names its files."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from communities_helpers import update
+from conftest import Repo
+from test_communities_guards import ring_of_triangles
+
+from kgtool.ontology.diagram import MAX_NODES, flowchart, label_text
+
+# The subset of Mermaid the map emits, line by line: anything else is a bug.
+GRAMMAR = [
+    re.compile(r"^```mermaid$"),
+    re.compile(r"^flowchart LR$"),
+    re.compile(r'^  (?:[Ac]\d+|more)\["[^"\[\]<>`#]*(?:<br/>\d+ files)?"\]$'),
+    re.compile(r'^  (?:[Ac]\d+|more) -->\|"[a-z]+ ×\d+"\| (?:[Ac]\d+|more)$'),
+    re.compile(r"^```$"),
+]
+
+
+def mermaid_block(text: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index("```mermaid")
+    end = lines.index("```", start + 1)
+    return lines[start : end + 1]
+
+
+def assert_grammar(block: list[str]) -> None:
+    for line in block:
+        assert any(rule.match(line) for rule in GRAMMAR), line
+
+
+def test_the_map_opens_with_a_picture_that_parses_and_is_the_same_every_time(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = make_repo(ring_of_triangles())
+    update(repo)
+    text = (repo.root / ".kg" / "MAP.md").read_text()
+    block = mermaid_block(text)
+    assert_grammar(block)
+    assert text.index("```mermaid") < text.index("| Community |")
+    boxes = [line for line in block if '["' in line]
+    arrows = [line for line in block if "-->" in line]
+    assert len(boxes) == 8 and arrows  # one box per triangle, the ring's ties as arrows
+    assert all("calls ×" in arrow or "imports ×" in arrow for arrow in arrows)
+    (repo.root / ".kg" / "MAP.md").unlink()
+    update(repo)
+    assert (repo.root / ".kg" / "MAP.md").read_text() == text
+
+
+def test_what_a_repository_names_cannot_break_out_of_a_label() -> None:
+    hostile = 'x"] --> evil["<script>alert(1)</script>\n```\n#quot; `tick`'
+    text = label_text(hostile)
+    assert not set(text) & set('"[]<>`#\n')
+    block = flowchart([("c1", hostile, 3), ("c2", "plain", 2)], {})
+    assert_grammar(block)
+    assert len(label_text("w " * 100)) <= 40
+
+
+def test_a_large_map_folds_what_does_not_fit_into_one_box() -> None:
+    nodes = [(f"c{n}", f"community {n}", 100 - n) for n in range(1, MAX_NODES + 6)]
+    edges = {("c1", f"c{MAX_NODES + 3}"): {"calls": {"EXTRACTED": 7}}}
+    block = flowchart(nodes, edges)
+    assert_grammar(block)
+    assert sum('["' in line for line in block) == MAX_NODES + 1
+    assert '  more["5 more, ' in "\n".join(block)
+    assert '  c1 -->|"calls ×7"| more' in block
