@@ -4,6 +4,7 @@ repository names its files."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -70,3 +71,16 @@ def test_a_large_map_folds_what_does_not_fit_into_one_box() -> None:
     assert sum('["' in line for line in block) == MAX_NODES + 1
     assert '  more["5 more, ' in "\n".join(block)
     assert '  c1 -->|"calls ×7"| more' in block
+
+
+def test_each_community_page_draws_its_neighbourhood(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(ring_of_triangles())
+    update(repo)
+    document = json.loads((repo.root / ".kg" / "communities.json").read_text())
+    cid = document["files"]["m3/f0.py"]
+    page = (repo.root / ".kg" / "communities" / f"{cid}.md").read_text()
+    block = mermaid_block(page)
+    assert_grammar(block)
+    assert block[2].startswith(f'  {cid}["{cid} · ')  # the community itself comes first
+    ring = {document["files"][f"m{n}/f0.py"] for n in (2, 4)}  # its two neighbours in the ring
+    assert all(any(f" {other}" in line for line in block if "-->" in line) for other in ring)

@@ -20,6 +20,7 @@ from typing import Any
 from kgtool.communities.identity import id_number
 
 MAX_NODES = 16  # boxes drawn; the rest are one "more" box
+NEIGHBOURS = 8  # on a community's page: the communities it is most coupled to, both ways
 EDGES_PER_NODE = 2  # strongest arrows out of each box
 MAX_LABEL = 40  # characters of a name in a box
 # What a label may hold: any other character becomes a space.
@@ -38,9 +39,11 @@ def label_text(text: str) -> str:
 def flowchart(
     nodes: list[tuple[str, str, int]],
     edges: dict[tuple[str, str], dict[str, dict[str, int]]],
+    per_node: int = EDGES_PER_NODE,
 ) -> list[str]:
     """The fenced Mermaid lines for ``nodes`` (ID, name, files; drawn in this order, the
-    first ``MAX_NODES`` as boxes) and ``edges`` ((src, dst) -> typed counts by tier)."""
+    first ``MAX_NODES`` as boxes) and ``edges`` ((src, dst) -> typed counts by tier), the
+    ``per_node`` strongest arrows out of each box."""
     shown = nodes[:MAX_NODES]
     folded = nodes[MAX_NODES:]
     ids = {node_id for node_id, _, _ in shown}
@@ -65,9 +68,7 @@ def flowchart(
         out[a].append((-total, b, TYPE_WORDS.get(kind, kind)))
     order = [node_id for node_id, _, _ in shown] + ([MORE] if folded else [])
     for a in order:
-        for negative, b, word in sorted(out[a], key=lambda e: (e[0], _order(e[1])))[
-            :EDGES_PER_NODE
-        ]:
+        for negative, b, word in sorted(out[a], key=lambda e: (e[0], _order(e[1])))[:per_node]:
             lines.append(f'  {a} -->|"{label_text(word)} ×{-negative}"| {b}')
     lines.append("```")
     return lines
@@ -109,3 +110,33 @@ def areas_flowchart(
                 into.setdefault(kind, {}).setdefault(tier, 0)
                 into[kind][tier] += int(count)
     return flowchart(nodes, dict(edges))
+
+
+def neighbourhood_flowchart(
+    cid: str,
+    names: dict[str, str],
+    sizes: dict[str, int],
+    outgoing: list[dict[str, Any]],
+    incoming: list[dict[str, Any]],
+) -> list[str]:
+    """A community's page's picture: it and the ``NEIGHBOURS`` communities it shares most
+    layer-1 edges with (either way), with its arrows to and from each; nothing when it has
+    no edge."""
+    strength: dict[str, int] = defaultdict(int)
+    for edge in outgoing:
+        strength[edge["dst"]] += int(edge["total"])
+    for edge in incoming:
+        strength[edge["src"]] += int(edge["total"])
+    near = sorted(strength, key=lambda other: (-strength[other], id_number(other)))[:NEIGHBOURS]
+    if not near:
+        return []
+    shown = {cid, *near}
+    nodes = [
+        (node, f"{node} · {names.get(node, node)}", sizes.get(node, 0)) for node in [cid, *near]
+    ]
+    edges = {
+        (edge["src"], edge["dst"]): edge["types"]
+        for edge in [*outgoing, *incoming]
+        if edge["src"] in shown and edge["dst"] in shown
+    }
+    return flowchart(nodes, edges, per_node=NEIGHBOURS)

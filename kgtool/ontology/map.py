@@ -442,6 +442,12 @@ def _page(
     if merged_here.get(cid):
         merged = ", ".join(sorted(merged_here[cid], key=id_number))
         lines.append(f"Absorbed retired communities: {merged}.")
+    from kgtool.ontology.diagram import neighbourhood_flowchart
+
+    sizes = {other: int(c["size"]) for other, c in communities.items()}
+    picture = neighbourhood_flowchart(cid, names, sizes, outgoing, incoming)
+    if picture:
+        lines += ["", "## Neighbourhood", "", *picture]
     if community["main_files"]:
         lines += ["", "## Main files (edges in from other files)", ""]
         lines += [f"- {md_path(path)} ({count})" for path, count in community["main_files"]]
