@@ -11,17 +11,23 @@ from collections.abc import Callable
 from communities_helpers import update
 from conftest import Repo
 from test_communities_guards import ring_of_triangles
+from test_communities_packages import two_tangled_packages
 
 from kgtool.ontology.diagram import MAX_NODES, flowchart, label_text
 
-# The subset of Mermaid the map emits, line by line: anything else is a bug.
+# The subset of Mermaid the map emits, line by line: anything else is a bug. A label holds
+# only what ``label_text`` lets through, and never a directive Mermaid's lexer would take.
+LABEL = r"[\w .,:;()/'+·×…-]*"
+FILES = r"<br/>\d+ files?"
+ARROW = r"(?:probably )?[a-z]+ ×\d+(?:, [a-z]+ ×\d+)*"
 GRAMMAR = [
     re.compile(r"^```mermaid$"),
     re.compile(r"^flowchart LR$"),
-    re.compile(r'^  (?:[Ac]\d+|more)\["[^"\[\]<>`#]*(?:<br/>\d+ files)?"\]$'),
-    re.compile(r'^  (?:[Ac]\d+|more) -->\|"[a-z]+ ×\d+"\| (?:[Ac]\d+|more)$'),
+    re.compile(rf'^  (?:[Ac]\d+|more)\["{LABEL}(?:{FILES})?"\]$'),
+    re.compile(rf'^  (?:[Ac]\d+|more) -->\|"{ARROW}"\| (?:[Ac]\d+|more)$'),
     re.compile(r"^```$"),
 ]
+DIRECTIVE = re.compile(r"direction\s+(?:TB|BT|RL|LR|TD)")
 
 
 def mermaid_block(text: str) -> list[str]:
@@ -34,6 +40,7 @@ def mermaid_block(text: str) -> list[str]:
 def assert_grammar(block: list[str]) -> None:
     for line in block:
         assert any(rule.match(line) for rule in GRAMMAR), line
+        assert not DIRECTIVE.search(line), line
 
 
 def test_the_map_opens_with_a_picture_that_parses_and_is_the_same_every_time(
@@ -48,18 +55,21 @@ def test_the_map_opens_with_a_picture_that_parses_and_is_the_same_every_time(
     boxes = [line for line in block if '["' in line]
     arrows = [line for line in block if "-->" in line]
     assert len(boxes) == 8 and arrows  # one box per triangle, the ring's ties as arrows
-    assert all("calls ×" in arrow or "imports ×" in arrow for arrow in arrows)
+    assert all(re.search(r'"(calls|imports) ×\d+', arrow) for arrow in arrows)
     (repo.root / ".kg" / "MAP.md").unlink()
     update(repo)
     assert (repo.root / ".kg" / "MAP.md").read_text() == text
 
 
 def test_what_a_repository_names_cannot_break_out_of_a_label() -> None:
-    hostile = 'x"] --> evil["<script>alert(1)</script>\n```\n#quot; `tick`'
+    hostile = 'x"] --> evil["<script>alert(1)</script>\n```\n#quot; `tick` %%{init}%% |&'
     text = label_text(hostile)
-    assert not set(text) & set('"[]<>`#\n')
-    block = flowchart([("c1", hostile, 3), ("c2", "plain", 2)], {})
+    assert not set(text) & set('"[]<>`#\n%{}|&')
+    # Mermaid takes "direction LR" anywhere on a line as a directive and drops the box.
+    assert not DIRECTIVE.search(label_text("Layout: direction LR parser"))
+    block = flowchart([("c1", hostile, 3), ("c2", "Layout: direction LR", 1)], {})
     assert_grammar(block)
+    assert '<br/>1 file"]' in block[3]
     assert len(label_text("w " * 100)) <= 40
 
 
@@ -83,4 +93,31 @@ def test_each_community_page_draws_its_neighbourhood(make_repo: Callable[..., Re
     assert_grammar(block)
     assert block[2].startswith(f'  {cid}["{cid} · ')  # the community itself comes first
     ring = {document["files"][f"m{n}/f0.py"] for n in (2, 4)}  # its two neighbours in the ring
-    assert all(any(f" {other}" in line for line in block if "-->" in line) for other in ring)
+    arrows = [line.split() for line in block if "-->" in line]
+    assert all(any(other in (words[0], words[-1]) for words in arrows) for other in ring)
+
+
+def test_an_arrow_says_its_typed_counts_and_what_more_adds_up_never_outranks_a_box() -> None:
+    nodes = [(f"c{n}", f"community {n}", 100 - n) for n in range(1, MAX_NODES + 3)]
+    edges = {
+        ("c1", "c2"): {"calls": {"EXTRACTED": 5}, "imports": {"EXTRACTED": 2}},
+        ("c1", "c3"): {"calls": {"INFERRED": 4}},
+        ("c1", f"c{MAX_NODES + 1}"): {"calls": {"EXTRACTED": 50}},
+        ("c1", f"c{MAX_NODES + 2}"): {"calls": {"EXTRACTED": 50}},
+    }
+    block = flowchart(nodes, edges)
+    assert_grammar(block)
+    assert '  c1 -->|"calls ×5, imports ×2"| c2' in block
+    assert '  c1 -->|"probably calls ×4"| c3' in block
+    assert not any(line.startswith("  c1 -->") and line.endswith("more") for line in block)
+
+
+def test_a_map_of_several_areas_draws_its_areas(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(two_tangled_packages())
+    update(repo)
+    document = json.loads((repo.root / ".kg" / "communities.json").read_text())
+    assert len(document["areas"]) >= 2
+    block = mermaid_block((repo.root / ".kg" / "MAP.md").read_text())
+    assert_grammar(block)
+    boxes = [line.split("[")[0].strip() for line in block if '["' in line]
+    assert sorted(boxes) == sorted(document["areas"])

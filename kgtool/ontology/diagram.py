@@ -1,95 +1,130 @@
 """The map as a picture: a Mermaid flowchart GitHub draws where MAP.md is shown.
 
 MAP.md opens with the areas (or, on a map of one area, its largest code communities) as boxes
-with their names and sizes, and their strongest dependencies as arrows labelled with the
-dominant edge type in words and the layer-1 edge count. It is kept small enough to read:
-at most ``MAX_NODES`` boxes, the rest folded into one "more" box with their count, and each
-box's ``EDGES_PER_NODE`` strongest arrows out. The same input gives the same bytes.
+with their names and sizes, and their strongest dependencies as arrows labelled with their
+typed edge counts, the dominant type first, in words ("calls ×175, imports ×11"; "probably"
+when most are INFERRED, as the table says). It is kept small enough to read: at most
+``MAX_NODES`` boxes, the rest folded into one "more" box with their count, and each box's
+``EDGES_PER_NODE`` strongest arrows out, arrows to or from "more" last. The same input gives
+the same bytes.
 
 Names come from the repository (paths, identifiers, labels a pull request can write), so a
-label keeps only letters, digits, spaces and a few marks (``LABEL_TEXT``); nothing in it can
-close the fence, start a tag or break out of the quotes.
+label keeps only letters, digits, spaces and a few marks (``LABEL_TEXT``), and never the
+words Mermaid's lexer reads as a directive wherever they stand (``direction LR``): nothing
+in it can close the fence, start a tag, leave the quotes or drop a box.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from typing import Any
 
 from kgtool.communities.identity import id_number
 
-MAX_NODES = 16  # boxes drawn; the rest are one "more" box
-NEIGHBOURS = 8  # on a community's page: the communities it is most coupled to, both ways
+MAX_NODES = 12  # boxes drawn; the rest are one "more" box
 EDGES_PER_NODE = 2  # strongest arrows out of each box
-MAX_LABEL = 40  # characters of a name in a box
+NEIGHBOURS = 8  # on a community's page: the communities it is most coupled to, both ways
+MAX_LABEL = 40  # characters of a name in a box, before its mark
 # What a label may hold: any other character becomes a space.
 LABEL_TEXT = re.compile(r"[^\w .,:;()/'+·×-]", re.UNICODE)
+# Mermaid's flowchart lexer takes a line holding "direction TB" (and the like) anywhere,
+# quotes or not, as a directive, and drops the box or arrow on it.
+DIRECTIVE = re.compile(r"direction(?=\s+(?:TB|BT|RL|LR|TD))")
 # Edge types in words, as an arrow reads "A calls B".
 TYPE_WORDS = {"calls": "calls", "imports": "imports", "inherits": "extends"}
+INFERRED = "INFERRED"
 MORE = "more"
 
+Counts = dict[str, dict[str, int]]  # edge type -> tier -> count
 
-def label_text(text: str) -> str:
-    """``text`` as a Mermaid label: only plain characters, one line, bounded."""
-    plain = " ".join(LABEL_TEXT.sub(" ", text).split())
-    return plain if len(plain) <= MAX_LABEL else plain[: MAX_LABEL - 1].rstrip() + "…"
+
+def label_text(text: str, limit: int = MAX_LABEL) -> str:
+    """``text`` as a Mermaid label: only plain characters, one line, at most ``limit``."""
+    plain = " ".join(LABEL_TEXT.sub(" ", unicodedata.normalize("NFC", text)).split())
+    plain = DIRECTIVE.sub("direction:", plain)
+    return plain if len(plain) <= limit else plain[: limit - 1].rstrip() + "…"
+
+
+def arrow_text(counts: Counts) -> str:
+    """Typed counts, the dominant type first, in words: "calls ×175, imports ×11", or
+    "probably calls ×175" when most of them are INFERRED."""
+    totals = {kind: sum(tiers.values()) for kind, tiers in counts.items()}
+    order = sorted(totals, key=lambda kind: (-totals[kind], kind))
+    words = ", ".join(f"{TYPE_WORDS.get(kind, 'uses')} ×{totals[kind]}" for kind in order)
+    inferred = sum(tiers.get(INFERRED, 0) for tiers in counts.values())
+    return f"probably {words}" if 2 * inferred > sum(totals.values()) else words
 
 
 def flowchart(
     nodes: list[tuple[str, str, int]],
-    edges: dict[tuple[str, str], dict[str, dict[str, int]]],
+    edges: dict[tuple[str, str], Counts],
     per_node: int = EDGES_PER_NODE,
+    marks: dict[str, str] | None = None,
 ) -> list[str]:
     """The fenced Mermaid lines for ``nodes`` (ID, name, files; drawn in this order, the
-    first ``MAX_NODES`` as boxes) and ``edges`` ((src, dst) -> typed counts by tier), the
-    ``per_node`` strongest arrows out of each box."""
+    first ``MAX_NODES`` as boxes), ``edges`` ((src, dst) -> typed counts by tier) and
+    ``marks`` (ID -> "unlabelled" or "drifted": a name that is not a current label is
+    never shown as fact); the ``per_node`` strongest arrows out of each box."""
     shown = nodes[:MAX_NODES]
     folded = nodes[MAX_NODES:]
-    ids = {node_id for node_id, _, _ in shown}
     lines = ["```mermaid", "flowchart LR"]
     for node_id, name, files in shown:
-        lines.append(f'  {node_id}["{label_text(name)}<br/>{files} files"]')
+        mark = (marks or {}).get(node_id, "")
+        label = label_text(name) + (f" ({mark})" if mark else "")
+        lines.append(f'  {node_id}["{label}<br/>{_files(files)}"]')
     if folded:
         files = sum(size for _, _, size in folded)
-        lines.append(f'  {MORE}["{len(folded)} more, {files} files"]')
-    owner = {node_id: node_id if node_id in ids else MORE for node_id, _, _ in nodes}
-    merged: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for (src, dst), types in edges.items():
+        lines.append(f'  {MORE}["{len(folded)} more, {_files(files)}"]')
+    owner = {node_id: node_id for node_id, _, _ in shown}
+    owner.update((node_id, MORE) for node_id, _, _ in folded)
+    merged: dict[tuple[str, str], Counts] = defaultdict(lambda: defaultdict(dict))
+    for (src, dst), types in sorted(edges.items()):
         a, b = owner.get(src), owner.get(dst)
         if a is None or b is None or a == b:
             continue
         for kind, tiers in types.items():
-            merged[(a, b)][kind] += sum(tiers.values())
-    out: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
+            into = merged[(a, b)][kind]
+            for tier, count in tiers.items():
+                into[tier] = into.get(tier, 0) + int(count)
+    out: dict[str, list[tuple[tuple[int, int, int, str], str, Counts]]] = defaultdict(list)
     for (a, b), counts in merged.items():
-        total = sum(counts.values())
-        kind = min(counts, key=lambda k: (-counts[k], k))
-        out[a].append((-total, b, TYPE_WORDS.get(kind, kind)))
-    order = [node_id for node_id, _, _ in shown] + ([MORE] if folded else [])
-    for a in order:
-        for negative, b, word in sorted(out[a], key=lambda e: (e[0], _order(e[1])))[:per_node]:
-            lines.append(f'  {a} -->|"{label_text(word)} ×{-negative}"| {b}')
+        total = sum(sum(tiers.values()) for tiers in counts.values())
+        # What "more" adds up is several communities: it never outranks a box's own arrows.
+        key = (int(MORE in (a, b)), -total, *_order(b))
+        out[a].append((key, b, counts))
+    for a in [node_id for node_id, _, _ in shown] + ([MORE] if folded else []):
+        for _, b, counts in sorted(out[a], key=lambda e: e[0])[:per_node]:
+            lines.append(f'  {a} -->|"{label_text(arrow_text(counts), 60)}"| {b}')
     lines.append("```")
     return lines
 
 
-def _order(node_id: str) -> tuple[int, int, str]:
-    return (1, 0, node_id) if node_id == MORE else (0, id_number(node_id), node_id)
+def _files(count: int) -> str:
+    return f"{count} file" if count == 1 else f"{count} files"
+
+
+def _order(node_id: str) -> tuple[int, str]:
+    return (1 << 62, node_id) if node_id == MORE else (id_number(node_id), node_id)
 
 
 def areas_flowchart(
-    document: dict[str, Any], titles: dict[str, str], names: dict[str, str]
+    document: dict[str, Any],
+    titles: dict[str, str],
+    names: dict[str, str],
+    marks: dict[str, str] | None = None,
 ) -> list[str]:
     """The map's picture: its areas when it has more than one (``titles``: area ID -> its
-    title), else its code communities (``names``), largest first; the typed edges between
-    communities summed per pair of boxes."""
+    title), else its code communities (``names``, ``marks``), largest first; the typed
+    edges between communities summed per pair of boxes."""
     communities: dict[str, Any] = document["communities"]
     areas: dict[str, Any] = document.get("areas", {})
     if len(areas) > 1:
         order = sorted(areas, key=lambda a: (-areas[a]["size"], id_number(a)))
         nodes = [(aid, titles.get(aid, aid), int(areas[aid]["size"])) for aid in order]
         box = {cid: c.get("area", "") for cid, c in communities.items()}
+        marks = {}
     else:
         code = [cid for cid, c in communities.items() if c.get("kind", "code") == "code"]
         order = sorted(code, key=lambda c: (-communities[c]["size"], id_number(c)))
@@ -99,7 +134,7 @@ def areas_flowchart(
         box = {cid: cid for cid in code}
     if len(nodes) < 2:
         return []
-    edges: dict[tuple[str, str], dict[str, dict[str, int]]] = defaultdict(dict)
+    edges: dict[tuple[str, str], Counts] = defaultdict(dict)
     for edge in document.get("edges", []):
         a, b = box.get(edge["src"]), box.get(edge["dst"])
         if not a or not b or a == b:
@@ -109,7 +144,7 @@ def areas_flowchart(
             for tier, count in tiers.items():
                 into.setdefault(kind, {}).setdefault(tier, 0)
                 into[kind][tier] += int(count)
-    return flowchart(nodes, dict(edges))
+    return flowchart(nodes, dict(edges), marks=marks)
 
 
 def neighbourhood_flowchart(
@@ -118,6 +153,7 @@ def neighbourhood_flowchart(
     sizes: dict[str, int],
     outgoing: list[dict[str, Any]],
     incoming: list[dict[str, Any]],
+    marks: dict[str, str] | None = None,
 ) -> list[str]:
     """A community's page's picture: it and the ``NEIGHBOURS`` communities it shares most
     layer-1 edges with (either way), with its arrows to and from each; nothing when it has
@@ -139,4 +175,4 @@ def neighbourhood_flowchart(
         for edge in [*outgoing, *incoming]
         if edge["src"] in shown and edge["dst"] in shown
     }
-    return flowchart(nodes, edges, per_node=NEIGHBOURS)
+    return flowchart(nodes, edges, per_node=NEIGHBOURS, marks=marks)

@@ -175,7 +175,7 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
         f"written yet. ({DRIFTED}): the label was written for members or edges that have "
         "changed since; treat it as a guess. `kgtool label` names both.",
         "",
-        *_picture(document, area_titles if grouped else {}, names),
+        *_picture(document, area_titles if grouped else {}, names, view.marks),
         "| Community | Files | Main files | Depends on |",
         "|---|---:|---|---|",
     ]
@@ -212,9 +212,18 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
         heir = info.get("merged_into")
         if heir in communities:
             merged_here.setdefault(heir, []).append(old)
+    sizes = {cid: int(community["size"]) for cid, community in communities.items()}
     for cid in communities:
         page = _page(
-            cid, communities, names, view, outgoing[cid], incoming[cid], merged_here, map_name
+            cid,
+            communities,
+            names,
+            view,
+            outgoing[cid],
+            incoming[cid],
+            merged_here,
+            map_name,
+            sizes,
         )
         page = _with_area(page, communities[cid].get("area"), area_titles, map_name)
         page += _page_families(cid, document, names)
@@ -223,13 +232,16 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
 
 
 def _picture(
-    document: dict[str, Any], area_titles: dict[str, str], names: dict[str, str]
+    document: dict[str, Any],
+    area_titles: dict[str, str],
+    names: dict[str, str],
+    marks: Mapping[str, str],
 ) -> list[str]:
     """The map as a picture (``diagram.areas_flowchart``), then a blank line; nothing for a
     map of a single box."""
     from kgtool.ontology.diagram import areas_flowchart
 
-    lines = areas_flowchart(document, area_titles, names)
+    lines = areas_flowchart(document, area_titles, names, dict(marks))
     return [*lines, ""] if lines else []
 
 
@@ -414,6 +426,7 @@ def _page(
     incoming: list[dict[str, Any]],
     merged_here: dict[str, list[str]],
     map_name: str,
+    sizes: dict[str, int],
 ) -> str:
     from kgtool.ontology.view import UNLABELLED
 
@@ -444,8 +457,7 @@ def _page(
         lines.append(f"Absorbed retired communities: {merged}.")
     from kgtool.ontology.diagram import neighbourhood_flowchart
 
-    sizes = {other: int(c["size"]) for other, c in communities.items()}
-    picture = neighbourhood_flowchart(cid, names, sizes, outgoing, incoming)
+    picture = neighbourhood_flowchart(cid, names, sizes, outgoing, incoming, dict(view.marks))
     if picture:
         lines += ["", "## Neighbourhood", "", *picture]
     if community["main_files"]:
