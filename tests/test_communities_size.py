@@ -98,12 +98,18 @@ def test_files_a_hub_alone_holds_together_are_packed_by_folder_and_name() -> Non
     assert cluster(graph, {**SETTINGS, "max_share_above": 100, "max_share": 0.1}) == groups
 
 
+def clique_loose_and_chain(
+    clique_size: int, loose_size: int, chain_size: int
+) -> tuple[list[str], list[str], list[str], dict[tuple[str, str], float]]:
+    """A clique of ``app/k/`` files, files with no edges beside it, and a package's bulk."""
+    clique = [f"app/k/c{n:02}.py" for n in range(clique_size)]
+    loose = [f"app/k/z{n:02}.py" for n in range(loose_size)]
+    chain, chain_weights = lib_chain(chain_size)
+    return clique, loose, chain, weighted_clique(clique) | chain_weights
+
+
 def test_files_with_no_edges_join_a_community_only_while_it_has_room() -> None:
-    clique = [f"app/x/c{n:02}.py" for n in range(12)]
-    loose = [f"app/x/l{n:02}.py" for n in range(10)]
-    chain, chain_weights = lib_chain(120)
-    weights = weighted_clique(clique)
-    weights |= chain_weights
+    clique, loose, chain, weights = clique_loose_and_chain(12, 10, 120)
     graph = FileGraph(sorted([*clique, *loose, *chain]), weights)
     settings = {**SETTINGS, "max_share_above": 100, "max_share": 0.12}
     cap = size_cap(len(graph.files), settings)
@@ -168,11 +174,7 @@ def test_every_part_of_a_cut_is_traced_to_the_community_it_was_cut_from() -> Non
 
 
 def test_files_with_no_edges_respect_the_cap_cold_and_on_an_update() -> None:
-    clique = [f"app/k/c{n:02}.py" for n in range(20)]
-    loose = [f"app/k/z{n:02}.py" for n in range(30)]
-    chain, chain_weights = lib_chain(140)
-    weights = weighted_clique(clique)
-    weights |= chain_weights
+    clique, loose, chain, weights = clique_loose_and_chain(20, 30, 140)
     cap = size_cap(190, SETTINGS)
     assert cap == 28
     cold = cluster(FileGraph(sorted([*clique, *loose, *chain]), weights), SETTINGS)

@@ -440,22 +440,24 @@ def test_a_label_the_ontology_would_refuse_is_never_written(
 # --- names from a family's base class ----------------------------------------------------------
 
 
-def test_a_community_of_one_family_is_named_for_its_base_class_too() -> None:
-    plugins = item(
-        "c3",
-        [f"app/plugins/{n}.py" for n in ("chime", "dot", "slack")],
-        main=["app/plugins/slack.py", "app/plugins/dot.py"],
-    )._replace(family="NotifyBase")
-    assert label(plugins)["c3"][0] == "Plugins (NotifyBase): dot, slack"
-
-
-def test_a_folder_that_names_the_base_already_is_not_told_twice() -> None:
-    lexers = item(
-        "c4",
-        [f"app/lexers/{n}.py" for n in ("css", "html", "python")],
-        main=["app/lexers/css.py", "app/lexers/html.py"],
-    )._replace(family="RegexLexer")
-    assert label(lexers)["c4"][0] == "Lexers: CSS, HTML"
+@pytest.mark.parametrize(
+    ("folder", "stems", "base", "name"),
+    [
+        # What the files are, beside where they live.
+        ("app/plugins", ("chime", "dot", "slack"), "NotifyBase",
+         "Plugins (NotifyBase): dot, slack"),
+        # A folder that names the base already does not tell it twice.
+        ("app/lexers", ("python", "css", "html"), "RegexLexer", "Lexers: CSS, HTML"),
+        # "Base" in a folder's name says nothing of which base.
+        ("app/base", ("sms", "http", "smtp"), "HandlerBase", "Base (HandlerBase): HTTP, SMTP"),
+    ],
+)
+def test_a_community_of_one_family_is_named_for_its_base_class_too(
+    folder: str, stems: tuple[str, ...], base: str, name: str
+) -> None:
+    paths = [f"{folder}/{stem}.py" for stem in stems]
+    family = item("c3", paths, main=paths[:0:-1])._replace(family=base)
+    assert label(family)["c3"][0] == name
 
 
 def test_the_family_of_a_community_is_the_one_half_its_files_belong_to() -> None:
@@ -510,12 +512,3 @@ def test_a_community_mostly_of_examples_is_named_as_examples() -> None:
         main=["agent/src/core/session.ts"],
     )
     assert not label(small)["c11"][0].startswith("Examples")
-
-
-def test_a_folder_named_base_does_not_stand_for_a_family_of_some_base() -> None:
-    handlers = item(
-        "c12",
-        [f"app/base/{n}.py" for n in ("http", "smtp", "sms")],
-        main=["app/base/http.py", "app/base/smtp.py"],
-    )._replace(family="HandlerBase")
-    assert label(handlers)["c12"][0] == "Base (HandlerBase): HTTP, SMTP"
