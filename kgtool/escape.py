@@ -3,8 +3,9 @@
 File names, playbooks, labels and commit messages are written by whoever commits them, a pull
 request included; kgtool shows them in plain text (a terminal, a log), in markdown GitHub
 renders (the job summary, the pull-request comment) and in markdown agents read (MAP.md and
-the community pages). Each format has one function here, and each shows the text as text:
-never a second line, a link, an image, an HTML tag, a table cell or a notification.
+the community pages), Mermaid pictures included. Each format has one function here, and each
+shows the text as text: never a second line, a link, an image, an HTML tag, a table cell or
+a notification.
 Ordinary names come out as they went in, so the map of an ordinary repository is unchanged.
 """
 
@@ -88,3 +89,18 @@ def _spelled(char: str) -> str:
     if code < 0x100:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+# A Mermaid label keeps only letters, digits, spaces and a few marks: nothing in it can close
+# its quotes, the code fence, start a tag or an entity (#quot;). Mermaid's flowchart lexer
+# also takes "direction TB" (and the like) anywhere on a line as a directive and drops the
+# box or arrow on it.
+_MERMAID_DROPPED = re.compile(r"[^\w .,:;()/'+·×-]", re.UNICODE)
+_MERMAID_DIRECTIVE = re.compile(r"direction(?=\s+(?:TB|BT|RL|LR|TD))")
+
+
+def mermaid_label(text: str, limit: int) -> str:
+    """``text`` as a Mermaid label: only plain characters, one line, at most ``limit``."""
+    plain = " ".join(_MERMAID_DROPPED.sub(" ", unicodedata.normalize("NFC", text)).split())
+    plain = _MERMAID_DIRECTIVE.sub("direction:", plain)
+    return plain if len(plain) <= limit else plain[: limit - 1].rstrip() + "…"

@@ -116,3 +116,19 @@ def test_diff_defaults_to_merge_base_and_working_tree(make_repo: Callable[..., R
     out = repo.kg("diff").out
     assert "working tree" in out and "(+1 -0)" in out
     assert repo.kg("diff", "no-such-rev").code == 2
+
+
+def test_a_name_in_the_summary_graph_cannot_break_out_of_its_label(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """The pull-request summary's graph holds names a pull request can write (labels in
+    .kg/ontology.yaml): they are labels of the same plain alphabet as the map's picture."""
+    from kgtool.communities.diff import render_markdown
+
+    repo, ids = scripted(make_repo, commit_kg=True)
+    report = json.loads(repo.kg("diff", "base", "HEAD", "--format", "json").out)
+    report["names"][ids["big"]] = 'x"] --> evil["<b>#quot;</b> direction LR `tick`'
+    graph = render_markdown(report, "base", "HEAD").split("```mermaid")[1]
+    line = next(line for line in graph.splitlines() if line.startswith(f"  {ids['big']}["))
+    label = line.split('["', 1)[1].removesuffix('"]')
+    assert not set(label) & set('"[]<>#`') and "direction LR" not in label

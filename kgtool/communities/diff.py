@@ -13,7 +13,9 @@ from typing import Any
 
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
-from kgtool.escape import md_text, printable
+from kgtool.escape import md_text, mermaid_label, printable
+
+MERMAID_LABEL = 48  # characters of a community's name in the summary's graph
 
 Document = dict[str, Any]
 Report = dict[str, Any]
@@ -309,7 +311,7 @@ def render_markdown(
     lines += ["", "```mermaid", "graph LR"]
     retired = {e["id"] for e in report["retired"]} | {e["from"] for e in report["merged"]}
     for cid in sorted(touched_communities(report), key=id_number):
-        label = _name(cid, report).replace('"', "'")
+        label = mermaid_label(_name(cid, report), MERMAID_LABEL)
         lines.append(f'  {cid}["{label}"]' + (":::retired" if cid in retired else ""))
     for e in report["split"]:
         lines.append(f"  {e['from']} -.->|split| {e['into']}")

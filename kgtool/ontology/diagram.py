@@ -9,29 +9,23 @@ when most are INFERRED, as the table says). It is kept small enough to read: at 
 the same bytes.
 
 Names come from the repository (paths, identifiers, labels a pull request can write), so a
-label keeps only letters, digits, spaces and a few marks (``LABEL_TEXT``), and never the
-words Mermaid's lexer reads as a directive wherever they stand (``direction LR``): nothing
-in it can close the fence, start a tag, leave the quotes or drop a box.
+label keeps only letters, digits, spaces and a few marks, and never the words Mermaid's
+lexer reads as a directive wherever they stand (``direction LR``): ``escape.mermaid_label``,
+which the pull-request summary's graph uses too.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import defaultdict
 from typing import Any
 
 from kgtool.communities.identity import id_number
+from kgtool.escape import mermaid_label
 
 MAX_NODES = 12  # boxes drawn; the rest are one "more" box
 EDGES_PER_NODE = 2  # strongest arrows out of each box
 NEIGHBOURS = 8  # on a community's page: the communities it is most coupled to, both ways
 MAX_LABEL = 40  # characters of a name in a box, before its mark
-# What a label may hold: any other character becomes a space.
-LABEL_TEXT = re.compile(r"[^\w .,:;()/'+·×-]", re.UNICODE)
-# Mermaid's flowchart lexer takes a line holding "direction TB" (and the like) anywhere,
-# quotes or not, as a directive, and drops the box or arrow on it.
-DIRECTIVE = re.compile(r"direction(?=\s+(?:TB|BT|RL|LR|TD))")
 # Edge types in words, as an arrow reads "A calls B".
 TYPE_WORDS = {"calls": "calls", "imports": "imports", "inherits": "extends"}
 INFERRED = "INFERRED"
@@ -41,10 +35,8 @@ Counts = dict[str, dict[str, int]]  # edge type -> tier -> count
 
 
 def label_text(text: str, limit: int = MAX_LABEL) -> str:
-    """``text`` as a Mermaid label: only plain characters, one line, at most ``limit``."""
-    plain = " ".join(LABEL_TEXT.sub(" ", unicodedata.normalize("NFC", text)).split())
-    plain = DIRECTIVE.sub("direction:", plain)
-    return plain if len(plain) <= limit else plain[: limit - 1].rstrip() + "…"
+    """``text`` as a label of the map's picture (``escape.mermaid_label``)."""
+    return mermaid_label(text, limit)
 
 
 def arrow_text(counts: Counts) -> str:
