@@ -13,7 +13,7 @@ import re
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -605,19 +605,24 @@ def changed_lines(root: Path, commit: str, path: str) -> list[Hunk] | None:
     return hunks
 
 
-def changed_text(root: Path, commit: str, limit: int) -> tuple[list[str], list[str]] | None:
+def changed_text(
+    root: Path, commit: str, limit: int, leave_out: Iterable[str] = ()
+) -> tuple[list[str], list[str]] | None:
     """The lines ``commit`` removed and the lines it wrote, against its first parent, over
-    all its files; None when git cannot say (a root commit, a missing blob) or the diff is
-    longer than ``limit`` bytes."""
+    its files but those named (in any case, in any folder) in ``leave_out`` (lock files, which
+    a bump rewrites by the megabyte); None when git cannot say (a root commit, a missing
+    blob) or the diff is longer than ``limit`` bytes."""
     if commit.startswith("-"):
         return None
-    data = _read_bounded(root, _first_parent_diff(commit), limit)
+    excluded = [f":(exclude,glob,icase)**/{name}" for name in sorted(leave_out)]
+    data = _read_bounded(root, [*_first_parent_diff(commit), *excluded], limit)
     if data is None:
         return None
     removed: list[str] = []
     written: list[str] = []
     in_header = False  # between "diff --git" and the first hunk: "--- a/x" is no line
-    for line in data.decode("utf-8", "replace").splitlines():
+    # Lines end at "\n" only: a line holding a form feed or U+2028 is one line, not a header.
+    for line in data.decode("utf-8", "replace").split("\n"):
         if line.startswith("diff --git "):
             in_header = True
         elif line.startswith("@@"):

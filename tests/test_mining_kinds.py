@@ -403,3 +403,13 @@ def test_a_task_is_named_by_the_word_that_names_its_folder(repo: Repo) -> None:
         commit_at(repo, title, DAY * 10 * (number + 1))
     patterns = mine_history(repo.root, Options()).patterns
     assert [object_of(p) for p in patterns] == ["message"], [p.anchor for p in patterns]
+
+
+def test_a_line_holding_a_form_feed_is_one_line_and_lock_files_are_left_out(repo: Repo) -> None:
+    repo.write_files({"VERSION": "a 1.0.1\x0cdiff --git x\nb 2.0.0\n", "Cargo.lock": "v 1\n"})
+    commit_at(repo, "Start", 1)
+    repo.write_files({"VERSION": "a 1.0.2\x0cdiff --git x\nb 2.0.1\n", "Cargo.lock": "v 2\n"})
+    head = commit_at(repo, "Bump", 2)
+    removed, written = changed_text(repo.root, head, 10_000, ("cargo.lock",)) or ([], [])
+    assert written == ["a 1.0.2\x0cdiff --git x", "b 2.0.1"], written
+    assert removed == ["a 1.0.1\x0cdiff --git x", "b 2.0.0"], removed

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.config import Config
+from kgtool.file_kinds import LOCK_FILES
 from kgtool.mining.filters import (
     MAX_FILES,
     REASONS,
@@ -41,6 +42,8 @@ MAX_PROPOSALS = 10
 BUMP_SAMPLE = 5  # the newest changes of a pattern whose diffs say whether it bumps versions
 EXAMINED = 3  # patterns looked at for each proposal asked for, at most
 MAX_DIFF_BYTES = 1_000_000  # a longer diff is no version bump, and is not read to its end
+# Left out of the diffs read: a bump rewrites them by the megabyte, and they hold versions only.
+LEAVE_OUT = (*sorted(LOCK_FILES), "*.lock")
 Progress = Callable[[str], None]
 
 
@@ -228,7 +231,7 @@ def _bumps_versions(
     newest = pattern.tasks[-BUMP_SAMPLE:]
     for task in newest:
         if task.change.id not in diffs:
-            diff = changed_text(root, task.change.id, MAX_DIFF_BYTES)
+            diff = changed_text(root, task.change.id, MAX_DIFF_BYTES, LEAVE_OUT)
             diffs[task.change.id] = version_rewrites(*diff) if diff is not None else None
     found = [diffs[task.change.id] for task in newest]
     rewrites = [r for r in found if r is not None and r.rewrites_a_version]

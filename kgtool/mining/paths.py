@@ -99,10 +99,6 @@ class Abstractor:
     def __init__(self, paths: Iterable[str], added: Iterable[Iterable[str]] = ()) -> None:
         """``paths``: every path of the history read; ``added``: the files each change
         added, a list per change."""
-        # Folders where files keep being added, one change at a time: a new file there is
-        # one more of the folder's kind, whatever words its name is made of (eslint's
-        # lib/rules/no-useless-assignment.js is a lib/rules/<name>.js though each of its
-        # words is in many paths).
         by_change = [set(files) for files in added]
         makers: dict[str, set[int]] = {}  # folder -> the changes that added files to it
         for number, files in enumerate(by_change):
