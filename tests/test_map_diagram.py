@@ -19,7 +19,7 @@ from kgtool.ontology.diagram import MAX_NODES, flowchart, label_text
 # only what ``label_text`` lets through, and never a directive Mermaid's lexer would take.
 LABEL = r"[\w .,:;()/'+·×…-]*"
 FILES = r"<br/>\d+ files?"
-ARROW = r"(?:probably )?[a-z]+ ×\d+(?:, [a-z]+ ×\d+)*"
+ARROW = r"(?:probably |maybe )?[a-z]+ ×\d+(?:, [a-z]+ ×\d+)*"
 GRAMMAR = [
     re.compile(r"^```mermaid$"),
     re.compile(r"^flowchart LR$"),
@@ -121,3 +121,11 @@ def test_a_map_of_several_areas_draws_its_areas(make_repo: Callable[..., Repo]) 
     assert_grammar(block)
     boxes = [line.split("[")[0].strip() for line in block if '["' in line]
     assert sorted(boxes) == sorted(document["areas"])
+
+
+def test_an_arrow_hedges_as_the_table_does_and_leaves_contains_out() -> None:
+    from kgtool.ontology.diagram import arrow_text
+
+    assert arrow_text({"calls": {"AMBIGUOUS": 9}}) == "maybe calls ×9"
+    mixed = {"calls": {"EXTRACTED": 2, "INFERRED": 3, "AMBIGUOUS": 10}, "contains": {"E": 4}}
+    assert arrow_text(mixed) == "probably calls ×5"

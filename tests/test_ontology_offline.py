@@ -478,6 +478,9 @@ def test_the_family_of_a_community_is_the_one_half_its_files_belong_to() -> None
         ],
     }
     assert family_bases(document) == {"c1": "NotifyBase"}
+    # A private base would read as markdown emphasis, and names nothing a reader uses.
+    document["families"][0]["base"] = "p/base.py::_NotifyBase"
+    assert family_bases(document) == {}
 
 
 def test_a_community_of_tests_beside_a_module_or_two_is_named_as_tests() -> None:

@@ -40,13 +40,21 @@ def label_text(text: str, limit: int = MAX_LABEL) -> str:
 
 
 def arrow_text(counts: Counts) -> str:
-    """Typed counts, the dominant type first, in words: "calls ×175, imports ×11", or
-    "probably calls ×175" when most of them are INFERRED."""
-    totals = {kind: sum(tiers.values()) for kind, tiers in counts.items()}
-    order = sorted(totals, key=lambda kind: (-totals[kind], kind))
-    words = ", ".join(f"{TYPE_WORDS.get(kind, 'uses')} ×{totals[kind]}" for kind in order)
-    inferred = sum(tiers.get(INFERRED, 0) for tiers in counts.values())
-    return f"probably {words}" if 2 * inferred > sum(totals.values()) else words
+    """Typed counts, the dominant type first, in words: "calls ×175, imports ×11", hedged as
+    the table's phrases are (``offline.edge_phrase``): "probably" when most of what is bound
+    is INFERRED, "maybe" when nothing is bound but AMBIGUOUS candidates; ``contains`` never
+    crosses files and is left out."""
+    typed = {kind: tiers for kind, tiers in counts.items() if kind in TYPE_WORDS}
+    bound = {k: t.get("EXTRACTED", 0) + t.get(INFERRED, 0) for k, t in typed.items()}
+    bound = {kind: count for kind, count in bound.items() if count}
+    hedge = ""
+    if not bound:  # only candidates
+        bound = {k: sum(t.values()) for k, t in typed.items() if sum(t.values())}
+        hedge = "maybe " if bound else ""
+    elif 2 * sum(typed[k].get(INFERRED, 0) for k in bound) > sum(bound.values()):
+        hedge = "probably "
+    order = sorted(bound, key=lambda kind: (-bound[kind], kind))
+    return hedge + ", ".join(f"{TYPE_WORDS[kind]} ×{bound[kind]}" for kind in order)
 
 
 def flowchart(
@@ -65,7 +73,8 @@ def flowchart(
     for node_id, name, files in shown:
         mark = (marks or {}).get(node_id, "")
         label = label_text(name) + (f" ({mark})" if mark else "")
-        lines.append(f'  {node_id}["{label}<br/>{_files(files)}"]')
+        size = f"<br/>{_files(files)}" if files >= 0 else ""
+        lines.append(f'  {node_id}["{label}{size}"]')
     if folded:
         files = sum(size for _, _, size in folded)
         lines.append(f'  {MORE}["{len(folded)} more, {_files(files)}"]')
@@ -142,7 +151,6 @@ def areas_flowchart(
 def neighbourhood_flowchart(
     cid: str,
     names: dict[str, str],
-    sizes: dict[str, int],
     outgoing: list[dict[str, Any]],
     incoming: list[dict[str, Any]],
     marks: dict[str, str] | None = None,
@@ -159,9 +167,9 @@ def neighbourhood_flowchart(
     if not near:
         return []
     shown = {cid, *near}
-    nodes = [
-        (node, f"{node} · {names.get(node, node)}", sizes.get(node, 0)) for node in [cid, *near]
-    ]
+    # Sizes stay on the map: a neighbour's size on every page around it would rewrite eight
+    # pages each time a file joins it.
+    nodes = [(node, f"{node} · {names.get(node, node)}", -1) for node in [cid, *near]]
     edges = {
         (edge["src"], edge["dst"]): edge["types"]
         for edge in [*outgoing, *incoming]

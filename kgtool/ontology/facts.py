@@ -115,6 +115,8 @@ def family_bases(document: Document) -> dict[str, str]:
     for family in document.get("families", []):
         files = {*family.get("members", []), *family.get("tests", [])}
         base = str(family.get("base", "")).rpartition("::")[2].rpartition(".")[2]
+        if base.startswith("_") or base.endswith("_"):
+            continue  # "_NotifyBase" would read as emphasis, and is no name a reader uses
         for cid in family.get("communities", []):
             members = document["communities"].get(cid, {}).get("members", [])
             held = sum(path in files for path in members)

@@ -212,7 +212,6 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
         heir = info.get("merged_into")
         if heir in communities:
             merged_here.setdefault(heir, []).append(old)
-    sizes = {cid: int(community["size"]) for cid, community in communities.items()}
     for cid in communities:
         page = _page(
             cid,
@@ -223,7 +222,6 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
             incoming[cid],
             merged_here,
             map_name,
-            sizes,
         )
         page = _with_area(page, communities[cid].get("area"), area_titles, map_name)
         page += _page_families(cid, document, names)
@@ -426,7 +424,6 @@ def _page(
     incoming: list[dict[str, Any]],
     merged_here: dict[str, list[str]],
     map_name: str,
-    sizes: dict[str, int],
 ) -> str:
     from kgtool.ontology.view import UNLABELLED
 
@@ -457,7 +454,7 @@ def _page(
         lines.append(f"Absorbed retired communities: {merged}.")
     from kgtool.ontology.diagram import neighbourhood_flowchart
 
-    picture = neighbourhood_flowchart(cid, names, sizes, outgoing, incoming, dict(view.marks))
+    picture = neighbourhood_flowchart(cid, names, outgoing, incoming, dict(view.marks))
     if picture:
         lines += ["", "## Neighbourhood", "", *picture]
     if community["main_files"]:
