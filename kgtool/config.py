@@ -60,8 +60,9 @@ DEFAULTS: dict[str, Any] = {
         "families": "auto",
         "family_min_size": 4,
         # A size a reader can hold: in a package of more than ``max_share_above`` code files,
-        # no code community holds more than ``max_share`` of them; Leiden is held to that
-        # size (bench/results/community-size.md measured the share against change locality).
+        # no code community formed holds more than ``max_share`` of them: what Leiden forms
+        # larger is cut again (an update lets one grow by a quarter before it is; see
+        # README.md and bench/results/community-size.md).
         "max_share": 0.15,
         "max_share_above": 150,
         # Files with no edges are grouped by directory, in groups up to this share of all files

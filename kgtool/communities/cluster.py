@@ -195,6 +195,8 @@ def _absorb_fragments(groups: Groups, cap: int, free: set[str] | None = None) ->
     small = sorted((sorted(g) for g in groups if 0 < len(g) <= FRAGMENT), key=_lead)
     kept = [g for g in small if free is not None and not free.intersection(g)]
     fragments = [g for g in small if free is None or free.intersection(g)]
+    if not fragments:
+        return groups  # an update that touched none: nothing to place
     home = _folder_votes(large)
     in_folder: Counter[str] = Counter()
     for fragment in fragments:
@@ -271,7 +273,7 @@ def _leiden(
     with ``cap``, a group over it is cut again (see ``_cut``, which records in ``cuts``).
 
     An update of a ``parted`` package (one whose communities were cut) moves only the changed
-    files, at twice the resolution (the scale its parts were cut at), with no catch-up moves:
+    files, at twice the resolution (the scale of a first cut), with no catch-up moves:
     at the package's own scale the parts would merge again, and cutting that again would part
     them another way on every update."""
     if not files:
