@@ -275,3 +275,16 @@ def test_a_dense_group_has_no_hub_to_set_apart_and_no_empty_part() -> None:
     parts = _cut([clique], weighted_clique(clique), 10, 10, 1.0, 42)
     assert all(parts) and max(map(len, parts)) <= 10
     assert sorted(path for part in parts for path in part) == clique
+
+
+def test_the_parts_of_a_cut_are_one_unit_to_the_areas(make_repo: Callable[..., Repo]) -> None:
+    """Sixteen triangles Leiden joins in a few communities, cut back into triangles: the
+    areas are formed over what was cut, a handful of units (one area), not over sixteen
+    parts (which would be split into areas of their own)."""
+    config = "communities:\n  resolution: 0.2\n  max_share: 0.1\n  max_share_above: 20\n"
+    repo = make_repo({**ring_of_triangles(16), ".kgtool.yaml": config})
+    update(repo)
+    document = communities(repo)
+    code = [c for c in document["communities"].values() if c["kind"] == "code"]
+    assert len(code) > 12  # more parts than a package of one area may hold
+    assert len(document["areas"]) == 1
