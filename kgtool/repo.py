@@ -654,6 +654,29 @@ def paths_differing(root: Path, base: str) -> list[str]:
     return sorted(filter(None, out.split("\0")))
 
 
+def differing_statuses(root: Path, base: str) -> dict[str, str]:
+    """Path -> git's status letter (A, M, D, R, ...) for each path whose content differs
+    between commit ``base`` and the working tree; a rename is its new path's R and its old
+    path's D. A tree diff, as :func:`paths_differing`."""
+    if base.startswith("-"):
+        raise KgError(f"'{base}' is not a revision")
+    fields = git(root, "diff", "-M", "--name-status", "-z", base, "--").split("\0")
+    statuses: dict[str, str] = {}
+    at = 0
+    while at < len(fields) and fields[at]:
+        letter = fields[at][:1]
+        if letter in ("R", "C"):
+            old, new = fields[at + 1], fields[at + 2]
+            if letter == "R":
+                statuses[old] = "D"
+            statuses[new] = letter
+            at += 3
+        else:
+            statuses[fields[at + 1]] = letter
+            at += 2
+    return dict(sorted(statuses.items()))
+
+
 def recorded_parents(root: Path, revision: str = "HEAD") -> list[str]:
     """The parent ids a commit records, even those a shallow clone did not fetch."""
     text = git(root, "cat-file", "commit", revision, check=False)

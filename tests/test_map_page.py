@@ -1,0 +1,286 @@
+"""``kgtool map``: MAP.md's picture on stdout, and ``--html``'s page, loaded in a real headless
+Chromium with no network: the areas are drawn, a click and a search open the right
+community, a change is coloured, nothing the repository names runs as script, and no error
+reaches the console. Each browser test keeps a screenshot (in ``KGTOOL_TEST_ARTIFACTS``, or
+beside the test's repository).
+
+Chromium comes from the system's packages (`.ci/run` installs Debian's); the DevTools client
+is Playwright's, driving that binary (it never downloads a browser). Without Chromium the
+browser tests are skipped, unless ``KGTOOL_REQUIRE_BROWSER`` is set, as CI sets it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from communities_helpers import communities, update
+from conftest import Repo, assert_one_line_error
+from test_communities_areas import linked_cliques
+from test_map_diagram import assert_grammar
+
+# A file whose path would end the data's <script> element and run its own, were it pasted in
+# as markup: the page must show it as text.
+HOSTILE = 'docs/a</script><img src=x onerror="window.pwned=1">.md'
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str | None:
+    return os.environ.get("KGTOOL_CHROMIUM") or next(
+        filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None
+    )
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = chromium_path()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        executable = None
+    if executable is None:
+        if os.environ.get("KGTOOL_REQUIRE_BROWSER"):
+            pytest.fail("KGTOOL_REQUIRE_BROWSER is set but Chromium or Playwright is missing")
+        pytest.skip("no Chromium (or Playwright) on this machine: `.ci/run` installs them")
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+class Page:
+    """One page of the map open in the browser, with what it asked of the network and said
+    on its console."""
+
+    def __init__(self, browser: Any, path: Path, artifacts: Path) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 820})
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.artifacts = artifacts
+
+        def only_the_file(route: Any) -> None:
+            url = route.request.url
+            if url.startswith("file:"):
+                route.continue_()
+            else:
+                self.requests.append(url)
+                route.abort()
+
+        self.context.route("**/*", only_the_file)
+        self.page = self.context.new_page()
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.errors.append(f"pageerror: {error}"))
+        self.page.goto(path.as_uri())
+        self.page.wait_for_selector("body[data-ready]")
+
+    def _console(self, message: Any) -> None:
+        if message.type in ("error", "warning"):
+            self.errors.append(f"{message.type}: {message.text}")
+
+    def view(self) -> str:
+        return str(self.page.evaluate("document.body.dataset.view"))
+
+    def opened(self, view: str, hash_part: str = "") -> bool:
+        """Waits for the page to draw ``view`` (a click sets the address; the page draws on
+        its hashchange event, a moment later) at an address holding ``hash_part``."""
+        self.page.wait_for_function(
+            "([view, part]) => document.body.dataset.view === view && location.hash.includes(part)",
+            arg=[view, hash_part],
+            timeout=5000,
+        )
+        return True
+
+    def heading(self) -> str:
+        return str(self.page.locator("#panel h2").inner_text())
+
+    def screenshot(self, name: str) -> None:
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(self.artifacts / f"{name}.png"))
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def artifacts_dir(repo: Repo) -> Path:
+    given = os.environ.get("KGTOOL_TEST_ARTIFACTS")
+    return Path(given) if given else repo.root.parent / "screenshots"
+
+
+def map_repo(make_repo: Callable[..., Repo]) -> Repo:
+    """Four rings of four cliques (four areas, sixteen communities, typed edges between
+    them), docs, and a file named to break out of the page's script."""
+    files = linked_cliques(groups=4, per_group=4)
+    files["README.md"] = "# Demo\n"
+    files["docs/guide.md"] = "# Guide\n"
+    files[HOSTILE] = "# Hostile\n"
+    repo = make_repo(files)
+    update(repo)
+    return repo
+
+
+def write_page(repo: Repo, *args: str) -> Path:
+    out = repo.root.parent / "map.html"
+    result = repo.kg("map", "--html", "--out", str(out), *args)
+    assert result.code == 0, result.err
+    assert result.out.startswith(f"wrote {out} (")
+    return out
+
+
+def page_json(path: Path) -> dict[str, Any]:
+    text = path.read_text()
+    found = re.search(r'<script type="application/json" id="kg-data">(.*?)</script>', text, re.S)
+    assert found is not None
+    return json.loads(found.group(1))
+
+
+def test_the_page_is_one_file_the_same_bytes_every_time_and_nothing_ends_its_script(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = map_repo(make_repo)
+    first = write_page(repo).read_bytes()
+    assert write_page(repo).read_bytes() == first
+    text = first.decode()
+    # Self-contained: no address to load anything from, and a policy that forbids it.
+    assert not re.search(r'\b(?:src|href)="(?:https?:)?//', text)
+    assert "default-src 'none'" in text
+    # The hostile path is in the data, escaped: one </script> for each element, no more.
+    assert text.count("</script>") == 2
+    data = page_json(repo.root.parent / "map.html")
+    assert HOSTILE in data["paths"]
+    document = communities(repo)
+    assert sorted(data["paths"]) == sorted(document["files"])
+    assert {a["id"] for a in data["areas"]} == {*document["areas"], "data"}
+
+
+def test_the_picture_on_stdout_is_the_one_that_opens_map_md(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = map_repo(make_repo)
+    result = repo.kg("map")
+    assert result.code == 0, result.err
+    block = result.out.splitlines()
+    assert_grammar(block)
+    assert result.out in (repo.root / ".kg" / "MAP.md").read_text()
+    assert_one_line_error(repo.kg("map", "--diff", "HEAD"), says="--html")
+    (repo.root / ".kg" / "communities.json").unlink()
+    assert_one_line_error(repo.kg("map", "--html"), says="kgtool update")
+
+
+def test_in_a_browser_the_areas_open_into_communities_and_communities_into_files(
+    make_repo: Callable[..., Repo], browser: Any
+) -> None:
+    repo = map_repo(make_repo)
+    document = communities(repo)
+    page = Page(browser, write_page(repo), artifacts_dir(repo))
+    try:
+        assert page.view() == "overview"
+        drawn = page.page.locator("svg g[data-area]")
+        assert drawn.count() == len(document["areas"]) + 1  # and the docs and data
+        assert page.page.locator("svg g[data-id]").count() == len(document["communities"])
+        page.screenshot("overview")
+
+        # Hovering a community names it and draws its strongest dependencies.
+        cid = max(
+            (c for c in document["communities"] if document["communities"][c]["kind"] == "code"),
+            key=lambda c: sum(1 for e in document["edges"] if c in (e["src"], e["dst"])),
+        )
+        page.page.hover(f'svg g[data-id="{cid}"] rect')
+        assert page.page.locator("#tip").is_visible()
+        assert page.page.locator("#tip b").inner_text().startswith(f"{cid} · ")
+        assert page.page.locator("svg line.arrow").count() >= 1
+        assert re.search(
+            r"(calls|imports) ×\d+", page.page.locator("svg text.arrow").first.text_content() or ""
+        )
+
+        # A click on an area opens its communities; one on a community, its files.
+        area = document["communities"][cid]["area"]
+        page.page.click(f'svg g[data-area="{area}"] rect.headband')
+        assert page.opened("area", f"area={area}")
+        shown = page.page.locator("svg g[data-id]")
+        assert sorted(
+            shown.nth(i).get_attribute("data-id") for i in range(shown.count())
+        ) == sorted(document["areas"][area]["communities"])
+        page.page.click(f'svg g[data-id="{cid}"] rect')
+        assert page.opened("community", f"community={cid}")
+        assert page.heading().startswith(f"{cid} · ")
+        files = page.page.locator("svg g[data-file]")
+        assert files.count() == document["communities"][cid]["size"]
+        page.screenshot("community")
+
+        # The way back is the breadcrumb.
+        page.page.click("#crumbs a >> text=map")
+        assert page.opened("overview")
+        assert page.errors == [] and page.requests == []
+        assert page.page.evaluate("window.pwned") is None
+    finally:
+        page.close()
+
+
+def test_in_a_browser_a_search_finds_a_symbol_and_shows_where_it_lives(
+    make_repo: Callable[..., Repo], browser: Any
+) -> None:
+    repo = map_repo(make_repo)
+    document = communities(repo)
+    page = Page(browser, write_page(repo), artifacts_dir(repo))
+    try:
+        page.page.fill("#search", "g1m2_f3")
+        first = page.page.locator("#results li").first
+        assert first.inner_text().startswith("g1m2_f3")
+        page.page.keyboard.press("Enter")
+        cid = document["files"]["g1m2/f3.py"]
+        assert page.opened("community", f"community={cid}&file=")
+        assert page.heading().startswith(f"{cid} · ")
+        assert page.page.locator("#file code").first.inner_text() == "g1m2/f3.py"
+        assert page.page.locator("svg g.selected[data-file]").count() == 1
+        page.screenshot("search")
+
+        # The hostile file is found by its name, and shown as the text it is.
+        page.page.fill("#search", "onerror")
+        assert page.page.locator("#results li").first.inner_text().startswith(HOSTILE)
+        page.page.keyboard.press("Enter")
+        assert page.opened("community", f"community={document['files'][HOSTILE]}&file=")
+        assert page.page.locator("#file code").first.inner_text() == HOSTILE
+        assert page.page.evaluate("window.pwned") is None
+        assert page.errors == [] and page.requests == []
+    finally:
+        page.close()
+
+
+def test_in_a_browser_a_change_is_coloured_with_its_communities(
+    make_repo: Callable[..., Repo], browser: Any
+) -> None:
+    repo = map_repo(make_repo)
+    base = repo.git("rev-parse", "HEAD").strip()
+    path = "g2m0/f1.py"
+    repo.write(path, (repo.root / path).read_text() + "\n# touched\n")
+    repo.commit("touch one file")
+    update(repo)
+    document = communities(repo)
+    cid = document["files"][path]
+    page = Page(browser, write_page(repo, "--diff", base), artifacts_dir(repo))
+    try:
+        hit = page.page.locator("svg g.hit[data-id]")
+        assert [hit.nth(i).get_attribute("data-id") for i in range(hit.count())] == [cid]
+        assert page.page.locator("svg g.faded[data-id]").count() == len(document["communities"]) - 1
+        assert "1 file touched in 1 community" in page.page.locator("#panel").inner_text()
+        page.screenshot("diff")
+        page.page.click(f'svg g[data-id="{cid}"] rect')
+        assert page.opened("community", f"community={cid}")
+        touched = page.page.locator("svg g.hit[data-file]")
+        assert touched.count() == 1
+        assert page.errors == [] and page.requests == []
+    finally:
+        page.close()
