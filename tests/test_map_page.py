@@ -97,7 +97,8 @@ class Page:
         """Waits for the page to draw ``view`` (a click sets the address; the page draws on
         its hashchange event, a moment later) at an address holding ``hash_part``."""
         self.page.wait_for_function(
-            "([view, part]) => document.body.dataset.view === view && location.hash.includes(part)",
+            "([view, part]) => document.body.dataset.view === view && "
+            "document.body.dataset.drawn === location.hash && location.hash.includes(part)",
             arg=[view, hash_part],
             timeout=5000,
         )
@@ -126,6 +127,9 @@ def map_repo(make_repo: Callable[..., Repo]) -> Repo:
     files["README.md"] = "# Demo\n"
     files["docs/guide.md"] = "# Guide\n"
     files[HOSTILE] = "# Hostile\n"
+    for i in range(25):  # a community of many files, drawn folder by folder
+        files[f"docs/guide/page{i}.md"] = f"# Page {i}\n"
+        files[f"docs/api/page{i}.md"] = f"# API {i}\n"
     repo = make_repo(files)
     update(repo)
     return repo
@@ -219,6 +223,19 @@ def test_in_a_browser_the_areas_open_into_communities_and_communities_into_files
         files = page.page.locator("svg g[data-file]")
         assert files.count() == document["communities"][cid]["size"]
         page.screenshot("community")
+
+        # A community of many files shows them folder by folder, every file drawn.
+        docs = document["files"]["docs/api/page0.md"]
+        page.page.goto(f"{page.page.url.split('#')[0]}#community={docs}")
+        assert page.opened("community", f"community={docs}")
+        folders = page.page.locator("svg g[data-folder]")
+        drawn = sorted(folders.nth(i).get_attribute("data-folder") for i in range(folders.count()))
+        members = document["communities"][docs]["members"]
+        assert drawn == sorted({path.rpartition("/")[0] for path in members})
+        assert len(drawn) >= 3
+        assert (
+            page.page.locator("svg g[data-file]").count() == document["communities"][docs]["size"]
+        )
 
         # The way back is the breadcrumb.
         page.page.click("#crumbs a >> text=map")

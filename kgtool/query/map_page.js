@@ -7,6 +7,7 @@
   const data = JSON.parse(document.getElementById("kg-data").textContent);
   const SVG = "http://www.w3.org/2000/svg";
   const W = 1000, H = 640, HEAD = 18, GAP = 2, DATA = "data";
+  const FLAT_FILES = 40, MAX_FOLDERS = 24;  // a community of more files is drawn by folders
   const MAX_RESULTS = 30, MAX_ARROWS = 4, SHOWN_FILES = 200, SHOWN_SYMBOLS = 200;
   const chart = document.getElementById("chart");
   const panel = document.getElementById("panel");
@@ -67,6 +68,11 @@
   function files(n) { return n === 1 ? "1 file" : n + " files"; }
   function title(cid) { return cid + " · " + C[cid].name; }
   function markText(cid) { return C[cid].mark ? " (" + C[cid].mark + ")" : ""; }
+  function fitTail(text, width) {  // a path keeps its end, the part that tells folders apart
+    const room = Math.floor(width / 6.4);
+    if (room < 3) return "";
+    return text.length <= room ? text : "…" + text.slice(text.length - room + 1);
+  }
   function fit(text, width) {
     const room = Math.floor(width / 6.4);
     if (room < 3) return "";
@@ -195,18 +201,77 @@
     communityTiles(chart, area.communities, 0, 0, W, H, area.hue, 72);
   }
 
+  function folderOf(path) {
+    const at = path.lastIndexOf("/");
+    return at < 0 ? "." : path.slice(0, at);
+  }
+  // Files by folder below depth ``from``, at the deepest level that still gives at most
+  // MAX_FOLDERS folders; null when they do not split in two there.
+  function folderGroups(list, from) {
+    const depth = Math.max.apply(null, list.map(function (f) { return folderOf(data.paths[f]).split("/").length; }));
+    let best = null;
+    for (let d = from + 1; d <= depth; d++) {
+      const groups = {};
+      list.forEach(function (f) {
+        const key = folderOf(data.paths[f]).split("/").slice(0, d).join("/");
+        (groups[key] = groups[key] || []).push(f);
+      });
+      const count = Object.keys(groups).length;
+      if (count > MAX_FOLDERS) break;
+      if (count > 1) best = { groups: groups, depth: d };
+    }
+    return best;
+  }
+  function fileWeight(f) { return Math.sqrt(Math.max(data.lines[f], 1)); }
+
+  // A community of many files is drawn folder by folder, a box per folder with its files (or
+  // its own folders, when it holds many) inside.
   function drawCommunity(cid, selected) {
     clear();
     const hue = areaById[areaOf[cid]] ? areaById[areaOf[cid]].hue : 210;
-    const items = C[cid].files.map(function (f) { return { id: f, value: Math.sqrt(Math.max(data.lines[f], 1)) }; });
-    squarify(items, 0, 0, W, H).forEach(function (box, i) {
+    drawFiles(chart, C[cid].files, { x: 0, y: 0, w: W, h: H }, 0, "", hue, cid, selected);
+  }
+
+  // ``within``: the enclosing folder's box's path, left out of its folders' names.
+  function drawFiles(parent, list, box, from, within, hue, cid, selected) {
+    const split = list.length > FLAT_FILES && box.w > 80 && box.h > 60 ? folderGroups(list, from) : null;
+    if (split === null) {
+      fileTiles(parent, list, box.x, box.y, box.w, box.h, hue, cid, selected);
+      return;
+    }
+    const groups = split.groups;
+    const items = Object.keys(groups).map(function (folder) {
+      return { id: folder, value: groups[folder].reduce(function (s, f) { return s + fileWeight(f); }, 0) };
+    }).sort(function (a, b) { return b.value - a.value || (a.id < b.id ? -1 : 1); });
+    squarify(items, box.x, box.y, box.w, box.h).forEach(function (inner) {
+      const folder = inner.item.id;
+      const g = svg("g", { class: "folder", "data-folder": folder }, parent);
+      const roomy = inner.h > HEAD * 2 && inner.w > 40;
+      if (roomy) {
+        const head = svg("g", { class: "head" }, g);
+        svg("rect", { class: "band", x: inner.x + 1, y: inner.y + 1, width: Math.max(inner.w - 2, 0), height: HEAD,
+          fill: "hsl(" + hue + ",25%,90%)" }, head);
+        const count = " · " + files(groups[folder].length);
+        const name = fitTail(folder.slice(within ? within.length + 1 : 0) + "/", inner.w - 10 - count.length * 6.4);
+        svg("text", { x: inner.x + 5, y: inner.y + 14 }, head).textContent = name ? name + count : fit(count.slice(3), inner.w - 10);
+      }
+      const top = roomy ? HEAD + GAP : GAP;
+      drawFiles(g, groups[folder], { x: inner.x + GAP, y: inner.y + top, w: inner.w - 2 * GAP, h: inner.h - top - GAP },
+        split.depth, folder, hue, cid, selected);
+      svg("rect", { class: "area", x: inner.x + 0.5, y: inner.y + 0.5, width: Math.max(inner.w - 1, 0), height: Math.max(inner.h - 1, 0) }, g);
+    });
+  }
+
+  function fileTiles(parent, list, x, y, w, h, hue, cid, selected) {
+    const items = list.map(function (f) { return { id: f, value: fileWeight(f) }; });
+    squarify(items, x, y, w, h).forEach(function (box, i) {
       const f = box.item.id;
       const change = touched[f];
       const fill = change ? "hsl(18,78%," + (62 + (i % 2) * 6) + "%)" : "hsl(" + hue + ",40%," + (78 + (i % 3) * 4) + "%)";
       let cls = "file";
       if (f === selected) cls += " selected";
       if (data.diff) cls += change ? " hit" : " faded";
-      const g = tile(chart, box, { class: cls, "data-file": String(f) }, fill, basename(data.paths[f]),
+      const g = tile(parent, box, { class: cls, "data-file": String(f) }, fill, basename(data.paths[f]),
         data.lines[f] + " lines" + (change ? ", " + change : ""));
       hover(g, function () { return fileTip(f); }, null);
       g.addEventListener("click", function () { go("community=" + cid + "&file=" + f); });
@@ -438,6 +503,7 @@
       overviewPanel();
     }
     document.body.setAttribute("data-view", cid && C[cid] ? "community" : (aid && areaById[aid]) || single ? "area" : "overview");
+    document.body.setAttribute("data-drawn", location.hash);  // what is drawn, for a test to wait on
   }
 
   // -- search: communities by name, files by path, symbols by name ------------------------
