@@ -829,6 +829,14 @@ def unstaged_paths(root: Path, *pathspec: str) -> list[str]:
     return sorted(filter(None, git(root, *args).split("\0")))
 
 
+def staged_paths(root: Path) -> list[str]:
+    """Paths the index (the one a running commit uses) changes against HEAD, or holds at
+    all before the first commit (git diffs an unborn HEAD as an empty tree): what the commit
+    being made touches."""
+    args = ["diff", "--cached", "--name-only", "-z", "--no-ext-diff", "--no-renames", "--"]
+    return sorted(filter(None, git(root, *args).split("\0")))
+
+
 def untracked_paths(root: Path, *pathspec: str) -> list[str]:
     """Files git does not track and does not ignore."""
     out = git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", *pathspec)

@@ -48,7 +48,7 @@ def test_update_reports_broken_imports_partial_and_skipped_files_in_one_shape(
     project: Repo,
 ) -> None:
     project.write("mypkg/util.py", "def helper():\n    return 2\n")
-    result = project.kg("update")
+    result = project.kg("update", "-v")  # -v: the skipped files are named, not only counted
     assert result.code == 0, result.err
     found = findings_in(result.out)
     assert [(f["path"], f["line"], f["level"], f["code"]) for f in found] == [
@@ -60,11 +60,19 @@ def test_update_reports_broken_imports_partial_and_skipped_files_in_one_shape(
         "mypkg/app.py:1: warning: R102 broken import 'mypkg.gone': it names this repository's "
         "own code, which has no such module"
     ) in result.out.splitlines()
-    # -q keeps the problems and drops the notes, in the same shape.
+    # -q keeps the problems and drops the notes, in the same shape; without -v the notes
+    # are one line that counts them.
     quiet = project.kg("update", "-q")
     assert quiet.out.splitlines() == [
         line for line in result.out.splitlines() if SHAPE.match(line) and ": note: " not in line
     ]
+    project.write("mypkg/util.py", "def helper():\n    return 3\n")
+    plain = project.kg("update")
+    assert ": note: " not in plain.out
+    assert (
+        "1 file not read for symbols (binary, too large, ...): `kgtool update -v` names them"
+        in (plain.out)
+    )
 
 
 def test_check_and_update_check_report_stale_layers_as_errors(project: Repo) -> None:

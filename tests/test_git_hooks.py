@@ -77,7 +77,7 @@ def test_install_refuses_a_foreign_hook_then_chains_it_and_uninstall_restores_it
     assert foreign.read_text() == FOREIGN
     assert not hook_file(repo, "pre-merge-commit").exists()  # nothing was touched
 
-    installed = repo.kg("hooks", "install", "--chain")
+    installed = repo.kg("hooks", "install", "--chain", "--review")
     assert installed.code == 0, installed.err
     assert "pre-commit.kgtool-chained (kept, run first)" in installed.out
     repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
@@ -99,7 +99,7 @@ def test_a_failing_chained_hook_stops_the_commit_before_kgtool(repo: Repo) -> No
     mapped_repo(repo)
     hook_file(repo).write_text("#!/bin/sh\necho 'lint failed'\nexit 3\n")
     hook_file(repo).chmod(0o755)
-    assert repo.kg("hooks", "install", "--chain", "--stage").code == 0
+    assert repo.kg("hooks", "install", "--chain").code == 0
     repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
     repo.git("add", "app.py")
     blocked = commit(repo)
@@ -113,7 +113,7 @@ def test_force_sets_a_foreign_hook_aside_and_uninstall_puts_it_back(repo: Repo) 
     blocking = "#!/bin/sh\nexit 1\n"
     hook_file(repo).write_text(blocking)
     hook_file(repo).chmod(0o700)
-    installed = repo.kg("hooks", "install", "--force", "--stage")
+    installed = repo.kg("hooks", "install", "--force")  # one-step, the default
     assert installed.code == 0, installed.err
     assert "(set aside, not run)" in installed.out
     repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
@@ -134,8 +134,8 @@ def test_reinstall_keeps_the_chained_hook_and_uninstall_leaves_a_stranger_alone(
     hook_file(repo).write_text(FOREIGN)
     hook_file(repo).chmod(0o755)
     assert repo.kg("hooks", "install", "--chain").code == 0
-    assert repo.kg("hooks", "install", "--stage").code == 0  # ours already there: no flag needed
-    assert "\nstage=--stage\n" in hook_file(repo).read_text()
+    assert repo.kg("hooks", "install", "--review").code == 0  # ours already there: no flag needed
+    assert "\nstage=--review\n" in hook_file(repo).read_text()
     assert Path(f"{hook_file(repo)}.kgtool-chained").read_text() == FOREIGN
     hook_file(repo).write_text("#!/bin/sh\nexit 0\n")  # someone replaced kgtool's hook
     left = repo.kg("hooks", "uninstall")
@@ -170,9 +170,9 @@ def test_install_from_a_worktree_serves_every_worktree(repo: Repo, tmp_path: Pat
     assert repo.git("status", "--porcelain") == ""  # the main worktree's .kg/ was not touched
 
 
-def test_plain_hook_formatter_mode_describes_the_staged_content(repo: Repo) -> None:
+def test_plain_hook_review_mode_describes_the_staged_content(repo: Repo) -> None:
     mapped_repo(repo)
-    assert repo.kg("hooks", "install").code == 0
+    assert repo.kg("hooks", "install", "--review").code == 0
     partially_stage(repo)
     first = commit(repo, "add f")
     assert first.returncode == 1, first.stdout
@@ -190,7 +190,7 @@ def test_plain_hook_formatter_mode_describes_the_staged_content(repo: Repo) -> N
 
 def test_plain_hook_one_step_mode_commits_a_partially_staged_file_at_once(repo: Repo) -> None:
     mapped_repo(repo)
-    assert repo.kg("hooks", "install", "--stage").code == 0
+    assert repo.kg("hooks", "install").code == 0
     partially_stage(repo)
     done = commit(repo, "add f")
     assert done.returncode == 0, done.stdout
@@ -207,7 +207,7 @@ def test_plain_hook_in_a_commit_of_named_paths_says_how_to_bring_kg_along(repo: 
     the hook just created needs both."""
     repo.build(clique("alpha", ["a0", "a1", "a2", "a3"]))
     repo.commit("graph")
-    assert repo.kg("hooks", "install").code == 0
+    assert repo.kg("hooks", "install", "--review").code == 0
     repo.write_files(clique("beta", ["b0", "b1", "b2", "b3"]))  # a second community
     repo.git("add", "beta")
     repo.write("alpha/a0.py", "# not staged\n", dedent=False)
@@ -228,7 +228,7 @@ def test_plain_hook_in_a_commit_of_named_paths_says_how_to_bring_kg_along(repo: 
 
 def test_plain_hook_catches_a_kg_refreshed_by_hand_but_not_staged(repo: Repo) -> None:
     mapped_repo(repo)
-    assert repo.kg("hooks", "install").code == 0
+    assert repo.kg("hooks", "install", "--review").code == 0
     repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
     assert repo.kg("update").code == 0  # .kg/ is fresh in the working tree, not in the index
     repo.git("add", "app.py")
@@ -239,7 +239,7 @@ def test_plain_hook_catches_a_kg_refreshed_by_hand_but_not_staged(repo: Repo) ->
 
 def test_plain_hook_fails_on_a_broken_playbook(repo: Repo) -> None:
     mapped_repo(repo)
-    assert repo.kg("hooks", "install", "--stage").code == 0
+    assert repo.kg("hooks", "install").code == 0
     repo.write(
         "playbooks/x.md",
         "---\nintent: x\nconcepts: []\nkey_files: [gone.py]\nvalidation: [pytest]\n"
@@ -252,7 +252,7 @@ def test_plain_hook_fails_on_a_broken_playbook(repo: Repo) -> None:
     assert "FAILED: playbooks" in refused.stdout
 
 
-@pytest.mark.parametrize("hook_args", [["update", "--quiet"], ["hooks", "run", "--stage"]])
+@pytest.mark.parametrize("hook_args", [["update", "--quiet"], ["hooks", "run"]])
 def test_concurrent_runs_never_corrupt_kg(make_repo, tmp_path: Path, hook_args: list[str]) -> None:
     files = {f"pkg/m{i}.py": f"from pkg.m0 import f0\n\ndef f{i}():\n    f0()\n" for i in range(40)}
     repo = make_repo(files)
@@ -319,3 +319,25 @@ def test_pre_merge_commit_stops_a_clean_merge_that_breaks_a_playbook(repo: Repo)
     assert merged.returncode != 0
     assert "playbooks/x.md:" in merged.stdout and "'a.py::old' does not resolve" in merged.stdout
     assert "Not committing merge" in merged.stdout
+
+
+def test_a_hook_names_warnings_about_the_files_it_commits_and_counts_the_older_ones(
+    repo: Repo,
+) -> None:
+    mapped_repo(repo)
+    repo.write("broken.py", "def ok():\n    pass\n\ndef bad(:\n")
+    repo.git("add", "broken.py")
+    assert repo.kg("hooks", "install").code == 0
+    first = commit(repo, "add broken.py")
+    assert first.returncode == 0, first.stdout
+    assert "broken.py:4: warning: R103 partially parsed" in first.stdout  # this commit's file
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    repo.git("add", "app.py")
+    second = commit(repo, "add f")
+    assert second.returncode == 0, second.stdout
+    assert "R103" not in second.stdout
+    assert (
+        "kgtool: 1 older warning about files this commit does not touch (`kgtool update` "
+        "lists them)"
+    ) in second.stdout
+    assert "broken.py:4: warning: R103" in repo.kg("update").out  # still listed there

@@ -55,16 +55,22 @@ def hook_source(tmp_path_factory: pytest.TempPathFactory) -> HookSource:
     return HookSource(source.root, rev, base / "pre-commit-home")
 
 
+def hook_config(repo: Repo, hook_source: HookSource, hook: str) -> Path:
+    """A pre-commit configuration of ``hook`` from this checkout, outside the repository."""
+    config = repo.root.parent / f"pre-commit-config-{repo.root.name}.yaml"
+    config.write_text(
+        f"repos:\n- repo: {hook_source.repo}\n  rev: {hook_source.rev}\n  hooks:\n  - id: {hook}\n"
+    )
+    return config
+
+
 def run_hook(
     repo: Repo, hook_source: HookSource, hook: str, all_files: bool = True
 ) -> subprocess.CompletedProcess[str]:
     """pre-commit runs ``hook`` from this checkout; without ``all_files`` it runs as on a
     commit, stashing unstaged changes first. The config lives outside the repository, as
     ``pre-commit try-repo`` keeps it."""
-    config = repo.root.parent / f"pre-commit-config-{repo.root.name}.yaml"
-    config.write_text(
-        f"repos:\n- repo: {hook_source.repo}\n  rev: {hook_source.rev}\n  hooks:\n  - id: {hook}\n"
-    )
+    config = hook_config(repo, hook_source, hook)
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(hook_source.home)}
     return subprocess.run(
         [
@@ -140,7 +146,43 @@ def test_one_process_hook_fails_when_it_rewrites_then_passes_quietly(
 
 
 @NEEDS_CHECKOUT
+def test_the_default_hook_takes_every_commit_in_one_try(
+    repo: Repo, hook_source: HookSource
+) -> None:
+    """Real commits through pre-commit's own git hook: the first (which creates .kg/) and an
+    edit each go through the first time, with .kg/ in the commit."""
+    repo.write_files({"app.py": APP})
+    repo.commit()
+    config = hook_config(repo, hook_source, "kgtool")
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(hook_source.home)}
+    subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install", "--config", str(config)],
+        cwd=repo.root,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    for number, text in enumerate(["\n# kgtool\n", "\n\ndef f():\n    pass\n"]):
+        repo.write("app.py", APP + text)
+        repo.git("add", "app.py")
+        done = subprocess.run(
+            ["git", "commit", "-m", f"change {number}"],
+            cwd=repo.root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert ".kg/raw/_root.jsonl" in repo.git("show", "--name-only", "--format=", "HEAD")
+        assert committed_kg_is_fresh(repo)
+    assert symbols(repo.git("show", "HEAD:.kg/raw/_root.jsonl")) == {"main", "helper", "f"}
+    assert repo.git("status", "--porcelain") == ""
+
+
+@NEEDS_CHECKOUT
 def test_stage_hook_commits_in_one_step(repo: Repo, hook_source: HookSource) -> None:
+    """``kgtool-update-stage``, the default hook's older name, stages as it always did."""
     repo.write_files({"app.py": APP})
     repo.commit()
     staged = run_hook(repo, hook_source, "kgtool-update-stage")
@@ -152,7 +194,7 @@ def test_stage_hook_commits_in_one_step(repo: Repo, hook_source: HookSource) -> 
 
 
 @NEEDS_CHECKOUT
-@pytest.mark.parametrize("hook", ["kgtool-update-check", "kgtool-update-stage"])
+@pytest.mark.parametrize("hook", ["kgtool-update-check", "kgtool"])
 def test_framework_maps_the_staged_content_of_a_partially_staged_file(
     repo: Repo, hook_source: HookSource, hook: str
 ) -> None:

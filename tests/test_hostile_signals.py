@@ -383,16 +383,16 @@ def test_uninstall_keeps_a_hook_holding_lines_kgtool_did_not_write(repo: Repo) -
     assert hook.read_text() == mine
     assert repo.kg("hooks", "install", "--force").code == 0
     assert (repo.root / ".git/hooks/pre-commit.kgtool-saved").read_text() == mine
-    # kgtool's own script with its settings changed by hand (README: set stage=--stage) is
+    # kgtool's own script with its settings changed by hand (README: set stage=--review) is
     # still kgtool's, and removed.
-    hook.write_text(hook_script("pre-commit").replace("stage=''", "stage=--stage"))
+    hook.write_text(hook_script("pre-commit").replace("stage=--stage", "stage=--review"))
     (repo.root / ".git/hooks/pre-commit.kgtool-saved").unlink()
     removed = repo.kg("hooks", "uninstall")
     assert removed.code == 0, removed.out
     assert not hook.exists()
     # A command written on a setting's line is a person's, not a value: kept.
     assert repo.kg("hooks", "install").code == 0
-    hook.write_text(hook.read_text().replace("stage=''", "stage=''; echo my-own-step"))
+    hook.write_text(hook.read_text().replace("stage=--stage", "stage=''; echo my-own-step"))
     kept = repo.kg("hooks", "uninstall")
     assert kept.code == 1 and "stage=''; echo my-own-step" in kept.out, kept.out
     assert "echo my-own-step" in hook.read_text()

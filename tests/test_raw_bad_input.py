@@ -25,7 +25,7 @@ def test_binary_undecodable_oversized_and_broken_files(repo: Repo) -> None:
     )
     repo.write("empty.py", "")
     repo.commit()
-    result = repo.kg("update")
+    result = repo.kg("update", "-v")  # skipped files are named with -v only
     assert result.code == 0, result.err
     nodes = repo.nodes()
     assert nodes["image.png"]["status"] == "skipped:binary"

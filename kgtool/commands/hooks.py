@@ -19,8 +19,8 @@ from the staged content, then every other check, in one process. See
 `kgtool hooks ACTION --help`."""
 
 EXAMPLES = [
-    ("kgtool hooks install", "commits stop when .kg/ changed (git add .kg, commit again)"),
-    ("kgtool hooks install --stage", "one-step commits: stage what the hook rewrote"),
+    ("kgtool hooks install", "one-step commits: .kg/ is refreshed and staged with each commit"),
+    ("kgtool hooks install --review", "a commit stops when .kg/ changed, to read it first"),
     ("kgtool hooks uninstall", "remove them; put back the hooks that were there"),
 ]
 
@@ -28,7 +28,7 @@ EXIT_CODES = [
     (EXIT_OK, "done; run: .kg/ is fresh and every check passed"),
     (
         EXIT_FAILED,
-        "run: .kg/ was rewritten (without --stage) or a check failed; "
+        "run: .kg/ was rewritten (with --review) or a check failed; "
         "uninstall: a hook was left alone",
     ),
 ]
@@ -36,12 +36,15 @@ EXIT_CODES = [
 INSTALL_DESCRIPTION = """\
 Writes kgtool's pre-commit and pre-merge-commit scripts into the repository's hooks folder
 (.git/hooks/, or core.hooksPath); each runs `kgtool hooks run` with the interpreter kgtool is
-installed in. A hook that is already there and is not kgtool's is refused, unless --chain
-(keep it, run it first) or --force (set it aside). Writes only the hooks folder."""
+installed in. By default a hook stages what it rewrote under .kg/ with the commit, which goes
+through in one step; with --review a commit stops when .kg/ changed (git add .kg, commit
+again), for a team that reads every .kg/ change. A hook that is already there and is not
+kgtool's is refused, unless --chain (keep it, run it first) or --force (set it aside).
+Writes only the hooks folder."""
 
 INSTALL_EXAMPLES = [
-    ("kgtool hooks install", "the commit stops when .kg/ changed"),
-    ("kgtool hooks install --stage --chain", "stage .kg/; keep the existing hook, run first"),
+    ("kgtool hooks install", "one-step commits: .kg/ is staged with the commit"),
+    ("kgtool hooks install --review --chain", "review mode; keep the existing hook, run first"),
 ]
 
 UNINSTALL_DESCRIPTION = """\
@@ -57,17 +60,17 @@ UNINSTALL_EXAMPLES = [
 RUN_DESCRIPTION = """\
 What every kgtool hook runs (plain git hooks and the pre-commit framework's one-process
 hooks): refreshes .kg/ so that it describes the staged content, then runs every other check
-of `kgtool check`, in one process. Writes .kg/ (and stages it with --stage); prints only
-problems and warnings."""
+of `kgtool check`, in one process. Writes .kg/ and stages what it rewrote (with --review it
+stages nothing and fails when .kg/ changed); prints only problems and warnings."""
 
 RUN_EXAMPLES = [
     ("kgtool hooks run", "what the pre-commit hook runs"),
-    ("kgtool hooks run --stage", "also stage what it rewrote under .kg/"),
+    ("kgtool hooks run --review", "fail, staging nothing, when .kg/ changed"),
 ]
 
 RUN_EXIT_CODES = [
     (EXIT_OK, ".kg/ describes the staged content and every check passed"),
-    (EXIT_FAILED, ".kg/ was rewritten (stage it and commit again), or a check failed"),
+    (EXIT_FAILED, "a check failed, or (--review) .kg/ was rewritten: read it, stage it, commit"),
 ]
 
 
@@ -83,11 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         [(EXIT_OK, "installed")],
         locks=False,
     )
-    install.add_argument(
-        "--stage",
-        action="store_true",
-        help="stage what the hook rewrote under .kg/ (one-step commits)",
-    )
+    add_mode_options(install)
     existing = install.add_mutually_exclusive_group()
     existing.add_argument(
         "--chain", action="store_true", help="keep an existing hook and run it first"
@@ -114,15 +113,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         RUN_EXAMPLES,
         RUN_EXIT_CODES,
     )
-    run.add_argument(
-        "--stage", action="store_true", help="stage what it rewrote under .kg/ (one-step commits)"
-    )
+    add_mode_options(run)
     run.set_defaults(run=run_hook)
+
+
+def add_mode_options(parser: argparse.ArgumentParser) -> None:
+    """``--review``, and ``--stage``, the default, which scripts and configurations written
+    when review was the default still name."""
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--review",
+        action="store_true",
+        help="stage nothing: a commit stops when .kg/ changed, to be read first",
+    )
+    mode.add_argument(
+        "--stage", action="store_true", help="stage what was rewritten under .kg/ (the default)"
+    )
 
 
 def run_install(args: argparse.Namespace) -> int:
     root = find_root(args.directory)
-    lines = git_hooks.install(root, args.stage, args.chain, args.force, sys.executable)
+    lines = git_hooks.install(root, args.review, args.chain, args.force, sys.executable)
     if not args.quiet:
         print("\n".join(lines))
     return EXIT_OK
@@ -136,4 +147,4 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def run_hook(args: argparse.Namespace) -> int:
-    return git_hooks.run(find_root(args.directory), args.stage)
+    return git_hooks.run(find_root(args.directory), args.review)

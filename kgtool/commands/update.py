@@ -109,8 +109,15 @@ def run(args: argparse.Namespace) -> int:
             print(finding.format())
     else:
         print(describe(result))
-        for finding in found + skipped:
+        # Skipped files are expected (images, archives): named with -v, counted otherwise.
+        for finding in found + (skipped if args.verbose else []):
             print(finding.format())
+        if skipped and not args.verbose:
+            count = len(skipped)
+            print(
+                f"{count} file{'s' * (count != 1)} not read for symbols (binary, too large, "
+                "...): `kgtool update -v` names them"
+            )
         print(describe_communities(layer2))
         if args.verbose:  # which files the cache did not cover: why a run took its time
             for path in result.parsed:
@@ -153,11 +160,7 @@ def stale_findings(raw: UpdateResult | None, layer2: CommunitiesResult | None) -
     """Errors for the layers on disk that differ from what ``kgtool update`` writes now."""
     found = []
     if raw is not None and raw.changed:
-        found.append(
-            Finding(
-                RAW_WHERE, 0, ERROR, RAW_STALE, "is out of date: run `kgtool update`"
-            )
-        )
+        found.append(Finding(RAW_WHERE, 0, ERROR, RAW_STALE, "is out of date: run `kgtool update`"))
     if layer2 is not None and layer2.stale:
         # communities.json first: the map's pages follow from it.
         names = sorted([*layer2.changed, *layer2.removed], key=lambda n: n != COMMUNITIES_FILE)

@@ -25,6 +25,7 @@ from kgtool.repo import (
     index_checkout,
     remove_leftovers,
     stage,
+    staged_paths,
     unstaged_paths,
     untracked_paths,
 )
@@ -39,6 +40,43 @@ SAVED = ".kgtool-saved"  # a hook that was there, set aside by --force, not run
 EXIT_FAILED = 1
 
 SCRIPT = """\
+#!/bin/sh
+{marker} {name}
+# Keeps .kg/ describing exactly what is being committed: refreshes it from the staged
+# content and runs every kgtool check, in one kgtool process. Installed by
+# `kgtool hooks install`; `kgtool hooks uninstall` removes it and puts back the hook that
+# was here before. See kgtool's README, "Plain git hooks".
+
+# A hook that was here before, kept by `kgtool hooks install --chain`, runs first.
+if [ -x "$0{chained}" ]; then
+    "$0{chained}" "$@" || exit $?
+fi
+
+# --stage (the default): stage what kgtool rewrote under .kg/ with the commit, which goes
+# through in one step. --review: the commit stops when .kg/ changed, for a person to read
+# the change first (git add .kg, commit again).
+stage={stage}
+# The interpreter kgtool was installed with: GUI git clients do not see a virtualenv's PATH.
+python={python}
+
+if [ -n "$python" ] && [ -x "$python" ]; then
+    exec "$python" -m kgtool hooks run ${{stage:+"$stage"}}
+fi
+if command -v kgtool >/dev/null 2>&1; then
+    exec kgtool hooks run ${{stage:+"$stage"}}
+fi
+echo "kgtool hook: kgtool is not installed (pip install kgtool); .kg/ was not refreshed" >&2
+exit 1
+"""
+
+
+# Every script kgtool wrote before today's, as it was then: a hook an older kgtool installed is
+# still kgtool's, for install to rewrite and uninstall to remove. When SCRIPT changes, its text
+# as it was is added here (and in tests/test_hostile_signals.py), never edited after.
+EARLIER_SCRIPTS = (
+    # Written from 3a04bd7 until review mode stopped being the default: an empty `stage`
+    # meant review (it now means the default, one-step).
+    """\
 #!/bin/sh
 {marker} {name}
 # Keeps .kg/ describing exactly what is being committed: refreshes it from the staged
@@ -66,13 +104,7 @@ if command -v kgtool >/dev/null 2>&1; then
 fi
 echo "kgtool hook: kgtool is not installed (pip install kgtool); .kg/ was not refreshed" >&2
 exit 1
-"""
-
-
-# Every script kgtool wrote before today's, as it was then: a hook an older kgtool installed is
-# still kgtool's, for install to rewrite and uninstall to remove. When SCRIPT changes, its text
-# as it was is added here (and in tests/test_hostile_signals.py), never edited after.
-EARLIER_SCRIPTS = (
+""",
     # Written from 4bf28c1 until 3a04bd7: `args` where `stage` is, unquoted where it is used.
     """\
 #!/bin/sh
@@ -106,13 +138,13 @@ exit 1
 )
 
 
-def hook_script(name: str, stage: bool = False, python: str = "") -> str:
+def hook_script(name: str, review: bool = False, python: str = "") -> str:
     """The script for hook ``name``; without ``python`` it finds kgtool on PATH (hooks/)."""
-    return _filled(SCRIPT, name, stage, python)
+    return _filled(SCRIPT, name, review, python)
 
 
-def _filled(script: str, name: str, stage: bool = False, python: str = "") -> str:
-    option = shlex.quote("--stage" if stage else "")
+def _filled(script: str, name: str, review: bool = False, python: str = "") -> str:
+    option = shlex.quote("--review" if review else "--stage")
     return script.format(
         marker=MARKER,
         name=name,
@@ -131,7 +163,7 @@ def is_ours(path: Path) -> bool:
     return MARKER.encode() in head
 
 
-# The lines of kgtool's scripts a person may set by hand (README: set stage=--stage).
+# The lines of kgtool's scripts a person may set by hand (README: set stage=--review).
 SETTINGS = ("stage=", "args=", "python=")
 # A setting's value as kgtool writes it (shlex.quote) or a person would: one shell word,
 # bare or single-quoted. "stage=''; echo mine" is a command of the person's, kept.
@@ -177,7 +209,7 @@ def _first_difference(text: str, expected: list[str]) -> tuple[int, str] | None:
 
 
 def install(
-    root: Path, stage: bool = False, chain: bool = False, force: bool = False, python: str = ""
+    root: Path, review: bool = False, chain: bool = False, force: bool = False, python: str = ""
 ) -> list[str]:
     """Puts kgtool's hooks in place; one line per hook saying what happened.
 
@@ -206,12 +238,13 @@ def install(
     said = []
     for name in HOOK_NAMES:
         path = folder / name
-        line = f"installed {path}" + (" (stages .kg/: one-step commits)" if stage else "")
+        mode = "review mode: a commit stops when .kg/ changed" if review else "stages .kg/"
+        line = f"installed {path} ({mode})"
         if name in moves:
             os.rename(path, moves[name])  # a rename keeps content, mode and symlinks exactly
             how = "kept, run first" if chain else "set aside, not run"
             line += f"; the hook that was there is {moves[name].name} ({how})"
-        atomic_write(path, hook_script(name, stage, python).encode())
+        atomic_write(path, hook_script(name, review, python).encode())
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         said.append(line)
     return said
@@ -251,7 +284,7 @@ def uninstall(root: Path) -> tuple[list[str], bool]:
     return said, done
 
 
-def run(root: Path, stage_changes: bool = False) -> int:
+def run(root: Path, review: bool = False) -> int:
     """Refresh ``.kg/`` so that it describes the staged content, then run every other check;
     prints only problems, returns the exit code.
 
@@ -259,8 +292,10 @@ def run(root: Path, stage_changes: bool = False) -> int:
     framework, which stashes them), kgtool maps the working tree as ``kgtool update`` does.
     Otherwise it maps a temporary checkout of the index and copies the generated files
     back. Either way ``.kg/`` in the working tree then describes what is staged; it is
-    staged too with ``stage_changes``, else a difference from the index fails the run.
+    staged too, unless in ``review`` mode, where a difference from the index fails the run
+    for a person to read it before committing again.
     """
+    stage_changes = not review
     remove_leftovers(root)  # what runs killed outright left in the temp folder
     store = Store(root)
     with store.lock():
@@ -273,12 +308,13 @@ def run(root: Path, stage_changes: bool = False) -> int:
                 _mirror_generated(tree, root)
         else:
             found, outcomes = _refresh_and_check(root, store)
+        touched = set(staged_paths(root))
         changed = unstaged_paths(root, KG_DIR) + untracked_paths(root, KG_DIR)
         pending = sorted(p for p in changed if _generated(p))
         if pending and stage_changes:
             stage(root, pending)
-    for finding in found:
-        print(finding.format())
+    for finding in _touched_first(found, touched):
+        print(finding)
     failed = report(outcomes, quiet=True)
     if pending and not stage_changes:
         again = "git add .kg and commit again"
@@ -292,6 +328,21 @@ def run(root: Path, stage_changes: bool = False) -> int:
         )
         return EXIT_FAILED
     return EXIT_FAILED if failed else 0
+
+
+def _touched_first(found: list[Finding], touched: set[str]) -> list[str]:
+    """The lines a hook prints for ``found``: each finding about a file the commit touches
+    (or about no file), then one line counting the rest. A warning about a file nobody
+    touched is not news at every commit; ``kgtool update`` still lists them all."""
+    shown = [f.format() for f in found if not f.path or f.path in touched]
+    older = len(found) - len(shown)
+    if older:
+        what = "warning" if older == 1 else "warnings"
+        shown.append(
+            f"kgtool: {older} older {what} about files this commit does not touch "
+            "(`kgtool update` lists them)"
+        )
+    return shown
 
 
 def _partial_commit() -> bool:
