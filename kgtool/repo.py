@@ -646,18 +646,15 @@ def _first_parent_diff(commit: str) -> list[str]:
 
 def paths_differing(root: Path, base: str) -> list[str]:
     """Paths whose content differs between commit ``base`` and the working tree, sorted,
-    renames as the new path. A tree diff, not a log: in a shallow clone the commit at the
-    boundary has no parent, and a log would show every file as added by it."""
-    if base.startswith("-"):
-        raise KgError(f"'{base}' is not a revision")
-    out = git(root, "diff", "-M", "--name-only", "-z", base, "--")
-    return sorted(filter(None, out.split("\0")))
+    renames as the new path."""
+    return list(differing_statuses(root, base))
 
 
 def differing_statuses(root: Path, base: str) -> dict[str, str]:
-    """Path -> git's status letter (A, M, D, R, ...) for each path whose content differs
-    between commit ``base`` and the working tree; a rename is its new path's R and its old
-    path's D. A tree diff, as :func:`paths_differing`."""
+    """Path -> git's status letter (A, M, D, R, C, T) of each path whose content differs
+    between commit ``base`` and the working tree, sorted; a rename or copy is its new path
+    only. A tree diff, not a log: in a shallow clone the commit at the boundary has no
+    parent, and a log would show every file as added by it."""
     if base.startswith("-"):
         raise KgError(f"'{base}' is not a revision")
     fields = git(root, "diff", "-M", "--name-status", "-z", base, "--").split("\0")
@@ -665,11 +662,8 @@ def differing_statuses(root: Path, base: str) -> dict[str, str]:
     at = 0
     while at < len(fields) and fields[at]:
         letter = fields[at][:1]
-        if letter in ("R", "C"):
-            old, new = fields[at + 1], fields[at + 2]
-            if letter == "R":
-                statuses[old] = "D"
-            statuses[new] = letter
+        if letter in ("R", "C"):  # "R100", the old path, the new one
+            statuses[fields[at + 2]] = letter
             at += 3
         else:
             statuses[fields[at + 1]] = letter

@@ -301,3 +301,53 @@ def test_in_a_browser_a_change_is_coloured_with_its_communities(
         assert page.errors == [] and page.requests == []
     finally:
         page.close()
+
+
+def test_a_diff_names_renames_deletions_and_leaves_out_names_that_are_not_utf8(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = map_repo(make_repo)
+    base = repo.git("rev-parse", "HEAD").strip()
+    repo.git("mv", "g0m0/f3.py", "g0m0/f4.py")
+    repo.git("rm", "-q", "docs/guide.md")
+    os.close(os.open(os.path.join(os.fsencode(repo.root), b"caf\xe9.txt"), os.O_CREAT))
+    repo.commit("rename, delete, and a name git hands over as bytes")
+    update(repo)
+    data = page_json(write_page(repo, "--diff", base))
+    changed = {data["paths"][int(index)]: word for index, word in data["diff"]["files"].items()}
+    assert changed == {"g0m0/f4.py": "renamed"}
+    assert data["diff"]["gone"] == ["docs/guide.md"]  # the rename's old path is not deleted
+    assert data["diff"]["outside"] == []  # the undecodable name is not on the page at all
+
+
+def test_in_a_browser_a_hand_edited_map_file_cannot_break_the_page(
+    make_repo: Callable[..., Repo], browser: Any
+) -> None:
+    """``.kg/communities.json`` is whatever a pull request commits: an edge to a community it
+    does not hold and sizes that say nothing true draw what the members say."""
+    repo = map_repo(make_repo)
+    path = repo.root / ".kg" / "communities.json"
+    document = json.loads(path.read_text())
+    first, second = sorted(document["communities"], key=lambda c: int(c[1:]))[:2]
+    document["edges"].append(
+        {"src": first, "dst": "c999", "total": 5, "types": {"calls": {"EXTRACTED": 5}}}
+    )
+    document["communities"][first]["size"] = 0
+    document["communities"][second]["size"] = -(10**30)
+    path.write_text(json.dumps(document))
+    data = page_json(write_page(repo))
+    assert all("c999" not in edge[:2] for edge in data["edges"])
+    sizes = {cid: c["size"] for cid, c in data["communities"].items()}
+    assert sizes[first] == len(document["communities"][first]["members"]) > 0
+    page = Page(browser, repo.root.parent / "map.html", artifacts_dir(repo))
+    try:
+        page.page.hover(f'svg g[data-id="{first}"] rect')
+        page.page.click(f'svg g[data-id="{first}"] rect')
+        assert page.opened("community", f"community={first}")
+        assert page.page.locator("svg g[data-file]").count() == sizes[first]
+        page.page.click("#crumbs a >> text=map")
+        assert page.opened("overview")
+        assert page.page.locator(f'svg g[data-id="{second}"]').count() == 1
+        assert page.errors == [] and page.requests == []
+    finally:
+        page.close()

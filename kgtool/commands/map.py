@@ -11,12 +11,9 @@ from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import context
 from kgtool.errors import KgError
-from kgtool.query.kg import load_map, missing_notice
-from kgtool.repo import differing_statuses, resolve_commit
-from kgtool.store import KG_DIR, atomic_write
+from kgtool.store import KG_DIR
 
 PAGE_FILE = "map.html"  # in the local cache, when no --out is given
-MERMAID_OPEN = "```mermaid"
 
 DESCRIPTION = f"""\
 Prints the picture that opens {KG_DIR}/MAP.md: a Mermaid flowchart of the areas (or the largest
@@ -55,47 +52,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ctx = context(args)
+    # Imported here: the page's module reads layer 3's labels, which -h need not load.
+    from kgtool.query.map_page import mermaid_picture, write_page
+
     if not args.html:
         if args.out or args.diff:
             raise KgError("--out and --diff go with --html: the Mermaid picture is printed")
-        sys.stdout.write(mermaid_picture(ctx.store.read_bytes("MAP.md")))
+        picture = mermaid_picture(ctx.store)
+        if not picture:
+            raise KgError(f"{KG_DIR}/MAP.md holds no picture (a map of one box): try --html")
+        sys.stdout.write(picture)
         return EXIT_OK
-    from kgtool.query.map_page import PageDiff, page_data, render_page
-
-    state = load_map(ctx.root, ctx.config, ctx.store, indexed=True)
-    if state.missing:
-        raise KgError(missing_notice(state.missing))
-    if state.document is None:
-        raise KgError(next(iter(state.notices), f"{KG_DIR}/ cannot be read: run `kgtool update`"))
-    diff = None
-    if args.diff:
-        commit = resolve_commit(ctx.root, args.diff)
-        diff = PageDiff(args.diff, commit, differing_statuses(ctx.root, commit))
-    page = render_page(page_data(state, ctx.root.name, diff))
     # A relative --out is taken from where kgtool runs, as -C has it (git's way).
     out = Path(args.directory, args.out) if args.out else ctx.store.cache_dir / PAGE_FILE
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, page, durable=False)
-    if state.stale:
-        print(f"kgtool: warning: {state.stale}", file=sys.stderr)
+    written = write_page(ctx.root, ctx.config, ctx.store, out, args.diff)
+    if written.stale:
+        print(f"kgtool: warning: {written.stale}", file=sys.stderr)
     if not args.quiet:
-        communities = len(state.communities)
         print(
-            f"wrote {out} ({len(page) // 1024} KB: {len(state.community_of)} files in "
-            f"{communities} communities); open it in a browser"
+            f"wrote {written.path} ({written.size // 1024} KB: {written.files} files in "
+            f"{written.communities} communities); open it in a browser"
         )
     return EXIT_OK
-
-
-def mermaid_picture(map_text: bytes | None) -> str:
-    """The first Mermaid block of MAP.md, fences included; "" when MAP.md has none."""
-    if map_text is None:
-        raise KgError(missing_notice([f"{KG_DIR}/MAP.md"]))
-    lines = map_text.decode("utf-8", "replace").split("\n")
-    if MERMAID_OPEN not in lines:
-        return ""
-    start = lines.index(MERMAID_OPEN)
-    end = next((i for i in range(start + 1, len(lines)) if lines[i] == "```"), None)
-    if end is None:
-        return ""
-    return "\n".join(lines[start : end + 1]) + "\n"

@@ -110,10 +110,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(describe(result))
         # Skipped files are expected (images, archives): named with -v, counted otherwise.
-        for finding in found + (skipped if args.verbose else []):
+        hidden = [] if args.verbose else [f for f in skipped if f.code == SKIPPED]
+        for finding in found + [f for f in skipped if f not in hidden]:
             print(finding.format())
-        if skipped and not args.verbose:
-            count = len(skipped)
+        if hidden:
+            count = len(hidden)
             print(
                 f"{count} file{'s' * (count != 1)} not read for symbols (binary, too large, "
                 "...): `kgtool update -v` names them"

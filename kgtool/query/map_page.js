@@ -82,10 +82,11 @@
   // -- the squarified treemap (Bruls, Huizing, van Wijk): boxes near square, largest first --
   function squarify(items, x, y, w, h) {
     const out = [];
-    const total = items.reduce(function (s, it) { return s + it.value; }, 0);
-    if (total <= 0 || w <= 0 || h <= 0) return out;
+    const drawn = items.filter(function (it) { return it.value > 0; });
+    const total = drawn.reduce(function (s, it) { return s + it.value; }, 0);
+    if (!(total > 0) || w <= 0 || h <= 0) return out;
     const scale = (w * h) / total;
-    let rest = items.map(function (it) { return { item: it, area: it.value * scale }; });
+    let rest = drawn.map(function (it) { return { item: it, area: it.value * scale }; });
     while (rest.length) {
       const short = Math.min(w, h);
       let row = [], best = Infinity;
@@ -208,7 +209,7 @@
   // Files by folder below depth ``from``, at the deepest level that still gives at most
   // MAX_FOLDERS folders; null when they do not split in two there.
   function folderGroups(list, from) {
-    const depth = Math.max.apply(null, list.map(function (f) { return folderOf(data.paths[f]).split("/").length; }));
+    const depth = list.reduce(function (d, f) { return Math.max(d, folderOf(data.paths[f]).split("/").length); }, 0);
     let best = null;
     for (let d = from + 1; d <= depth; d++) {
       const groups = {};
@@ -310,10 +311,12 @@
 
   // -- tooltips ----------------------------------------------------------------------------
   function hover(node, content, enter) {
-    node.addEventListener("mouseenter", function () { if (enter) enter(); });
-    node.addEventListener("mousemove", function (event) {
+    node.addEventListener("mouseenter", function () {
       while (tip.firstChild) tip.removeChild(tip.firstChild);
       content().forEach(function (part) { tip.appendChild(part); });
+      if (enter) enter();
+    });
+    node.addEventListener("mousemove", function (event) {
       tip.hidden = false;
       const x = Math.min(event.clientX + 14, window.innerWidth - 430);
       tip.style.left = Math.max(x, 4) + "px";
@@ -501,6 +504,7 @@
       crumbs([["map", null]]);
       drawOverview();
       overviewPanel();
+      if (!data.areas.length) panel.appendChild(el("p", {}, "The map holds no community: run `kgtool update` in a repository with tracked files."));
     }
     document.body.setAttribute("data-view", cid && C[cid] ? "community" : (aid && areaById[aid]) || single ? "area" : "overview");
     document.body.setAttribute("data-drawn", location.hash);  // what is drawn, for a test to wait on
