@@ -168,7 +168,10 @@ def test_this_repository_s_own_playbooks_are_well_formed() -> None:
 def test_new_from_a_commit_follows_later_renames_and_says_what_it_left_out(app: Repo) -> None:
     app.write("app/plugin.py", "def hook():\n    return 1\n")
     app.write("app/gone.py", "x = 1\n")
+    app.write("poetry.lock", "# a lock file\n")
+    assert app.kg("update").code == 0  # the commit carries kgtool's output, as a hook's does
     added = app.commit("add plugin and gone")
+    assert ".kg/" in app.git("show", "--name-only", "--format=", added)
     app.git("mv", "app/plugin.py", "app/plugins.py")
     app.commit("rename plugin")
     app.git("rm", "-q", "app/gone.py")
@@ -180,6 +183,7 @@ def test_new_from_a_commit_follows_later_renames_and_says_what_it_left_out(app: 
     assert [s.value for s in playbook.key_files] == ["app/plugins.py"]
     assert "# app/plugin.py (renamed since: app/plugins.py is listed instead)" in created.out
     assert "# app/gone.py (deleted since, in " in created.out
+    assert ".kg/" not in created.out and "poetry.lock" not in created.out  # left out silently
     written = app.kg("playbooks", "new", "Add a plugin", "--from", added)
     assert "  app/gone.py (deleted since, in " in written.out
 

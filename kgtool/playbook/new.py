@@ -15,13 +15,14 @@ from pathlib import Path
 
 from kgtool.config import Config
 from kgtool.errors import KgError
+from kgtool.file_kinds import is_lock_file
 from kgtool.playbook.check import TODO, playbooks_dir
 from kgtool.playbook.concepts import load_concepts
 from kgtool.playbook.layer1 import load_layer1
 from kgtool.playbook.parse import outside_repository, parse_playbook, slugify
 from kgtool.playbook.suggest import Suggester
 from kgtool.repo import changed_paths, check_range
-from kgtool.store import Store, atomic_write
+from kgtool.store import KG_DIR, Store, atomic_write
 
 MAX_KEY_FILES = 30
 
@@ -67,7 +68,9 @@ def new_playbook(
     changed: list[str] = []
     left_out: list[str] = []  # "path (why)", said in the skeleton and by the command
     for file in changed_paths(root, rev_range):
-        if file.startswith(playbook_files):
+        # The playbooks themselves, kgtool's own output and lock files are not what a person
+        # changes to do a task: left out without a word.
+        if file.startswith((playbook_files, f"{KG_DIR}/")) or is_lock_file(file):
             continue
         now, why = _follow(file, history)
         if now in view.files:
