@@ -650,6 +650,16 @@ def paths_differing(root: Path, base: str) -> list[str]:
     return list(differing_statuses(root, base))
 
 
+def renames_between(root: Path, base: str, head: str | None = None) -> dict[str, str]:
+    """New path -> old path of each file git finds renamed between commit ``base`` and
+    commit ``head`` (None: the working tree), by content similarity as ``git diff -M``."""
+    if base.startswith("-") or (head or "").startswith("-"):
+        raise KgError(f"'{base}' is not a revision")
+    args = ["diff", "-M", "--name-status", "-z", "--diff-filter=R", base, *([head] if head else [])]
+    fields = git(root, *args, "--").split("\0")
+    return {fields[at + 2]: fields[at + 1] for at in range(0, len(fields) - 2, 3) if fields[at]}
+
+
 def differing_statuses(root: Path, base: str) -> dict[str, str]:
     """Path -> git's status letter (A, M, D, R, C, T) of each path whose content differs
     between commit ``base`` and the working tree, sorted; a rename or copy is its new path
@@ -835,6 +845,21 @@ def untracked_paths(root: Path, *pathspec: str) -> list[str]:
     """Files git does not track and does not ignore."""
     out = git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", *pathspec)
     return sorted(filter(None, out.split("\0")))
+
+
+def set_merge_driver(root: Path, name: str, description: str, command: str) -> None:
+    """Register merge driver ``name`` in the repository's own configuration (shared by
+    its worktrees): git runs ``command`` for a path whose ``merge`` attribute names it."""
+    git(root, "config", f"merge.{name}.name", description)
+    git(root, "config", f"merge.{name}.driver", command)
+
+
+def remove_merge_driver(root: Path, name: str) -> bool:
+    """Forget merge driver ``name``; False when it was not registered."""
+    if not git(root, "config", "--get", f"merge.{name}.driver", check=False):
+        return False
+    git(root, "config", "--remove-section", f"merge.{name}")
+    return True
 
 
 def stage(root: Path, paths: list[str]) -> None:

@@ -34,6 +34,14 @@ LOCK_FILE = "kgtool.lock"
 # The cache of an older kgtool (it lived in .kg/), and the temp files of a write that a kill
 # interrupted (the next run removes them).
 GITIGNORE_LINES = ("cache/", ".*.tmp")
+# What git and GitHub are told of .kg/: its files are generated (a review folds them), and a
+# conflict in one goes to `kgtool merge-driver` (which `kgtool hooks install` registers; git
+# merges as text where it is not), after which a hook rebuilds .kg/ from the merged tree.
+# Labels are written by people too: reviewed and merged as text.
+GITATTRIBUTES_LINES = (
+    "* linguist-generated=true merge=kgtool",
+    f"{ONTOLOGY_FILE} -linguist-generated !merge",
+)
 TEMP_PREFIX, TEMP_SUFFIX = ".", ".tmp"  # atomic_write's temp files: ".<name>.<random>.tmp"
 
 
@@ -68,20 +76,25 @@ class Store:
         return True
 
     def ensure(self) -> None:
-        """.kg/ ready to be written: a real folder, with a .gitignore that keeps local files out.
+        """.kg/ ready to be written: a real folder, with a .gitignore that keeps local files out
+        and a .gitattributes that marks the rest generated.
 
-        An existing .gitignore keeps its lines; any of kgtool's that it lacks are added (an
-        older kgtool wrote only "cache/").
+        An existing file keeps its lines; any of kgtool's that it lacks are added (an older
+        kgtool wrote only "cache/", and no .gitattributes).
         """
         self.refuse_unsafe()
         self.dir.mkdir(exist_ok=True)
-        ignore = self.dir / ".gitignore"
-        text = self.read_bytes(".gitignore")
-        old = text.decode("utf-8", "replace") if text is not None else ""
-        missing = [line for line in GITIGNORE_LINES if line not in old.splitlines()]
-        if missing:
-            lead = "\n" if old and not old.endswith("\n") else ""
-            atomic_write(ignore, (old + lead + "".join(f"{m}\n" for m in missing)).encode())
+        for name, wanted in (
+            (".gitignore", GITIGNORE_LINES),
+            (".gitattributes", GITATTRIBUTES_LINES),
+        ):
+            text = self.read_bytes(name)
+            old = text.decode("utf-8", "replace") if text is not None else ""
+            missing = [line for line in wanted if line not in old.splitlines()]
+            if missing:
+                lead = "\n" if old and not old.endswith("\n") else ""
+                added = "".join(f"{line}\n" for line in missing)
+                atomic_write(self.path(name), (old + lead + added).encode())
 
     def refuse_unsafe(self) -> None:
         """Refuse a .kg/ that leads elsewhere: a symlink (the folder, or anything in it) would

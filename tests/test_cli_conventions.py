@@ -127,6 +127,7 @@ REQUIRED_WORDS: dict[str, list[str]] = {
     "playbooks export": ["--to", "claude"],
     "context": ["a task"],
     "explain": ["c1"],
+    "merge-driver": ["base", "ours", "theirs"],
 }
 
 

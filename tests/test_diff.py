@@ -132,3 +132,46 @@ def test_a_name_in_the_summary_graph_cannot_break_out_of_its_label(
     line = next(line for line in graph.splitlines() if line.startswith(f"  {ids['big']}["))
     label = line.split('["', 1)[1].removesuffix('"]')
     assert not set(label) & set('"[]<>#`') and "direction LR" not in label
+
+
+APP_FILES = {
+    "app/__init__.py": "",
+    "app/store.py": "def save(record):\n    return record\n\n\ndef load(key):\n    return key\n",
+    "app/api.py": "from app.store import load, save\n\n\ndef run(x):\n    return save(load(x))\n",
+    "app/cli.py": "from app.api import run\n\n\ndef main():\n    return run(1)\n",
+    "docs/old.md": "# Old notes\n\nNothing here any more.\n",
+    "docs/guide.md": "# Guide\n\nRun the app: `python -m app`.\n",
+}
+
+
+def test_diff_says_where_renamed_new_and_removed_files_went(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = make_repo(APP_FILES)
+    update(repo)
+    repo.commit("map")
+    home = community_of(repo, "app/store.py")
+    repo.git("mv", "app/store.py", "app/storage.py")
+    repo.write("app/api.py", APP_FILES["app/api.py"].replace("app.store", "app.storage"))
+    repo.write(
+        "app/retry.py", "from app.api import handle\n\n\ndef again(r):\n    return handle(r)\n"
+    )
+    repo.git("rm", "-q", "docs/old.md")
+    repo.git("add", "-A")
+    update(repo)
+    repo.commit("rename, add, remove")
+    assert community_of(repo, "app/storage.py") == home == community_of(repo, "app/retry.py")
+    docs = json.loads(repo.git("show", "HEAD~1:.kg/communities.json"))["files"]["docs/old.md"]
+    result = repo.kg("diff", "HEAD~1", "HEAD")
+    assert result.code == 0, result.err
+    lines = [line.strip() for line in result.out.splitlines()]
+    name = next(line for line in lines if line.startswith("renamed: ")).split("stays in ")[1]
+    assert name.startswith(f"{home} (") and name.endswith(")")  # named, never a bare ID
+    assert f"renamed: app/store.py → app/storage.py, stays in {name}" in lines
+    assert f"new: app/retry.py joins {name}" in lines
+    assert any(line.startswith(f"removed: docs/old.md left {docs} (") for line in lines)
+    report = json.loads(repo.kg("diff", "HEAD~1", "HEAD", "--format", "json").out)
+    assert report["renamed"] == [
+        {"from": "app/store.py", "to": "app/storage.py", "was_in": home, "is_in": home}
+    ]
+    assert report["joined"] == [{"community": home, "files": ["app/retry.py"]}]

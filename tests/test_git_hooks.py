@@ -341,3 +341,102 @@ def test_a_hook_names_warnings_about_the_files_it_commits_and_counts_the_older_o
         "lists them)"
     ) in second.stdout
     assert "broken.py:4: warning: R103" in repo.kg("update").out  # still listed there
+
+
+def merge(repo: Repo, branch: str) -> subprocess.CompletedProcess[str]:
+    """``git merge`` as a user runs it: hooks run, with this checkout's kgtool importable."""
+    return subprocess.run(
+        ["git", "merge", "--no-edit", branch],
+        cwd=repo.root,
+        env=hook_env(repo),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
+
+
+def branches_that_both_change_kg(repo: Repo) -> None:
+    """main and side each add a file (one-step commits through the hooks): both rewrite the
+    same layer-1 shard, communities.json and MAP.md."""
+    repo.git("switch", "-q", "-c", "side")
+    repo.write("side.py", "from app import helper\n\n\ndef side():\n    return helper()\n")
+    repo.git("add", "side.py")
+    assert commit(repo, "side").returncode == 0
+    repo.git("switch", "-q", "main")
+    repo.write("other.py", "from app import main\n\n\ndef other():\n    return main()\n")
+    repo.git("add", "other.py")
+    assert commit(repo, "other").returncode == 0
+
+
+def test_a_merge_of_two_branches_that_both_changed_kg_goes_through_the_driver(
+    repo: Repo,
+) -> None:
+    mapped_repo(repo)
+    installed = repo.kg("hooks", "install")
+    assert "registered the merge driver" in installed.out
+    assert "merge=kgtool" in (repo.root / ".kg" / ".gitattributes").read_text()
+    branches_that_both_change_kg(repo)
+    merged = merge(repo, "side")
+    assert "CONFLICT" not in merged.stdout
+    assert "Auto-merging .kg/raw/_root.jsonl" in merged.stdout  # both sides changed it
+    # git commits an automatic merge from the tree it merged, whatever pre-merge-commit
+    # stages: the hook stops the merge with .kg/ rebuilt and staged, and one commit ends it.
+    assert merged.returncode == 1, merged.stdout
+    assert "run `git commit --no-edit` to conclude it" in merged.stdout
+    concluded = subprocess.run(
+        ["git", "commit", "--no-edit"],
+        cwd=repo.root,
+        env=hook_env(repo),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
+    assert concluded.returncode == 0, concluded.stdout
+    assert len(repo.git("rev-list", "--parents", "-1", "HEAD").split()) == 3  # a merge commit
+    assert "<<<<<<<" not in repo.git("show", "HEAD:.kg/raw/_root.jsonl")
+    # The pre-merge-commit hook rebuilt .kg/ from the merged tree: both files are in it.
+    shard = node_ids(repo.git("show", "HEAD:.kg/raw/_root.jsonl"))
+    assert {"side.py::side", "other.py::other"} <= shard
+    assert committed_kg_is_fresh(repo)
+    removed = repo.kg("hooks", "uninstall")
+    assert "removed the merge driver" in removed.out
+    assert '[merge "kgtool"]' not in (repo.root / ".git" / "config").read_text()
+
+
+def test_without_the_driver_the_same_merge_stops_on_conflict_markers(repo: Repo) -> None:
+    """What the driver spares: git's own text merge of two fresh maps."""
+    mapped_repo(repo)
+    assert repo.kg("hooks", "install").code == 0
+    repo.git("config", "--remove-section", "merge.kgtool")
+    branches_that_both_change_kg(repo)
+    merged = merge(repo, "side")
+    assert merged.returncode != 0
+    assert "CONFLICT (content): Merge conflict in .kg/" in merged.stdout
+
+
+def test_kg_files_are_marked_generated_and_a_person_s_own_attributes_are_kept(
+    repo: Repo,
+) -> None:
+    mapped_repo(repo)
+    attributes = repo.root / ".kg" / ".gitattributes"
+    checked = repo.git(
+        "check-attr",
+        "linguist-generated",
+        "merge",
+        "--",
+        ".kg/raw/_root.jsonl",
+        ".kg/ontology.yaml",
+    )
+    assert checked.splitlines() == [
+        ".kg/raw/_root.jsonl: linguist-generated: true",
+        ".kg/raw/_root.jsonl: merge: kgtool",
+        ".kg/ontology.yaml: linguist-generated: unset",  # labels are written by people too
+        ".kg/ontology.yaml: merge: unspecified",
+    ]
+    attributes.write_text("*.md diff=markdown\n")  # a person's line, without kgtool's
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    assert repo.kg("update").code == 0
+    assert attributes.read_text().splitlines()[0] == "*.md diff=markdown"
+    assert "* linguist-generated=true merge=kgtool" in attributes.read_text()

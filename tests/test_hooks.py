@@ -136,7 +136,7 @@ def test_one_process_hook_fails_when_it_rewrites_then_passes_quietly(
     repo.commit()
     first = run_hook(repo, hook_source, "kgtool-update-check")
     assert first.returncode == 1, first.stdout + first.stderr
-    assert "kgtool rewrote .kg/ (.kg/.gitignore, .kg/MAP.md, .kg/communities.json and" in (
+    assert "kgtool rewrote .kg/ (.kg/.gitattributes, .kg/.gitignore, .kg/MAP.md and" in (
         first.stdout
     )
     repo.commit("graph")
@@ -178,6 +178,43 @@ def test_the_default_hook_takes_every_commit_in_one_try(
         assert committed_kg_is_fresh(repo)
     assert symbols(repo.git("show", "HEAD:.kg/raw/_root.jsonl")) == {"main", "helper", "f"}
     assert repo.git("status", "--porcelain") == ""
+
+
+@NEEDS_CHECKOUT
+def test_the_default_hook_never_stages_over_kg_changes_the_framework_set_aside(
+    repo: Repo, hook_source: HookSource
+) -> None:
+    """``kgtool update`` run by hand leaves .kg/ changed and unstaged; a commit of another
+    file then has pre-commit set those changes aside as a patch. Staging .kg/ under it would
+    make the patch fail to apply, and pre-commit would leave the user's unstaged work in its
+    cache (seen: app.py's edit gone from the working tree). The hook stages nothing and says
+    why; every unstaged change is back where it was."""
+    mapped_repo(repo)
+    config = hook_config(repo, hook_source, "kgtool")
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(hook_source.home)}
+    subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install", "--config", str(config)],
+        cwd=repo.root,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    partially_stage(repo)  # f() staged, g() on top of it unstaged
+    assert repo.kg("update").code == 0  # by hand: .kg/ now describes g() too, unstaged
+    before = repo.git("diff")
+    done = subprocess.run(
+        ["git", "commit", "-m", "other"],
+        cwd=repo.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "nothing was staged: `git add .kg`" in done.stdout + done.stderr
+    assert "An unexpected error" not in done.stdout + done.stderr
+    assert repo.git("diff") == before  # the unstaged edit and .kg/ changes are all back
+    assert "def g()" in (repo.root / "app.py").read_text()
 
 
 @NEEDS_CHECKOUT

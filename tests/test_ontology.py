@@ -491,3 +491,26 @@ def test_a_distance_exactly_at_the_threshold_is_not_drift(tmp_path: Path) -> Non
     evidence = community_evidence(old, {}, {}, exact_members=200)
     assert community_drifts(evidence, new, {}, {}, settings) == []
     assert community_drifts(evidence, [*new, "src/x.py"], {}, {}, settings)
+
+
+def test_a_first_labelling_is_one_line_per_kind_in_the_changelog(
+    make_repo: Callable[..., Repo],
+) -> None:
+    from test_communities_guards import ring_of_triangles
+
+    repo = make_repo({SETTINGS: PHRASE_ALL, **ring_of_triangles()})
+    update(repo)
+    repo.commit("map")
+    base = repo.git("rev-parse", "HEAD").strip()
+    label(repo, "--offline")
+    repo.commit("labels")
+    out = repo.kg("diff", base, "HEAD")
+    assert out.code == 0, out.err
+    named = [line.strip() for line in out.out.splitlines() if "named: " in line]
+    count = len(json.loads((repo.root / ".kg" / "communities.json").read_text())["communities"])
+    assert count > 5
+    assert named == [
+        f"named: {count} communities ({count} by offline; .kg/ontology.yaml lists them)"
+    ]
+    phrased = [line.strip() for line in out.out.splitlines() if "phrased: " in line]
+    assert len(phrased) == 1 and phrased[0].endswith(" edges (.kg/ontology.yaml lists them)")

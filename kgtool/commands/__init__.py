@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "explain": "what a community, label, file or symbol is, where it lives, what it touches",
     "mcp": "serve impact, explain, playbooks and the map to agents (MCP on stdio)",
     "context": "the playbook, communities and symbols to read first for a task",
+    "merge-driver": "what git runs for a .kg/ file both sides of a merge changed",
     "map": "the map as a picture: MAP.md's diagram, or an interactive page (--html)",
 }
 

@@ -30,6 +30,7 @@ from kgtool.repo import (
     default_branch,
     head_commit,
     merge_base,
+    renames_between,
     resolve_commit,
     show_file,
     temporary_worktree,
@@ -121,7 +122,12 @@ def changelog(ctx: Context, base: str, head: str | None, head_doc: dict | None =
     names = {**base_view.names, **head_view.names}
     names.update({**area_names(base_doc, AREA_PATHS), **area_names(head_doc, AREA_PATHS)})
     report = compare(
-        base_doc, head_doc, float(section["diff_change"]), int(section["diff_min_edges"]), names
+        base_doc,
+        head_doc,
+        float(section["diff_change"]),
+        int(section["diff_min_edges"]),
+        names,
+        renames_between(ctx.root, base, head),
     )
     report["labels"] = label_changes(base_labels, head_labels, head_view.report)
     return report

@@ -66,15 +66,32 @@ def _events(
 
 
 def compare(
-    base: Document, head: Document, change: float, min_edges: int, names: dict[str, str]
+    base: Document,
+    head: Document,
+    change: float,
+    min_edges: int,
+    names: dict[str, str],
+    renames: dict[str, str] | None = None,
 ) -> Report:
-    """``names``: a name for community and area IDs of either side (for the touched ones)."""
+    """``names``: a name for community and area IDs of either side (for the touched ones);
+    ``renames``: new path -> old path of the files git found renamed between the two."""
     old, new = base["communities"], head["communities"]
     old_files: dict[str, str] = base["files"]
     new_files: dict[str, str] = head["files"]
     split, merged, created, retired, explained = _events(
         old, new, old_files, new_files, head.get("retired", {})
     )
+    renamed = [
+        {"from": before, "to": after, "was_in": old_files[before], "is_in": new_files[after]}
+        for after, before in sorted((renames or {}).items())
+        if before in old_files and after in new_files and before not in new_files
+    ]
+    renamed_to = {entry["to"] for entry in renamed}
+    renamed_from = {entry["from"] for entry in renamed}
+    born = {e["id"] for e in created}
+    gone = {e["id"] for e in retired}
+    added = sorted(set(new_files) - set(old_files))
+    removed = sorted(set(old_files) - set(new_files))
     moved = [
         {"file": path, "from": old_files[path], "to": new_files[path]}
         for path in sorted(set(old_files) & set(new_files))
@@ -89,8 +106,17 @@ def compare(
         "created": created,
         "retired": retired,
         "moved": moved,
-        "files_added": sorted(set(new_files) - set(old_files)),
-        "files_removed": sorted(set(old_files) - set(new_files)),
+        "renamed": renamed,
+        # New files by the community they joined (a created community's are its event's),
+        # and files gone by the one they left: renamed ones are said as renames.
+        "joined": _by_community(
+            [p for p in added if p not in renamed_to and new_files[p] not in born], new_files
+        ),
+        "left": _by_community(
+            [p for p in removed if p not in renamed_from and old_files[p] not in gone], old_files
+        ),
+        "files_added": added,
+        "files_removed": removed,
         "coupling": _coupling(base, head, change, min_edges),
         "names": {},
     }
@@ -100,6 +126,16 @@ def compare(
     touched |= {move["community"] for move in report.get("areas", {}).get("moved", [])}
     report["names"] = {cid: names[cid] for cid in sorted(touched, key=_id_order) if cid in names}
     return report
+
+
+def _by_community(paths: list[str], where: dict[str, str]) -> list[dict[str, Any]]:
+    """[{community, files}] of ``paths`` by the community ``where`` puts each in, the one
+    with most files first."""
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        groups.setdefault(where[path], []).append(path)
+    order = sorted(groups, key=lambda cid: (-len(groups[cid]), id_number(cid)))
+    return [{"community": cid, "files": groups[cid]} for cid in order]
 
 
 def _id_order(gid: str) -> tuple[str, int]:
@@ -198,6 +234,9 @@ def touched_communities(report: Report) -> set[str]:
     touched |= {e["id"] for e in (*report["created"], *report["retired"])}
     for move in report["moved"]:
         touched |= {move["from"], move["to"]}
+    for entry in report.get("renamed", []):
+        touched |= {entry["was_in"], entry["is_in"]}
+    touched |= {group["community"] for key in ("joined", "left") for group in report.get(key, [])}
     for entries in report["coupling"].values():
         for entry in entries:
             touched |= {entry["src"], entry["dst"]}
@@ -234,24 +273,67 @@ def _change_lines(report: Report) -> list[str]:
             f"merged: {_name(e['from'], report)} merged into {_name(e['into'], report)} "
             f"({len(e['files'])} file(s))"
         )
+    renamed_into = {e["from"]: e["is_in"] for e in report.get("renamed", [])}
     for e in report["created"]:
         lines.append(f"created: {_name(e['id'], report)}, {e['size']} file(s)")
     for e in report["retired"]:
-        lines.append(f"retired: {_name(e['id'], report)}, {e['size']} file(s)")
+        # A community whose files were renamed away went where they went.
+        heir = _majority(e["files"], renamed_into)
+        where = f"; its files, renamed, are in {_name(heir, report)}" if heir else ""
+        lines.append(f"retired: {_name(e['id'], report)}, {e['size']} file(s){where}")
+    for e in report.get("renamed", []):
+        if e["was_in"] == e["is_in"]:
+            where = f"stays in {_name(e['is_in'], report)}"
+        else:
+            where = f"from {_name(e['was_in'], report)} to {_name(e['is_in'], report)}"
+        lines.append(f"renamed: {e['from']} → {e['to']}, {where}")
+    for group in report.get("joined", []):
+        lines.append(_group_line("new", "join", "joins", group, report))
+    for group in report.get("left", []):
+        lines.append(_group_line("removed", "left", "left", group, report))
     for e in report["moved"]:
-        lines.append(f"moved: {e['file']}: {e['from']} -> {e['to']}")
+        lines.append(f"moved: {e['file']}: {_name(e['from'], report)} -> {_name(e['to'], report)}")
     lines += _area_lines(report)
     coupling = report["coupling"]
-    for e in coupling["appeared"]:
-        lines.append(f"new coupling: {e['src']} -> {e['dst']}: {describe_counts(e['types'])}")
-    for e in coupling["vanished"]:
-        lines.append(f"coupling gone: {e['src']} -> {e['dst']}: was {describe_counts(e['types'])}")
-    for e in coupling["changed"]:
+    for e in _strongest(coupling["appeared"]):
         lines.append(
-            f"coupling changed: {e['src']} -> {e['dst']}: {describe_counts(e['before'])} "
-            f"-> {describe_counts(e['after'])}"
+            f"new coupling: {_name(e['src'], report)} -> {_name(e['dst'], report)}: "
+            f"{describe_counts(e['types'])}"
+        )
+    for e in _strongest(coupling["vanished"]):
+        lines.append(
+            f"coupling gone: {_name(e['src'], report)} -> {_name(e['dst'], report)}: "
+            f"was {describe_counts(e['types'])}"
+        )
+    for e in _strongest(coupling["changed"]):
+        lines.append(
+            f"coupling changed: {_name(e['src'], report)} -> {_name(e['dst'], report)}: "
+            f"{describe_counts(e['before'])} -> {describe_counts(e['after'])}"
         )
     return lines
+
+
+def _group_line(what: str, verb: str, verb_one: str, group: dict[str, Any], report: Report) -> str:
+    """ "new: utils/retry.py joins c12 (Utils)", "new: 3 files join c12 (Utils): a, b, c"."""
+    files, where = group["files"], _name(group["community"], report)
+    if len(files) == 1:
+        return f"{what}: {files[0]} {verb_one} {where}"
+    preposition = "from" if what == "removed" else ""
+    head = f"{what}: {len(files)} files {verb} {preposition} {where}".replace("  ", " ")
+    return f"{head}: {_files(files)}"
+
+
+def _strongest(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Couplings by weight, the most edges first, then the most of them bound by syntax
+    (EXTRACTED): what a reviewer should read first."""
+
+    def key(e: dict[str, Any]) -> tuple[int, int, int, int]:
+        types = e.get("types") or e.get("after") or {}
+        total = int(e.get("total", e.get("total_after", 0)))
+        extracted = sum(int(tiers.get("EXTRACTED", 0)) for tiers in types.values())
+        return (-total, -extracted, id_number(e["src"]), id_number(e["dst"]))
+
+    return sorted(entries, key=key)
 
 
 def _area_lines(report: Report) -> list[str]:

@@ -24,6 +24,8 @@ from kgtool.repo import (
     hooks_dir,
     index_checkout,
     remove_leftovers,
+    remove_merge_driver,
+    set_merge_driver,
     stage,
     staged_paths,
     unstaged_paths,
@@ -38,6 +40,10 @@ MARKER = "# kgtool-hook:"  # how install and uninstall tell kgtool's script from
 CHAINED = ".kgtool-chained"  # a hook that was there, kept by --chain and run first
 SAVED = ".kgtool-saved"  # a hook that was there, set aside by --force, not run
 EXIT_FAILED = 1
+# The merge driver .kg/.gitattributes names (see kgtool/commands/merge_driver.py).
+MERGE_DRIVER = "kgtool"
+MERGE_DRIVER_NAME = "kgtool: keep our side of a .kg/ file; a hook rebuilds .kg/"
+MERGE_DRIVER_ARGS = "merge-driver %O %A %B %P"
 
 SCRIPT = """\
 #!/bin/sh
@@ -247,13 +253,22 @@ def install(
         atomic_write(path, hook_script(name, review, python).encode())
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         said.append(line)
+    kgtool = f"{shlex.quote(python)} -m kgtool" if python else "kgtool"
+    set_merge_driver(root, MERGE_DRIVER, MERGE_DRIVER_NAME, f"{kgtool} {MERGE_DRIVER_ARGS}")
+    said.append(
+        f"registered the merge driver for .kg/ (merge.{MERGE_DRIVER}.driver): a merge keeps "
+        "our side of a .kg/ file, and the pre-merge-commit hook rebuilds .kg/"
+    )
     return said
 
 
 def uninstall(root: Path) -> tuple[list[str], bool]:
-    """Removes kgtool's hooks and puts back what was there; (lines, everything done)."""
+    """Removes kgtool's hooks and puts back what was there, and forgets the merge driver;
+    (lines, everything done)."""
     folder = hooks_dir(root)
     said, done = [], True
+    if remove_merge_driver(root, MERGE_DRIVER):
+        said.append(f"removed the merge driver for .kg/ (merge.{MERGE_DRIVER})")
     for name in HOOK_NAMES:
         path = folder / name
         kept = [Path(f"{path}{s}") for s in (CHAINED, SAVED) if os.path.lexists(f"{path}{s}")]
@@ -311,11 +326,32 @@ def run(root: Path, review: bool = False) -> int:
         touched = set(staged_paths(root))
         changed = unstaged_paths(root, KG_DIR) + untracked_paths(root, KG_DIR)
         pending = sorted(p for p in changed if _generated(p))
-        if pending and stage_changes:
+        set_aside = bool(pending and stage_changes and _framework_set_aside_kg_changes())
+        if pending and stage_changes and not set_aside:
             stage(root, pending)
     for finding in _touched_first(found, touched):
         print(finding)
     failed = report(outcomes, quiet=True)
+    if set_aside:
+        # The framework puts unstaged changes back as a patch made against the index as it
+        # was: staging .kg/ under it would make the patch fail, and the changes with it.
+        print(
+            f"kgtool rewrote .kg/ ({_few(pending)}) for what is staged, but .kg/ also has "
+            "changes you did not stage, which pre-commit set aside; staging over them would "
+            "lose them when it puts them back, so nothing was staged: `git add .kg` (or "
+            "`git checkout -- .kg` to drop yours), then commit again"
+        )
+        return EXIT_FAILED
+    if pending and stage_changes and _in_git_merge():
+        # git makes an automatic merge's commit from the tree it merged, whatever the
+        # pre-merge-commit hook stages: stopping here keeps the rebuilt .kg/ for the commit
+        # that concludes the merge.
+        print(
+            f"kgtool rebuilt .kg/ from the merged tree ({_few(pending)}) and staged it; git "
+            "commits an automatic merge without it, so the merge stops here: run "
+            "`git commit --no-edit` to conclude it"
+        )
+        return EXIT_FAILED
     if pending and not stage_changes:
         again = "git add .kg and commit again"
         if _partial_commit():
@@ -343,6 +379,39 @@ def _touched_first(found: list[Finding], touched: set[str]) -> list[str]:
             "(`kgtool update` lists them)"
         )
     return shown
+
+
+def _framework_set_aside_kg_changes() -> bool:
+    """Run by the pre-commit framework, which set the unstaged changes aside as a patch
+    before running hooks (``patch<time>-<its pid>`` in its home): does that patch touch
+    .kg/? The framework applies it again afterwards against the index as it was; a hook
+    that stages a file the patch touches makes that fail (pre-commit/pre-commit#2435)."""
+    if os.environ.get("PRE_COMMIT") != "1":
+        return False
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(cache, "pre-commit")
+    suffix = f"-{os.getppid()}"
+    try:
+        patches = [
+            e for e in os.scandir(home) if e.name.startswith("patch") and e.name.endswith(suffix)
+        ]
+    except OSError:
+        return False
+    for entry in patches:
+        try:
+            with open(entry.path, "rb") as patch:
+                if any(line.startswith(f"diff --git a/{KG_DIR}/".encode()) for line in patch):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def _in_git_merge() -> bool:
+    """Run by ``git merge`` (or ``git pull``) itself, as its pre-merge-commit hook: git
+    names its action in GIT_REFLOG_ACTION there; ``git commit`` sets none."""
+    action = os.environ.get("GIT_REFLOG_ACTION", "").split(" ", 1)[0]
+    return action in ("merge", "pull")
 
 
 def _partial_commit() -> bool:

@@ -8,6 +8,7 @@ rather than a list of moved files.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from kgtool.communities.identity import id_number
@@ -55,11 +56,25 @@ def label_changes(base: Ontology, head: Ontology, report: DriftReport) -> dict[s
     }
 
 
+# More names or phrases written at once than this (a repository's first `kgtool label`) are
+# one line of counts: a hundred lines of "named" bury the changes a reviewer is there for.
+FOLDED_OVER = 5
+
+
 def change_lines(labels: dict[str, Any]) -> list[str]:
-    lines = [f"named: {e['id']} '{e['name']}' ({e['by']})" for e in labels["named"]]
+    named, phrased = labels["named"], labels["phrased"]
+    if len(named) > FOLDED_OVER:
+        by = Counter(str(e["by"]) for e in named)
+        how = ", ".join(f"{count} by {who}" for who, count in sorted(by.items()))
+        lines = [f"named: {len(named)} communities ({how}; .kg/ontology.yaml lists them)"]
+    else:
+        lines = [f"named: {e['id']} '{e['name']}' ({e['by']})" for e in named]
     lines += [f"renamed: {e['id']} '{e['from']}' -> '{e['to']}'" for e in labels["renamed"]]
     lines += [f"label retired: {e['id']} '{e['name']}'" for e in labels["retired"]]
-    lines += [f"phrased: {e['edge']} '{e['phrase']}'" for e in labels["phrased"]]
+    if len(phrased) > FOLDED_OVER:
+        lines.append(f"phrased: {len(phrased)} edges (.kg/ontology.yaml lists them)")
+    else:
+        lines += [f"phrased: {e['edge']} '{e['phrase']}'" for e in phrased]
     lines += [
         f"rephrased: {e['edge']} '{e['from']}' -> '{e['to']}'" for e in labels["rephrased"]
     ]

@@ -1,0 +1,52 @@
+"""``kgtool merge-driver``: what git runs for a file of ``.kg/`` that both sides of a merge
+changed (``.kg/.gitattributes`` names it; ``kgtool hooks install`` registers it).
+
+Two fresh maps merged line by line are not a fresh map, and conflict markers in them help
+nobody: the driver keeps our side of the file, so the merge goes on, and the hook that runs
+before the merge commit (pre-merge-commit; pre-commit after a merge you finish by hand)
+rebuilds ``.kg/`` from the merged tree, warm from our side's communities.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from kgtool.commands import COMMANDS
+from kgtool.commands._cli import EXIT_OK, command_parser
+
+DESCRIPTION = """\
+What git runs for a file under .kg/ that both sides of a merge changed: keeps our side of the
+file (the merge goes on, with no conflict markers), for kgtool's pre-merge-commit or
+pre-commit hook to rebuild .kg/ from the merged tree before the merge is committed. git passes
+the base, ours and theirs as temporary files and the path; nothing else is read or written.
+`kgtool hooks install` registers it (merge.kgtool.driver in the repository's git config);
+by hand: git config merge.kgtool.driver 'kgtool merge-driver %O %A %B %P'."""
+
+EXAMPLES = [
+    ("kgtool merge-driver %O %A %B %P", "as git runs it (merge.kgtool.driver)"),
+    ("kgtool merge-driver base.tmp ours.tmp theirs.tmp .kg/MAP.md", "ours.tmp is left as it is"),
+]
+
+EXIT_CODES = [(EXIT_OK, "our side kept: the file counts as merged")]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = command_parser(
+        subparsers,
+        "merge-driver",
+        COMMANDS["merge-driver"],
+        DESCRIPTION,
+        EXAMPLES,
+        EXIT_CODES,
+        locks=False,
+    )
+    parser.add_argument("base", help="the common ancestor's version (git's %%O)")
+    parser.add_argument("ours", help="our version, where the result is left (git's %%A)")
+    parser.add_argument("theirs", help="their version (git's %%B)")
+    parser.add_argument("path", nargs="?", help="the file's path in the repository (git's %%P)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Our version is already where git reads the result from: keeping it is doing nothing.
+    return EXIT_OK
