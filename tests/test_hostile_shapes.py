@@ -183,6 +183,19 @@ CASES: dict[str, tuple[Callable[[Repo], str], list[tuple[list[str], str]]]] = {
             (["explain", "pkg/a.py::f"], f"{SHARD}:4: is damaged"),
         ],
     ),
+    # A file's node keeps its symbols' and edges' lines (format 3): of the wrong shape, they
+    # are damage at the node's line, never a crash or a line of 0.
+    "spans-number": (
+        shard_change(3, "spans", 7),
+        [
+            (["context", "f"], f"{SHARD}:3: is damaged"),
+            (["explain", "pkg/a.py::f"], f"{SHARD}:3: is damaged"),
+        ],
+    ),
+    "edge-lines-string": (
+        shard_change(3, "edge_lines", "x"),
+        [(["impact", "pkg/a.py::g"], f"{SHARD}:3: is damaged")],
+    ),
     # impact and explain read the edges into a function: int("x"), a tier that is no tier.
     "edge-line-string": (
         shard_change(6, "line", "x"),

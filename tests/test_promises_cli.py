@@ -136,7 +136,7 @@ def test_every_shard_opens_with_the_exact_meta_line(repo: Repo) -> None:
     firsts = {data.decode().splitlines()[0] for data in repo.shards().values()}
     assert len(repo.shards()) == 2 and len(firsts) == 1
     first = firsts.pop()
-    assert first == '{"extractor":"9","format":2,"rec":"meta"}'
+    assert first == '{"extractor":"9","format":3,"rec":"meta"}'
     readme = (PROJECT_ROOT / "README.md").read_text()
     assert f"The first line is `{first}`" in readme
 

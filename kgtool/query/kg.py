@@ -58,7 +58,7 @@ KNOWN_COMMUNITY_FORMATS = {2, 3}  # 3 adds areas, which the read path does not n
 READ_CACHE = "read.marshal"  # in the local cache: layer 1's nodes and words, decoded
 EDGE_CACHE = "read-edges.marshal"  # in the local cache: layer 1's edges by target, as offsets
 UNRESOLVED_CACHE = "read-unresolved.marshal"  # in the local cache: unbound call sites by caller
-READ_CACHE_VERSION = 6  # raise when what _rows() or the edge index computes changes
+READ_CACHE_VERSION = 7  # raise when what _rows() or the edge index computes changes
 STALE_NAMED = 3  # changed files named in the notice; the rest are counted
 # Edge types along which a change reaches a dependent (``contains`` is structure, not use).
 DEPENDENCY_TYPES = ("calls", "imports", "inherits")
@@ -356,6 +356,8 @@ def _rows(data: bytes) -> tuple | None:
     hashes: dict[str, str] = {}
     symbols: list[tuple[str, str, str, str, int, int]] = []
     file_id = ""
+    spans: Any = None  # the file node's spans of its symbols (format 3), in record order
+    number = 0  # the symbol's place among its file's
     for record in records[1:]:
         if not isinstance(record, dict):
             return None
@@ -367,9 +369,12 @@ def _rows(data: bytes) -> tuple | None:
             blob, lines = record.get("hash", ""), record.get("lines", 0)
             if type(blob) is not str or type(lines) is not int:  # parsed, yet not a file's
                 return None
+            if raw_graph.shape_problem(record):  # its table of lines, say
+                return None
             hashes[node_id] = blob
             file_lines[node_id] = lines
             file_id = node_id
+            spans, number = record.get(raw_graph.SPANS), 0
             continue
         if node_id.startswith("::"):  # written without its file's path (which may hold '::')
             path, qualname = file_id, node_id[2:]
@@ -378,7 +383,8 @@ def _rows(data: bytes) -> tuple | None:
             path, _, qualname = node_id.partition("::")
         else:
             continue
-        span = record.get("span", [0, 0])
+        span = record["span"] if "span" in record else raw_graph.placed(spans, number, [0, 0])
+        number += 1
         if not is_span(span):
             return None
         symbols.append((node_id, path, qualname, kind, span[0], span[1]))
@@ -534,6 +540,8 @@ class KgGraph:
     _longest: int = -1  # the longest path of a file, once an ID's path is asked for
     # Where the edge index is kept once built (None: nowhere), and the layer 1 it is for.
     _unresolved: dict[str, dict[str, int]] | None = None
+    # A file node's offset -> (its symbols, its edges' lines): see _edge_lines.
+    _edge_tables: dict[int, tuple[int, list[Any] | None]] = field(default_factory=dict)
     _store: Store | None = None
     _cache_key: str = ""
     stale: str = ""  # one line saying how .kg/ is out of date; "" when it is current
@@ -642,7 +650,32 @@ class KgGraph:
         record = _record(self._line_at(offset), self._store)
         path = self.path_of(node_id) if "::" in node_id else node_id
         file_node = self.node(path) if path != node_id else None
+        if file_node is not None and "span" not in record and raw_graph.SPANS in file_node:
+            # Its span is in its file's node, at its place among the symbols under it.
+            number = self._place(offset, self._node_offset(path))
+            record["span"] = raw_graph.placed(file_node[raw_graph.SPANS], number, [0, 0])
         return raw_graph.full_node(record, file_node)
+
+    def _place(self, offset: int, file_at: int | None) -> int:
+        """The place of the record at ``offset`` among those under its file's node (the
+        file's at ``file_at``): 0 for the first."""
+        if file_at is None:
+            return -1
+        start = self._data.rfind(b"\n", 0, file_at) + 1
+        line_start = self._data.rfind(b"\n", 0, offset) + 1
+        return self._data.count(b"\n", start, line_start) - 1
+
+    def _edge_lines(self, file_at: int) -> tuple[int, list[Any] | None]:
+        """(how many symbols, the edges' lines) the file node at ``file_at`` keeps; its edges'
+        records follow its symbols'. Remembered per file: an impact reads many edges of one."""
+        found = self._edge_tables.get(file_at)
+        if found is None:
+            node = _decoded(self._line_at(file_at), self._store)
+            spans, lines = node.get(raw_graph.SPANS), node.get(raw_graph.EDGE_LINES)
+            symbols = len(spans) if type(spans) is list else 0
+            found = (symbols, lines if type(lines) is list else None)
+            self._edge_tables[file_at] = found
+        return found
 
     def _node_offset(self, node_id: str) -> int | None:
         key = node_id.encode()
@@ -756,9 +789,11 @@ class KgGraph:
         return [edge for edge in edges if edge.type in types]
 
     def _edge_at(self, offset: int) -> Edge:
-        """The edge on the line at ``offset``; its source's file is the file node above it."""
+        """The edge on the line at ``offset``; its source's file is the file node above it,
+        which keeps its line too (format 3)."""
         at = self._data.rfind(FILE_MARK, 0, offset)
         file_id = ""
+        line_number = None
         if at >= 0:
             line = self._line_at(at)
             found = _ID_AT.search(line) if not self._slow else None
@@ -766,14 +801,22 @@ class KgGraph:
                 file_id = found.group(1).decode()
             else:
                 file_id = str(_decoded(line, self._store).get("id", ""))
-        return _edge(self._line_at(offset), file_id, self._store)
+            symbols, lines = self._edge_lines(at)
+            if lines is not None:
+                line_number = raw_graph.placed(lines, self._place(offset, at) - symbols, 0)
+        return _edge(self._line_at(offset), file_id, self._store, line_number)
 
     def edges_from(self, path: str, types: tuple[str, ...] = DEPENDENCY_TYPES) -> list[Edge]:
         """Every edge of ``types`` whose source lies in file ``path``."""
         edges = []
+        at = self._node_offset(path)
+        lines = self._edge_lines(at)[1] if at is not None else None
+        number = 0  # the edge's place among its file's
         for symbol, line in self._block(path):
             if not symbol and _EDGE_MARK in line:
-                edge = _edge(line, path, self._store)
+                placed = raw_graph.placed(lines, number, 0) if lines is not None else None
+                number += 1
+                edge = _edge(line, path, self._store, placed)
                 if edge.type in types:
                     edges.append(edge)
         return edges
@@ -843,7 +886,9 @@ class KgGraph:
         return dict(self.document.get("communities", {}))
 
 
-def _edge(line: bytes, file_id: str, store: Store | None) -> Edge:
+def _edge(line: bytes, file_id: str, store: Store | None, number: int | None = None) -> Edge:
+    """The edge record ``line`` of file ``file_id``; ``number``: its line, when its file's
+    node keeps it (format 3)."""
     record = raw_graph.full_edge(_record(line, store), file_id)
     return Edge(
         record["src"],
@@ -851,7 +896,7 @@ def _edge(line: bytes, file_id: str, store: Store | None) -> Edge:
         record["type"],
         record["tier"],
         float(record["confidence"]),
-        record.get("line", 0),
+        record.get("line", 0) if number is None else number,
         tuple(record.get("candidates", ())),
     )
 

@@ -28,7 +28,7 @@ from kgtool.config import Config
 from kgtool.raw import cache, shards
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.cache import CachedFile, CachedFiles, Projected
-from kgtool.raw.graph import DEFAULT_CONFIDENCE, FORMAT_VERSION
+from kgtool.raw.graph import DEFAULT_CONFIDENCE, EDGE_LINES, FORMAT_VERSION, SPANS
 from kgtool.raw.model import (
     ARGUMENT,
     CLASS_KINDS,
@@ -1015,12 +1015,19 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     # states: "::Parser.parse".
     for record in records[1:]:
         record["id"] = record["id"][len(facts.path) :]
-    lines = [_symbol_line(record) for record in sorted(records[1:], key=lambda r: r["id"])]
-    lines.insert(0, canonical_json(records[0]))
+    symbols = sorted(records[1:], key=lambda r: r["id"])
     # ``contains`` edges follow from the symbol nodes (kgtool.raw.graph.contains_edges): not
     # written, still counted.
+    edges = sorted(e for e in resolution.edges if e.type != CONTAINS)
+    # Every line number of the file sits in its node, in the order of the records below it:
+    # a line added near the top of a file then rewrites that node, not every record after.
+    if symbols:
+        file_record[SPANS] = [symbol.pop("span") for symbol in symbols]
+    if edges:
+        file_record[EDGE_LINES] = [int(edge.line) for edge in edges]
     path = facts.path
-    lines.extend(edge_line(e, path) for e in sorted(resolution.edges) if e.type != CONTAINS)
+    lines = [canonical_json(file_record), *map(_symbol_line, symbols)]
+    lines.extend(edge_line(e, path) for e in edges)
     entry.lines = ("\n".join(lines) + "\n").encode("utf-8")
     entry.edge_counts = Counter((edge.type, edge.tier) for edge in resolution.edges)
     entry.unresolved_calls = sum(sum(names.values()) for names in resolution.unresolved.values())
@@ -1029,7 +1036,7 @@ def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     entry.broken_imports = broken
 
 
-SYMBOL_KEYS = frozenset({"external_calls", "id", "kind", "span", "unresolved_calls"})
+SYMBOL_KEYS = frozenset({"external_calls", "id", "kind", "unresolved_calls"})
 
 
 def _symbol_line(record: dict[str, Any]) -> str:
@@ -1041,10 +1048,8 @@ def _symbol_line(record: dict[str, Any]) -> str:
     parts = []
     if "external_calls" in record:
         parts.append(f'"external_calls":{int(record["external_calls"])}')
-    start, end = record["span"]
     parts.append(f'"id":{quote(record["id"])}')
     parts.append(f'"kind":{quote(record["kind"])}')
-    parts.append(f'"span":[{int(start)},{int(end)}]')
     if "unresolved_calls" in record:
         names = sorted(record["unresolved_calls"].items())
         counted = ",".join(f"{quote(name)}:{int(count)}" for name, count in names)
@@ -1068,7 +1073,6 @@ def edge_line(edge: Edge, path: str) -> str:
         parts.append(f'"confidence":{float(edge.confidence)!r}')
     if edge.target:
         parts.append(f'"dst":{quote(edge.target)}')
-    parts.append(f'"line":{int(edge.line)}')
     source = edge.source
     if source.startswith(path) and source[len(path) : len(path) + 2] == "::":
         parts.append(f'"src":{quote(source[len(path) :])}')

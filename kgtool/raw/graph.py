@@ -36,8 +36,12 @@ from kgtool.raw.model import AMBIGUOUS, CONTAINS, EXTRACTED, symbol_parts
 from kgtool.raw.shards import is_shard_name
 from kgtool.store import KG_DIR, LEGACY_RAW_FILE, RAW_DIR, Store
 
-FORMAT_VERSION = 2  # 2: sharded under .kg/raw/, defaults left out
-KNOWN_FORMATS = frozenset({1, 2})
+# 2: sharded under .kg/raw/, defaults left out; 3: a file's line numbers all in its node
+# (SPANS, EDGE_LINES), so that an edit moves one line of layer 1, not every record below it.
+FORMAT_VERSION = 3
+KNOWN_FORMATS = frozenset({1, 2, 3})
+SPANS = "spans"  # a file node's: its symbols' [first, last] lines, in the order of their records
+EDGE_LINES = "edge_lines"  # a file node's: its edges' lines, in the order of their records
 # Only nodes have a "kind", only edges a "type" (a string: the counts of unresolved_calls,
 # which may be named "type", are numbers), only the meta record a "rec".
 NODE_MARK = b'"kind":"'
@@ -285,6 +289,14 @@ def is_span(value: Any) -> bool:
     return type(value) is list and len(value) == 2 and _whole(value[0]) and _whole(value[1])
 
 
+def is_spans(value: Any) -> bool:
+    return type(value) is list and all(is_span(item) for item in value)
+
+
+def is_lines(value: Any) -> bool:
+    return type(value) is list and all(_whole(item) for item in value)
+
+
 def is_counts(value: Any) -> bool:
     return type(value) is dict and all(_text(k) and _whole(n) for k, n in value.items())
 
@@ -305,6 +317,8 @@ NODE_SHAPES: dict[str, Callable[[Any], bool]] = {
     "name": _text,
     "lines": _whole,
     "span": is_span,
+    SPANS: is_spans,
+    EDGE_LINES: is_lines,
     "external": lambda value: type(value) is bool,
     "unresolved_calls": is_counts,
     "external_calls": _whole,
@@ -387,6 +401,28 @@ def full_edge(record: dict[str, Any], file_id: str) -> dict[str, Any]:
     return record
 
 
+def placed(table: Any, number: int, default: Any) -> Any:
+    """Entry ``number`` of a file node's SPANS or EDGE_LINES; ``default`` past its end (a
+    hand-edited node: the check finds layer 1 stale, the reader does not stop)."""
+    return table[number] if type(table) is list and 0 <= number < len(table) else default
+
+
+def place_lines(
+    file_node: dict[str, Any], symbols: list[dict[str, Any]], edges: list[dict[str, Any]]
+) -> None:
+    """Put the lines a file node keeps for its symbols and edges (format 3) back on each,
+    and take them off the node: records as every format spells them out, ``span`` on a
+    symbol, ``line`` on an edge. Records of an older format, which state their own, are left
+    as they are."""
+    spans, lines = file_node.pop(SPANS, None), file_node.pop(EDGE_LINES, None)
+    if spans is not None:
+        for number, symbol in enumerate(symbols):
+            symbol.setdefault("span", placed(spans, number, [0, 0]))
+    if lines is not None:
+        for number, edge in enumerate(edges):
+            edge.setdefault("line", placed(lines, number, 0))
+
+
 def full_node(record: dict[str, Any], file_node: dict[str, Any] | None) -> dict[str, Any]:
     """A symbol node with its whole ID, ``file``, ``name`` and ``lang`` spelled out (from its
     ID and the node of its file); a file or package node as it is."""
@@ -443,6 +479,7 @@ def records(data: bytes) -> Iterator[dict[str, Any]]:
 
     def flush() -> Iterator[dict[str, Any]]:
         if file_node is not None:
+            place_lines(file_node, symbols, edges)
             yield file_node
             yield from symbols
             if not legacy:
