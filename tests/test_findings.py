@@ -199,3 +199,33 @@ def test_readme_lists_every_code_with_its_meaning() -> None:
     readme = (PROJECT_ROOT / "README.md").read_text()
     rows = dict(re.findall(r"^\| `([A-Z]\d{3})` \| [^|]+ \| (.+) \|$", readme, re.MULTILINE))
     assert rows == CODES
+
+
+def test_an_import_of_a_declared_dependency_is_never_a_broken_import(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """A folder of the repository may share its first name with a package the code imports
+    (pydantic-ai's examples/…/ag_ui/ beside the ag_ui module of ag-ui-protocol): declared in
+    a manifest, the import is the package's. The repository's own package stays its own,
+    whatever a dependency is called."""
+    repo = make_repo(
+        {
+            "pyproject.toml": (
+                '[project]\nname = "mypkg"\ndependencies = ["mypkg-extras>=1"]\n'
+                '[project.optional-dependencies]\nui = ["ag-ui-protocol>=0.1"]\n'
+            ),
+            "mypkg/__init__.py": "",
+            "mypkg/app.py": "from mypkg.gone import thing\n",
+            "examples/ag_ui/__init__.py": "",
+            "examples/ag_ui/api.py": "from ag_ui.core import Event\n",
+            "examples/ag_ui/other.py": "from ag_ui.missing import x\n",
+        }
+    )
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    broken = [f["path"] for f in findings_in(result.out) if f["code"] == "R102"]
+    assert broken == ["mypkg/app.py"]
+    # Without the manifest's word, the same imports name the repository's own folder.
+    repo.write("pyproject.toml", '[project]\nname = "mypkg"\n')
+    again = [f["path"] for f in findings_in(repo.kg("update").out) if f["code"] == "R102"]
+    assert again == ["examples/ag_ui/api.py", "examples/ag_ui/other.py", "mypkg/app.py"]

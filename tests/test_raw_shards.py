@@ -432,3 +432,23 @@ def test_layer_1_is_named_alike_by_the_build_the_no_change_path_and_the_reader(
     edited = run()
     assert edited[0] and edited[1] != written[1]
     assert edited[1] == run()[1] == digest_on_disk(Store(repo.root))
+
+
+def test_a_line_added_inside_a_function_rewrites_one_line_of_kg(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """The budget of a readable map diff: a one-line edit inside a function changes at most
+    3 files and 20 lines under .kg/. Every line number of a file is in its node, so records
+    below the edit keep their bytes (format 2 rewrote the 61 records after it: 122 lines)."""
+    body = "\n".join(f"def f{i}(x):\n    y = x + {i}\n    return g(y)\n" for i in range(30))
+    repo = make_repo({"pkg/__init__.py": "", "pkg/mod.py": "def g(x):\n    return x\n\n" + body})
+    update(repo)
+    repo.commit("map")
+    text = (repo.root / "pkg/mod.py").read_text()
+    repo.write("pkg/mod.py", text.replace("    y = x + 0\n", "    y = x + 0\n    y += 1\n", 1))
+    update(repo)
+    numstat = repo.git("diff", "--numstat", "--", ".kg").splitlines()
+    changed = {
+        row.split("\t")[2]: int(row.split("\t")[0]) + int(row.split("\t")[1]) for row in numstat
+    }
+    assert changed == {".kg/raw/pkg.jsonl": 2}, changed

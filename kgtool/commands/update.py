@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
@@ -11,6 +12,7 @@ from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update
 from kgtool.findings import ERROR, NOTE, WARNING, Finding, json_document, kept
 from kgtool.query import CONTENT_INDEX_FILE, HISTORY_INDEX_FILE
 from kgtool.raw.build import UpdateResult, update_raw
+from kgtool.raw.dependencies import declared, is_declared
 from kgtool.raw.graph import LEGACY_WHERE
 from kgtool.raw.graph import WHERE as RAW_WHERE
 from kgtool.raw.model import MAX_DEPTH, PARTIAL_GRAMMAR, PARTIAL_TOO_DEEP
@@ -89,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     # Only --check reports staleness: a run that writes has just made the layers fresh.
     out_of_date = stale_findings(result, layer2) if args.check else []
     stale = kept(out_of_date, ignore)
-    found = kept(problems(result, layer2), ignore)
+    found = kept(problems(result, layer2, ctx.root), ignore)
     skipped = kept(notes(result), ignore)
     drifted = 0 if args.check else drifted_labels(ctx, layer2.document)
     rewritten = bool(write and (result.changed or layer2.stale))
@@ -260,16 +262,24 @@ def describe(result: UpdateResult) -> str:
     return "\n".join(lines)
 
 
-def problems(result: UpdateResult, layer2: CommunitiesResult | None = None) -> list[Finding]:
+def problems(
+    result: UpdateResult, layer2: CommunitiesResult | None = None, root: Path | None = None
+) -> list[Finding]:
     """What the user should fix: broken imports of the repository's own code, and files
     whose syntax errors (or the parser's limits) cost part of their graph.
 
     Skipped files (binary, too large, ...) are not problems (see ``notes``): they are
-    expected and would fill every commit's output.
+    expected and would fill every commit's output. Nor is an import of a package the
+    manifests under ``root`` declare (``kgtool.raw.dependencies``): a folder of the
+    repository may share its name.
     """
     found = tracked_cache_findings(result)
     if layer2 is not None:
         found += unread_manifest_findings(layer2)
+    broken = result.broken_imports
+    if broken and root is not None and layer2 is not None:
+        names = declared(root, layer2.document.get("files", {}))
+        broken = [item for item in broken if not is_declared(item[2], names)]
     found += [
         Finding(
             path,
@@ -279,7 +289,7 @@ def problems(result: UpdateResult, layer2: CommunitiesResult | None = None) -> l
             f"broken import '{module}': it names this repository's own code, which has no "
             "such module",
         )
-        for path, line, module in result.broken_imports
+        for path, line, module in broken
     ]
     for path, error_lines, reason in result.partial:
         line = error_lines[0] if error_lines and reason != PARTIAL_TOO_DEEP else 0

@@ -423,7 +423,8 @@ def _partial_commit() -> bool:
 def _refresh_and_check(root: Path, store: Store) -> tuple[list[Finding], list[CheckOutcome]]:
     ctx = Context(root, load_config(root), store)
     result, layer2 = refresh(ctx)
-    return kept(problems(result, layer2), ctx.config["ignore"]), run_checks(ctx, result, CONTENT)
+    found = kept(problems(result, layer2, root), ctx.config["ignore"])
+    return found, run_checks(ctx, result, CONTENT)
 
 
 def _generated(path: str) -> bool:
