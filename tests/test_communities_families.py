@@ -105,6 +105,10 @@ def test_a_plugin_added_joins_the_family_and_moves_no_other_file(
     repo = make_repo(plugin_folder(PLUGINS))
     update(repo)
     before = communities(repo)
+    pages = repo.root / ".kg" / "communities"
+    held = before["families"][0]["communities"]
+    assert len(held) >= 2  # the family lies across communities
+    old_pages = {cid: (pages / f"{cid}.md").read_text() for cid in held}
     repo.write_files(plugin_folder(["zulip"]))
     repo.commit("a plugin")
     update(repo)
@@ -113,6 +117,16 @@ def test_a_plugin_added_joins_the_family_and_moves_no_other_file(
     assert "app/plugins/zulip.py" in family["members"]
     assert "tests/test_zulip.py" in family["tests"]
     assert [p for p in before["files"] if before["files"][p] != after["files"][p]] == []
+    # A page says how many of the family's files its community holds, not the family's
+    # total nor its other communities: the pages of the communities the plugin neither
+    # joined nor is tied to by an edge (the base's) are as they were.
+    joined = {after["files"]["app/plugins/zulip.py"], after["files"]["tests/test_zulip.py"]}
+    tied = {e["src"] for e in after["edges"] if e["dst"] in joined}
+    tied |= {e["dst"] for e in after["edges"] if e["src"] in joined}
+    untouched = [cid for cid in held if cid not in joined | tied]
+    assert untouched
+    for cid in untouched:
+        assert (pages / f"{cid}.md").read_text() == old_pages[cid], cid
 
 
 def test_families_off_and_two_runs_byte_identical(make_repo: Callable[..., Repo]) -> None:

@@ -224,7 +224,7 @@ def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str
             map_name,
         )
         page = _with_area(page, communities[cid].get("area"), area_titles, map_name)
-        page += _page_families(cid, document, names)
+        page += _page_families(cid, document, map_name)
         outputs[f"{PAGES_DIR}/{cid}.md"] = page.encode("utf-8")
     return outputs
 
@@ -362,20 +362,23 @@ def _family_communities(family: dict[str, Any], files: dict[str, str]) -> list[t
     return sorted(counts.items(), key=lambda item: (-item[1], id_number(item[0])))
 
 
-def _page_families(cid: str, document: dict[str, Any], names: dict[str, str]) -> str:
+def _page_families(cid: str, document: dict[str, Any], map_name: str) -> str:
     """A community page's note of the families its files belong to, or ""."""
     lines = []
     for family in document.get("families", []):
         held = dict(_family_communities(family, document["files"]))
         if cid not in held:
             continue
-        total = len(family["members"]) + len(family["tests"])
-        others = [other for other in held if other != cid]
-        elsewhere = ", ".join(f"[{o} · {md_cell(names[o])}]({o}.md)" for o in others)
+        # Neither the family's total nor its other communities: one plugin added would
+        # rewrite the page of every community the family lies across. The map lists them.
+        where = (
+            f"; the other communities it lies across are on [the map](../{map_name}#families)"
+            if len(held) > 1
+            else ""
+        )
         lines.append(
             f"- {md_cell(family['name'])} (base {md_path(family['base'])}): {held[cid]} of its "
-            f"{total} files "
-            f"are here" + (f"; the rest in {elsewhere}" if others else "")
+            f"files are here{where}"
         )
     if not lines:
         return ""
