@@ -42,8 +42,15 @@ def commit(
 ) -> subprocess.CompletedProcess[str]:
     """``git commit [paths]`` as a user runs it: hooks run, with this checkout's kgtool
     importable. git sends hooks' output to stderr; ``stdout`` holds both."""
+    return through_hooks(repo, ["commit", "-m", message, *paths], cwd)
+
+
+def through_hooks(
+    repo: Repo, args: list[str], cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``git ARGS`` as a user runs it, every hook it runs included (see ``commit``)."""
     return subprocess.run(
-        ["git", "commit", "-m", message, *paths],
+        ["git", *args],
         cwd=cwd or repo.root,
         env=hook_env(repo),
         stdout=subprocess.PIPE,
@@ -343,19 +350,6 @@ def test_a_hook_names_warnings_about_the_files_it_commits_and_counts_the_older_o
     assert "broken.py:4: warning: R103" in repo.kg("update").out  # still listed there
 
 
-def merge(repo: Repo, branch: str) -> subprocess.CompletedProcess[str]:
-    """``git merge`` as a user runs it: hooks run, with this checkout's kgtool importable."""
-    return subprocess.run(
-        ["git", "merge", "--no-edit", branch],
-        cwd=repo.root,
-        env=hook_env(repo),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=300,
-    )
-
-
 def branches_that_both_change_kg(repo: Repo) -> None:
     """main and side each add a file (one-step commits through the hooks): both rewrite the
     same layer-1 shard, communities.json and MAP.md."""
@@ -377,22 +371,14 @@ def test_a_merge_of_two_branches_that_both_changed_kg_goes_through_the_driver(
     assert "registered the merge driver" in installed.out
     assert "merge=kgtool" in (repo.root / ".kg" / ".gitattributes").read_text()
     branches_that_both_change_kg(repo)
-    merged = merge(repo, "side")
+    merged = through_hooks(repo, ["merge", "--no-edit", "side"])
     assert "CONFLICT" not in merged.stdout
     assert "Auto-merging .kg/raw/_root.jsonl" in merged.stdout  # both sides changed it
     # git commits an automatic merge from the tree it merged, whatever pre-merge-commit
     # stages: the hook stops the merge with .kg/ rebuilt and staged, and one commit ends it.
     assert merged.returncode == 1, merged.stdout
     assert "run `git commit --no-edit` to conclude it" in merged.stdout
-    concluded = subprocess.run(
-        ["git", "commit", "--no-edit"],
-        cwd=repo.root,
-        env=hook_env(repo),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=300,
-    )
+    concluded = through_hooks(repo, ["commit", "--no-edit"])
     assert concluded.returncode == 0, concluded.stdout
     assert len(repo.git("rev-list", "--parents", "-1", "HEAD").split()) == 3  # a merge commit
     assert "<<<<<<<" not in repo.git("show", "HEAD:.kg/raw/_root.jsonl")
@@ -411,7 +397,7 @@ def test_without_the_driver_the_same_merge_stops_on_conflict_markers(repo: Repo)
     assert repo.kg("hooks", "install").code == 0
     repo.git("config", "--remove-section", "merge.kgtool")
     branches_that_both_change_kg(repo)
-    merged = merge(repo, "side")
+    merged = through_hooks(repo, ["merge", "--no-edit", "side"])
     assert merged.returncode != 0
     assert "CONFLICT (content): Merge conflict in .kg/" in merged.stdout
 

@@ -64,6 +64,35 @@ def hook_config(repo: Repo, hook_source: HookSource, hook: str) -> Path:
     return config
 
 
+def install_hook(repo: Repo, hook_source: HookSource, hook: str) -> None:
+    """``pre-commit install``: git's pre-commit hook runs ``hook`` from this checkout."""
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "pre_commit", "install"),
+            "--config",
+            str(hook_config(repo, hook_source, hook)),
+        ],
+        cwd=repo.root,
+        env={**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(hook_source.home)},
+        check=True,
+        capture_output=True,
+    )
+
+
+def git_commit(
+    repo: Repo, hook_source: HookSource, message: str
+) -> subprocess.CompletedProcess[str]:
+    """``git commit`` as a user runs it, through the hooks ``install_hook`` put in place."""
+    return subprocess.run(
+        ["git", "commit", "-m", message],
+        cwd=repo.root,
+        env={**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(hook_source.home)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
 def run_hook(
     repo: Repo, hook_source: HookSource, hook: str, all_files: bool = True
 ) -> subprocess.CompletedProcess[str]:
@@ -153,26 +182,11 @@ def test_the_default_hook_takes_every_commit_in_one_try(
     edit each go through the first time, with .kg/ in the commit."""
     repo.write_files({"app.py": APP})
     repo.commit()
-    config = hook_config(repo, hook_source, "kgtool")
-    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(hook_source.home)}
-    subprocess.run(
-        [sys.executable, "-m", "pre_commit", "install", "--config", str(config)],
-        cwd=repo.root,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
+    install_hook(repo, hook_source, "kgtool")
     for number, text in enumerate(["\n# kgtool\n", "\n\ndef f():\n    pass\n"]):
         repo.write("app.py", APP + text)
         repo.git("add", "app.py")
-        done = subprocess.run(
-            ["git", "commit", "-m", f"change {number}"],
-            cwd=repo.root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
+        done = git_commit(repo, hook_source, f"change {number}")
         assert done.returncode == 0, done.stdout + done.stderr
         assert ".kg/raw/_root.jsonl" in repo.git("show", "--name-only", "--format=", "HEAD")
         assert committed_kg_is_fresh(repo)
@@ -190,26 +204,11 @@ def test_the_default_hook_never_stages_over_kg_changes_the_framework_set_aside(
     cache (seen: app.py's edit gone from the working tree). The hook stages nothing and says
     why; every unstaged change is back where it was."""
     mapped_repo(repo)
-    config = hook_config(repo, hook_source, "kgtool")
-    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(hook_source.home)}
-    subprocess.run(
-        [sys.executable, "-m", "pre_commit", "install", "--config", str(config)],
-        cwd=repo.root,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
+    install_hook(repo, hook_source, "kgtool")
     partially_stage(repo)  # f() staged, g() on top of it unstaged
     assert repo.kg("update").code == 0  # by hand: .kg/ now describes g() too, unstaged
     before = repo.git("diff")
-    done = subprocess.run(
-        ["git", "commit", "-m", "other"],
-        cwd=repo.root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = git_commit(repo, hook_source, "other")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "nothing was staged: `git add .kg`" in done.stdout + done.stderr
     assert "An unexpected error" not in done.stdout + done.stderr
