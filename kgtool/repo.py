@@ -847,6 +847,14 @@ def untracked_paths(root: Path, *pathspec: str) -> list[str]:
     return sorted(filter(None, out.split("\0")))
 
 
+def run_by_a_merge() -> bool:
+    """Whether git runs this process (a hook, a merge driver) for a merge: ``git merge``, or
+    a ``git pull`` that merges, names its action so in GIT_REFLOG_ACTION; a rebase, a
+    cherry-pick, a revert or ``pull --rebase`` name theirs, and ``git commit`` none."""
+    words = os.environ.get("GIT_REFLOG_ACTION", "").split()
+    return bool(words) and words[0] in ("merge", "pull") and not any("rebase" in w for w in words)
+
+
 def set_merge_driver(root: Path, name: str, description: str, command: str) -> None:
     """Register merge driver ``name`` in the repository's own configuration (shared by
     its worktrees): git runs ``command`` for a path whose ``merge`` attribute names it."""

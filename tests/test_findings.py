@@ -229,3 +229,26 @@ def test_an_import_of_a_declared_dependency_is_never_a_broken_import(
     repo.write("pyproject.toml", '[project]\nname = "mypkg"\n')
     again = [f["path"] for f in findings_in(repo.kg("update").out) if f["code"] == "R102"]
     assert again == ["examples/ag_ui/api.py", "examples/ag_ui/other.py", "mypkg/app.py"]
+
+
+def test_a_go_require_hides_no_broken_import_of_the_module_s_own_packages(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """Go's imports are module paths, matched whole against go.mod: a require of
+    github.com/pkg/errors covers that path and what is under it, never the repository's own
+    github.com/me/repo/internal/gone (their first words are alike)."""
+    repo = make_repo(
+        {
+            "go.mod": (
+                "module github.com/me/repo\n\ngo 1.21\n\nrequire github.com/pkg/errors v0.9.1\n"
+            ),
+            "main.go": (
+                'package main\n\nimport (\n\t"github.com/me/repo/internal/gone"\n'
+                '\t"github.com/pkg/errors"\n)\n\nfunc main() { gone.X(); errors.New("x") }\n'
+            ),
+        }
+    )
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    broken = [(f["path"], f["code"]) for f in findings_in(result.out) if f["code"] == "R102"]
+    assert broken == [("main.go", "R102")]

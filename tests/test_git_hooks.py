@@ -6,6 +6,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -220,7 +221,7 @@ def test_plain_hook_in_a_commit_of_named_paths_says_how_to_bring_kg_along(repo: 
     repo.write("alpha/a0.py", "# not staged\n", dedent=False)
     first = commit(repo, "beta", paths=("beta",))
     assert first.returncode == 1, first.stdout
-    assert "review it, git add .kg, then commit again naming it (git commit <paths> .kg)" in (
+    assert "review it; git add .kg, then commit again naming it (git commit <paths> .kg)" in (
         first.stdout
     )
     # The new community's page, which `git commit beta .kg` alone would leave out.
@@ -426,3 +427,74 @@ def test_kg_files_are_marked_generated_and_a_person_s_own_attributes_are_kept(
     assert repo.kg("update").code == 0
     assert attributes.read_text().splitlines()[0] == "*.md diff=markdown"
     assert "* linguist-generated=true merge=kgtool" in attributes.read_text()
+
+
+def test_one_step_mode_stops_a_commit_of_named_paths_rather_than_split_the_indexes(
+    repo: Repo,
+) -> None:
+    """``git commit <paths>`` commits a temporary index: .kg/ staged there would be in the
+    commit while git's own index kept the old .kg/, ready to undo it at the next commit."""
+    repo.build(clique("alpha", ["a0", "a1", "a2", "a3"]))
+    repo.commit("graph")
+    assert repo.kg("hooks", "install").code == 0
+    repo.write("alpha/a0.py", (repo.root / "alpha/a0.py").read_text() + "\n# staged\n")
+    repo.git("add", "alpha/a0.py")
+    first = commit(repo, "named", paths=("alpha/a0.py",))
+    assert first.returncode == 1, first.stdout
+    assert "a commit of named paths cannot take it; git add .kg, then commit again" in first.stdout
+    repo.git("add", ".kg")
+    second = commit(repo, "named", paths=("alpha/a0.py", ".kg"))
+    assert second.returncode == 0, second.stdout
+    assert committed_kg_is_fresh(repo)
+    assert repo.git("status", "--porcelain") == ""  # one index, nothing left to undo
+
+
+def test_the_framework_guard_counts_only_this_run_s_patch(repo: Repo, tmp_path: Path) -> None:
+    """pre-commit never deletes its patches: one named after a reused pid, older than the
+    process it names, is another run's and must not stop a commit."""
+    mapped_repo(repo)
+    home = tmp_path / "pre-commit-home"
+    home.mkdir()
+    kg_patch = b"diff --git a/.kg/raw/_root.jsonl b/.kg/raw/_root.jsonl\n"
+    (home / f"patch1600000000-{os.getpid()}").write_bytes(kg_patch)  # from 2020: stale
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    repo.git("add", "app.py")
+    env = {"PRE_COMMIT": "1", "PRE_COMMIT_HOME": str(home)}
+    staged = repo.kg_process("hooks", "run", env=env)
+    assert staged.code == 0, staged.out
+    assert ".kg/raw/_root.jsonl" in repo.git("diff", "--cached", "--name-only")
+    repo.git("commit", "-q", "--no-verify", "-m", "f")
+    # This run's own patch (no older than this process) does stop it.
+    (home / f"patch{int(time.time())}-{os.getpid()}").write_bytes(kg_patch)
+    repo.write("app.py", APP + "\n\ndef g():\n    pass\n")
+    repo.git("add", "app.py")
+    refused = repo.kg_process("hooks", "run", env=env)
+    assert refused.code == 1 and "nothing was staged" in refused.out, refused.out
+    assert repo.git("diff", "--cached", "--name-only") == "app.py\n"
+
+
+def test_a_rebase_through_the_driver_stops_on_kg_rather_than_commit_it_stale(
+    repo: Repo,
+) -> None:
+    """A rebase replays commits with no hook to rebuild .kg/ after them: our side kept would
+    be committed stale, so the driver leaves the file conflicted there (no markers)."""
+    mapped_repo(repo)
+    assert repo.kg("hooks", "install").code == 0
+    branches_that_both_change_kg(repo)
+    repo.git("switch", "-q", "side")
+    rebased = through_hooks(repo, ["rebase", "main"])
+    assert rebased.returncode != 0, rebased.stdout
+    assert "left conflicted: a rebase or cherry-pick runs no hook" in rebased.stdout
+    assert "<<<<<<<" not in (repo.root / ".kg" / "raw" / "_root.jsonl").read_text()
+    assert repo.kg("update").code == 0
+    repo.git("add", ".kg")
+    continued = subprocess.run(
+        ["git", "-c", "core.editor=true", "rebase", "--continue"],
+        cwd=repo.root,
+        env=hook_env(repo),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert continued.returncode == 0, continued.stdout + continued.stderr
+    assert committed_kg_is_fresh(repo)

@@ -10,14 +10,18 @@ rebuilds ``.kg/`` from the merged tree, warm from our side's communities.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
+from kgtool.repo import run_by_a_merge
 
 DESCRIPTION = """\
 What git runs for a file under .kg/ that both sides of a merge changed: keeps our side of the
 file (the merge goes on, with no conflict markers), for kgtool's pre-merge-commit or
-pre-commit hook to rebuild .kg/ from the merged tree before the merge is committed. git passes
+pre-commit hook to rebuild .kg/ from the merged tree before the merge is committed. In a
+rebase or cherry-pick, which run no such hook, the file is left conflicted instead (without
+markers): run kgtool update, git add .kg, then continue. git passes
 the base, ours and theirs as temporary files and the path; nothing else is read or written.
 `kgtool hooks install` registers it (merge.kgtool.driver in the repository's git config);
 by hand: git config merge.kgtool.driver 'kgtool merge-driver %O %A %B %P'."""
@@ -27,7 +31,11 @@ EXAMPLES = [
     ("kgtool merge-driver base.tmp ours.tmp theirs.tmp .kg/MAP.md", "ours.tmp is left as it is"),
 ]
 
-EXIT_CODES = [(EXIT_OK, "our side kept: the file counts as merged")]
+EXIT_CONFLICT = 1
+EXIT_CODES = [
+    (EXIT_OK, "our side kept: the file counts as merged"),
+    (EXIT_CONFLICT, "not in a merge (a rebase, a cherry-pick): the file is left conflicted"),
+]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,5 +56,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not run_by_a_merge():
+        # A rebase or cherry-pick replays commits with no hook to rebuild .kg/ after it:
+        # our side kept would be committed stale. Left conflicted (no markers), it stops.
+        print(
+            f"kgtool merge-driver: {args.path or 'a .kg/ file'} left conflicted: a rebase or "
+            "cherry-pick runs no hook that rebuilds .kg/; run `kgtool update`, `git add .kg`, "
+            "then continue",
+            file=sys.stderr,
+        )
+        return EXIT_CONFLICT
     # Our version is already where git reads the result from: keeping it is doing nothing.
     return EXIT_OK

@@ -112,11 +112,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(describe(result))
         # Skipped files are expected (images, archives): named with -v, counted otherwise.
-        hidden = [] if args.verbose else [f for f in skipped if f.code == SKIPPED]
-        for finding in found + [f for f in skipped if f not in hidden]:
+        shown = skipped if args.verbose else [f for f in skipped if f.code != SKIPPED]
+        for finding in found + shown:
             print(finding.format())
-        if hidden:
-            count = len(hidden)
+        if len(shown) < len(skipped):
+            count = len(skipped) - len(shown)
             print(
                 f"{count} file{'s' * (count != 1)} not read for symbols (binary, too large, "
                 "...): `kgtool update -v` names them"

@@ -11,6 +11,7 @@ import os
 import re
 import shlex
 import stat
+import time
 from pathlib import Path
 
 from kgtool.commands._common import Context
@@ -25,6 +26,7 @@ from kgtool.repo import (
     index_checkout,
     remove_leftovers,
     remove_merge_driver,
+    run_by_a_merge,
     set_merge_driver,
     stage,
     staged_paths,
@@ -327,7 +329,10 @@ def run(root: Path, review: bool = False) -> int:
         changed = unstaged_paths(root, KG_DIR) + untracked_paths(root, KG_DIR)
         pending = sorted(p for p in changed if _generated(p))
         set_aside = bool(pending and stage_changes and _framework_set_aside_kg_changes())
-        if pending and stage_changes and not set_aside:
+        # `git commit <paths>` commits a temporary index: staged there, .kg/ would be in the
+        # commit while git's own index kept the old one, ready to undo it in the next.
+        partial = bool(pending and stage_changes and _partial_commit())
+        if pending and stage_changes and not set_aside and not partial:
             stage(root, pending)
     for finding in _touched_first(found, touched):
         print(finding)
@@ -342,7 +347,7 @@ def run(root: Path, review: bool = False) -> int:
             "`git checkout -- .kg` to drop yours), then commit again"
         )
         return EXIT_FAILED
-    if pending and stage_changes and _in_git_merge():
+    if pending and stage_changes and run_by_a_merge():
         # git makes an automatic merge's commit from the tree it merged, whatever the
         # pre-merge-commit hook stages: stopping here keeps the rebuilt .kg/ for the commit
         # that concludes the merge.
@@ -352,15 +357,16 @@ def run(root: Path, review: bool = False) -> int:
             "`git commit --no-edit` to conclude it"
         )
         return EXIT_FAILED
-    if pending and not stage_changes:
+    if pending and (not stage_changes or partial):
         again = "git add .kg and commit again"
         if _partial_commit():
             # That index takes only tracked files from the paths named, and a new map page
             # is not tracked until `git add` has seen it.
             again = "git add .kg, then commit again naming it (git commit <paths> .kg)"
+        why = "review it" if not stage_changes else "a commit of named paths cannot take it"
         print(
             f"kgtool rewrote .kg/ ({_few(pending)}), which differs from what is staged: "
-            f"review it, {again}"
+            f"{why}; {again}"
         )
         return EXIT_FAILED
     return EXIT_FAILED if failed else 0
@@ -385,21 +391,29 @@ def _framework_set_aside_kg_changes() -> bool:
     """Run by the pre-commit framework, which set the unstaged changes aside as a patch
     before running hooks (``patch<time>-<its pid>`` in its home): does that patch touch
     .kg/? The framework applies it again afterwards against the index as it was; a hook
-    that stages a file the patch touches makes that fail (pre-commit/pre-commit#2435)."""
+    that stages a file the patch touches makes that fail (pre-commit/pre-commit#2435).
+
+    The framework never deletes its patches, so only one of this run's counts: named after
+    a process above this one (a wrapper such as ``uv run`` may stand between), and written
+    no earlier than that process started (a pid is reused; its old patches stay)."""
     if os.environ.get("PRE_COMMIT") != "1":
         return False
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(cache, "pre-commit")
-    suffix = f"-{os.getppid()}"
+    started = dict(_ancestors())
     try:
-        patches = [
-            e for e in os.scandir(home) if e.name.startswith("patch") and e.name.endswith(suffix)
-        ]
+        names = os.listdir(home)
     except OSError:
         return False
-    for entry in patches:
+    for name in names:
+        stamp, _, pid = name.removeprefix("patch").partition("-")
+        if not (name.startswith("patch") and stamp.isdigit() and pid.isdigit()):
+            continue
+        since = started.get(int(pid))
+        if since is None or int(stamp) < since:
+            continue
         try:
-            with open(entry.path, "rb") as patch:
+            with open(os.path.join(home, name), "rb") as patch:
                 if any(line.startswith(f"diff --git a/{KG_DIR}/".encode()) for line in patch):
                     return True
         except OSError:
@@ -407,11 +421,31 @@ def _framework_set_aside_kg_changes() -> bool:
     return False
 
 
-def _in_git_merge() -> bool:
-    """Run by ``git merge`` (or ``git pull``) itself, as its pre-merge-commit hook: git
-    names its action in GIT_REFLOG_ACTION there; ``git commit`` sets none."""
-    action = os.environ.get("GIT_REFLOG_ACTION", "").split(" ", 1)[0]
-    return action in ("merge", "pull")
+ANCESTORS = 4  # processes above this one that may be the framework's
+
+
+def _ancestors() -> list[tuple[int, int]]:
+    """(pid, when it started, whole seconds since the epoch, rounded down) of the processes
+    above this one, nearest first; where /proc does not say, the parent alone, as started
+    an hour ago (patches older than that are another run's)."""
+    found: list[tuple[int, int]] = []
+    pid = os.getppid()
+    try:
+        with open("/proc/stat", "rb") as stat_file:
+            boot = next(int(line.split()[1]) for line in stat_file if line.startswith(b"btime "))
+        ticks = os.sysconf("SC_CLK_TCK")
+        for _ in range(ANCESTORS):
+            if pid <= 1:
+                break
+            with open(f"/proc/{pid}/stat", "rb") as stat_file:
+                # The command name, in parentheses, may hold spaces: the fields follow it.
+                fields = stat_file.read().rpartition(b")")[2].split()
+            found.append((pid, boot + int(fields[19]) // ticks))
+            pid = int(fields[1])
+    except (OSError, ValueError, StopIteration, IndexError):
+        if not found:
+            found.append((os.getppid(), int(time.time()) - 3600))
+    return found
 
 
 def _partial_commit() -> bool:

@@ -34,7 +34,10 @@ REQUIREMENTS = re.compile(r"requirements[\w.-]*\.(?:txt|in)")
 MANIFEST_BYTES = 1 << 20  # a manifest larger than this is not read
 _NAME = re.compile(r"\s*([A-Za-z0-9@][A-Za-z0-9._/@-]*)")  # PEP 508's name, npm's, a module path
 _SEPARATORS = re.compile(r"[-_.]+")
-_GO_REQUIRE = re.compile(r"^\s*(?:require\s+)?([\w.~-]+(?:/[\w.~-]+)+)\s+v", re.MULTILINE)
+# One line of go.mod's: "require x/y v1.2.3", or "x/y v1.2.3" inside a require block. Read a
+# line at a time with no pattern spanning lines: a file of blank lines costs no backtracking.
+_GO_REQUIRE = re.compile(r"(?:require[ \t]+)?([\w.~-]+(?:/[\w.~-]+)+)[ \t]+v")
+_GO_MODULE = re.compile(r"module[ \t]+(\S+)")
 
 
 def normalized(name: str) -> str:
@@ -42,10 +45,13 @@ def normalized(name: str) -> str:
 
 
 class Declared(NamedTuple):
-    """Normalized names: the packages the manifests need, and the repository's own."""
+    """Normalized names: the packages the manifests need, and the repository's own; and the
+    module paths (go.mod's) needed and owned, matched whole."""
 
     needed: frozenset[str]
     own: frozenset[str]
+    paths: frozenset[str] = frozenset()
+    own_paths: frozenset[str] = frozenset()
 
 
 def declared(root: Path, paths: Iterable[str]) -> Declared:
@@ -53,6 +59,8 @@ def declared(root: Path, paths: Iterable[str]) -> Declared:
     nothing."""
     wanted: set[str] = set()
     own: set[str] = set()
+    module_paths: set[str] = set()
+    own_paths: set[str] = set()
     for path in sorted(paths):
         name = posixpath.basename(path)
         if name not in (PYPROJECT, SETUP_CFG, PACKAGE_JSON, GO_MOD, CARGO) and not (
@@ -66,19 +74,33 @@ def declared(root: Path, paths: Iterable[str]) -> Declared:
             needs, is_named = _read(name, data, path)
         except (bounded.Unreadable, ValueError, configparser.Error):
             continue
+        if name == GO_MOD:
+            module_paths.update(needs)
+            own_paths.update(is_named)
+            continue
         wanted.update(map(normalized, needs))
         own.update(map(normalized, is_named))
     own.discard("")
-    return Declared(frozenset(wanted - own), frozenset(own))
+    return Declared(
+        frozenset(wanted - own), frozenset(own), frozenset(module_paths), frozenset(own_paths)
+    )
 
 
 def is_declared(module: str, names: Declared) -> bool:
     """Whether ``module`` (an import's dotted or slashed name) is a declared package's, and
     not named as one of the repository's own."""
+    if "/" in module and not module.startswith("."):  # a module path (Go's): matched whole
+        if any(_under(module, path) for path in names.own_paths):
+            return False
+        return any(_under(module, path) for path in names.paths)
     first = normalized(re.split(r"[./]", module.lstrip("."), maxsplit=1)[0])
     if not first or first in names.own:
         return False
     return first in names.needed or any(name.startswith(f"{first}_") for name in names.needed)
+
+
+def _under(module: str, path: str) -> bool:
+    return module == path or module.startswith(f"{path}/")
 
 
 def _read(name: str, data: bytes, where: str) -> tuple[list[str], list[str]]:
@@ -112,8 +134,14 @@ def _read(name: str, data: bytes, where: str) -> tuple[list[str], list[str]]:
         ]
         return needs, [str(document.get("name", ""))]
     if name == GO_MOD:
-        own = re.findall(r"^\s*module\s+(\S+)", text, re.MULTILINE)
-        return _GO_REQUIRE.findall(text), own
+        needs, own = [], []
+        for line in text.splitlines():
+            line = line.strip()
+            for pattern, into in ((_GO_REQUIRE, needs), (_GO_MODULE, own)):
+                found = pattern.match(line)
+                if found:
+                    into.append(found.group(1))
+        return needs, own
     if name == CARGO:
         document = bounded.load_toml(data, where)
         needs = [
