@@ -111,7 +111,10 @@ class Page:
         self.artifacts.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(self.artifacts / f"{name}.png"))
 
-    def close(self) -> None:
+    def __enter__(self) -> Page:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         self.context.close()
 
 
@@ -188,8 +191,7 @@ def test_in_a_browser_the_areas_open_into_communities_and_communities_into_files
 ) -> None:
     repo = map_repo(make_repo)
     document = communities(repo)
-    page = Page(browser, write_page(repo), artifacts_dir(repo))
-    try:
+    with Page(browser, write_page(repo), artifacts_dir(repo)) as page:
         assert page.view() == "overview"
         drawn = page.page.locator("svg g[data-area]")
         assert drawn.count() == len(document["areas"]) + 1  # and the docs and data
@@ -242,8 +244,6 @@ def test_in_a_browser_the_areas_open_into_communities_and_communities_into_files
         assert page.opened("overview")
         assert page.errors == [] and page.requests == []
         assert page.page.evaluate("window.pwned") is None
-    finally:
-        page.close()
 
 
 def test_in_a_browser_a_search_finds_a_symbol_and_shows_where_it_lives(
@@ -251,8 +251,7 @@ def test_in_a_browser_a_search_finds_a_symbol_and_shows_where_it_lives(
 ) -> None:
     repo = map_repo(make_repo)
     document = communities(repo)
-    page = Page(browser, write_page(repo), artifacts_dir(repo))
-    try:
+    with Page(browser, write_page(repo), artifacts_dir(repo)) as page:
         page.page.fill("#search", "g1m2_f3")
         first = page.page.locator("#results li").first
         assert first.inner_text().startswith("g1m2_f3")
@@ -272,8 +271,6 @@ def test_in_a_browser_a_search_finds_a_symbol_and_shows_where_it_lives(
         assert page.page.locator("#file code").first.inner_text() == HOSTILE
         assert page.page.evaluate("window.pwned") is None
         assert page.errors == [] and page.requests == []
-    finally:
-        page.close()
 
 
 def test_in_a_browser_a_change_is_coloured_with_its_communities(
@@ -287,8 +284,7 @@ def test_in_a_browser_a_change_is_coloured_with_its_communities(
     update(repo)
     document = communities(repo)
     cid = document["files"][path]
-    page = Page(browser, write_page(repo, "--diff", base), artifacts_dir(repo))
-    try:
+    with Page(browser, write_page(repo, "--diff", base), artifacts_dir(repo)) as page:
         hit = page.page.locator("svg g.hit[data-id]")
         assert [hit.nth(i).get_attribute("data-id") for i in range(hit.count())] == [cid]
         assert page.page.locator("svg g.faded[data-id]").count() == len(document["communities"]) - 1
@@ -299,8 +295,6 @@ def test_in_a_browser_a_change_is_coloured_with_its_communities(
         touched = page.page.locator("svg g.hit[data-file]")
         assert touched.count() == 1
         assert page.errors == [] and page.requests == []
-    finally:
-        page.close()
 
 
 def test_a_diff_names_renames_deletions_and_leaves_out_names_that_are_not_utf8(
@@ -339,8 +333,7 @@ def test_in_a_browser_a_hand_edited_map_file_cannot_break_the_page(
     assert all("c999" not in edge[:2] for edge in data["edges"])
     sizes = {cid: c["size"] for cid, c in data["communities"].items()}
     assert sizes[first] == len(document["communities"][first]["members"]) > 0
-    page = Page(browser, repo.root.parent / "map.html", artifacts_dir(repo))
-    try:
+    with Page(browser, repo.root.parent / "map.html", artifacts_dir(repo)) as page:
         page.page.hover(f'svg g[data-id="{first}"] rect')
         page.page.click(f'svg g[data-id="{first}"] rect')
         assert page.opened("community", f"community={first}")
@@ -349,5 +342,3 @@ def test_in_a_browser_a_hand_edited_map_file_cannot_break_the_page(
         assert page.opened("overview")
         assert page.page.locator(f'svg g[data-id="{second}"]').count() == 1
         assert page.errors == [] and page.requests == []
-    finally:
-        page.close()
