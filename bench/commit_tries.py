@@ -61,7 +61,10 @@ def prepare(source: Path, work: Path, setup: str, review: bool) -> Path:
     """A clone of ``source`` with its map committed and the hooks of ``setup`` installed."""
     clone = work / f"{source.name}-{setup}-{'review' if review else 'one-step'}"
     shutil.rmtree(clone, ignore_errors=True)
-    run(work, "git", "clone", "-q", str(source), str(clone))
+    run(work, "git", "clone", "-q", "--no-checkout", str(source), str(clone))
+    # A partial mirror's missing blobs stand replaced by empty ones in the source: the same here.
+    run(clone, "git", "fetch", "-q", str(source), "refs/replace/*:refs/replace/*")
+    run(clone, "git", "checkout", "-q", "HEAD")
     run(clone, sys.executable, "-m", "kgtool", "update", "-q")
     run(clone, "git", "add", "-A", ".kg")
     run(clone, "git", "commit", "-q", "--no-verify", "-m", "map")
