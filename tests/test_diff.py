@@ -170,6 +170,10 @@ def test_diff_says_where_renamed_new_and_removed_files_went(
     assert f"renamed: app/store.py → app/storage.py, stays in {name}" in lines
     assert f"new: app/retry.py joins {name}" in lines
     assert any(line.startswith(f"removed: docs/old.md left {docs} (") for line in lines)
+    # The pull-request summary says the same, as markdown.
+    summary = repo.kg("diff", "HEAD~1", "HEAD", "--format", "markdown").out
+    assert "- renamed: app/store.py → app/storage.py, stays in " in summary
+    assert "- new: app/retry.py joins " in summary
     report = json.loads(repo.kg("diff", "HEAD~1", "HEAD", "--format", "json").out)
     assert report["renamed"] == [
         {"from": "app/store.py", "to": "app/storage.py", "was_in": home, "is_in": home}
