@@ -156,11 +156,13 @@ def test_diff_says_where_renamed_new_and_removed_files_went(
     repo.write(
         "app/retry.py", "from app.api import handle\n\n\ndef again(r):\n    return handle(r)\n"
     )
+    repo.write("app/backoff.py", "from app.api import run\n\n\ndef later(r):\n    return run(r)\n")
     repo.git("rm", "-q", "docs/old.md")
     repo.git("add", "-A")
     update(repo)
     repo.commit("rename, add, remove")
     assert community_of(repo, "app/storage.py") == home == community_of(repo, "app/retry.py")
+    assert community_of(repo, "app/backoff.py") == home
     docs = json.loads(repo.git("show", "HEAD~1:.kg/communities.json"))["files"]["docs/old.md"]
     result = repo.kg("diff", "HEAD~1", "HEAD")
     assert result.code == 0, result.err
@@ -168,14 +170,14 @@ def test_diff_says_where_renamed_new_and_removed_files_went(
     name = next(line for line in lines if line.startswith("renamed: ")).split("stays in ")[1]
     assert name.startswith(f"{home} (") and name.endswith(")")  # named, never a bare ID
     assert f"renamed: app/store.py → app/storage.py, stays in {name}" in lines
-    assert f"new: app/retry.py joins {name}" in lines
+    assert f"new: 2 files join {name}: app/backoff.py, app/retry.py" in lines
     assert any(line.startswith(f"removed: docs/old.md left {docs} (") for line in lines)
     # The pull-request summary says the same, as markdown.
     summary = repo.kg("diff", "HEAD~1", "HEAD", "--format", "markdown").out
     assert "- renamed: app/store.py → app/storage.py, stays in " in summary
-    assert "- new: app/retry.py joins " in summary
+    assert "- new: 2 files join " in summary
     report = json.loads(repo.kg("diff", "HEAD~1", "HEAD", "--format", "json").out)
     assert report["renamed"] == [
         {"from": "app/store.py", "to": "app/storage.py", "was_in": home, "is_in": home}
     ]
-    assert report["joined"] == [{"community": home, "files": ["app/retry.py"]}]
+    assert report["joined"] == [{"community": home, "files": ["app/backoff.py", "app/retry.py"]}]

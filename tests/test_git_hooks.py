@@ -315,14 +315,7 @@ def test_pre_merge_commit_stops_a_clean_merge_that_breaks_a_playbook(repo: Repo)
     repo.write("a.py", "def new():\n    pass\n")
     repo.git("add", "a.py")
     assert commit(repo, "rename old").returncode == 0
-    merged = subprocess.run(
-        ["git", "merge", "--no-edit", "side"],
-        cwd=repo.root,
-        env=hook_env(repo),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    merged = through_hooks(repo, ["merge", "--no-edit", "side"])
     assert "CONFLICT" not in merged.stdout, merged.stdout  # git alone would have merged it
     assert merged.returncode != 0
     assert "playbooks/x.md:" in merged.stdout and "'a.py::old' does not resolve" in merged.stdout

@@ -14,6 +14,7 @@ import sys
 
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
+from kgtool.escape import printable
 from kgtool.repo import run_by_a_merge
 
 DESCRIPTION = """\
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         # A rebase or cherry-pick replays commits with no hook to rebuild .kg/ after it:
         # our side kept would be committed stale. Left conflicted (no markers), it stops.
         print(
-            f"kgtool merge-driver: {args.path or 'a .kg/ file'} left conflicted: a rebase or "
+            f"kgtool merge-driver: {printable(args.path or 'a .kg/ file')} left conflicted: "
+            "a rebase or "
             "cherry-pick runs no hook that rebuilds .kg/; run `kgtool update`, `git add .kg`, "
             "then continue",
             file=sys.stderr,

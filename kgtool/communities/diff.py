@@ -288,9 +288,9 @@ def _change_lines(report: Report) -> list[str]:
             where = f"from {_name(e['was_in'], report)} to {_name(e['is_in'], report)}"
         lines.append(f"renamed: {e['from']} → {e['to']}, {where}")
     for group in report.get("joined", []):
-        lines.append(_group_line("new", "join", "joins", group, report))
+        lines.append(_group_line("new", ("joins", "join"), group, report))
     for group in report.get("left", []):
-        lines.append(_group_line("removed", "left", "left", group, report))
+        lines.append(_group_line("removed", ("left", "left"), group, report))
     for e in report["moved"]:
         lines.append(f"moved: {e['file']}: {_name(e['from'], report)} -> {_name(e['to'], report)}")
     lines += _area_lines(report)
@@ -313,14 +313,13 @@ def _change_lines(report: Report) -> list[str]:
     return lines
 
 
-def _group_line(what: str, verb: str, verb_one: str, group: dict[str, Any], report: Report) -> str:
-    """ "new: utils/retry.py joins c12 (Utils)", "new: 3 files join c12 (Utils): a, b, c"."""
+def _group_line(what: str, verbs: tuple[str, str], group: dict[str, Any], report: Report) -> str:
+    """ "new: utils/retry.py joins c12 (Utils)", "new: 3 files join c12 (Utils): a, b, c";
+    ``verbs``: for one file, for several."""
     files, where = group["files"], _name(group["community"], report)
     if len(files) == 1:
-        return f"{what}: {files[0]} {verb_one} {where}"
-    preposition = "from" if what == "removed" else ""
-    head = f"{what}: {len(files)} files {verb} {preposition} {where}".replace("  ", " ")
-    return f"{head}: {_files(files)}"
+        return f"{what}: {files[0]} {verbs[0]} {where}"
+    return f"{what}: {len(files)} files {verbs[1]} {where}: {_files(files)}"
 
 
 def _strongest(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
