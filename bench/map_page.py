@@ -76,7 +76,7 @@ def measure(browser: Any, page_path: Path, shots: Path | None) -> dict[str, floa
     )
     heap = page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : 0")
     data = json.loads(page.locator("#kg-data").text_content() or "{}")
-    largest = max(data["communities"], key=lambda c: data["communities"][c]["size"])
+    largest = max(data["communities"], key=lambda c: len(data["communities"][c]["files"]))
     if shots:
         page.screenshot(path=str(shots.with_name(shots.name + "-overview.png")))
     opened = page.evaluate(OPEN, f"community={largest}")
@@ -92,7 +92,7 @@ def measure(browser: Any, page_path: Path, shots: Path | None) -> dict[str, floa
         "paint": paint,
         "heap": heap / 2**20,
         "open": opened,
-        "largest": data["communities"][largest]["size"],
+        "largest": len(data["communities"][largest]["files"]),
         "search": searched,
         "hits": hits,
         "files": len(data["paths"]),

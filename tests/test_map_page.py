@@ -331,7 +331,7 @@ def test_in_a_browser_a_hand_edited_map_file_cannot_break_the_page(
     path.write_text(json.dumps(document))
     data = page_json(write_page(repo))
     assert all("c999" not in edge[:2] for edge in data["edges"])
-    sizes = {cid: c["size"] for cid, c in data["communities"].items()}
+    sizes = {cid: len(c["files"]) for cid, c in data["communities"].items()}
     assert sizes[first] == len(document["communities"][first]["members"]) > 0
     with Page(browser, repo.root.parent / "map.html", artifacts_dir(repo)) as page:
         page.page.hover(f'svg g[data-id="{first}"] rect')

@@ -17,6 +17,8 @@
   const C = data.communities;
 
   // -- indexes -----------------------------------------------------------------------------
+  // A community's size is its files: the page states nothing it can count.
+  Object.keys(C).forEach(function (cid) { C[cid].size = C[cid].files.length; });
   const areaOf = {}, areaById = {};
   data.areas.forEach(function (area, i) {
     area.hue = Math.round((i * 137.508) % 360);

@@ -86,8 +86,6 @@ def page_data(state: MapState, title: str, diff: PageDiff | None = None) -> dict
             "mark": text.mark,
             "why": text.why,
             "summary": text.summary,
-            "code": community.get("kind", "code") == "code",
-            "size": len(members),
             "files": [index[p] for p in members],
             "main": [path for path, _ in community.get("main_files", [])[:5]],
         }
