@@ -277,7 +277,9 @@ def problems(
     if layer2 is not None:
         found += unread_manifest_findings(layer2)
     broken = result.broken_imports
-    if broken and root is not None and layer2 is not None:
+    # A relative import names the repository's own files: no manifest is read for those.
+    relative = all(item[2].startswith(".") for item in broken)
+    if not relative and root is not None and layer2 is not None:
         names = declared(root, layer2.document.get("files", {}))
         broken = [item for item in broken if not is_declared(item[2], names)]
     found += [

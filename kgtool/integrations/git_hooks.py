@@ -325,7 +325,8 @@ def run(root: Path, review: bool = False) -> int:
                 _mirror_generated(tree, root)
         else:
             found, outcomes = _refresh_and_check(root, store)
-        touched = set(staged_paths(root))
+        # What the commit touches, asked of git only when there is a finding to sort.
+        touched = set(staged_paths(root)) if found else set()
         changed = unstaged_paths(root, KG_DIR) + untracked_paths(root, KG_DIR)
         pending = sorted(p for p in changed if _generated(p))
         set_aside = bool(pending and stage_changes and _framework_set_aside_kg_changes())
