@@ -413,3 +413,40 @@ def test_a_line_holding_a_form_feed_is_one_line_and_lock_files_are_left_out(repo
     removed, written = changed_text(repo.root, head, 10_000, ("cargo.lock",)) or ([], [])
     assert written == ["a 1.0.2\x0cdiff --git x", "b 2.0.1"], written
     assert removed == ["a 1.0.1\x0cdiff --git x", "b 2.0.0"], removed
+
+
+def test_one_task_told_by_its_new_files_and_by_its_titles_is_the_titled_proposal(
+    repo: Repo,
+) -> None:
+    layout(repo)
+    repo.write_files({"app/models.py": "# models\n", "docs/providers.md": "# providers\n",
+                      "tests/test_stream.py": "# stream\n"})  # fmt: skip
+    commit_at(repo, "Lay out the providers", 1)
+    hour = DAY
+    # Some providers bring a module of their own, in changes titled each its own way...
+    own = {"alphax": "Wire up alphax as a provider",
+           "bravox": "Stream replies from bravox, a new provider",
+           "charliex": "charliex provider: first cut",
+           "deltax": "Support the deltax provider's tool calls",
+           "echox": "Port echox to the provider interface",
+           "kilox": "Kilox joins the providers", "limax": "Talk to limax",
+           "mikex": "Provider for mikex, with retries", "novemberx": "November provider",
+           "oscarx": "oscarx streaming"}  # fmt: skip
+    for name, title in own.items():
+        repo.write_files({f"app/providers/{name}.py": f"class {name.title()}Provider:\n"
+                          "    def stream(self):\n        return []\n"})  # fmt: skip
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, title, hour)
+        hour += DAY
+    # ...most are a configuration of an existing one, each titled "Add <Name> provider".
+    for name in ("Foxtrot", "Golfo", "Hotelo", "Indiana", "Julietta"):
+        for path in ("app/models.py", "docs/providers.md", "tests/test_stream.py"):
+            edit(repo, path, f"# {name}")
+        commit_at(repo, f"Add {name} provider", hour)
+        hour += DAY
+    patterns = mine_history(repo.root, Options()).patterns
+    providers = [p for p in patterns if object_of(p) == "provider"]
+    # One proposal, the one whose titles say the task.
+    assert [p.template for p in providers] == [("add", "<name>", "provider")], [
+        (p.template, p.new_kinds) for p in providers
+    ]

@@ -861,6 +861,14 @@ def _one_task(first: Pattern, second: Pattern) -> bool:
     roots = [{_kind_root(kind) for kind in p.new_kinds} for p in (first, second)]
     if roots[0] and roots[1]:
         return any(a.startswith(b) or b.startswith(a) for a in roots[0] for b in roots[1])
+    # One adds files to a folder its object names, the other's titles say that object in
+    # words: "Add a provider" over packages/ai/src/providers/<name>.ts, and "add <name>
+    # provider" over the registry, models and tests (a provider needs its own file only
+    # now and then). Not "add <name> extension" and a browser-extension/ folder.
+    adder, titled = (first, second) if roots[0] else (second, first)
+    folders = {_singular(f.lower()) for kind in adder.new_kinds for f in kind.split("/")[:-1]}
+    if noun in folders and titled.says_words and noun in titled.template:
+        return True
     files = [{item for item, _ in p.items} for p in (first, second)]
     return 2 * len(files[0] & files[1]) >= min(len(files[0]), len(files[1]))
 
@@ -909,7 +917,17 @@ def distinct(candidates: list[Pattern], min_share: float = MIN_SHARE) -> list[Pa
         # additions and once by its registrations ("Add a linter": go.mod, the settings).
         # One proposal, the better one (joined, the older layout's many changes would
         # outvote the way it is done now).
-        if any(_one_task(other, pattern) for other in kept):
+        same = next((n for n, other in enumerate(kept) if _one_task(other, pattern)), None)
+        if same is not None:
+            # The one whose titles say the task stays, unless it knows fewer of its files:
+            # the other gathered its changes by the file they add, whatever their titles.
+            if (
+                pattern.says_words
+                and not kept[same].says_words
+                and len(pattern.items) > len(kept[same].items)
+            ):
+                kept[same], kept_ids[same] = pattern, ids
+                kept_files[same], kept_added[same] = files, added
             continue
         # The same files for the same kind of change is the same task, whichever changes
         # each candidate gathered: one proposal, the better one.
