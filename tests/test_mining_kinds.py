@@ -219,6 +219,27 @@ def test_one_task_in_two_layouts_is_one_proposal_and_two_families_stay_two(repo:
     assert len(linters) == 1 and "linters/<name>/<name>.py" in linters[0], kinds
     plugins = sorted(k[0] for k in kinds if k and k[0].startswith("plugins/"))
     assert plugins == ["plugins/inputs/<name>.py", "plugins/outputs/<name>.py"], kinds
+    # Titled in plain words, each by the folder its plugins go in.
+    titles, _ = mined_titles(repo)
+    assert {"Add a linter", "Add an input plugin", "Add an output plugin"} <= set(titles), titles
+
+
+def test_two_tasks_that_would_be_titled_alike_say_what_each_adds(repo: Repo) -> None:
+    layout(repo)
+    hour = DAY
+    for top in ("server", "client"):
+        repo.write_files({f"{top}/widgets/base_{n}.py": "X = 1\n" for n in range(3)})
+        for name in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot"):
+            repo.write_files({f"{top}/widgets/{name}{top[0]}.py": f"class {name.title()}Widget:\n"
+                              "    def draw(self):\n        return 1\n"})  # fmt: skip
+            edit(repo, "core/registry.py", f"# {top} {name}")
+            commit_at(repo, f"Add the {name}{top[0]} widget", hour)
+            hour += DAY
+    titles, _ = mined_titles(repo)
+    assert sorted(titles) == [
+        "Add a widget with a new client/widgets/<name>.py",
+        "Add a widget with a new server/widgets/<name>.py",
+    ], titles
 
 
 def test_added_files_of_no_common_shape_are_not_a_kind(repo: Repo) -> None:

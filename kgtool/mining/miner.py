@@ -25,6 +25,7 @@ from kgtool.mining.proposals import (
     Proposal,
     build_proposal,
     check_readable,
+    distinct_titles,
     place,
     project_checks,
 )
@@ -195,7 +196,7 @@ def mine(
             continue
         proposals.append(proposal)
     existing = _existing(root, directory, out_dir, config.section("playbooks")["max_bytes"])
-    result.proposals = place(proposals, existing, out_dir)
+    result.proposals = place(distinct_titles(proposals), existing, out_dir)
     if llm:
         result.prose = _reword(
             [p for p, _, skip in result.proposals if not skip], config, options.dry_run

@@ -224,7 +224,7 @@ def title_words(title: str) -> list[str]:
         if named:
             continue
         for raw in _WORD.findall(token):
-            word = _singular(raw.lower().strip("'-"))
+            word = singular(raw.lower().strip("'-"))
             if word in _STOP or word in VERBS or len(word) < 2 or word in seen:
                 continue
             seen.append(word)
@@ -354,7 +354,7 @@ def title_templates(titles: list[str]) -> list[tuple[str, ...]]:
                 continue
             # Only a plain word can be said in a proposal's title; anything else is a name.
             slot = named or frequency[lower] <= rare or not _PLAIN_WORD.fullmatch(lower)
-            token = SLOT if slot else _singular(lower)
+            token = SLOT if slot else singular(lower)
             if not (token == SLOT and found[-1] == SLOT):  # "<name> <name>" is one name
                 found.append(token)
         templates.append(tuple(found))
@@ -377,7 +377,7 @@ def _template_words(title: str) -> list[tuple[str, bool]]:
     return found
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
     """A plural as its singular, crudely: plugins, entries, boxes, matches, wishes (but
     caches, sizes); words that end in -s as they are (status, axis, class)."""
     if word.endswith("ies") and len(word) > 4:
@@ -523,7 +523,7 @@ def _one_component(pattern: Pattern, said: Counter[str]) -> bool:
     if not counts:
         return False
     word, count = max(counts.items(), key=lambda pair: (pair[1], pair[0]))
-    named = {_singular(w) for w in path_words(pattern.anchor)}
+    named = {singular(w) for w in path_words(pattern.anchor)}
     return word in named and count >= COMPONENT_SHARE * said[word]
 
 
@@ -542,7 +542,7 @@ def _kind_word(pattern: Pattern) -> str:
     naming = set()
     for item in pattern.new_kinds:
         for folder in item.split("/")[:-1]:
-            name = _singular(folder.lower())
+            name = singular(folder.lower())
             naming |= {w for w in said if name == w or (len(w) >= 4 and name.endswith(w))}
     return min(naming, key=lambda w: (-counts[w], w)) if naming else ""
 
@@ -866,7 +866,7 @@ def _one_task(first: Pattern, second: Pattern) -> bool:
     # provider" over the registry, models and tests (a provider needs its own file only
     # now and then). Not "add <name> extension" and a browser-extension/ folder.
     adder, titled = (first, second) if roots[0] else (second, first)
-    folders = {_singular(f.lower()) for kind in adder.new_kinds for f in kind.split("/")[:-1]}
+    folders = {singular(f.lower()) for kind in adder.new_kinds for f in kind.split("/")[:-1]}
     if noun in folders and titled.says_words and noun in titled.template:
         return True
     files = [{item for item, _ in p.items} for p in (first, second)]

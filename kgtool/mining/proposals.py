@@ -20,8 +20,9 @@ from __future__ import annotations
 import configparser
 import datetime
 import re
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from kgtool.escape import md_path, printable
 from kgtool.file_kinds import is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import is_abstract
-from kgtool.mining.patterns import SLOT, Pattern, object_of
+from kgtool.mining.patterns import SLOT, Pattern, object_of, singular
 from kgtool.mining.symbols import touched_symbols
 from kgtool.playbook.concepts import ConceptIndex
 from kgtool.playbook.model import PROPOSED, Playbook
@@ -148,18 +149,22 @@ def build_proposal(
     new_items = pattern.new_kinds
     new = " and ".join(new_items[:2])
     said = [word for word in pattern.template[1:] if word != SLOT]
-    if said:  # the words its titles share: "Add a webhook target"
+    adds = f"a new {new}" if new else ""
+    if said and said != [noun]:  # the words its titles share: "Add a webhook target"
         head = f"{verb.capitalize()} {_article(' '.join(said))}"
-    elif noun:
+    elif said and not new:
         head = f"{verb.capitalize()} {_article(noun)}"
-        head += f" with a new {new}" if new else f" in {pattern.anchor}"
+    elif noun and new:  # "Add a lexer", "Add an input plugin": the files go in the intent
+        head = f"{verb.capitalize()} {_article(_qualified(noun, new_items))}"
+    elif noun:
+        head = f"{verb.capitalize()} {_article(noun)} in {pattern.anchor}"
     else:
-        head = f"{verb.capitalize()} " + (f"a new {new}" if new else pattern.anchor)
+        head, adds = f"{verb.capitalize()} " + (adds or pattern.anchor), ""
     titles = [t.change.title for t in reversed(pattern.tasks)][:3]
     quoted = ", ".join(f"“{t}”" for t in titles)
     intent = (
-        f"{head}: the change made {pattern.support} times in this repository's history, "
-        f"as in {quoted}."
+        f"{head}{f' ({adds})' if adds else ''}: the change made {pattern.support} times in "
+        f"this repository's history, as in {quoted}."
     )
     return Proposal(
         slug=slugify(head),
@@ -191,6 +196,40 @@ def _gone(gone: list[tuple[str, int]], pattern: Pattern) -> list[str]:
         "(deleted or renamed since): left out of key_files."
         for item, count in gone
     ]
+
+
+def _qualified(noun: str, kinds: list[str]) -> str:
+    """The noun as the folders of what is added say it: "input plugin" for
+    plugins/inputs/<name>/<name>.go, one folder between the noun's and the new thing's
+    name; the noun alone when some kind goes right in the noun's folder
+    (plugins/processors/<name>/ beside plugins/processors/all/<name>.go) or none names it."""
+    qualifiers = []
+    for kind in kinds:
+        folders = kind[: kind.index("<")].split("/")[:-1]
+        named = [at for at, f in enumerate(folders) if singular(f.lower()) == noun]
+        if not named:
+            continue
+        between = folders[named[-1] + 1 :]
+        if not between:
+            return noun
+        if len(between) == 1 and between[0].isalpha():
+            qualifiers.append(singular(between[0].lower()))
+    return f"{qualifiers[0]} {noun}" if qualifiers else noun
+
+
+def distinct_titles(proposals: list[Proposal]) -> list[Proposal]:
+    """Proposals whose titles would read alike ("Add a plugin" twice) titled, and named,
+    by what each adds as well."""
+    said = Counter(p.title for p in proposals)
+    found = []
+    for proposal in proposals:
+        new = " and ".join(proposal.pattern.new_kinds[:2])
+        if said[proposal.title] > 1 and new:
+            title = f"{proposal.title} with a new {new}"
+            intent = proposal.intent.replace(f"{proposal.title} (a new {new})", title, 1)
+            proposal = replace(proposal, title=title, slug=slugify(title), intent=intent)
+        found.append(proposal)
+    return found
 
 
 def _article(noun: str) -> str:
