@@ -383,3 +383,24 @@ def test_valid_import_types_the_grammar_cannot_parse_are_a_parser_limitation(
     both = nodes["src/both.ts"]
     assert both["status"] == "partial" and "partial" not in both
     assert "warning: R103 partially parsed: syntax errors at line" in result.out
+
+
+def test_a_type_alias_is_a_symbol_that_no_call_binds_to_by_name(repo: Repo) -> None:
+    built = repo.build(
+        {
+            "src/kinds.ts": 'export type Known =\n  | "a"\n  | "b";\n\n'
+            "export type Pair<T> = [T, T];\n",
+            "src/use.ts": 'import { Known } from "./kinds";\n\n'
+            "export function run(kind: Known): void {\n  Pair(kind);\n}\n",
+        }
+    )
+    nodes = built.nodes()
+    symbols = {i: (n["kind"], tuple(n["span"])) for i, n in nodes.items() if "span" in n}
+    assert symbols == {
+        # A change that adds a union member edits Known: the miner's steps can say so.
+        "src/kinds.ts::Known": ("type", (1, 3)),
+        "src/kinds.ts::Pair": ("type", (5, 5)),
+        "src/use.ts::run": ("function", (3, 5)),
+    }
+    # Pair() is no call of the type: a type is never called, so its name binds nothing.
+    assert [e for e in built.edges("calls") if e.get("dst", "").startswith("src/kinds.ts")] == []

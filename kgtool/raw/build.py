@@ -63,10 +63,11 @@ if TYPE_CHECKING:
 
 # Bump when extraction or resolution changes what they produce; each shard's meta line says
 # which it is (FORMAT_VERSION, in kgtool/raw/graph.py, is the records' shape).
-EXTRACTOR_VERSION = "9"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
+EXTRACTOR_VERSION = "10"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
 # 5: TypeScript and JavaScript values; 6: Python functions held in values; 7: sharded;
 # 8: Python ``raise A``, calls of a call's result, functions passed to map/sorted/...;
-# 9: Python absolute imports from the folders Python searches (no folder inside a package).
+# 9: Python absolute imports from the folders Python searches (no folder inside a package);
+# 10: TypeScript type aliases are symbols.
 # Shards written at once: enough to keep a disk's queue full while each waits on its fsync.
 WRITE_THREADS = 16
 # Resolution chunks per worker: more spread the work evenly, and bound what a worker holds

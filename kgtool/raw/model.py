@@ -17,6 +17,7 @@ AMBIGUOUS = "AMBIGUOUS"
 CONTAINS = "contains"  # a symbol inside a file or another symbol: never crosses files
 
 CLASS_KINDS = frozenset({"class", "interface", "struct", "trait", "enum"})
+TYPE_ALIAS = "type"  # ``type KnownProvider = "openai" | ...``: a symbol, neither class nor code
 
 # How a file fared when it was read. Anything but "ok"/"partial" means no symbols.
 PARSE_OK = "ok"

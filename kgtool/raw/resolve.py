@@ -36,6 +36,7 @@ from kgtool.raw.model import (
     PARAMETER,
     RETURNS,
     STATED,
+    TYPE_ALIAS,
     WRAPS,
     AssignFact,
     CallFact,
@@ -176,6 +177,8 @@ def _named_symbols(path: str, facts: FileFacts) -> Iterator[tuple[int, tuple[str
         return
     ecosystem = language_named(facts.language).ecosystem
     for symbol in facts.symbols:
+        if symbol.kind == TYPE_ALIAS:  # named by imports and types only, never called
+            continue
         if symbol.kind == "method":
             yield 1, (ecosystem, symbol.name), symbol_id(path, symbol.qualname)
         elif not symbol.parent:

@@ -36,6 +36,10 @@
 
 (enum_declaration name: (identifier) @name) @definition.enum
 
+; A type alias is a symbol an import names and a change edits ("add a member to the
+; KnownProvider union"); nothing calls it, so no call binds to it by name.
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+
 ; Declared members are symbols too: a call through the base or interface type binds to them.
 (class_body (abstract_method_signature name: (_) @name) @definition.function)
 (interface_body (method_signature name: (_) @name) @definition.function)
