@@ -29,7 +29,7 @@ from typing import Any
 from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.escape import md_path, printable
-from kgtool.file_kinds import is_test
+from kgtool.file_kinds import GENERATED_HEAD, is_generated, is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import is_abstract
 from kgtool.mining.patterns import SLOT, Pattern, object_of, singular
@@ -45,6 +45,7 @@ MAX_EVIDENCE = 40
 MAX_PITFALLS = 6
 MARK = "# proposed by kgtool mine-playbooks"  # how the miner knows its own earlier proposals
 OVERLAP = 0.5  # Jaccard share of key files at which an existing playbook is the same task
+MIN_SYMBOL_CHANGES = 2  # a step names a symbol this many of the changes read touched, and half
 
 
 @dataclass
@@ -354,6 +355,9 @@ def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]
     read = reading.read
     found = []
     for touched in reading.touched:
+        # What one change of several did is that change's, not the task's.
+        if touched.changes < MIN_SYMBOL_CHANGES or 2 * touched.changes < read:
+            continue
         pointer = f"{key.pointer}::{touched.qualname}"
         shown = md_path(pointer) if resolver.resolve(pointer).resolved else (
             f"{md_path(touched.qualname)} (gone since)"
@@ -383,12 +387,17 @@ def _steps(pattern: Pattern, key_files: list[KeyFile], resolver: Resolver) -> li
         )
     lines = [origin, ""]
     for number, key in enumerate(key_files, 1):
+        head = bounded.read_tracked(resolver.root, key.pointer, GENERATED_HEAD, head=True)
+        generated = is_generated(key.pointer, head or b"")
         if key.item != key.pointer:
             action = f"Add {md_path(key.item)}, as {md_path(key.pointer)} did"
+        elif generated:  # what the changes did to it, its generator does: no symbol to edit
+            action = f"Regenerate {md_path(key.pointer)} (generated: not edited by hand)"
         else:
             action = f"Edit {md_path(key.pointer)}"
         line = f"{number}. {action} ({key.count} of {pattern.support})"
-        touched = _symbols_of(pattern, key, resolver) if key.item == key.pointer else []
+        edited = key.item == key.pointer and not generated
+        touched = _symbols_of(pattern, key, resolver) if edited else []
         if touched:
             line += ": " + ", ".join(touched)
         lines.append(line + ".")
