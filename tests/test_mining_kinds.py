@@ -471,3 +471,22 @@ def test_one_task_told_by_its_new_files_and_by_its_titles_is_the_titled_proposal
     assert [p.template for p in providers] == [("add", "<name>", "provider")], [
         (p.template, p.new_kinds) for p in providers
     ]
+
+
+def test_the_example_of_a_new_file_is_the_one_named_after_the_new_thing(repo: Repo) -> None:
+    layout(repo)
+    names = ["kafkax", "lokix", "mqttx", "natsx", "redisx", "sqlx", "syslogx", "wavefrontx",
+             "websocketx", "zerobusx"]  # fmt: skip
+    helpers = ["batch", "client", "codec", "conn", "pool", "query", "frame", "point", "stream",
+               "record"]  # fmt: skip
+    for number, (name, helper) in enumerate(zip(names, helpers, strict=True)):
+        # Each plugin's own helper sorts before its main file ("record.go" < "zerobusx.go").
+        repo.write_files({f"plugins/outputs/{name}/{name}.go": "package x\n",
+                          f"plugins/outputs/{name}/{helper}.go": "package x\n"})  # fmt: skip
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, f"Add the {name} output plugin", DAY * (number + 1))
+    result = mine(repo.root, load_config(repo.root), Store(repo.root),
+                  Options(dry_run=True, llm=False))  # fmt: skip
+    [proposal] = [p for p, _, _ in result.proposals]
+    examples = {k.item: k.pointer for k in proposal.key_files}
+    assert examples["plugins/outputs/<name>/<name>.go"] == "plugins/outputs/zerobusx/zerobusx.go"

@@ -192,6 +192,36 @@ def test_steps_name_the_symbols_each_change_touched(repo: Repo) -> None:
     ], text
 
 
+def test_a_step_follows_a_symbol_that_moved_and_leaves_out_one_gone(repo: Repo) -> None:
+    dispatch = (
+        "def unrelated():\n    return 0\n\n\n"
+        "def route(key):\n    targets = []\n{}    return targets\n"
+    )
+    registry = "def enrol():\n    known = []\n{}    return known\n"
+    webhook_targets_mined(
+        repo,
+        {
+            "core/dispatch.py": (dispatch, "    targets.append('{}')\n"),
+            "core/registry.py": (registry, "    known.append('{}')\n"),
+        },
+    )
+    # Since: route moved to a module of its own, and enrol is gone.
+    moved = (repo.root / "core/dispatch.py").read_text().split("\n\n\n")
+    repo.write("core/dispatch.py", moved[0] + "\n")
+    repo.write("core/routing.py", moved[1])
+    repo.write("core/registry.py", "KNOWN = []\n")
+    commit_at(repo, "Split the dispatcher", DAY * 10)
+    assert repo.kg("update").code == 0
+    assert repo.kg("mine-playbooks").code == 0
+    text = (repo.root / "playbooks/proposed/add-a-webhook-target.md").read_text()
+    steps = [line for line in text.splitlines() if line[:3] in ("1. ", "2. ")]
+    assert steps == [
+        "1. Edit `core/dispatch.py` (3 of 3): `core/routing.py::route` (moved) (3 of the 3 "
+        "newest).",
+        "2. Edit `core/registry.py` (3 of 3).",
+    ], text
+
+
 def test_edits_of_a_busy_page_under_unrelated_titles_are_not_a_task(repo: Repo) -> None:
     layout(repo)
     titles = ("Clarify the intro", "Regendoc", "Explain fixtures better", "Fix a broken link",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import configparser
 import datetime
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -31,10 +32,11 @@ from kgtool.errors import KgError
 from kgtool.escape import md_path, printable
 from kgtool.file_kinds import GENERATED_HEAD, is_generated, is_test
 from kgtool.mining.history import ChangeSet
-from kgtool.mining.paths import is_abstract
+from kgtool.mining.paths import NUMBER, is_abstract
 from kgtool.mining.patterns import SLOT, Pattern, object_of, singular
 from kgtool.mining.symbols import touched_symbols
 from kgtool.playbook.concepts import ConceptIndex
+from kgtool.playbook.layer1 import Layer1, SymbolIndex
 from kgtool.playbook.model import PROPOSED, Playbook
 from kgtool.playbook.new import yaml_string
 from kgtool.playbook.parse import parse_playbook, slugify
@@ -116,9 +118,23 @@ def _describe(change: ChangeSet) -> str:
 
 
 def _example(pattern: Pattern, item: str, resolver: Resolver) -> str:
-    """The newest concrete file of the pattern's tasks that stands for ``item`` and exists."""
+    """The newest concrete file of the pattern's tasks that stands for ``item`` and exists;
+    of one change's files, the one that names the new thing alike in every slot
+    (plugins/outputs/zerobus/zerobus.go for plugins/outputs/<name>/<name>.go, not the
+    plugin's own helper zerobus/record.go)."""
+    slots = re.compile(
+        "".join(
+            "([^/]+?)" if part in (SLOT, NUMBER) else re.escape(part)
+            for part in re.split(f"({re.escape(SLOT)}|{re.escape(NUMBER)})", item)
+        )
+    )
+
+    def alike(path: str) -> bool:
+        matched = slots.fullmatch(path)
+        return matched is not None and len(set(matched.groups())) <= 1
+
     for task in reversed(pattern.tasks):
-        for path in sorted(task.items.get(item, [])):
+        for path in sorted(task.items.get(item, []), key=lambda p: (not alike(p), p)):
             if resolver.resolve(path).resolved:
                 return path
     return ""
@@ -342,10 +358,17 @@ def _evidence(pattern: Pattern) -> list[str]:
     return lines
 
 
+@functools.lru_cache(maxsize=1)
+def _symbols_today(view: Layer1) -> SymbolIndex:
+    """Every symbol of the tree by name, built once for all the proposals of a run."""
+    return view.symbol_index()
+
+
 def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]:
     """The symbols of an edited key file that the newest changes of the pattern wrote lines
-    in, each as a pointer that resolves today (``file::Qualname``) or by name when it no
-    longer exists, with how many of the changes read touched it."""
+    in, each as a pointer that resolves today (``file::Qualname``, or where the one symbol
+    of its name is now when it moved; one gone is left out), with how many of the changes
+    read touched it."""
     changes = [
         (task.change.id, key.pointer)
         for task in reversed(pattern.tasks)
@@ -359,9 +382,15 @@ def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]
         if touched.changes < MIN_SYMBOL_CHANGES or 2 * touched.changes < read:
             continue
         pointer = f"{key.pointer}::{touched.qualname}"
-        shown = md_path(pointer) if resolver.resolve(pointer).resolved else (
-            f"{md_path(touched.qualname)} (gone since)"
-        )
+        if not resolver.resolve(pointer).resolved:
+            # Moved to another file (stream.ts::getEnvApiKey, now in env-api-keys.ts): the
+            # one symbol of that name today; else gone, and no step of today's code.
+            index = _symbols_today(resolver.view)
+            moved, count = index.elsewhere(touched.qualname, key.pointer, 1)
+            if count != 1:
+                continue
+            pointer = moved[0]
+        shown = md_path(pointer) + ("" if pointer.startswith(f"{key.pointer}::") else " (moved)")
         if touched.added:  # each change added one of its own: the kind is the step
             found.append(f"add a {touched.added} ({touched.changes} of the {read} newest; "
                          f"as {shown})")  # fmt: skip
