@@ -4,12 +4,15 @@ overlap with existing playbooks, a saved pull-request list, and the same bytes t
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import Repo
 from playbook_helpers import add_playbook
 from test_mining_history import providers  # noqa: F401 (the fixture)
 
+from kgtool.mining.patterns import Pattern
+from kgtool.mining.proposals import _validation, project_checks
 from kgtool.playbook.parse import read_playbook
 
 PROPOSAL = "playbooks/proposed/add-a-provider.md"
@@ -122,3 +125,24 @@ def test_a_saved_pull_request_list_gives_titles_and_labels(mined: Repo, tmp_path
     bad.write_text('[\n  {"number": 1},\n  {"number": 2,}\n]\n')
     refused = mined.kg("mine-playbooks", "--prs", str(bad))
     assert refused.code == 2 and f"{bad}:3: is not a JSON pull-request list" in refused.err
+
+
+def test_checks_run_by_the_projects_package_manager_and_no_snapshot_is_a_test(
+    tmp_path: Path,
+) -> None:
+    scripts = '{"scripts": {"test": "vitest", "lint": "eslint ."}%s}'
+    (tmp_path / "package.json").write_text(scripts % "")
+    assert project_checks(tmp_path) == ["npm test", "npm run lint"]
+    (tmp_path / "pnpm-lock.yaml").write_text("lockfileVersion: '9.0'\n")
+    assert project_checks(tmp_path) == ["pnpm test", "pnpm run lint"]
+    # The manifest's own word wins over a lock file; bun runs scripts with "bun run".
+    (tmp_path / "package.json").write_text(scripts % ', "packageManager": "yarn@4.1.0"')
+    assert project_checks(tmp_path) == ["yarn test", "yarn run lint"]
+    (tmp_path / "package.json").write_text(scripts % ', "packageManager": "bun@1.1.0"')
+    assert project_checks(tmp_path) == ["bun run test", "bun run lint"]
+    pattern = Pattern("lib/cli.mjs", "add", [], [
+        ("lib/__tests__/cli.test.mjs", 5), ("lib/__tests__/__snapshots__/cli.test.mjs.snap", 5)
+    ], 5)  # fmt: skip
+    assert [line.partition(" (")[0] for line in _validation(pattern, [])] == [
+        "the test lib/__tests__/cli.test.mjs"
+    ]

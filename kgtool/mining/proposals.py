@@ -30,7 +30,7 @@ from typing import Any
 from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.escape import md_path, printable
-from kgtool.file_kinds import GENERATED_HEAD, is_generated, is_test
+from kgtool.file_kinds import GENERATED_HEAD, in_data_folder, is_generated, is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import NUMBER, is_abstract
 from kgtool.mining.patterns import SLOT, Pattern, object_of, singular
@@ -254,7 +254,8 @@ def _article(noun: str) -> str:
 
 
 def _validation(pattern: Pattern, checks: list[str]) -> list[str]:
-    tests = [(i, c) for i, c in pattern.items if is_test(i)]
+    # A snapshot or a fixture is what a test reads, not a test to run.
+    tests = [(i, c) for i, c in pattern.items if is_test(i) and not in_data_folder(i)]
     found: list[str] = []
     python_tests = [i for i, _ in tests if i.endswith(".py")]
     if python_tests:
@@ -462,6 +463,26 @@ def _read_ini(data: bytes, where: str) -> configparser.ConfigParser:
     return parser
 
 
+# Lock files that say which package manager runs a project's scripts, first found wins.
+_LOCK_MANAGERS = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lock", "bun"),
+                  ("bun.lockb", "bun"))  # fmt: skip
+
+
+def _package_manager(root: Path, package: Any) -> str:
+    """Who runs the scripts of package.json: its ``packageManager`` field ("pnpm@9.1.0"),
+    else the lock file kept beside it, else npm. ("bun test" is bun's own test runner,
+    not the script: its scripts are always ``bun run``.)"""
+    declared = package.get("packageManager") if isinstance(package, dict) else None
+    if isinstance(declared, str):
+        name = declared.partition("@")[0].strip()
+        if name in ("npm", "pnpm", "yarn", "bun"):
+            return name
+    for lock, manager in _LOCK_MANAGERS:
+        if (root / lock).is_file():
+            return manager
+    return "npm"
+
+
 def project_checks(root: Path) -> list[str]:
     """The project's own check commands, as its configuration names them."""
     found: list[str] = []
@@ -483,9 +504,11 @@ def project_checks(root: Path) -> list[str]:
     if package is not None:
         scripts = package.get("scripts") if isinstance(package, dict) else None
         scripts = scripts if isinstance(scripts, dict) else {}
+        runner = _package_manager(root, package)
         for name in ("test", "lint", "typecheck", "check", "build"):
             if name in scripts:
-                found.append("npm test" if name == "test" else f"npm run {name}")
+                bare = name == "test" and runner != "bun"
+                found.append(f"{runner} test" if bare else f"{runner} run {name}")
     for makefile in ("Makefile", "GNUmakefile", "Makefile.am"):
         text = _read_manifest(root, makefile, _decoded)
         if text is not None:
