@@ -409,3 +409,27 @@ def test_upkeep_of_the_projects_ci_is_not_a_task(repo: Repo) -> None:
             edit(repo, path, f"# go {version}")
         commit_at(repo, f"Update the Go toolchain to {version}", DAY * 10 * (number + 1))
     assert mine_history(repo.root, Options()).patterns == []
+
+
+def test_a_task_done_a_few_times_is_one_only_when_done_alike_each_time(repo: Repo) -> None:
+    layout(repo)
+    repo.write_files({"app/knobs.py": "# k\n", "app/cli.py": "# c\n", "docs/knobs.md": "# d\n"})
+    commit_at(repo, "Lay out the knobs", 1)
+    # Three changes titled alike: two of them also touch the docs, one does not.
+    for number, name in enumerate(("Verbosity", "Colour", "Paging")):
+        paths = ["app/knobs.py", "app/cli.py"] + (["docs/knobs.md"] if number else [])
+        for path in paths:
+            edit(repo, path, f"# {name}")
+        commit_at(repo, f"Add the {name} knob", DAY * (number + 1))
+    assert mine_history(repo.root, Options()).patterns == []
+    # A fourth, with every file again, is still a task done a few times, not alike each time.
+    for path in ("app/knobs.py", "app/cli.py", "docs/knobs.md"):
+        edit(repo, path, "# Width")
+    commit_at(repo, "Add the Width knob", DAY * 5)
+    assert mine_history(repo.root, Options()).patterns == []
+    # A fifth: done often enough that the docs, in most of them, are part of it.
+    for path in ("app/knobs.py", "app/cli.py", "docs/knobs.md"):
+        edit(repo, path, "# Height")
+    commit_at(repo, "Add the Height knob", DAY * 6)
+    [pattern] = mine_history(repo.root, Options()).patterns
+    assert pattern.template == ("add", "<name>", "knob") and pattern.support == 5
