@@ -21,6 +21,7 @@ from kgtool.commands._cli import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
     OPTIONS_WITH_VALUE,
+    Parser,
     add_shared_options,
     settle,
 )
@@ -29,7 +30,7 @@ from kgtool.errors import KgError
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser for ``argv``: full arguments for its command, one help line for the rest."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="kgtool",
         description="Keep a four-layer code knowledge graph of a git repository fresh.",
         epilog="-C, -q and -v may also follow the command (kgtool update -C DIR). "

@@ -219,7 +219,8 @@ def test_a_stale_map_and_a_refused_playbook_are_errors_at_their_lines(
     found = annotations(result)
     assert found[0] == (
         "::error file=.kg/raw/,title=kgtool%3A raw graph::"
-        "R101 is out of date: run `kgtool update`"
+        "R101 is out of date: app/cli.py, app/storage.py, app/store.py, tests/test_store.py "
+        "changed since it was built: run `kgtool update`"
     )
     # Layer 2 is judged from the raw graph update would write, so it is stale too.
     assert found[1].startswith("::error file=.kg/")
@@ -235,7 +236,8 @@ def test_a_stale_map_and_a_refused_playbook_are_errors_at_their_lines(
     assert "| playbooks | **failed** | 1 | 0 |" in summary
     assert (
         "`.kg/` does not describe the code of this pull request:\n\n"
-        "- .kg/raw/: error: R101 is out of date: run \\`kgtool update\\`\n" in summary
+        "- .kg/raw/: error: R101 is out of date: app/cli.py, app/storage.py, app/store.py, "
+        "tests/test\\_store.py changed since it was built: run \\`kgtool update\\`\n" in summary
     )
     refused = section(summary, "Refused playbooks")
     assert refused.startswith(

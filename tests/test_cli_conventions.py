@@ -189,7 +189,8 @@ def test_quiet_ci_prints_only_what_the_checks_found(make_repo) -> None:
     stale = repo.kg_process("ci", "-q", env=env)
     assert stale.code == CHECK_FAILED
     assert stale.out.splitlines() == [
-        ".kg/raw/: error: R101 is out of date: run `kgtool update`"
+        ".kg/raw/: error: R101 is out of date: app/util.py changed since it was built: run "
+        "`kgtool update`"
     ]
 
 
@@ -399,3 +400,60 @@ def test_every_runtime_dependency_is_imported_and_every_import_declared() -> Non
     # tomllib is the standard library's from 3.11; on 3.10 kgtool imports tomli instead.
     third_party = imported - set(sys.stdlib_module_names) - {"kgtool", "tomllib"}
     assert modules == third_party, (modules, third_party)
+
+
+# -- a mistyped command, a bare one, a fresh clone ------------------------------------------
+
+
+def test_bare_kgtool_prints_the_help_and_exits_2() -> None:
+    bare = run_kgtool([])
+    assert bare.code == 2 and bare.out == ""
+    assert bare.err.startswith("usage: kgtool") and "mine-playbooks" in bare.err
+    assert "--version" in bare.err and "arguments are required" not in bare.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["updat"], "argument COMMAND: invalid choice: 'updat'; did you mean 'update'?"),
+        (["update", "--chek"], "unrecognized arguments: --chek; did you mean '--check'?"),
+        (["playbooks", "chek"], "argument ACTION: invalid choice: 'chek'; did you mean 'check'?"),
+        (["context", "--budgte=5", "x"], "did you mean '--budget'?"),
+    ],
+)
+def test_a_mistyped_command_or_option_gets_the_nearest(argv: list[str], said: str) -> None:
+    wrong = run_kgtool(argv)
+    assert wrong.code == 2 and said in wrong.err, wrong.err
+
+
+def test_nothing_near_is_no_suggestion() -> None:
+    wrong = run_kgtool(["xyzzy"])
+    assert wrong.code == 2 and "did you mean" not in wrong.err
+    assert re.search(r"\(choose from '?update'?, '?check'?", wrong.err), wrong.err
+
+
+def test_version_is_the_package_version() -> None:
+    from importlib.metadata import version
+
+    assert run_kgtool(["--version"]).out == f"kgtool {version('kgtool')}\n"
+
+
+def test_a_clone_without_kg_is_told_to_build_it_in_one_line(make_repo) -> None:
+    repo = make_repo({"app/main.py": "def main():\n    return 1\n"})
+    check = repo.kg("check")
+    assert check.code == CHECK_FAILED
+    errors = [line for line in check.out.splitlines() if ": error: " in line]
+    assert errors == [".kg/: error: R101 does not exist: run `kgtool update` to build it"]
+
+
+def test_r101_names_the_files_that_changed_then_counts(make_repo) -> None:
+    repo = make_repo({f"app/m{n}.py": f"X = {n}\n" for n in range(8)})
+    assert repo.kg("update").code == 0
+    repo.commit(".kg")
+    for n in range(7):
+        repo.write(f"app/m{n}.py", f"X = {n + 1}\n")
+    stale = repo.kg("update", "--check")
+    assert stale.out.splitlines()[0] == (
+        ".kg/raw/: error: R101 is out of date: app/m0.py, app/m1.py, app/m2.py, app/m3.py, "
+        "app/m4.py and 2 more changed since it was built: run `kgtool update`"
+    )

@@ -8,9 +8,13 @@ before it knows which command runs.
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
+import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from kgtool.errors import KgError, LockTimeout
 
@@ -48,6 +52,48 @@ class _ChangeDirectory(argparse.Action):
     ) -> None:
         given = getattr(namespace, self.dest, None) or []
         setattr(namespace, self.dest, [*given, str(value)])
+
+
+_INVALID_CHOICE = re.compile(r"argument (\S+): invalid choice: '?([^'(]*?)'? \(choose from (.*)\)$")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with what a user of a serious tool expects: nothing asked prints
+    the help, and a mistyped command or option gets the nearest one ("did you mean
+    'update'?"). Its subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        if message == "the following arguments are required: COMMAND":
+            self.print_help(sys.stderr)
+            self.exit(EXIT_ERROR)
+        choice = _INVALID_CHOICE.match(message)
+        if choice is not None:
+            # Quoted or not, as Python versions print them.
+            known = [c.strip().strip("'") for c in choice.group(3).split(",")]
+            message = f"argument {choice.group(1)}: invalid choice: '{choice.group(2)}'"
+            message += _nearest(choice.group(2), known) or f" (choose from {choice.group(3)})"
+        elif message.startswith("unrecognized arguments: "):
+            words = message.removeprefix("unrecognized arguments: ").split()
+            first = next((w for w in words if w.startswith("-")), "")
+            message += _nearest(first.partition("=")[0], self._options_in_reach())
+        super().error(message)
+
+    def _options_in_reach(self) -> list[str]:
+        """The options of this parser and of the subcommands' parsers it built."""
+        found = list(self._option_string_actions)
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    found += sub._option_string_actions
+                    if isinstance(sub, Parser):
+                        found += sub._options_in_reach()
+        return sorted(set(found))
+
+
+def _nearest(word: str, known: Sequence[str]) -> str:
+    """": did you mean 'X'?" for the known word nearest ``word``, or "" when none is close."""
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6) if word else []
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def add_shared_options(parser: argparse.ArgumentParser, top: bool = False) -> None:

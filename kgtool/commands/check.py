@@ -75,14 +75,14 @@ class CheckOutcome:
 
 
 def check_raw(ctx: Context, raw: UpdateResult) -> CheckOutcome:
-    return CheckOutcome("raw graph", tracked_cache_findings(raw) + stale_findings(raw, None))
+    return CheckOutcome("raw graph", tracked_cache_findings(raw) + stale_findings(ctx, raw, None))
 
 
 def check_communities(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     # Layer 2 as `kgtool update` would make it now, from the raw graph it would write, not the
     # one on disk: a stale layer 1 must not make stale communities look up to date.
     result = layer2_from(ctx, raw, write=False)
-    found = unread_manifest_findings(result) + stale_findings(None, result)
+    found = unread_manifest_findings(result) + stale_findings(ctx, None, result)
     return CheckOutcome("communities", found, communities=result.document)
 
 

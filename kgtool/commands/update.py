@@ -9,6 +9,7 @@ from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import Context, add_format_option, context
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
+from kgtool.escape import printable
 from kgtool.findings import ERROR, NOTE, WARNING, Finding, json_document, kept
 from kgtool.query import CONTENT_INDEX_FILE, HISTORY_INDEX_FILE
 from kgtool.raw.build import UpdateResult, update_raw
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             prepare_indexes(ctx.root, ctx.store)
     ignore = ctx.config["ignore"]
     # Only --check reports staleness: a run that writes has just made the layers fresh.
-    out_of_date = stale_findings(result, layer2) if args.check else []
+    out_of_date = stale_findings(ctx, result, layer2) if args.check else []
     stale = kept(out_of_date, ignore)
     found = kept(problems(result, layer2, ctx.root), ignore)
     skipped = kept(notes(result), ignore)
@@ -159,11 +160,23 @@ def summarize(
     }
 
 
-def stale_findings(raw: UpdateResult | None, layer2: CommunitiesResult | None) -> list[Finding]:
-    """Errors for the layers on disk that differ from what ``kgtool update`` writes now."""
-    found = []
+STALE_NAMED = 5  # source files R101 names before it counts the rest
+
+
+def stale_findings(
+    ctx: Context, raw: UpdateResult | None, layer2: CommunitiesResult | None
+) -> list[Finding]:
+    """Errors for the layers on disk that differ from what ``kgtool update`` writes now: one
+    line when there is no .kg/ at all (a fresh clone of a repository that never ran kgtool)."""
+    found: list[Finding] = []
+    raw_stale, layer2_stale = raw is not None and raw.changed, layer2 is not None and layer2.stale
+    if not (raw_stale or layer2_stale):
+        return found
+    if ctx.store.read_bytes(COMMUNITIES_FILE) is None and not (ctx.store.dir / "raw").is_dir():
+        message = "does not exist: run `kgtool update` to build it"
+        return [Finding(f"{KG_DIR}/", 0, ERROR, RAW_STALE, message)] if raw_stale else found
     if raw is not None and raw.changed:
-        found.append(Finding(RAW_WHERE, 0, ERROR, RAW_STALE, "is out of date: run `kgtool update`"))
+        found.append(Finding(RAW_WHERE, 0, ERROR, RAW_STALE, _raw_stale_message(ctx)))
     if layer2 is not None and layer2.stale:
         # communities.json first: the map's pages follow from it.
         names = sorted([*layer2.changed, *layer2.removed], key=lambda n: n != COMMUNITIES_FILE)
@@ -175,6 +188,23 @@ def stale_findings(raw: UpdateResult | None, layer2: CommunitiesResult | None) -
             )
         )
     return found
+
+
+def _raw_stale_message(ctx: Context) -> str:
+    """What R101 says: the files that changed since layer 1 was built (up to STALE_NAMED,
+    then how many more), or that it was built by another kgtool or other settings."""
+    # Imported here: only a stale check reads layer 1's file nodes.
+    from kgtool.playbook.layer1 import load_layer1
+
+    view = load_layer1(ctx.root, ctx.config, ctx.store)
+    if not view.raw_present:
+        return "does not exist or cannot be read: run `kgtool update`"
+    changed = sorted(set(view.stale_files) | (set(view.raw_hashes) - set(view.files)))
+    if not changed:
+        return "is out of date (built by another kgtool version or settings): run `kgtool update`"
+    named = ", ".join(printable(path) for path in changed[:STALE_NAMED])
+    more = f" and {len(changed) - STALE_NAMED} more" if len(changed) > STALE_NAMED else ""
+    return f"is out of date: {named}{more} changed since it was built: run `kgtool update`"
 
 
 def refresh(
