@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import Repo
+from test_mining_history import providers  # noqa: F401 (the fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -153,17 +155,21 @@ def test_workflows_set_permissions_and_concurrency(path: Path) -> None:
 def test_the_action_installs_itself_and_caches_pip() -> None:
     action = _load(ACTION)
     assert action["runs"]["using"] == "composite"
-    assert set(action["inputs"]) >= {"python-version", "kgtool-version", "args", "comment", "token"}
+    inputs = {"command", "python-version", "kgtool-version", "args", "comment", "token", "branch"}
+    assert set(action["inputs"]) >= inputs
     setup = next(s for s in action["runs"]["steps"] if "setup-python" in s.get("uses", ""))
     assert setup["with"]["cache"] == "pip"
-    assert action["runs"]["steps"][-1]["run"].rstrip().endswith('kgtool" ci "${extra[@]}"')
+    assert _action_step("kgtool ci")["run"].rstrip().endswith('kgtool" ci "${extra[@]}"')
+    assert _action_step("kgtool ci")["if"] == "inputs.command == 'ci'"
 
 
 def _action_step(name: str) -> dict:
     return next(s for s in _load(ACTION)["runs"]["steps"] if s.get("name") == name)
 
 
-def _run_step(name: str, env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
+def _run_step(
+    name: str, env: dict[str, str], tmp_path: Path, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     """One of the action's bash steps, run as the runner runs it (bash -e, env from inputs)."""
     script = tmp_path / "step.sh"
     script.write_text(_action_step(name)["run"])
@@ -177,7 +183,7 @@ def _run_step(name: str, env: dict[str, str], tmp_path: Path) -> subprocess.Comp
         env={**base, **env},
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=cwd or tmp_path,
     )
 
 
@@ -213,3 +219,48 @@ def test_the_action_refuses_a_kgtool_version_that_is_an_option(tmp_path: Path) -
     )
     assert done.returncode == 2
     assert "::error::kgtool-version must be a version or a requirement" in done.stdout
+
+
+def test_the_mining_job_installs_kgtool_itself_and_mines_another_repository(
+    providers: Repo,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """docs/ci.md's job in a repository that is not kgtool: `uses: OWNER/kgtool@TAG` with
+    `command: mine-playbooks` runs the action's steps, which install kgtool from the
+    action's own checkout (an earlier workflow installed `.`, the repository being mined,
+    and then found no kgtool) and open the proposals' pull request."""
+    runner = tmp_path / "runner"
+    runner.mkdir()
+    checked = _run_step("Check the command", {"KGTOOL_COMMAND": "mine-playbooks"}, runner)
+    assert checked.returncode == 0, checked.stdout
+    wrong = _run_step("Check the command", {"KGTOOL_COMMAND": "mine"}, runner)
+    assert wrong.returncode == 2 and "::error::command must be" in wrong.stdout
+    env = {"GITHUB_ACTION_PATH": str(ROOT), "KGTOOL_VERSION": "", "PYTHON": sys.executable}
+    installed = _run_step("Install kgtool", env, runner, cwd=providers.root)
+    assert installed.returncode == 0, installed.stderr
+    venv = runner / "kgtool-venv"
+    from kgtool import __version__
+
+    version = subprocess.run([venv / "bin" / "kgtool", "--version"], capture_output=True, text=True)
+    assert version.stdout == f"kgtool {__version__}\n"
+    where = subprocess.run(
+        [venv / "bin" / "python", "-c", "import kgtool; print(kgtool.__file__)"],
+        capture_output=True, text=True, cwd=providers.root,
+    )  # fmt: skip
+    assert where.stdout.startswith(str(venv)), where.stdout  # installed, not the checkout
+    outputs = runner / "outputs"
+    mined = _run_step(
+        "Mine playbooks",
+        {"GH_TOKEN": "t", "KGTOOL_ARGS": "", "GITHUB_OUTPUT": str(outputs),
+         "HOME": str(tmp_path)},
+        runner, cwd=providers.root,
+    )  # fmt: skip
+    assert mined.returncode == 0, mined.stdout + mined.stderr
+    # No gh here: the history alone, as on a runner that cannot list pull requests.
+    assert "mining the history alone" in mined.stdout
+    assert outputs.read_text() == "proposals=true\n"
+    assert list((providers.root / "playbooks" / "proposed").glob("*.md"))
+    opened = _action_step("Open or update the pull request")
+    assert opened["if"] == (
+        "inputs.command == 'mine-playbooks' && steps.mine.outputs.proposals == 'true'"
+    )
