@@ -1,7 +1,7 @@
 """aider's repository map of a checkout, for a task, at several budgets: the second baseline of
 bench/context_eval.py.
 
-    /work/aider-venv/bin/python bench/aider_map.py < request.json > maps.json
+    "$KGTOOL_BENCH_AIDER_PYTHON" bench/aider_map.py < request.json > maps.json
 
 Run by the python of a virtual environment holding aider-chat==0.86.2 (kept apart so that aider
 and its pins stay out of kgtool's environment); it imports nothing of kgtool. The request on

@@ -7,9 +7,9 @@ The gold is bench/gold_recipes/NAME.yaml: one recurring task per repository, wri
 own docs before the miner was run on it (the docs' commit, path and lines; the task; `files`,
 only the paths the doc names, `<slot>` standing for the new thing's name; what the doc asks
 without naming a path, not scored; commits that did the task). SOURCE defaults to the
-recipe's `source` when it exists, else its `url`. Each repository is cloned into DIR/NAME
-(reused), checked out at the gold's commit, mapped (`kgtool update`) and mined there as a
-user with no API key would:
+repository as bench/sources.py finds it (a local mirror, else GitHub). Each repository is
+cloned into DIR/NAME (reused), checked out at the gold's commit, mapped (`kgtool update`) and
+mined there as a user with no API key would:
 
     kgtool mine-playbooks --rev COMMIT --max-proposals N --no-llm --out DIR/NAME-proposed
 
@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLD_DIR = ROOT / "bench" / "gold_recipes"
 sys.path.insert(0, str(ROOT))
 
+from bench.sources import source_of  # noqa: E402
 from kgtool.mining.miner import MAX_PROPOSALS  # noqa: E402
 from kgtool.playbook.parse import split_front_matter  # noqa: E402
 
@@ -79,7 +80,7 @@ def load_gold(name: str, source: str | None) -> Gold:
     if not path.exists():
         raise SystemExit(f"{path}: no gold recipe for {name!r}")
     data = yaml.safe_load(path.read_text())
-    default = data["source"] if Path(data.get("source", "")).exists() else data["url"]
+    default = source_of(data["repo"])
     files = [str(f["path"]) for f in data["files"]]
     return Gold(name, data["repo"], source or default, data["commit"], data["task"], files)
 

@@ -16,7 +16,7 @@ changed file with most changed lines is taken as what the developer set out to c
 changed: recall is the share of them ``impact`` named; the size of its answer is reported
 beside it, since naming every file would score 1.0.
 
-    python bench/read_path.py [--repo /work/.mirror/pytest-dev+pytest/repo] [--runs 5]
+    python bench/read_path.py [--repo CLONE] [--runs 5]
                               [--commits 30] [--skip-speed] [--skip-recall]
 """
 
@@ -36,12 +36,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from raw_speed import CHECKOUT, GIT, RUN_ENV
 
 sys.path.insert(0, str(CHECKOUT))
+from bench.sources import source_of
 from kgtool.config import load_config
 from kgtool.query.impact import impact
 from kgtool.query.kg import load_graph
 from kgtool.store import Store
 
-DEFAULT_REPO = "/work/.mirror/pytest-dev+pytest/repo"
+DEFAULT_REPO = "pytest-dev/pytest"  # cloned as bench/sources.py finds it
 DEPTHS = (1, 2, 3)
 CONTEXT_TASKS = (
     "fixture teardown ordering with parametrize",
@@ -189,7 +190,9 @@ def recall(root: Path, commits: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repo", default=DEFAULT_REPO, help="a clone or mirror to copy")
+    parser.add_argument(
+        "--repo", default=source_of(DEFAULT_REPO), help="a clone or mirror to copy (pytest's)"
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--commits", type=int, default=30)
     parser.add_argument("--skip-speed", action="store_true")
