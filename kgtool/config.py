@@ -31,7 +31,7 @@ DEFAULTS: dict[str, Any] = {
     "max_file_bytes": 1_000_000,
     # Worker processes for parsing; 0 means one per core.
     "jobs": 0,
-    # Finding codes (README.md, "Findings") to silence everywhere: neither printed nor
+    # Finding codes (docs/findings.md) to silence everywhere: neither printed nor
     # counted for the exit code.
     "ignore": [],
     # A call that matches more definitions than this by name alone counts as unresolved.
@@ -62,7 +62,7 @@ DEFAULTS: dict[str, Any] = {
         # A size a reader can hold: in a package of more than ``max_share_above`` code files,
         # no code community formed holds more than ``max_share`` of them: what Leiden forms
         # larger is cut again (an update lets one grow by a quarter before it is; see
-        # README.md and bench/results/community-size.md).
+        # docs/layer2-communities.md and bench/results/community-size.md).
         "max_share": 0.15,
         "max_share_above": 150,
         # Files with no edges are grouped by directory, in groups up to this share of all files
@@ -79,7 +79,7 @@ DEFAULTS: dict[str, Any] = {
         "diff_min_edges": 3,
     },
     # Layer 3: names for communities and phrases for the edges between them, and when they
-    # count as drifted (see README.md, "Layer 3").
+    # count as drifted (see docs/layer3-labels.md).
     "ontology": {
         # The Claude model ``kgtool label`` asks when ANTHROPIC_API_KEY is set.
         "model": "claude-haiku-4-5",
@@ -381,7 +381,7 @@ def _codes_known(codes: list[str], problems: _Problems) -> bool:
             good = False
         elif code not in CODES:
             close = _close_matches(code.upper(), list(CODES), n=1)
-            hint = f": did you mean '{close[0]}'?" if close else " (README.md lists them)"
+            hint = f": did you mean '{close[0]}'?" if close else " (docs/findings.md lists them)"
             problems.add(UNKNOWN_CODE, where, f"'ignore' names no finding code '{code}'{hint}")
             good = False
     return good

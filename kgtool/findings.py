@@ -22,7 +22,7 @@ NOTE = "note"  # expected, said so nobody wonders (a skipped binary file)
 # The JSON documents' format; raised only when a field changes meaning or goes away.
 JSON_VERSION = 1
 
-# Every code, with what it means in one line: README.md's table is this one.
+# Every code, with what it means in one line: docs/findings.md's table is this one.
 CODES: dict[str, str] = {
     "K001": "the settings file cannot be read (invalid YAML, TOML or UTF-8, not a mapping)",
     "K002": "unknown setting",

@@ -2,8 +2,8 @@
 
 Each test names the change it guards against: the ID overlap threshold, the modularity
 guard and the 3% cap of each update's catch-up moves, a rebaseline that really starts cold,
-and the community settings of the README (``weights``, ``ambiguous_weight``, ``resolution``,
-``loose_group_share``, ``min_overlap``) reaching the clustering.
+and the community settings of docs/configuration.md (``weights``, ``ambiguous_weight``,
+``resolution``, ``loose_group_share``, ``min_overlap``) reaching the clustering.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Files with no edges, grouped along the folder tree: one group per folder that is big enough
-to stand alone, small subfolders kept with their parent's files (README, loose_group_share)."""
+to stand alone, small subfolders kept with their parent's files (docs/, loose_group_share)."""
 
 from __future__ import annotations
 

@@ -33,9 +33,9 @@ def assert_each_file_once(groups: list[list[str]], files: list[str]) -> None:
 
 
 def test_a_data_file_beside_code_stays_out_of_the_code_community() -> None:
-    """Code first (README, layer 2): a data file in a code folder is grouped with the data of
-    its folder, never with the code beside it, and a folder of data alone is a group of its
-    own. Guards the split of code from docs and data before clustering."""
+    """Code first (docs/layer2-communities.md): a data file in a code folder is grouped with
+    the data of its folder, never with the code beside it, and a folder of data alone is a
+    group of its own. Guards the split of code from docs and data before clustering."""
     app = [f"app/{name}.py" for name in "abcd"]
     lib = [f"lib/{name}.py" for name in "wxyz"]
     files = sorted([*app, *lib, "app/schema.json", "notes/todo.md"])

@@ -97,7 +97,8 @@ def test_every_config_error_is_reported_at_once_with_did_you_mean(repo: Repo) ->
         ".kgtool.yaml:4: error: K002 unknown setting 'communities.resolutoin': "
         "did you mean 'resolution'?",
         ".kgtool.yaml:5: error: K003 'communities.seed' must be a whole number, not a string",
-        ".kgtool.yaml:6: error: K005 'ignore' names no finding code 'Q123' (README.md lists them)",
+        ".kgtool.yaml:6: error: K005 'ignore' names no finding code 'Q123' "
+        "(docs/findings.md lists them)",
     ]
 
 

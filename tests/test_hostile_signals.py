@@ -383,7 +383,7 @@ def test_uninstall_keeps_a_hook_holding_lines_kgtool_did_not_write(repo: Repo) -
     assert hook.read_text() == mine
     assert repo.kg("hooks", "install", "--force").code == 0
     assert (repo.root / ".git/hooks/pre-commit.kgtool-saved").read_text() == mine
-    # kgtool's own script with its settings changed by hand (README: set stage=--review) is
+    # kgtool's own script with its settings changed by hand (docs/hooks.md: set stage=--review) is
     # still kgtool's, and removed.
     hook.write_text(hook_script("pre-commit").replace("stage=--stage", "stage=--review"))
     (repo.root / ".git/hooks/pre-commit.kgtool-saved").unlink()

@@ -1,4 +1,4 @@
-"""README promises about commands and files that a one-line change could break unnoticed.
+"""Promises of docs/ about commands and files that a one-line change could break unnoticed.
 
 Atomic writes, the lock's exit code through the CLI, ``update --exit-code``, the exact meta
 line of every shard of layer 1, ``kgtool diff``'s coupling and its two settings,
@@ -131,14 +131,15 @@ def test_update_exit_code_is_1_exactly_when_kg_was_rewritten(repo: Repo) -> None
 
 
 def test_every_shard_opens_with_the_exact_meta_line(repo: Repo) -> None:
-    """The README's meta line, byte for byte (a new extractor version must update both)."""
+    """docs/layer1-raw-graph.md's meta line, byte for byte (a new extractor version must
+    update both)."""
     repo.build({"a.py": "x = 1\n", "pkg/b.py": "y = 2\n"})
     firsts = {data.decode().splitlines()[0] for data in repo.shards().values()}
     assert len(repo.shards()) == 2 and len(firsts) == 1
     first = firsts.pop()
-    assert first == '{"extractor":"9","format":3,"rec":"meta"}'
-    readme = (PROJECT_ROOT / "README.md").read_text()
-    assert f"The first line is `{first}`" in readme
+    assert first == '{"extractor":"10","format":3,"rec":"meta"}'
+    page = (PROJECT_ROOT / "docs" / "layer1-raw-graph.md").read_text()
+    assert f"The first line is `{first}`" in page
 
 
 # --- kgtool diff: coupling and its settings ------------------------------------------------

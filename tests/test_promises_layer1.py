@@ -1,4 +1,4 @@
-"""Layer-1 promises of the README that no other test pinned down.
+"""Layer-1 promises of docs/layer1-raw-graph.md that no other test pinned down.
 
 Confidences of by-name binding (0.5 for the only method of a name, 0.6 for the only
 definition) in the edges of more than one language, ``max_candidates`` at and past its

@@ -43,5 +43,5 @@ def add_format_option(parser: argparse.ArgumentParser) -> None:
         choices=("text", "json"),
         default="text",
         help="text: one finding a line (path:line: level: CODE message); json: one document "
-        "with the findings and a summary (README.md, 'Findings')",
+        "with the findings and a summary (docs/findings.md)",
     )

@@ -16,8 +16,9 @@ from kgtool.commands._common import context
 DESCRIPTION = """\
 Serves kgtool's read path over the Model Context Protocol on stdin/stdout: the tools context,
 impact, explain and playbooks, and the map, the community pages and the playbooks as
-resources. Register it with an MCP client (README: `kgtool mcp`); it is not meant to be run
-by hand. Reads .kg/ and the playbooks only. Needs the mcp extra: pip install 'kgtool[mcp]'."""
+resources. Register it with an MCP client (docs/read-path.md: `kgtool mcp`); it is not meant
+to be run by hand. Reads .kg/ and the playbooks only. Needs the mcp extra: pip install
+'kgtool[mcp]'."""
 
 EXAMPLES = [
     ("kgtool mcp", "what an MCP client runs (claude mcp add kgtool -- kgtool mcp)"),

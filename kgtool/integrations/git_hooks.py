@@ -171,7 +171,7 @@ def is_ours(path: Path) -> bool:
     return MARKER.encode() in head
 
 
-# The lines of kgtool's scripts a person may set by hand (README: set stage=--review).
+# The lines of kgtool's scripts a person may set by hand (docs/hooks.md: set stage=--review).
 SETTINGS = ("stage=", "args=", "python=")
 # A setting's value as kgtool writes it (shlex.quote) or a person would: one shell word,
 # bare or single-quoted. "stage=''; echo mine" is a command of the person's, kept.
