@@ -8,7 +8,6 @@ before it knows which command runs.
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 import sys
 import textwrap
@@ -92,6 +91,9 @@ class Parser(argparse.ArgumentParser):
 
 def _nearest(word: str, known: Sequence[str]) -> str:
     """": did you mean 'X'?" for the known word nearest ``word``, or "" when none is close."""
+    # Imported here: the hook's path, which never mistypes, does not load it.
+    import difflib
+
     close = difflib.get_close_matches(word, known, n=1, cutoff=0.6) if word else []
     return f"; did you mean '{close[0]}'?" if close else ""
 
