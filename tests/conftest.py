@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -164,6 +165,14 @@ class Result:
     code: int
     out: str
     err: str
+
+
+def interruptible() -> None:
+    """``preexec_fn`` for a kgtool a test interrupts: Ctrl-C's default action, as a shell in a
+    terminal gives it. A job started in the background of a non-interactive shell (a CI runner
+    may be one) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler:
+    the process would rightly ignore the test's SIGINT."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_process(

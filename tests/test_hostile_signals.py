@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import GIT_ENV, PROJECT_ROOT, Repo
+from conftest import GIT_ENV, PROJECT_ROOT, Repo, interruptible
 from hook_helpers import APP, mapped_repo
 
 # A hundred modules: a cold build takes about a second, long enough to be caught mid-way.
@@ -53,6 +53,7 @@ def start(repo: Repo, temp: Path, *argv: str, **env: str) -> subprocess.Popen[st
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
 
 

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import GIT_ENV, PROJECT_ROOT, Repo
+from conftest import GIT_ENV, PROJECT_ROOT, Repo, interruptible
 from read_helpers import build_read_repo
 
 mcp = pytest.importorskip("mcp", reason="the optional MCP SDK: pip install 'kgtool[mcp]'")
@@ -203,6 +203,7 @@ def test_a_signal_ends_the_server_while_its_client_keeps_stdin_open(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
     try:
         assert server.stdin is not None and server.stdout is not None
