@@ -385,3 +385,69 @@ def test_a_tools_settings_are_source_to_context_and_setup_to_the_map() -> None:
         assert is_source(path) and not is_code(path), path
     assert is_source("src/app.config.ts") and is_code("src/app.config.ts")  # an app's own
     assert not is_source("package.json") and not is_source("tests/fixtures/a.ts")
+
+
+def small_packages_beside_a_large_one() -> dict[str, str]:
+    """Two example packages of a few files each (code, a test, a manifest, a tool's config, a
+    .gitignore) and a package of twelve code files with its setup beside them."""
+    files = {"package.json": package_json("root", workspaces=["examples/*", "packages/*"])}
+    for name in ("ext-a", "ext-b"):
+        files |= {
+            f"examples/{name}/package.json": package_json(name),
+            f"examples/{name}/.gitignore": "node_modules/\n",
+            f"examples/{name}/vitest.config.ts": "export default {};\n",
+            f"examples/{name}/index.ts": "import { c0 } from '../../packages/core/src/c0';\n"
+            "export function run(): number {\n  return c0();\n}\n",
+            f"examples/{name}/index.test.ts": "import { run } from './index';\n"
+            "export const checked = run() === 0;\n",
+        }
+    files |= {
+        "packages/core/package.json": package_json("core"),
+        "packages/core/README.md": "# core\n",
+        "packages/core/vitest.config.ts": "export default {};\n",
+    }
+    for i in range(12):
+        imports = "".join(
+            f"import {{ c{j} }} from './c{j}';\n" for j in ((i + 1) % 12, (i + 2) % 12)
+        )
+        body = f"export function c{i}(): number {{\n  return c{(i + 1) % 12}() + 1;\n}}\n"
+        files[f"packages/core/src/c{i}.ts"] = imports + body
+    return files
+
+
+def test_a_small_package_is_one_community_and_a_larger_one_keeps_its_setup_apart(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """An example's code, test, manifest, tool config and .gitignore are one community (the
+    issue's fragments: one community for package.json and .gitignore, another for index.ts);
+    a package of more files keeps its code apart from its setup. The rule holds over an edit,
+    with the ID kept, and an update with nothing changed rewrites nothing."""
+    repo = make_repo(small_packages_beside_a_large_one())
+    update(repo)
+    document = communities(repo)
+    assert detected(repo) == ["examples/ext-a", "examples/ext-b", "packages/core"]
+    for name in ("ext-a", "ext-b"):
+        cid = document["files"][f"examples/{name}/index.ts"]
+        package = sorted(p for p in document["files"] if p.startswith(f"examples/{name}/"))
+        assert document["communities"][cid]["members"] == package, name
+        assert document["communities"][cid]["kind"] == "code"
+    # Two packages of a file or two under one folder still share one area.
+    examples = {document["files"][f"examples/{name}/index.ts"] for name in ("ext-a", "ext-b")}
+    assert [a for a in document["areas"].values() if examples <= set(a["communities"])]
+    core = document["files"]["packages/core/src/c0.ts"]
+    setup = document["files"]["packages/core/package.json"]
+    assert setup != core and document["communities"][setup]["kind"] == "data"
+    assert document["files"]["packages/core/vitest.config.ts"] == setup
+
+    example = document["files"]["examples/ext-a/index.ts"]
+    repo.write("examples/ext-a/index.ts", "import { c0 } from '../../packages/core/src/c0';\n"
+               "export function run(): number {\n  return c0() + 1;\n}\n")  # fmt: skip
+    repo.commit("an example's edit")
+    out = update(repo)
+    assert "code kept apart" not in out, out  # read as today's map, not an older kgtool's
+    after = communities(repo)
+    assert after["files"]["examples/ext-a/index.ts"] == example
+    assert after["communities"][example]["members"] == document["communities"][example]["members"]
+    before = repo.kg_bytes()
+    update(repo)
+    assert repo.kg_bytes() == before

@@ -99,8 +99,8 @@ def test_an_update_under_boundaries_places_the_files_of_every_package() -> None:
     previous = {path: "c1" for path in api} | {path: "c2" for path in web}
     previous["web/readme.md"] = "c2"
     groups = cluster(graph, settings, previous, {"web/readme.md"})
-    # Code first: the package's readme is data, grouped apart from the package's code.
-    assert groups == [api, web, ["web/readme.md"]]
+    # A package of a few files is one community, its readme with its code.
+    assert groups == [api, sorted([*web, "web/readme.md"])]
 
 
 def test_on_an_update_a_file_tied_to_one_that_moved_may_follow_it() -> None:

@@ -30,6 +30,7 @@ from typing import Any
 from kgtool.communities.cluster import _leiden, package_of
 from kgtool.communities.graph import edge_weight
 from kgtool.communities.identity import assign_ids, id_number
+from kgtool.communities.packages import is_code
 from kgtool.file_kinds import is_test
 from kgtool.raw.model import AMBIGUOUS
 
@@ -197,11 +198,12 @@ def _files(cids: list[str], communities: dict[str, Any]) -> list[str]:
 def _tiny_packages(
     by_package: dict[str, list[str]], communities: dict[str, Any]
 ) -> dict[str, list[str]]:
-    """Packages of at most TINY_PACKAGE files, by the folder holding them, where two or
-    more share one."""
+    """Packages of at most TINY_PACKAGE code files, by the folder holding them, where two or
+    more share one. Code files only: a small package's community holds its setup too (see
+    ``cluster.SMALL_PACKAGE``)."""
     by_parent: dict[str, list[str]] = defaultdict(list)
     for name in sorted(by_package):
-        size = sum(len(communities[cid]["members"]) for cid in by_package[name])
+        size = sum(map(is_code, _files(by_package[name], communities)))
         if "/" in name and size <= TINY_PACKAGE:  # not the top: "" is outside packages
             by_parent[posixpath.dirname(name)].append(name)
     return {parent: names for parent, names in by_parent.items() if len(names) >= 2}

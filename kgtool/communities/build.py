@@ -249,14 +249,23 @@ def remembered_unread(packages: Any) -> list[tuple[str, int, str]]:
 def current_rules(document: Document) -> bool:
     """Whether ``document`` was formed under today's rules: every community has a ``kind``,
     and no code community holds a tool's settings written as code (vitest.config.ts was
-    code to an older kgtool; it is its package's setup now). A name check, not a parse: it
-    runs on every update."""
+    code to an older kgtool; it is its package's setup now). A small package is one
+    community with its manifest (see ``cluster.SMALL_PACKAGE``), so a tool config beside
+    other setup files is today's. A name check, not a parse: it runs on every update."""
     communities = document.get("communities", {})
     return bool(communities) and all(
-        "kind" in c
-        and (c["kind"] != CODE or not any(map(is_tool_config, c.get("members", []))))
+        "kind" in c and (c["kind"] != CODE or not _config_read_as_code(c.get("members", [])))
         for c in communities.values()
     )
+
+
+def _config_read_as_code(members: list[str]) -> bool:
+    """Whether a code community's members hold a tool config with nothing else but code:
+    what an older kgtool formed when it read vitest.config.ts as code."""
+    from kgtool.communities.packages import is_code
+
+    configs = [path for path in members if is_tool_config(path)]
+    return bool(configs) and all(is_code(path) or is_tool_config(path) for path in members)
 
 
 def what_changed(previous: Document, document: Document) -> str:

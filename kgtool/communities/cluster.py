@@ -30,7 +30,7 @@ from typing import Any
 
 from kgtool.communities.graph import FileGraph
 from kgtool.communities.packages import is_code
-from kgtool.file_kinds import DOC_FOLDERS, in_data_folder, is_test
+from kgtool.file_kinds import DOC_FOLDERS, in_data_folder, is_test, is_tool_config
 from kgtool.raw.build import glob_regex
 
 GLOB_CHARS = re.compile(r"[*?\[]")
@@ -53,6 +53,10 @@ FRAGMENT = 2
 # Shared files (``_shared``) are a part of their own when there are at least this many: a
 # part of two would be a fragment, folded back into its folder.
 MIN_SHARED = FRAGMENT + 1
+# A package of at most this many files is one community, code and setup together: an
+# example's index.ts, package.json and .gitignore are one thing to a reader, not three
+# communities of one or two files (see ``_whole_package``).
+SMALL_PACKAGE = 10
 
 Groups = list[list[str]]  # each group sorted; the list in order of first member
 
@@ -142,13 +146,13 @@ def cluster(
             assert previous is not None and changed is not None
             free_data = {path for path in data if path in changed}
             if by_kind:
-                groups.extend(_place_data_locally(data, previous, free_data, limit, name))
+                ours = _place_data_locally(data, previous, free_data, limit, name)
             else:
-                groups.extend(_place_loose_locally(data, [], previous, free_data, limit, name))
+                ours = _place_loose_locally(data, [], previous, free_data, limit, name)
         elif by_kind:
-            groups.extend(_data_groups(data, name))
+            ours = _data_groups(data, name)
         else:
-            groups.extend(_split_tree(data, name, limit))
+            ours = _split_tree(data, name, limit)
         edges = kept[name]
         # Each package is clustered at the scale of the whole repository: the configuration
         # model's expected weight is over the total, not the package's own (which would
@@ -179,8 +183,28 @@ def cluster(
             # Loose files join ``clustered`` in place, or come back as directory groups.
             placed_groups = clustered + _group_loose(loose, clustered, limit, name, cap)
         movable = free if changed is not None and previous else None
-        groups.extend(_absorb_fragments(placed_groups, cap, movable) if cap else placed_groups)
+        ours.extend(_absorb_fragments(placed_groups, cap, movable) if cap else placed_groups)
+        groups.extend(_whole_package(ours) if _is_small_package(name, by_package[name]) else ours)
     return sorted((sorted(g) for g in groups if g), key=lambda g: g[0])
+
+
+def _is_small_package(name: str, paths: list[str]) -> bool:
+    """Whether a package is small enough to be one community (``SMALL_PACKAGE``): never the
+    repository's root, whose setup is its own community however small the repository, and
+    only one with a file besides code and tool configs (its manifest, as detected packages
+    have), which tells such a community from one an older kgtool formed with a tool's config
+    read as code (see ``current_rules``)."""
+    return (
+        bool(name)
+        and len(paths) <= SMALL_PACKAGE
+        and any(not is_code(path) and not is_tool_config(path) for path in paths)
+    )
+
+
+def _whole_package(groups: Groups) -> Groups:
+    """A small package's groups as one."""
+    merged = sorted(path for group in groups for path in group)
+    return [merged] if merged else []
 
 
 def _absorb_fragments(groups: Groups, cap: int, free: set[str] | None = None) -> Groups:
