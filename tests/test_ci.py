@@ -25,7 +25,6 @@ from fake_github import (
 )
 from playbook_helpers import add_playbook, line_of
 
-from kgtool.commands.check import CheckOutcome
 from kgtool.findings import Finding
 from kgtool.integrations import github
 from kgtool.integrations.github import MARKER, SUMMARY_LIMIT, escape_data, escape_property, fit
@@ -36,6 +35,7 @@ from kgtool.integrations.pr_check import (
     md_code,
     md_text,
 )
+from kgtool.pipeline.checks import CheckOutcome
 from kgtool.playbook.model import ERROR, WARNING
 
 APP = {

@@ -22,8 +22,8 @@ from conftest import GIT_ENV, PROJECT_ROOT, assert_one_line_error, run_kgtool, r
 
 from kgtool.cli import build_parser
 from kgtool.commands import COMMANDS, update
+from kgtool.commands._cli import EXIT_FAILED as CHECK_FAILED
 from kgtool.commands._cli import SHARED_EXIT_CODES, exit_code_table, settle
-from kgtool.commands.check import EXIT_FAILED as CHECK_FAILED
 from kgtool.commands.label import EXIT_PARTIAL
 from kgtool.commands.playbooks import EXIT_REFUSED
 from kgtool.commands.update import EXIT_STALE

@@ -445,9 +445,9 @@ def test_an_edit_below_a_main_files_doc_line_keeps_the_map(
     """The map reads of a file's content only its doc line: a main file edited below it, its
     edges the same, is neither read for labels nor drawn again, with or without the map's
     cache of doc lines; an edit of the doc line is."""
-    from kgtool.commands._common import Context
-    from kgtool.commands.update import refresh
     from kgtool.ontology.map import DOC_LINES_FILE
+    from kgtool.pipeline.context import Context
+    from kgtool.pipeline.refresh import refresh
 
     def jobs(doc: str, body: str) -> str:
         return f'"""{doc}"""\n\ndef run():\n    helper()\n\ndef helper():\n    {body}\n'

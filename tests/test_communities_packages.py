@@ -339,8 +339,8 @@ def test_a_second_update_with_detected_packages_reuses_layer_2(
     """With ``boundaries: auto`` the packages are found while clustering; the cache of layer 2
     must still be keyed by the settings as configured, or every update (every commit's hook)
     clusters and draws the map again. Guards the key written after ``with_packages``."""
-    from kgtool.commands._common import Context
-    from kgtool.commands.update import refresh
+    from kgtool.pipeline.context import Context
+    from kgtool.pipeline.refresh import refresh
     from kgtool.store import Store
 
     repo = make_repo({**two_tangled_packages(), **code_with_data()})

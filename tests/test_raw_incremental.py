@@ -626,8 +626,8 @@ def test_a_run_that_finds_kg_up_to_date_loads_no_parser_resolver_or_clusterer(
     # indexes for `context`, which a commit does not wait for).
     repo.write("app/util.py", "def helper():\n    return 5\n")
     hook_like = (
-        "import sys\nfrom pathlib import Path\nfrom kgtool.commands._common import Context\n"
-        "from kgtool.commands.update import refresh\nfrom kgtool.config import load_config\n"
+        "import sys\nfrom pathlib import Path\nfrom kgtool.pipeline.context import Context\n"
+        "from kgtool.pipeline.refresh import refresh\nfrom kgtool.config import load_config\n"
         "from kgtool.store import Store\n"
         f"root = Path({str(repo.root)!r})\n"
         "refresh(Context(root, load_config(root), Store(root)))\n"

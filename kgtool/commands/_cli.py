@@ -20,6 +20,8 @@ from kgtool.errors import KgError, LockTimeout
 # Exit codes every command shares; a command names its own 0 and 1 (and any other) itself.
 EXIT_OK = 0
 EXIT_ERROR = KgError.exit_code  # bad usage or input, as argparse's own usage errors
+# The 1 of `kgtool check` and `kgtool ci`, which report the same checks.
+EXIT_FAILED = 1
 EXIT_LOCKED = LockTimeout.exit_code
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe ended

@@ -1,39 +1,16 @@
-"""What every command needs first: the repository root, its settings and its store."""
+"""What every command needs first: the repository its arguments name, and the options that
+commands share."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
-from kgtool.config import Config, load_config
-from kgtool.repo import find_root
-from kgtool.store import Store
-
-if TYPE_CHECKING:
-    from kgtool.ontology.map import LabelledMap
-
-
-class Context(NamedTuple):
-    root: Path
-    config: Config
-    store: Store
-
-    @property
-    def map(self) -> LabelledMap:
-        """The readable map (MAP.md and its pages) that goes with layer 2."""
-        # Imported here: the read commands never draw the map, and layer 3's labeler it
-        # pulls in would cost them a good part of their start-up time.
-        from kgtool.ontology.map import LabelledMap
-
-        return LabelledMap(self.root, self.config, self.store)
+from kgtool.pipeline.context import Context, open_context
 
 
 def context(args: argparse.Namespace) -> Context:
-    root = find_root(Path(args.directory))
-    store = Store(root)
-    store.refuse_unsafe()  # before anything is read from .kg/, not only before a write
-    return Context(root, load_config(root), store)
+    return open_context(Path(args.directory))
 
 
 def add_format_option(parser: argparse.ArgumentParser) -> None:

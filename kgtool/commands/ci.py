@@ -6,9 +6,8 @@ import argparse
 import os
 
 from kgtool.commands import COMMANDS
-from kgtool.commands._cli import EXIT_ERROR, EXIT_OK, command_parser
+from kgtool.commands._cli import EXIT_ERROR, EXIT_FAILED, EXIT_OK, command_parser
 from kgtool.commands._common import context
-from kgtool.commands.check import EXIT_FAILED
 from kgtool.integrations import github
 from kgtool.integrations.pr_check import (
     Event,

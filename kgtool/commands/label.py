@@ -14,8 +14,7 @@ import os
 
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
-from kgtool.commands._common import Context, context
-from kgtool.commands.update import refresh
+from kgtool.commands._common import context
 from kgtool.communities.build import COMMUNITIES_FILE, update_communities
 from kgtool.errors import KgError
 from kgtool.ontology.items import LabelBatch, Labeler, LabelerError
@@ -37,6 +36,8 @@ from kgtool.ontology.model import (
     parse_ontology,
 )
 from kgtool.ontology.offline import OfflineLabeler
+from kgtool.pipeline.context import Context
+from kgtool.pipeline.refresh import refresh
 from kgtool.repo import head_commit
 
 EXIT_PARTIAL = 1  # some items could not be labelled; the rest were written

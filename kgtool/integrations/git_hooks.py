@@ -14,13 +14,13 @@ import stat
 import time
 from pathlib import Path
 
-from kgtool.commands._common import Context
-from kgtool.commands.check import CONTENT, CheckOutcome, report, run_checks
-from kgtool.commands.update import problems, refresh
 from kgtool.config import load_config
 from kgtool.errors import KgError
 from kgtool.findings import Finding, kept
 from kgtool.ontology.model import ONTOLOGY_FILE
+from kgtool.pipeline.checks import CONTENT, CheckOutcome, report, run_checks
+from kgtool.pipeline.context import Context
+from kgtool.pipeline.refresh import problems, refresh
 from kgtool.repo import (
     hooks_dir,
     index_checkout,

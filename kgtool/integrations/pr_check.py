@@ -18,9 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgtool.commands._common import Context
-from kgtool.commands.check import CheckOutcome, run_checks
-from kgtool.commands.diff import WORKING_TREE, changelog, default_base
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.communities.diff import render_markdown, render_text, touched_communities
 from kgtool.communities.identity import id_number
@@ -28,6 +25,9 @@ from kgtool.errors import KgError
 from kgtool.escape import md_code, md_path, md_text, printable
 from kgtool.findings import WARNING, Finding, unique
 from kgtool.ontology.changes import change_lines
+from kgtool.pipeline.changelog import WORKING_TREE, changelog, default_base
+from kgtool.pipeline.checks import CheckOutcome, run_checks
+from kgtool.pipeline.context import Context
 from kgtool.playbook.check import CheckReport
 from kgtool.playbook.model import ERROR, RETIRED
 from kgtool.raw.build import update_raw
