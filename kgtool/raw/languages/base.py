@@ -44,9 +44,9 @@ import bisect
 import functools
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 from kgtool.raw.model import (
     ALIAS,
@@ -71,7 +71,20 @@ from kgtool.raw.model import (
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
 
-    from kgtool.raw.resolve import RepoIndex
+
+
+class IndexView(Protocol):
+    """What a language reads of the repository's symbol tables when it resolves a module
+    (``kgtool.raw.resolve.RepoIndex`` is the one implementation): every file's facts, each
+    language's files, and a per-pass cache for the tables a language builds once. Declared
+    here so that the languages do not import the resolver, which imports them."""
+
+    facts: Mapping[str, FileFacts]
+
+    def paths_of(self, language: str) -> list[str]: ...
+
+    def memo(self, key: str, build: Callable[[Any], Any]) -> Any: ...
+
 
 UNBINDABLE = "?"
 # Ends a receiver that is a call's result: ``make().run()`` has the receiver ``make()``.
@@ -438,7 +451,7 @@ class Language:
 
     # ---- resolution hooks -----------------------------------------------------------------
 
-    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+    def resolve_module(self, module: str, importer: str, index: IndexView) -> ModuleTarget:
         """The files (or external package) an import's module string points to."""
         raise NotImplementedError
 
@@ -446,7 +459,7 @@ class Language:
         """The module string of ``name`` inside ``module`` (``from pkg import submodule``)."""
         return f"{module}/{name}"
 
-    def package_peers(self, path: str, index: RepoIndex) -> Iterable[str]:
+    def package_peers(self, path: str, index: IndexView) -> Iterable[str]:
         """Other files whose top-level names are in scope without an import (Go packages)."""
         return ()
 
@@ -468,7 +481,7 @@ class Manifest(Language):
             return FileFacts(path, "", PARSE_TEXT, line_count=lines)
         return FileFacts(path, self.name, PARSE_OK, line_count=lines, extra=extra)
 
-    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+    def resolve_module(self, module: str, importer: str, index: IndexView) -> ModuleTarget:
         return ModuleTarget()
 
 

@@ -18,7 +18,8 @@ from kgtool.raw.model import CallFact, FileFacts, ImportFact
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from kgtool.raw.resolve import RepoIndex
+    from kgtool.raw.languages.base import IndexView
+
 
 _GO_BUILTINS_NAMES = """
 append cap clear close complex copy delete imag len make max min new panic print println
@@ -187,7 +188,7 @@ class Go(Language):
 
     # ---- resolution -----------------------------------------------------------------------
 
-    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+    def resolve_module(self, module: str, importer: str, index: IndexView) -> ModuleTarget:
         best: tuple[int, int, str] | None = None  # (module length, nearness, folder)
         for folder, path in index.memo("go:modules", _module_table):
             if module == path or module.startswith(f"{path}/"):
@@ -203,7 +204,7 @@ class Go(Language):
         # Under a module path of this repository, yet no package there: a broken import.
         return ModuleTarget(files=tuple(files)) if files else ModuleTarget(broken=True)
 
-    def package_peers(self, path: str, index: RepoIndex) -> Iterable[str]:
+    def package_peers(self, path: str, index: IndexView) -> Iterable[str]:
         package = index.facts[path].extra.get("package", "")
         peers = index.memo("go:packages", _package_table).get(
             (posixpath.dirname(path), package), ()
@@ -249,7 +250,7 @@ def _descendants(node: Node, kind: str) -> list[Node]:
     return found
 
 
-def _module_table(index: RepoIndex) -> list[tuple[str, str]]:
+def _module_table(index: IndexView) -> list[tuple[str, str]]:
     """(folder, module path) of every go.mod in the repository."""
     return [
         (posixpath.dirname(path), index.facts[path].extra["module"])
@@ -258,7 +259,7 @@ def _module_table(index: RepoIndex) -> list[tuple[str, str]]:
     ]
 
 
-def _folder_table(index: RepoIndex) -> dict[str, list[str]]:
+def _folder_table(index: IndexView) -> dict[str, list[str]]:
     """Folder -> the Go files an importer of it sees (tests are not part of the import)."""
     table: dict[str, list[str]] = {}
     for path in index.paths_of("go"):
@@ -267,7 +268,7 @@ def _folder_table(index: RepoIndex) -> dict[str, list[str]]:
     return table
 
 
-def _package_table(index: RepoIndex) -> dict[tuple[str, str], list[str]]:
+def _package_table(index: IndexView) -> dict[tuple[str, str], list[str]]:
     table: dict[tuple[str, str], list[str]] = {}
     for path in index.paths_of("go"):
         package = index.facts[path].extra.get("package", "")

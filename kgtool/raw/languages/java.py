@@ -17,7 +17,8 @@ from kgtool.raw.model import AssignFact, FileFacts, ImportFact
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from kgtool.raw.resolve import RepoIndex
+    from kgtool.raw.languages.base import IndexView
+
 
 # java.lang is imported implicitly: its classes are outside the repository without an import.
 _JAVA_LANG_NAMES = """
@@ -179,7 +180,7 @@ class Java(Language):
     def submodule(self, module: str, name: str) -> str:
         return f"{module}.{name}"
 
-    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+    def resolve_module(self, module: str, importer: str, index: IndexView) -> ModuleTarget:
         types, packages = index.memo("java:tables", _tables)
         if module in packages and module not in types:
             return ModuleTarget(files=tuple(packages[module]))
@@ -196,7 +197,7 @@ class Java(Language):
         first = next((i for i, part in enumerate(parts) if part[:1].isupper()), len(parts))
         return ModuleTarget(external=".".join(parts[:first]) or module)
 
-    def package_peers(self, path: str, index: RepoIndex) -> Iterable[str]:
+    def package_peers(self, path: str, index: IndexView) -> Iterable[str]:
         package = index.facts[path].extra.get("package", "")
         _, packages = index.memo("java:tables", _tables)
         folder = posixpath.dirname(path)
@@ -242,7 +243,7 @@ def _shared(a: str, b: str) -> int:
     return len(posixpath.commonpath([a, b])) if a and b else 0
 
 
-def _tables(index: RepoIndex) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+def _tables(index: IndexView) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """``package.Class`` -> files declaring it, and ``package`` -> its files."""
     types: dict[str, list[str]] = {}
     packages: dict[str, list[str]] = {}

@@ -25,7 +25,8 @@ from kgtool.raw.model import ImportFact
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from kgtool.raw.resolve import RepoIndex
+    from kgtool.raw.languages.base import IndexView
+
 
 # The module string of an export under another name: the exporting file itself.
 THIS_MODULE = ""
@@ -386,7 +387,7 @@ class JavaScript(Language):
     def submodule(self, module: str, name: str) -> str:
         return NO_SUBMODULE
 
-    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+    def resolve_module(self, module: str, importer: str, index: IndexView) -> ModuleTarget:
         if module == THIS_MODULE:
             return ModuleTarget(files=(importer,))
         if module == NO_SUBMODULE:
@@ -420,7 +421,7 @@ class JavaScript(Language):
         found = self._workspace_module(name, module[len(name) :].lstrip("/"), index)
         return ModuleTarget(files=(found,)) if found else ModuleTarget(external=name)
 
-    def _workspace_module(self, name: str, subpath: str, index: RepoIndex) -> str:
+    def _workspace_module(self, name: str, subpath: str, index: IndexView) -> str:
         """The file an import of a package of this repository (a workspace) names, or ""."""
         package = index.memo("npm:workspaces", workspace_packages).get(name)
         if package is None:
@@ -434,7 +435,7 @@ class JavaScript(Language):
                 stems.insert(0, posixpath.normpath(posixpath.join(folder, entry)))
         return next(filter(None, (self._probe(stem, index) for stem in stems)), "")
 
-    def _probe(self, stem: str, index: RepoIndex) -> str:
+    def _probe(self, stem: str, index: IndexView) -> str:
         """The file a relative specifier names, trying what Node and TypeScript would try."""
         if stem == ".." or stem.startswith("../"):
             return ""  # outside the repository
@@ -466,7 +467,7 @@ def package_name(module: str) -> str:
     return parts[0]
 
 
-def _folders(index: RepoIndex) -> frozenset[str]:
+def _folders(index: IndexView) -> frozenset[str]:
     folders: set[str] = set()
     for path in index.facts:
         folder = posixpath.dirname(path)

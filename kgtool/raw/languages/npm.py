@@ -13,7 +13,7 @@ from kgtool import bounded
 from kgtool.raw.languages.base import Manifest
 
 if TYPE_CHECKING:
-    from kgtool.raw.resolve import RepoIndex
+    from kgtool.raw.languages.base import IndexView
 
 # Where a package's code starts, most source-like first: a "source" or "module" field often
 # names tracked TypeScript, "main" often a build output that is not in the repository.
@@ -41,7 +41,7 @@ class NpmManifest(Manifest):
         return extra
 
 
-def workspace_packages(index: RepoIndex) -> dict[str, tuple[str, str]]:
+def workspace_packages(index: IndexView) -> dict[str, tuple[str, str]]:
     """Package name -> (its folder, its entry) for every package.json of the repository.
 
     A name two manifests claim (a copied example, a fixture) binds to neither: guessing one

@@ -33,7 +33,8 @@ from kgtool.raw.model import (
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from kgtool.raw.resolve import RepoIndex
+    from kgtool.raw.languages.base import IndexView
+
 
 
 SOURCE_ROOTS = frozenset({"src", "lib", "python"})
@@ -401,7 +402,7 @@ class Python(Language):
     def submodule(self, module: str, name: str) -> str:
         return f"{module}{name}" if module.endswith(".") else f"{module}.{name}"
 
-    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+    def resolve_module(self, module: str, importer: str, index: IndexView) -> ModuleTarget:
         if module.startswith("."):
             level = len(module) - len(module.lstrip("."))
             base = posixpath.dirname(importer)
@@ -456,7 +457,7 @@ def _importable(
     ]
 
 
-def _roots_above(importer: str, top: str, index: RepoIndex) -> bool | str:
+def _roots_above(importer: str, top: str, index: IndexView) -> bool | str:
     """Which folders above ``importer`` an absolute import of ``top`` may start from: a
     module of a package only from the folder holding its outermost package (Python puts no
     folder inside a package on its path); a script from any folder above it, as running it
@@ -475,7 +476,7 @@ def _roots_above(importer: str, top: str, index: RepoIndex) -> bool | str:
     return top not in STDLIB_MODULES
 
 
-def _module_files(stem: str, index: RepoIndex) -> tuple[str, ...]:
+def _module_files(stem: str, index: IndexView) -> tuple[str, ...]:
     stem = posixpath.normpath(stem) if stem else "."
     for candidate in (f"{stem}.py", f"{stem}.pyi", f"{stem}/__init__.py", f"{stem}/__init__.pyi"):
         candidate = candidate.removeprefix("./")
@@ -484,13 +485,13 @@ def _module_files(stem: str, index: RepoIndex) -> tuple[str, ...]:
     return ()
 
 
-def _absolute_candidates(module: str, index: RepoIndex) -> list[tuple[str, str]]:
+def _absolute_candidates(module: str, index: IndexView) -> list[tuple[str, str]]:
     """(root, file) pairs where ``root/<module as path>`` is a module of the repository."""
     table = index.memo("python:modules", _module_table)
     return table.get(module, [])
 
 
-def _module_table(index: RepoIndex) -> dict[str, list[tuple[str, str]]]:
+def _module_table(index: IndexView) -> dict[str, list[tuple[str, str]]]:
     """Every dotted suffix of every Python file, mapped to (root, file)."""
     table: dict[str, list[tuple[str, str]]] = {}
     for path in index.paths_of("python"):

@@ -19,7 +19,8 @@ from kgtool.raw.model import FileFacts, ImportFact
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from kgtool.raw.resolve import RepoIndex
+    from kgtool.raw.languages.base import IndexView
+
 
 _PRELUDE_NAMES = """
 Some None Ok Err Box Vec String Option Result Default drop Clone Copy Send Sync Sized ToString
@@ -171,7 +172,7 @@ class Rust(Language):
     def submodule(self, module: str, name: str) -> str:
         return f"{module}::{name}"
 
-    def resolve_module(self, module: str, importer: str, index: RepoIndex) -> ModuleTarget:
+    def resolve_module(self, module: str, importer: str, index: IndexView) -> ModuleTarget:
         parts = module.split("::")
         head = parts[0]
         if head == "crate":
@@ -226,7 +227,7 @@ def _module_folder(path: str) -> str:
     return path.removesuffix(".rs")
 
 
-def _submodule_file(path: str, name: str, index: RepoIndex) -> str:
+def _submodule_file(path: str, name: str, index: IndexView) -> str:
     folder = _module_folder(path)
     for candidate in (f"{folder}/{name}.rs", f"{folder}/{name}/mod.rs"):
         candidate = candidate.removeprefix("/")
@@ -235,7 +236,7 @@ def _submodule_file(path: str, name: str, index: RepoIndex) -> str:
     return ""
 
 
-def _parent_module(path: str, index: RepoIndex) -> str:
+def _parent_module(path: str, index: IndexView) -> str:
     folder = posixpath.dirname(path)
     if posixpath.basename(path) == "mod.rs":
         folder = posixpath.dirname(folder)
@@ -246,7 +247,7 @@ def _parent_module(path: str, index: RepoIndex) -> str:
     return ""
 
 
-def _crate_root(path: str, index: RepoIndex) -> str:
+def _crate_root(path: str, index: IndexView) -> str:
     folder = posixpath.dirname(path)
     while True:
         prefix = f"{folder}/" if folder else ""
