@@ -4,7 +4,8 @@ work out by hand; the comments give the overlaps that decide it."""
 
 from __future__ import annotations
 
-from kgtool.communities.identity import Identity, assign_ids
+from kgtool.communities.counts import count_by_type, describe_counts
+from kgtool.communities.identity import Identity, assign_ids, id_number
 
 
 def files(prefix: str, count: int) -> list[str]:
@@ -96,3 +97,15 @@ def test_a_group_that_picked_up_one_old_file_does_not_inherit_its_id() -> None:
     assert assign_ids([group], old, next_id=2, min_overlap=0.25) == Identity(
         ids={"c1": [*group]}, next_id=2
     )
+
+
+def test_one_reader_of_ids_and_one_writer_of_counts() -> None:
+    """Every ID is read by ``id_number`` (a malformed one, as a hand edit leaves it, sorts
+    first instead of failing), and typed counts read alike wherever they are printed: the
+    largest type first (a drifted phrase's counts were alphabetical, the map's by size)."""
+    assert [id_number(cid) for cid in ("c7", "A3", "c12")] == [7, 3, 12]
+    assert [id_number(cid) for cid in ("cx", "c", "", "c٣", "c-1")] == [-1] * 5
+    counts = {"imports": {"EXTRACTED": 5}, "calls": {"EXTRACTED": 8, "INFERRED": 1}}
+    assert count_by_type(counts) == "calls×9 / imports×5"
+    assert describe_counts(counts) == "calls×9 / imports×5 (EXTRACTED 13, INFERRED 1)"
+    assert count_by_type({}) == "none"

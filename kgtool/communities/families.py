@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from kgtool.communities.graph import FileGraph
+from kgtool.communities.identity import id_number
 from kgtool.communities.packages import is_code
 from kgtool.file_kinds import is_test
 from kgtool.raw.model import symbol_parts
@@ -260,7 +261,7 @@ def family_records(found: list[Family], files: dict[str, str]) -> list[dict[str,
             "members": list(family.members),
             "tests": list(family.tests),
             "communities": sorted(
-                {files[path] for path in family.files}, key=lambda cid: int(cid[1:])
+                {files[path] for path in family.files}, key=id_number
             ),
         }
         for family in found

@@ -61,8 +61,10 @@ COMMUNITY_PREFIX = "c"
 
 
 def id_number(community: str) -> int:
-    """The number of an ID at either level ("c7" -> 7, "A3" -> 3)."""
-    return int(community[1:])
+    """The number of an ID at either level ("c7" -> 7, "A3" -> 3); -1 for one that is not
+    a letter and digits (a hand-edited file's), which then sorts first instead of failing."""
+    digits = community[1:]
+    return int(digits) if digits.isascii() and digits.isdigit() else -1
 
 
 def format_id(number: int, prefix: str = COMMUNITY_PREFIX) -> str:

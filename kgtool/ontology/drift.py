@@ -21,6 +21,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any, NamedTuple
 
+from kgtool.communities.counts import count_by_type
 from kgtool.communities.identity import id_number
 from kgtool.findings import WARNING, Finding
 from kgtool.ontology.evidence import (
@@ -170,7 +171,7 @@ def _counts_drift(
                 f"{measure}: {kind} {verb}",
                 share,
                 float(settings["type_share"]),
-                f"{_counts_text(old)} -> {_counts_text(new)}",
+                f"{count_by_type(old)} -> {count_by_type(new)}",
             )
         )
     change = relative_change(before, after)
@@ -181,16 +182,10 @@ def _counts_drift(
                 measure,
                 change,
                 float(settings["edge_drift"]),
-                f"{_counts_text(old)} -> {_counts_text(new)}",
+                f"{count_by_type(old)} -> {count_by_type(new)}",
             )
         )
     return found
-
-
-def _counts_text(counts: TypedCounts) -> str:
-    if not counts:
-        return "none"
-    return " / ".join(f"{kind}×{sum(tiers.values())}" for kind, tiers in sorted(counts.items()))
 
 
 def community_drifts(
@@ -242,7 +237,7 @@ def _folders(folders: set[str]) -> str:
 
 def edge_drifts(evidence: Evidence, types: TypedCounts, settings: dict[str, Any]) -> list[Drift]:
     if not types:
-        return [Drift(EDGE_GONE, 1.0, 0.0, f"was {_counts_text(evidence.types)}, now none")]
+        return [Drift(EDGE_GONE, 1.0, 0.0, f"was {count_by_type(evidence.types)}, now none")]
     return _counts_drift("counts", evidence.types, types, settings)
 
 

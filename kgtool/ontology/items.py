@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
+from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
 
 # Typed counts as layer 2 keeps them: edge type -> tier -> number of layer-1 edges.
@@ -106,4 +107,4 @@ def edge_key(src: str, dst: str) -> str:
 def edge_order(key: str) -> tuple[int, int]:
     """Sort key of ``c7->c6``: by source ID number, then destination, as layer 2 orders edges."""
     src, _, dst = key.partition("->")
-    return int(src[1:]), int(dst[1:])
+    return id_number(src), id_number(dst)

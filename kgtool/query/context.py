@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from kgtool import bounded
+from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
 from kgtool.escape import md_code, md_path, printable
 from kgtool.ontology.model import ONTOLOGY_FILE
@@ -677,16 +678,12 @@ def _community_scores(
         score = sum(m.score for m in found[:3]) + sum(2 * weights[t] for t in named)
         if score > 0:
             ranked.append((score, cid, found, named))
-    ranked.sort(key=lambda item: (-round(item[0], 9), _id_number(item[1])))
+    ranked.sort(key=lambda item: (-round(item[0], 9), id_number(item[1])))
     return ranked
 
 
 def _files(count: int) -> str:
     return f"{count} file{'s' * (count != 1)}"
-
-
-def _id_number(cid: str) -> int:
-    return int(cid[1:]) if cid[1:].isdigit() else 0
 
 
 def _add_communities(
@@ -719,7 +716,7 @@ def _add_communities(
         ranks = [file_rank[m.path] for m in files if state.community_of[m.path] == cid]
         return min(ranks) if ranks else len(files) + top.index(cid)
 
-    order = sorted(shown, key=lambda cid: (first_file(cid), _id_number(cid)))
+    order = sorted(shown, key=lambda cid: (first_file(cid), id_number(cid)))
     intro = (
         "## Communities that also match the task (layers 2 and 3)"
         if after_playbook

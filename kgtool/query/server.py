@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from kgtool import __version__
+from kgtool.communities.identity import id_number
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.ontology.map import MAP_FILE
@@ -261,7 +262,7 @@ def _add_resources(server: MCPServer, root: Path, config: Config, store: Store) 
     pages = store.path(PAGES_DIR)
     found = sorted(
         (p.stem for p in pages.glob("c*.md") if PAGE_NAME.fullmatch(p.stem)),
-        key=lambda cid: int(cid[1:]),
+        key=id_number,
     )
     for cid in found:
         server.resource(
