@@ -123,9 +123,7 @@ def replay_commits(repo: Path, history: list[str]) -> Iterator[Replayed]:
                 atomic_write(store.path(COMMUNITIES_FILE), pretty_json(previous).encode())
             raw = update_raw(tree, config, store, write=True)
             started = time.perf_counter()
-            result = update_communities(
-                tree, config, store, raw.content, write=True, edges=raw.file_edges
-            )
+            result = update_communities(tree, config, store, raw, write=True)
             seconds = time.perf_counter() - started
             yield Replayed(commit, config, raw, result, seconds)
             previous = result.document

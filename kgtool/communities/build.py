@@ -67,6 +67,22 @@ FAMILY_KEYS = ("families", "family_min_size")
 EdgeSource = Callable[[], dict[str, tuple[FileEdge, ...]] | None]
 
 
+class Layer1(Protocol):
+    """Layer 1 as layer 2 is handed it: what ``kgtool.raw.build.update_raw`` returns (its
+    ``UpdateResult``), read only as far as a run needs."""
+
+    digest: str  # names the content, for the cache's key
+
+    @property
+    def content(self) -> bytes: ...  # the joined shards, as a reader of .kg/raw/ reads them
+
+    def file_edges(self) -> dict[str, tuple[FileEdge, ...]] | None: ...
+
+    def file_edges_digest(self) -> bytes: ...
+
+    def blobs(self) -> dict[str, str]: ...
+
+
 class MapRenderer(Protocol):
     """The readable map drawn over layer 2 (MAP.md and its pages). It names communities with
     layer-3 labels, so it lives above layer 2 and is handed in by the commands."""
@@ -502,33 +518,32 @@ def update_communities(
     root: Path,
     config: Config,
     store: Store,
-    raw_content: bytes | Callable[[], bytes] | None = None,
+    layer1: Layer1 | None = None,
     write: bool = True,
     rebaseline: bool = False,
-    edges: EdgeSource | None = None,
     drawn: MapRenderer | None = None,
-    raw_digest: str = "",
-    edges_digest: Callable[[], bytes] | None = None,
-    blobs: Callable[[], Mapping[str, str]] | None = None,
 ) -> CommunitiesResult:
-    """Recompute layer 2 from ``raw_content`` (default: layer 1 on disk, as
-    ``kgtool.raw.graph.load`` joins it; a callable is called only if the content is read);
-    write if asked.
+    """Recompute layer 2 from ``layer1`` (default: layer 1 on disk, as
+    ``kgtool.raw.graph.load`` joins it); write if asked.
 
-    ``edges`` is layer 1's per-file folded edges for that same content (``UpdateResult.
-    file_edges``): the file graph is built from them instead of parsing layer 1, which
-    on a 700-file repository costs more than the rest of layer 2 together. ``drawn`` draws
-    the map that goes with the document; without it only communities.json is written.
-    ``raw_digest`` (``UpdateResult.digest``) names that content for the cache, so that a run
-    whose layer 1 changed nothing need not read it; ``edges_digest``
-    (``UpdateResult.file_edges_digest``) names ``edges``, which are otherwise hashed here;
-    ``blobs`` (``UpdateResult.blobs``) the files' contents, which the map's key then need
-    not read.
+    ``layer1`` is what ``kgtool.raw.build.update_raw`` returns: its per-file folded edges
+    build the file graph instead of parsing layer 1 (which on a 700-file repository costs
+    more than the rest of layer 2 together), its digest names its content for the cache (a
+    run whose layer 1 changed nothing need not read it), its edges' digest names the edges,
+    which are read only if the document must be computed again, and its blobs are the files'
+    contents, which the map's key then need not read. ``drawn`` draws the map that goes with
+    the document; without it only communities.json is written.
     """
     started = time.perf_counter()
-    content = None if callable(raw_content) else raw_content
-    if not raw_digest:
-        content, raw_digest = _layer1(store, _read(raw_content))
+    content: bytes | None = None
+    if layer1 is not None:
+        raw_digest = layer1.digest
+        edges: EdgeSource | None = layer1.file_edges
+        edges_digest: Callable[[], bytes] | None = layer1.file_edges_digest
+        blobs: Callable[[], Mapping[str, str]] | None = layer1.blobs
+    else:
+        content, raw_digest = _layer1_on_disk(store)
+        edges = edges_digest = blobs = None
     settings = clustering_settings(config)
     families = family_settings(config)
     keyed = {**settings, **families}  # what the outputs depend on
@@ -585,9 +600,9 @@ def update_communities(
             graph = file_graph(list(folded), folded, settings)
         else:
             if content is None:
-                content = _read(raw_content)
+                content = layer1.content if layer1 is not None else None
             if not content:
-                content, _ = _layer1(store, None)
+                content, _ = _layer1_on_disk(store)
             graph = build_file_graph(raw_graph.read_raw(content), settings)
         # The cache key stays the settings as configured: the packages they resolve to are a
         # function of the raw graph, which the key holds already.
@@ -641,15 +656,8 @@ def update_communities(
     return result
 
 
-def _read(content: bytes | Callable[[], bytes] | None) -> bytes | None:
-    return content() if callable(content) else content
-
-
-def _layer1(store: Store, content: bytes | None) -> tuple[bytes, str]:
-    """Layer 1's content and a digest for the cache's key: ``content`` as given, named by
-    its own hash (a revision's, which the cache never keeps), or what is on disk."""
-    if content:
-        return content, hashlib.sha256(content).hexdigest()
+def _layer1_on_disk(store: Store) -> tuple[bytes, str]:
+    """Layer 1 as .kg/raw/ holds it, and a digest for the cache's key."""
     on_disk = raw_graph.load(store)
     if on_disk is None:
         raise KgError(f"{raw_graph.WHERE} does not exist yet: run `kgtool update`")
@@ -773,6 +781,7 @@ def _unchanged(
 __all__ = [
     "COMMUNITIES_FILE",
     "CommunitiesResult",
+    "Layer1",
     "MapRenderer",
     "compute",
     "format_id",

@@ -35,14 +35,7 @@ def changelog(ctx: Context, base: str, head: str | None, head_doc: dict | None =
             with ctx.store.lock():
                 raw = update_raw(ctx.root, ctx.config, ctx.store, write=False)
                 head_doc = update_communities(
-                    ctx.root,
-                    ctx.config,
-                    ctx.store,
-                    lambda: raw.content,
-                    write=False,
-                    edges=raw.file_edges,
-                    edges_digest=raw.file_edges_digest,
-                    raw_digest=raw.digest,
+                    ctx.root, ctx.config, ctx.store, raw, write=False
                 ).document
     else:
         head_doc = _committed(ctx.root, head)
@@ -108,13 +101,4 @@ def build_at(root: Path, store: Store, revision: str, warm: dict | None) -> dict
             atomic_write(tree_store.path(COMMUNITIES_FILE), pretty_json(warm).encode("utf-8"))
         config = load_config(tree)
         raw = update_raw(tree, config, tree_store, write=True)
-        return update_communities(
-            tree,
-            config,
-            tree_store,
-            lambda: raw.content,
-            write=False,
-            edges=raw.file_edges,
-            edges_digest=raw.file_edges_digest,
-            raw_digest=raw.digest,
-        ).document
+        return update_communities(tree, config, tree_store, raw, write=False).document

@@ -87,19 +87,7 @@ def layer2_from(
     ctx: Context, raw: UpdateResult, write: bool, rebaseline: bool = False
 ) -> CommunitiesResult:
     """Layer 2 and the map as they follow from layer 1 as ``raw`` has it."""
-    return update_communities(
-        ctx.root,
-        ctx.config,
-        ctx.store,
-        lambda: raw.content,
-        write,
-        rebaseline,
-        edges=raw.file_edges,
-        edges_digest=raw.file_edges_digest,
-        blobs=raw.blobs,
-        drawn=ctx.map,
-        raw_digest=raw.digest,
-    )
+    return update_communities(ctx.root, ctx.config, ctx.store, raw, write, rebaseline, ctx.map)
 
 
 def drifted_labels(ctx: Context, document: dict) -> int:
