@@ -84,6 +84,24 @@ MINER_TESTS = (
     "tests/test_mining_proposals.py",
 )
 
+MINING_TESTS = (
+    *MINER_TESTS,
+    "tests/test_mining_kinds.py",
+    "tests/test_mining_prose.py",
+    "tests/test_mining_tasks.py",
+)
+PR_TESTS = ("tests/test_ci.py", "tests/test_workflows.py")
+HOOK_TESTS = ("tests/test_git_hooks.py", "tests/test_hooks.py")
+SKILL_TESTS = ("tests/test_skills_export.py",)
+CONTEXT_TESTS = ("tests/test_context.py", "tests/test_context_ranking.py")
+READ_TESTS = (
+    "tests/test_read_explain.py",
+    "tests/test_read_impact.py",
+    "tests/test_read_mcp.py",
+    "tests/test_hostile_readers.py",
+)
+MAP_PAGE_TESTS = ("tests/test_map_page.py",)
+
 # module name -> (the file mutated, the fast test files that cover it)
 MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "resolve": ("kgtool/raw/resolve.py", RESOLUTION_TESTS),
@@ -94,6 +112,36 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "drift": ("kgtool/ontology/drift.py", DRIFT_TESTS),
     "evidence": ("kgtool/ontology/evidence.py", EVIDENCE_TESTS),
     "patterns": ("kgtool/mining/patterns.py", MINER_TESTS),
+    # Where kgtool runs: the pull-request check, GitHub's formats, hooks, skill folders.
+    "github": ("kgtool/integrations/github.py", PR_TESTS),
+    "pr_check": ("kgtool/integrations/pr_check.py", PR_TESTS),
+    "git_hooks": ("kgtool/integrations/git_hooks.py", HOOK_TESTS),
+    "skills": ("kgtool/integrations/skills.py", SKILL_TESTS),
+    # The read path.
+    "context": ("kgtool/query/context.py", CONTEXT_TESTS),
+    "content_index": ("kgtool/query/content_index.py", CONTEXT_TESTS),
+    "history_index": ("kgtool/query/history_index.py", CONTEXT_TESTS),
+    "lexical": ("kgtool/query/lexical.py", CONTEXT_TESTS),
+    "rank": ("kgtool/query/rank.py", CONTEXT_TESTS),
+    "words": ("kgtool/query/words.py", CONTEXT_TESTS),
+    "labels": ("kgtool/query/labels.py", (*CONTEXT_TESTS, *READ_TESTS)),
+    "kg": ("kgtool/query/kg.py", (*CONTEXT_TESTS, *READ_TESTS)),
+    "impact": ("kgtool/query/impact.py", READ_TESTS),
+    "explain": ("kgtool/query/explain.py", READ_TESTS),
+    "server": ("kgtool/query/server.py", READ_TESTS),
+    "query_playbooks": ("kgtool/query/playbooks.py", READ_TESTS),
+    "map_page": ("kgtool/query/map_page.py", MAP_PAGE_TESTS),
+    # The miner, beyond its patterns.
+    "history": ("kgtool/mining/history.py", MINING_TESTS),
+    "miner": ("kgtool/mining/miner.py", MINING_TESTS),
+    "proposals": ("kgtool/mining/proposals.py", MINING_TESTS),
+    "evaluate": ("kgtool/mining/evaluate.py", MINING_TESTS),
+    "filters": ("kgtool/mining/filters.py", MINING_TESTS),
+    "instances": ("kgtool/mining/instances.py", MINING_TESTS),
+    "paths": ("kgtool/mining/paths.py", MINING_TESTS),
+    "prose": ("kgtool/mining/prose.py", MINING_TESTS),
+    "prs": ("kgtool/mining/prs.py", MINING_TESTS),
+    "symbols": ("kgtool/mining/symbols.py", MINING_TESTS),
 }
 
 KILLED = "killed"
