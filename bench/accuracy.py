@@ -18,7 +18,11 @@ kgtool runs in this process, imported from this checkout (put first on ``sys.pat
 checked): a subprocess would score whichever kgtool its interpreter imports, an installed copy
 rather than the code under test.
 
-Usage: python bench/accuracy.py [FIXTURE_DIR ...]
+``--write`` scores every fixture and records the results in bench/results/accuracy.json, the
+figures tests/test_accuracy.py holds the code to. Nothing else writes that file: a figure that
+moves fails the test until this script records it again.
+
+Usage: python bench/accuracy.py [--write | FIXTURE_DIR ...]
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ FIXTURES = CHECKOUT / "tests" / "fixtures" / "accuracy"
 HELD_OUT = CHECKOUT / "tests" / "fixtures" / "accuracy_held_out"
 SETS = {"tuning": FIXTURES, "held-out": HELD_OUT}
 TRUTH_FILE = "expected_calls.json"
+RESULTS = CHECKOUT / "bench" / "results" / "accuracy.json"
 
 if str(CHECKOUT) not in sys.path[:1]:
     sys.path.insert(0, str(CHECKOUT))
@@ -123,14 +128,41 @@ def set_of(fixture: Path) -> str:
     return next((name for name, folder in SETS.items() if folder == parent), "other")
 
 
+def key_of(fixture: Path) -> str:
+    """The fixture's name in the record: ``held-out/go``."""
+    return f"{set_of(fixture)}/{fixture.name}"
+
+
+def all_fixtures() -> list[Path]:
+    return [fixture for folder in SETS.values() for fixture in fixtures_of(folder)]
+
+
+def render(record: dict[str, dict]) -> str:
+    """The record as --write writes it, so that a hand-edited file reads as one."""
+    return json.dumps(record, indent=1) + "\n"
+
+
+def recorded() -> dict[str, dict]:
+    return json.loads(RESULTS.read_text())
+
+
 def main(argv: list[str]) -> int:
-    fixtures = [Path(a) for a in argv] or [
-        fixture for folder in SETS.values() for fixture in fixtures_of(folder)
-    ]
+    write = "--write" in argv
+    paths = [a for a in argv if a != "--write"]
+    if write and paths:
+        # The record holds every fixture: a partial run would drop the others.
+        print("--write scores every fixture; name none", file=sys.stderr)
+        return 2
+    fixtures = [Path(a) for a in paths] or all_fixtures()
     print(f"scoring {scored_kgtool()}", file=sys.stderr)
+    record = {}
     for fixture in fixtures:
-        result = {"set": set_of(fixture), **score(fixture)}
-        print(json.dumps(result, indent=2))
+        result = score(fixture)
+        record[key_of(fixture)] = result
+        print(json.dumps({"set": set_of(fixture), **result}, indent=2))
+    if write:
+        RESULTS.write_text(render(record))
+        print(f"wrote {RESULTS.relative_to(CHECKOUT)}", file=sys.stderr)
     return 0
 
 

@@ -84,6 +84,7 @@ with Store(Path(sys.argv[1])).lock():
 """
 
 
+@pytest.mark.slow  # waits out the CLI's 10-second lock wait, which is what it guards
 def test_update_exits_3_when_another_run_holds_the_lock(repo: Repo) -> None:
     """Guards ``LockTimeout.exit_code`` (3) and the lock's 10-second wait, through the CLI."""
     repo.write_files({"a.py": "x = 1\n"})

@@ -221,6 +221,7 @@ def test_the_action_refuses_a_kgtool_version_that_is_an_option(tmp_path: Path) -
     assert "::error::kgtool-version must be a version or a requirement" in done.stdout
 
 
+@pytest.mark.slow  # installs kgtool into a fresh environment, as the action does
 def test_the_mining_job_installs_kgtool_itself_and_mines_another_repository(
     providers: Repo,  # noqa: F811
     tmp_path: Path,
