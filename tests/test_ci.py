@@ -282,6 +282,22 @@ def test_paths_and_messages_are_escaped_and_never_read_as_commands(
     assert "gone\\\\n::error::injected,50%: x.py" in summary  # "\\n", escaped for markdown
 
 
+def test_each_run_stops_commands_with_a_token_of_its_own(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    """A fixed token could be written into a pull request's text to end the stop early and
+    have the lines after it read as workflow commands: each run draws a new one."""
+    repo, base = pull_request(make_repo)
+    actions.event(base)
+    tokens = []
+    for _ in range(3):
+        lines = repo.kg("ci").out.splitlines()
+        start = next(line for line in lines if line.startswith("::stop-commands::"))
+        tokens.append(start.removeprefix("::stop-commands::"))
+        assert lines[-1] == f"::{tokens[-1]}::"
+    assert len(set(tokens)) == 3, tokens
+
+
 def test_escaping_follows_the_toolkit() -> None:
     assert escape_data("50%\r\nnext: a,b") == "50%25%0D%0Anext: a,b"
     assert escape_property("50%\r\nnext: a,b") == "50%25%0D%0Anext%3A a%2Cb"
@@ -380,6 +396,27 @@ def test_the_summary_stays_under_github_limit_with_what_the_step_wrote_before(
     assert "| playbooks | **failed** | 13 | 0 |" in ours
     assert re.search(r"## Refused playbooks\n\nCut: this section \([\d,]+ bytes\)", ours)
     assert "## Playbooks this change touches\n\nNone of the files" in ours  # small: kept
+
+
+def test_a_summary_that_ends_exactly_at_one_mib_is_kept_whole(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    """GitHub's limit is 1024k (1,048,576 bytes), not a million: a summary between the two
+    is shown, so nothing of it is cut."""
+    repo, base = pull_request(make_repo)
+    actions.event(base)
+    assert repo.kg("ci").code == 0
+    ours = actions.summary
+    mib = 1024 * 1024
+    earlier = "e" * (mib - len(ours.encode("utf-8")) - 1) + "\n"  # leaves just our room
+    (actions.folder / "summary.md").write_text(earlier)
+
+    result = repo.kg("ci")
+
+    assert result.code == 0
+    assert actions.summary == earlier + ours
+    assert len(actions.summary.encode("utf-8")) == mib
+    assert not any("no job summary" in line for line in annotations(result)), result.out
 
 
 def shallow_clone(repo: Repo, branch: str, depth: int, into: Path) -> Repo:
@@ -535,6 +572,33 @@ def test_with_a_person_s_token_their_own_comment_is_the_sticky_one(
     assert [c["user"]["login"] for c in ours] == ["maintainer"]  # created once, then updated
     assert [r.method for r in fake_github.requests if r.method != "GET"] == ["POST", "PATCH"]
     assert fake_github.comments[someone]["body"] == f"{MARKER}\ncopied by a person"
+
+
+def test_a_comment_without_the_marker_is_never_the_sticky_one(
+    make_repo: Callable[..., Repo], actions: Actions, fake_github: FakeGitHub
+) -> None:
+    """Another workflow writes as the same bot, and a person's token writes as that person:
+    their comments that do not start with the marker are not kgtool's to edit."""
+    repo, base = pull_request(make_repo)
+    actions.event(base, number=5)
+    actions.monkeypatch.setenv("GITHUB_API_URL", fake_github.url)
+    actions.monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    coverage = fake_github.add(5, "Coverage: 91%")  # by the Actions bot, as kgtool's would be
+
+    assert repo.kg("ci", "--comment").code == 0
+
+    assert fake_github.comments[coverage]["body"] == "Coverage: 91%"
+    [ours] = [c for c in fake_github.on_issue(5) if c["id"] != coverage]
+    assert ours["body"].startswith(f"{MARKER}\n")
+    assert [r.method for r in fake_github.requests if r.method != "GET"] == ["POST"]
+
+    # With a person's token, their own comment is theirs unless it carries the marker.
+    fake_github.login = "maintainer"
+    said = fake_github.add(6, "Please rebase", login="maintainer")
+    actions.event(base, number=6)
+    assert repo.kg("ci", "--comment").code == 0
+    assert fake_github.comments[said]["body"] == "Please rebase"
+    assert len(fake_github.on_issue(6)) == 2
 
 
 def test_a_read_only_token_is_one_line_not_a_failure(

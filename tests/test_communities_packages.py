@@ -55,13 +55,18 @@ def package_json(name: str, **fields: object) -> str:
         ),
         pytest.param(
             {
+                # Folders named like test data: only the workspace file makes fixtures/tool
+                # a package, and its '!' keeps fixtures/skip out.
                 "package.json": package_json("root"),
-                "pnpm-workspace.yaml": "packages:\n  - 'apps/*'\n  - '!apps/skip'\n",
+                "pnpm-workspace.yaml": "packages:\n  - 'apps/*'\n  - 'fixtures/*'\n"
+                "  - '!fixtures/skip'\n",
                 "apps/web/package.json": package_json("web"),
                 "apps/web/main.ts": "export const w = 1;\n",
+                "fixtures/tool/package.json": package_json("tool"),
+                "fixtures/tool/index.js": "export const t = 1;\n",
                 "fixtures/skip/package.json": package_json("skip"),
             },
-            ["apps/web"],
+            ["apps/web", "fixtures/tool"],
             id="pnpm-workspace",
         ),
         pytest.param(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Repo
-from playbook_helpers import add_playbook
+from playbook_helpers import add_playbook, playbook_text
 from test_mining_history import providers  # noqa: F401 (the fixture)
 
 from kgtool.mining.patterns import Pattern
@@ -86,6 +86,23 @@ def test_a_persons_playbook_with_the_same_files_wins(providers: Repo) -> None:  
     result = providers.kg("mine-playbooks")
     assert "overlaps playbooks/add-provider.md" in result.out
     assert not (providers.root / PROPOSAL).exists()
+
+
+def test_a_persons_file_at_the_proposals_path_is_kept_byte_for_byte(
+    providers: Repo,  # noqa: F811
+) -> None:
+    """Only a file the miner wrote (its mark) is the miner's to rewrite: a person's playbook
+    that happens to sit at the proposal's path, about something else, is left as it is."""
+    theirs = playbook_text(["app/cli.py"]).encode()  # no key file of the proposal's
+    path = providers.write(PROPOSAL, theirs)
+    assert providers.kg("update").code == 0
+    for _ in range(2):  # and again, with the miner's own proposal beside it
+        result = providers.kg("mine-playbooks")
+        assert result.code == 0, result.err
+        assert path.read_bytes() == theirs
+    moved = PROPOSAL.replace(".md", "-2.md")
+    assert read_playbook(providers.root, moved, 100_000).status == "proposed"
+    assert f"{moved}: Add a provider" in result.out, result.out
 
 
 def test_an_earlier_proposal_gets_its_evidence_updated(mined: Repo) -> None:

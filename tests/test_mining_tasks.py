@@ -10,6 +10,7 @@ from conftest import Repo
 from mining_helpers import commit_at
 
 from kgtool.mining.miner import Options, mine_history
+from kgtool.mining.patterns import MIN_SUPPORT
 
 TARGETS = ("slack", "discord", "teams")
 BUSY = ("core/registry.py", "core/dispatch.py", "docs/targets.md")
@@ -437,3 +438,29 @@ def test_a_task_done_a_few_times_is_one_only_when_done_alike_each_time(repo: Rep
     commit_at(repo, "Add the Height knob", DAY * 6)
     [pattern] = mine_history(repo.root, Options()).patterns
     assert pattern.template == ("add", "<name>", "knob") and pattern.support == 5
+
+
+def test_a_verb_group_needs_min_support_changes_not_one_fewer(repo: Repo) -> None:
+    """Grown around an added kind of file, each verb's changes are a candidate only when
+    there are ``min_support`` of them: one fewer is no task, however often the file recurs."""
+    layout(repo)
+    # A folder of many files: "notifiers" is a word of the repository, the kind's name.
+    repo.write_files({f"notifiers/base_{n}.py": "X = 1\n" for n in range(12)})
+    commit_at(repo, "Lay out the notifiers", DAY / 2)
+    names = iter(["slack", "teams", "zulip", "matrix", "gitter", "irc", "xmpp", "email"])
+
+    def add(verb: str, number: int) -> None:
+        name = next(names)
+        repo.write(f"notifiers/{name}.py", f"NAME = '{name}'\n")
+        repo.write(f"tests/test_{name}.py", f"from notifiers.{name} import NAME\n")
+        commit_at(repo, f"{verb} the {name} notifier", DAY * 10 * number)
+
+    for number in range(1, MIN_SUPPORT):  # MIN_SUPPORT - 1 of each verb
+        add("Add", 2 * number - 1)
+        add("Port", 2 * number)
+    found = mine_history(repo.root, Options()).patterns
+    assert found == [], [(p.verb, p.support) for p in found]
+    add("Add", 2 * MIN_SUPPORT)
+    [pattern] = mine_history(repo.root, Options()).patterns
+    assert (pattern.verb, pattern.support) == ("add", MIN_SUPPORT)
+    assert all(task.change.title.startswith("Add ") for task in pattern.tasks)

@@ -150,6 +150,42 @@ def test_a_small_change_does_not_drift_a_large_one_does(labelled: Repo) -> None:
     assert labelled.kg("check").code == 0
 
 
+def test_member_drift_is_read_from_the_settings(labelled: Repo) -> None:
+    beta = community_of(labelled, "beta/b0.py")
+    labelled.write_files(clique("beta", ["b0", "b1", "b2", "b3", "b4"]))
+    labelled.commit("beta grows by one")
+    update(labelled)
+    assert "drifted" not in labelled.kg("check").out  # 0.20, under the default 0.3
+    labelled.write(SETTINGS, PHRASE_ALL + "  member_drift: 0.1\n")
+    update(labelled)
+    check = labelled.kg("check").out
+    assert f"of {beta} drifted: members 0.20 > 0.10 (written for 4 files, now 5" in check, check
+    labelled.write_files(clique("beta", [f"b{i}" for i in range(8)]))
+    labelled.write(SETTINGS, PHRASE_ALL + "  member_drift: 0.6\n")
+    labelled.commit("beta doubles")
+    update(labelled)
+    assert "drifted" not in labelled.kg("check").out  # 0.50, under 0.6
+
+
+def test_edge_drift_is_read_from_the_settings(labelled: Repo) -> None:
+    alpha, beta = community_of(labelled, "alpha/a0.py"), community_of(labelled, "beta/b0.py")
+    # Every alpha file now calls beta: the edge goes from calls×1 + imports×1 to ×4 each.
+    labelled.write_files(clique("alpha", ["a0", "a1", "a2", "a3"],
+                                {f"a{i}": ["beta.b0.beta_b0"] for i in range(4)}))  # fmt: skip
+    labelled.commit("all of alpha calls beta")
+    update(labelled)
+    assert community_of(labelled, "alpha/a3.py") == alpha
+    check = labelled.kg("check").out
+    assert f"of {alpha}->{beta} drifted: counts 0.75 > 0.50" in check, check
+    labelled.write(SETTINGS, PHRASE_ALL + "  edge_drift: 0.8\n")
+    update(labelled)
+    assert "drifted" not in labelled.kg("check").out  # 0.75 (and 0.60 into beta), under 0.8
+    labelled.write(SETTINGS, PHRASE_ALL + "  edge_drift: 0.7\n")
+    update(labelled)
+    check = labelled.kg("check").out
+    assert f"of {alpha}->{beta} drifted: counts 0.75 > 0.70" in check, check
+
+
 def test_an_edge_type_appearing_drifts_the_phrase(labelled: Repo) -> None:
     alpha, beta = community_of(labelled, "alpha/a0.py"), community_of(labelled, "beta/b0.py")
     labelled.write(

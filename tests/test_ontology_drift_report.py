@@ -141,6 +141,9 @@ def test_a_folder_drift_reports_its_threshold(settings: dict[str, Any]) -> None:
     )
     assert drift.value == pytest.approx(2 / 3)
     assert drift.describe() == "folders 0.67 > 0.30 (notes/ -> notes/, notes/new/, notes/old/)"
+    # The setting decides, not its default: 0.67 is under a member_drift of 0.7.
+    looser = {**settings, "member_drift": 0.7}
+    assert community_drifts(evidence, new, {}, {}, looser, loose=True) == []
 
 
 def test_a_folder_group_that_now_calls_out_is_judged_by_its_edges(

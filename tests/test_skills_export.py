@@ -115,3 +115,22 @@ def test_a_skill_file_that_is_a_link_to_a_device_is_not_read(repo: Repo) -> None
         "not write; left as it is"
     )
     assert (folder / "SKILL.md").is_symlink()
+
+
+def test_a_folder_with_no_skill_file_is_not_kgtools_and_survives_an_export(repo: Repo) -> None:
+    """Only a SKILL.md with the marker says kgtool wrote a folder: one without a SKILL.md (a
+    person's draft, or their scripts under the playbook's own name) is theirs."""
+    build_read_repo(repo)
+    draft = repo.write(".claude/skills/drafting/notes.md", "half a skill\n")
+    script = repo.write(".claude/skills/save-records/run.sh", "#!/bin/sh\necho mine\n")
+    empty = repo.root / ".claude/skills/empty"
+    empty.mkdir()
+    result = repo.kg("playbooks", "export", "--to", "claude")
+    assert result.code == 0, result.err
+    assert (
+        "skipped playbooks/save-records.md: .claude/skills/save-records/ is a skill kgtool did "
+        "not write; left as it is"
+    ) in result.out.splitlines()
+    assert draft.read_text() == "half a skill\n" and empty.is_dir()
+    assert script.read_text() == "#!/bin/sh\necho mine\n"
+    assert sorted(p.name for p in script.parent.iterdir()) == ["run.sh"]

@@ -122,10 +122,16 @@ def fit(head: str, sections: list[tuple[str, str]], limit: int, limit_name: str)
         )
 
     stubs = [stub(title, body) for title, body in sections]
-    used = len(head.encode("utf-8")) + sum(len(s.encode("utf-8")) + 1 for s in stubs)
+    # Each section counted at its smaller form: one shorter than its stub is never cut, or
+    # a report that fits whole would be cut to more than the limit.
+    least = [
+        min(len(body.encode("utf-8")), len(short.encode("utf-8")))
+        for (_title, body), short in zip(sections, stubs, strict=True)
+    ]
+    used = len(head.encode("utf-8")) + sum(size + 1 for size in least)
     parts = [head]
-    for (_title, body), short in zip(sections, stubs, strict=True):
-        extra = len(body.encode("utf-8")) - len(short.encode("utf-8"))
+    for (_title, body), short, size in zip(sections, stubs, least, strict=True):
+        extra = len(body.encode("utf-8")) - size
         if used + extra <= limit:
             parts.append(body)
             used += extra
