@@ -219,7 +219,8 @@ def copy_checkout(destination: Path) -> None:
 
 def mutmut_config(path: str, tests: tuple[str, ...]) -> str:
     top_level = sorted(
-        {p.split("/")[0] for p in tests} | {"README.md", "action.yml", "hooks", "playbooks"}
+        {p.split("/")[0] for p in tests}
+        | {"README.md", "action.yml", "hooks", "playbooks", ".github", "CHANGELOG.md"}
     )
     also_copy = [p for p in top_level if p != "tests"] + [
         ".pre-commit-hooks.yaml",
