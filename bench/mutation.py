@@ -94,10 +94,11 @@ PR_TESTS = ("tests/test_ci.py", "tests/test_workflows.py")
 HOOK_TESTS = ("tests/test_git_hooks.py", "tests/test_hooks.py")
 SKILL_TESTS = ("tests/test_skills_export.py",)
 CONTEXT_TESTS = ("tests/test_context.py", "tests/test_context_ranking.py")
+# Not tests/test_read_mcp.py: its client hands the server its stderr, which mutmut's runner
+# has closed ("I/O operation on closed file"), and the first pass would fail.
 READ_TESTS = (
     "tests/test_read_explain.py",
     "tests/test_read_impact.py",
-    "tests/test_read_mcp.py",
     "tests/test_hostile_readers.py",
 )
 MAP_PAGE_TESTS = ("tests/test_map_page.py",)
