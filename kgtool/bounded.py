@@ -238,7 +238,7 @@ def bounded_loader() -> type[yaml.SafeLoader]:
     ``check_node`` on what it composed)."""
     import yaml
 
-    class BoundedLoader(yaml.SafeLoader):
+    class BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML: no type information
         depth = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:
@@ -415,7 +415,7 @@ def load_toml(data: bytes | str, where: str) -> dict[str, Any]:
 
     text = _text(data, where, 1)
     try:
-        document = tomllib.loads(text)
+        document: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"\(at line (\d+)", str(exc))
         reason = re.sub(r"\s*\(at line \d+, column \d+\)$", "", str(exc))

@@ -188,7 +188,8 @@ class Config:
         return self.values[key]
 
     def section(self, name: str) -> dict[str, Any]:
-        return self.values[name]
+        section: dict[str, Any] = self.values[name]
+        return section
 
 
 UNREADABLE = "K001"

@@ -230,7 +230,8 @@ def _temp_dir() -> str:
     names a folder, else /tmp, tempfile's own first choices on POSIX."""
     loaded = sys.modules.get("tempfile")
     if loaded is not None:
-        return loaded.gettempdir()
+        found: str = loaded.gettempdir()
+        return found
     for name in ("TMPDIR", "TEMP", "TMP"):
         value = os.environ.get(name)
         if value and os.path.isdir(value):

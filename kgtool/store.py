@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -169,7 +170,7 @@ class Store:
 
 
 def _try_lock(handle: IO[str]) -> bool:
-    if os.name == "nt":  # pragma: no cover - Windows
+    if sys.platform == "win32":  # pragma: no cover - Windows
         import msvcrt
 
         handle.seek(0)
@@ -188,7 +189,7 @@ def _try_lock(handle: IO[str]) -> bool:
 
 
 def _unlock(handle: IO[str]) -> None:
-    if os.name == "nt":  # pragma: no cover - Windows
+    if sys.platform == "win32":  # pragma: no cover - Windows
         import msvcrt
 
         handle.seek(0)

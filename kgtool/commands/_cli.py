@@ -156,7 +156,7 @@ def settle(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argpars
 
 
 def command_parser(
-    subparsers: argparse._SubParsersAction,
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     name: str,
     summary: str,
     description: str,
@@ -173,7 +173,7 @@ def command_parser(
 
 
 def group_parser(
-    subparsers: argparse._SubParsersAction,
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     name: str,
     summary: str,
     description: str,

@@ -31,7 +31,7 @@ EXIT_CODES = [
 ]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers, "check", COMMANDS["check"], DESCRIPTION, EXAMPLES, EXIT_CODES
     )

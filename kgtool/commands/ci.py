@@ -46,7 +46,7 @@ EXIT_CODES = [
 ]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(subparsers, "ci", COMMANDS["ci"], DESCRIPTION, EXAMPLES, EXIT_CODES)
     parser.add_argument(
         "--base", metavar="REV", help="compare with REV (default: the pull request's base)"

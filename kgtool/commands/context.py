@@ -33,7 +33,7 @@ EXIT_CODES = [
 ]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers, "context", COMMANDS["context"], DESCRIPTION, EXAMPLES, EXIT_CODES, locks=False
     )

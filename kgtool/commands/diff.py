@@ -34,7 +34,7 @@ EXAMPLES = [
 EXIT_CODES = [(EXIT_OK, "the changelog was printed (whether or not anything changed)")]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(subparsers, "diff", COMMANDS["diff"], DESCRIPTION, EXAMPLES, EXIT_CODES)
     parser.add_argument(
         "base", nargs="?", help="base revision (default: merge base with the default branch)"

@@ -35,7 +35,7 @@ EXIT_CODES = [
 ]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers, "explain", COMMANDS["explain"], DESCRIPTION, EXAMPLES, EXIT_CODES, locks=False
     )

@@ -74,7 +74,7 @@ RUN_EXIT_CODES = [
 ]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = group_parser(subparsers, "hooks", COMMANDS["hooks"], DESCRIPTION, EXAMPLES, EXIT_CODES)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     install = command_parser(

@@ -36,7 +36,7 @@ EXIT_CODES = [
 ]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers, "impact", COMMANDS["impact"], DESCRIPTION, EXAMPLES, EXIT_CODES, locks=False
     )

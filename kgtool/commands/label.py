@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING, Any
 
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
@@ -28,7 +29,6 @@ from kgtool.ontology.label import (
     set_label,
 )
 from kgtool.ontology.model import (
-    ONTOLOGY_FILE,
     WHERE,
     Ontology,
     dump_ontology,
@@ -39,6 +39,10 @@ from kgtool.ontology.offline import OfflineLabeler
 from kgtool.pipeline.context import Context
 from kgtool.pipeline.refresh import refresh
 from kgtool.repo import head_commit
+from kgtool.store import ONTOLOGY_FILE
+
+if TYPE_CHECKING:
+    from kgtool.ontology.llm import ClaudeLabeler
 
 EXIT_PARTIAL = 1  # some items could not be labelled; the rest were written
 
@@ -64,7 +68,7 @@ EXIT_CODES = [
 ]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers, "label", COMMANDS["label"], DESCRIPTION, EXAMPLES, EXIT_CODES
     )
@@ -167,7 +171,7 @@ def _write(ctx: Context, ontology: Ontology) -> None:
 
 
 def _by_hand(
-    ctx: Context, args: argparse.Namespace, document: dict, ontology: Ontology, at: str
+    ctx: Context, args: argparse.Namespace, document: dict[str, Any], ontology: Ontology, at: str
 ) -> int:
     for key in args.accept:
         ontology = accept(ontology, key.replace(" ", ""), at, document, ctx.config)
@@ -182,7 +186,7 @@ def _by_hand(
     return 0
 
 
-def _labeler(ctx: Context, args: argparse.Namespace) -> Labeler:
+def _labeler(ctx: Context, args: argparse.Namespace) -> OfflineLabeler | ClaudeLabeler:
     if args.offline:
         return OfflineLabeler()
     if not os.environ.get("ANTHROPIC_API_KEY") and not args.dry_run:
@@ -212,7 +216,7 @@ def _label(labeler: Labeler, plan: LabelPlan) -> LabelBatch:
     return batch
 
 
-def _dry_run(labeler: Labeler, plan: LabelPlan, quiet: bool) -> int:
+def _dry_run(labeler: OfflineLabeler | ClaudeLabeler, plan: LabelPlan, quiet: bool) -> int:
     communities = ", ".join(item.id for item in plan.communities) or "none"
     edges = ", ".join(f"{e.src}->{e.dst}" for e in plan.edges) or "none"
     print(f"would label {len(plan.communities)} communities ({communities})")

@@ -34,7 +34,7 @@ EXAMPLES = [
 EXIT_CODES = [(EXIT_OK, "the picture was printed, or the page written")]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers, "map", COMMANDS["map"], DESCRIPTION, EXAMPLES, EXIT_CODES, locks=False
     )

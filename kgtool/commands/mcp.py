@@ -28,7 +28,7 @@ EXAMPLES = [
 EXIT_CODES = [(EXIT_OK, "the client closed the connection")]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers, "mcp", COMMANDS["mcp"], DESCRIPTION, EXAMPLES, EXIT_CODES, locks=False
     )

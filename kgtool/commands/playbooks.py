@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_ERROR, EXIT_OK, command_parser, group_parser
@@ -111,7 +112,7 @@ NEW_EXIT_CODES = [
 ]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = group_parser(
         subparsers,
         "playbooks",
@@ -230,7 +231,7 @@ def _check_json(report: CheckReport) -> str:
     )
 
 
-def _as_json(report: PlaybookReport) -> dict:
+def _as_json(report: PlaybookReport) -> dict[str, Any]:
     playbook = report.playbook
     return {
         "slug": playbook.slug,

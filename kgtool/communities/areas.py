@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from kgtool.communities.cluster import _leiden, package_of
@@ -263,7 +264,8 @@ def _ordered(groups: list[list[str]], communities: dict[str, Any]) -> list[list[
 
 
 def _first_file(group: list[str], communities: dict[str, Any]) -> str:
-    return min(communities[cid]["members"][0] for cid in group)
+    first: str = min(communities[cid]["members"][0] for cid in group)
+    return first
 
 
 def _join(
@@ -280,12 +282,13 @@ def _join(
     top-level modules, not with the largest subtree."""
     if preferred is None:
         where = {other: number for number, group in enumerate(groups) for other in group}
-        votes: Counter[int] = Counter()
+        tally: dict[int, float] = defaultdict(float)
         for (a, b), weight in weights.items():
             if a == cid and b in where:
-                votes[where[b]] += weight
+                tally[where[b]] += weight
             elif b == cid and a in where:
-                votes[where[a]] += weight
+                tally[where[a]] += weight
+        votes: Mapping[int, float] = tally
         if not votes:
             folders: dict[str, Counter[int]] = defaultdict(Counter)
             for number, group in enumerate(groups):

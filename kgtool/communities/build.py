@@ -95,10 +95,13 @@ class MapRenderer(Protocol):
         """.kg-relative name -> content, for every file of the map."""
         ...
 
-    def inputs(self, document: Document, blobs: Mapping[str, str] | None = None) -> bytes:
+    def inputs(
+        self, document: Document, blobs: Mapping[str, str] | None = None, remember: bool = True
+    ) -> bytes:
         """Everything ``render(document)`` reads besides the document: equal inputs, equal
         map. ``blobs`` names files' working-tree content by blob id, so that those need not
-        be read."""
+        be read; ``remember``: what was read may be cached for the next run (a run that
+        writes nothing passes False)."""
         ...
 
     def on_disk(self) -> list[str]:
@@ -588,7 +591,7 @@ def update_communities(
             assert folded is not None
             folded_digest = _edges_digest(folded)
         document_key = _document_key(folded_digest, {**keyed, **packaged}, on_disk)
-        if ours and record.get("document") == document_key:
+        if ours and on_disk is not None and record.get("document") == document_key:
             document, data = previous, on_disk
     reclustered = False
     if document is None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from kgtool.communities.graph import FileGraph
@@ -470,7 +471,7 @@ def _attach(
     most edge weight to, else the one holding most of its folder; the rest are packed
     (``_pack``)."""
     part_of = {path: n for n, part in enumerate(parts) for path in part}
-    ties: dict[str, Counter[int]] = defaultdict(Counter)
+    ties: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
     waiting = set(leftover)
     for (a, b), weight in weights.items():
         if a in waiting and b in part_of:
@@ -572,10 +573,11 @@ def _relax(partition: Any, relaxed: Any, files: list[str], budget: int) -> set[s
             groups[(local[vertex], target[community])].append(vertex)
 
     def move(vertices: list[int], to: int | None) -> float:
-        before = partition.quality()
+        before: float = partition.quality()
         for vertex in vertices:
             partition.move_node(vertex, local[vertex] if to is None else to)
-        return partition.quality() - before
+        after: float = partition.quality()
+        return after - before
 
     ranked = []
     for (_, to), vertices in groups.items():
@@ -677,10 +679,11 @@ def initial_membership(
     for path in files:
         if path in labels:
             continue
-        votes: Counter[str] = Counter()
+        tally: dict[str, float] = defaultdict(float)
         for other, weight in neighbours.get(path, {}).items():
             if other in labels:
-                votes[labels[other]] += weight
+                tally[labels[other]] += weight
+        votes: Mapping[str, float] = tally
         if not votes:
             votes = in_directory.get(posixpath.dirname(path), Counter())
         room = [label for label in votes if not cap or sizes[label] < cap]
@@ -776,8 +779,8 @@ def _place_loose_locally(
 
     def placed_near(directory: str, walk_up: bool, size: int = 1) -> int | None:
         while True:
-            votes = home.get(directory)
-            room = [n for n in votes or () if not cap or len(groups[n]) + size <= cap]
+            votes = home.get(directory, Counter())
+            room = [n for n in votes if not cap or len(groups[n]) + size <= cap]
             if room:
                 return min(room, key=lambda number: (-votes[number], number))
             if not walk_up or directory in ("", package):
@@ -786,20 +789,20 @@ def _place_loose_locally(
 
     unplaced: list[str] = []
     for path in rest:
-        number = placed_near(posixpath.dirname(path), walk_up=False)
-        if number is None:
+        placed = placed_near(posixpath.dirname(path), walk_up=False)
+        if placed is None:
             unplaced.append(path)
         else:
-            groups[number].append(path)
+            groups[placed].append(path)
     for group in _within(_split_tree(unplaced, package, limit), cap):
-        number = None
+        placed = None
         if len(group) < MIN_LOOSE_GROUP:
             common = posixpath.commonpath([posixpath.dirname(p) for p in group])
-            number = placed_near(common, walk_up=True, size=len(group))
-        if number is None:
+            placed = placed_near(common, walk_up=True, size=len(group))
+        if placed is None:
             groups.append(group)
         else:
-            groups[number].extend(group)
+            groups[placed].extend(group)
     return groups
 
 

@@ -35,7 +35,13 @@ def _events(
     old_files: dict[str, str],
     new_files: dict[str, str],
     retired_info: dict[str, Any],
-) -> tuple[list, list, list, list, set[tuple[str, str]]]:
+) -> tuple[
+    list[dict[str, Any]],
+    list[dict[str, Any]],
+    list[dict[str, Any]],
+    list[dict[str, Any]],
+    set[tuple[str, str]],
+]:
     """Splits, merges, creations and retirements between two levels of groups (communities, or
     areas), each ``{id: {members, split_from?}}``, with the (from, into) pairs they explain."""
     split, merged, created, retired = [], [], [], []
@@ -196,7 +202,9 @@ def touched_areas(report: Report) -> set[str]:
     return touched
 
 
-def _coupling(base: Document, head: Document, change: float, min_edges: int) -> dict[str, list]:
+def _coupling(
+    base: Document, head: Document, change: float, min_edges: int
+) -> dict[str, list[dict[str, Any]]]:
     both = set(base["communities"]) & set(head["communities"])
     before = {(e["src"], e["dst"]): e for e in base.get("edges", [])}
     after = {(e["src"], e["dst"]): e for e in head.get("edges", [])}

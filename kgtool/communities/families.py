@@ -60,7 +60,8 @@ class Family(NamedTuple):
 
 
 def families_enabled(settings: dict[str, Any]) -> bool:
-    return settings.get("families", "off") == "auto"
+    enabled: bool = settings.get("families", "off") == "auto"
+    return enabled
 
 
 def find_families(graph: FileGraph, settings: dict[str, Any], package_of: Any) -> list[Family]:

@@ -79,7 +79,7 @@ class FileGraph:
             other.inherits,
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as __eq__ alone makes it
 
     def neighbours(self) -> dict[str, dict[str, float]]:
         result: dict[str, dict[str, float]] = defaultdict(dict)

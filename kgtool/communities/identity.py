@@ -54,7 +54,7 @@ class Identity:
             other.retired,
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as __eq__ alone makes it
 
 
 COMMUNITY_PREFIX = "c"
@@ -103,11 +103,13 @@ def assign_ids(
     ids: dict[str, list[str]] = {}
     fresh: list[str] = []
     for number, group in enumerate(groups):
-        cid = taken.get(number)
-        if cid is None:
+        kept = taken.get(number)
+        if kept is None:
             cid = format_id(counter, prefix)
             counter += 1
             fresh.append(cid)
+        else:
+            cid = kept
         ids[cid] = group
     result = Identity(ids, counter)
     new_of = {path: cid for cid, members in ids.items() for path in members}

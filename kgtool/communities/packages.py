@@ -111,7 +111,7 @@ def _npm_workspaces(read: Reader, unread: list[Unread]) -> list[str]:
     try:
         manifest = bounded.load_json(data, "package.json")
     except bounded.Unreadable as exc:
-        unread.append(("package.json", exc.line, exc.message))
+        unread.append(("package.json", exc.line or 0, exc.message))
         return []
     workspaces = manifest.get("workspaces") if isinstance(manifest, dict) else None
     if isinstance(workspaces, dict):  # yarn's {packages: [...], nohoist: [...]}
@@ -126,7 +126,7 @@ def _pnpm_workspaces(read: Reader, unread: list[Unread]) -> list[str]:
     try:
         config = bounded.load_yaml(data, "pnpm-workspace.yaml")
     except bounded.Unreadable as exc:
-        unread.append(("pnpm-workspace.yaml", exc.line, exc.message))
+        unread.append(("pnpm-workspace.yaml", exc.line or 0, exc.message))
         return []
     return _strings(config.get("packages")) if isinstance(config, dict) else []
 
@@ -138,7 +138,7 @@ def _cargo_members(read: Reader, unread: list[Unread]) -> list[str]:
     try:
         manifest = bounded.load_toml(data, "Cargo.toml")
     except bounded.Unreadable as exc:
-        unread.append(("Cargo.toml", exc.line, exc.message))
+        unread.append(("Cargo.toml", exc.line or 0, exc.message))
         return []
     workspace = manifest.get("workspace")
     if not isinstance(workspace, dict):

@@ -17,7 +17,6 @@ from pathlib import Path
 from kgtool.config import load_config
 from kgtool.errors import KgError
 from kgtool.findings import Finding, kept
-from kgtool.ontology.model import ONTOLOGY_FILE
 from kgtool.pipeline.checks import CONTENT, CheckOutcome, report, run_checks
 from kgtool.pipeline.context import Context
 from kgtool.pipeline.refresh import problems, refresh
@@ -33,7 +32,7 @@ from kgtool.repo import (
     unstaged_paths,
     untracked_paths,
 )
-from kgtool.store import CACHE_DIR, KG_DIR, Store, atomic_write
+from kgtool.store import CACHE_DIR, KG_DIR, ONTOLOGY_FILE, Store, atomic_write
 
 # pre-merge-commit too: a merge commit does not run pre-commit, and a clean textual merge of
 # two fresh .kg/ folders is not a fresh .kg/.

@@ -18,7 +18,8 @@ Everything here follows what GitHub documents or enforces:
   token, so that a line of it can never be read as a workflow command.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: annotations() below would rebind that name. The
+# annotations here are evaluated where they are defined; all of them are valid on Python 3.10.
 
 import json
 import re
@@ -76,7 +77,9 @@ def annotations(
     lines: list[str] = []
     shown = {"error": 0, "warning": 0}
     hidden = {"error": 0, "warning": 0}
-    items = [(ERROR, f) for f in findings if f.severity == ERROR]
+    items: list[tuple[str, CheckFinding | str]] = [
+        (ERROR, f) for f in findings if f.severity == ERROR
+    ]
     items += [("note", note) for note in notes]
     items += [("warning", f) for f in findings if f.severity != ERROR]
     for severity, item in items:

@@ -321,7 +321,7 @@ def gather(
     return report
 
 
-def _head_document(ctx: Context, outcomes: list[CheckOutcome]) -> dict:
+def _head_document(ctx: Context, outcomes: list[CheckOutcome]) -> dict[str, Any]:
     """Layer 2 of the working tree, as ``kgtool update`` would write it: the communities
     check computed it; the map on disk only when that check could not run."""
     computed = next((o.communities for o in outcomes if o.communities is not None), None)

@@ -169,8 +169,8 @@ def _interval(values: list[float | None], samples: list[list[int]]) -> Interval:
     """Mean of the defined values, and its 95% interval over resampled later tasks."""
 
     def mean(indices: range | list[int]) -> float:
-        chosen = [values[i] for i in indices if values[i] is not None]
-        return sum(chosen) / len(chosen) if chosen else 0.0  # type: ignore[arg-type]
+        chosen = [value for value in (values[i] for i in indices) if value is not None]
+        return sum(chosen) / len(chosen) if chosen else 0.0
 
     return _bounds(mean(range(len(values))), sorted(mean(s) for s in samples))
 

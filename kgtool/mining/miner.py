@@ -33,7 +33,7 @@ from kgtool.mining.prs import enrich, load_prs
 from kgtool.playbook.check import playbooks_dir
 from kgtool.playbook.concepts import load_concepts
 from kgtool.playbook.layer1 import load_layer1
-from kgtool.playbook.model import PROPOSED_DIR
+from kgtool.playbook.model import PROPOSED_DIR, Playbook
 from kgtool.playbook.parse import discover, read_playbook
 from kgtool.playbook.resolve import Resolver
 from kgtool.repo import changed_text
@@ -248,7 +248,9 @@ def _reword(proposals: list[Proposal], config: Config, dry_run: bool) -> list[st
     return report.lines()
 
 
-def _existing(root: Path, directory: str, out_dir: str, max_bytes: int) -> list:
+def _existing(
+    root: Path, directory: str, out_dir: str, max_bytes: int
+) -> list[tuple[Playbook, bool]]:
     """Every playbook already there, and whether the miner wrote it (a proposal of its own)."""
     paths = set(discover(root, directory))
     folder = root / out_dir

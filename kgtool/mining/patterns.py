@@ -323,7 +323,7 @@ class Pattern:
         # Titles that call the new thing by its folder's name ("Add a lexer" over
         # pygments/lexers/<name>.py) say the task in the project's own words.
         named = NAMED_KIND if names_its_kind(self) else 1.0
-        return (
+        score: float = (
             named
             * self.support**0.5
             * min(len(self.items), 5)
@@ -332,6 +332,7 @@ class Pattern:
             * (1.5 if self.additive else 1)
             * 0.5 ** (self.age_years / HALF_LIFE_YEARS)
         )
+        return score
 
 
 def title_templates(titles: list[str]) -> list[tuple[str, ...]]:

@@ -247,7 +247,7 @@ def check_reply(data: Any, sent: Mapping[str, Any]) -> tuple[str, list[str], lis
         return intent, [], [*errors, "the pitfalls are not a list"]
     for entry in listed:
         pid = entry.get("id") if isinstance(entry, Mapping) else None
-        if pid not in originals:
+        if not isinstance(pid, str) or pid not in originals:  # the ids sent are text
             errors.append(f"a pitfall {quote(pid)} was not in the request")
             continue
         if pid in given:

@@ -17,7 +17,9 @@ from kgtool.ontology.items import edge_order
 from kgtool.ontology.model import Ontology
 
 
-def label_changes(base: Ontology, head: Ontology, report: DriftReport) -> dict[str, list]:
+def label_changes(
+    base: Ontology, head: Ontology, report: DriftReport
+) -> dict[str, list[dict[str, Any]]]:
     named, renamed, retired = [], [], []
     for cid in sorted(set(base.communities) | set(head.communities), key=id_number):
         old, new = base.communities.get(cid), head.communities.get(cid)

@@ -62,7 +62,9 @@ class Claude:
         self.no_key_hint = no_key_hint
         self._client: anthropic.Anthropic | None = None
 
-    def params(self, system: str, tool: dict[str, Any], content: list[dict[str, Any]]) -> dict:
+    def params(
+        self, system: str, tool: dict[str, Any], content: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         """The keyword arguments of ``messages.create``: the system prompt cached (it is the
         same for every request), and the one tool the reply must call."""
         return {
@@ -232,6 +234,7 @@ def _detail(exc: anthropic.APIStatusError) -> str:
     text = getattr(exc, "api_message", None)
     if not isinstance(text, str):
         body = exc.body if isinstance(exc.body, dict) else {}
-        error = body.get("error") if isinstance(body.get("error"), dict) else {}
-        text = error.get("message") if isinstance(error.get("message"), str) else ""
+        error = body.get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        text = message if isinstance(message, str) else ""
     return f": {one_line(text)}" if text else ""

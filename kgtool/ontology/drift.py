@@ -292,21 +292,21 @@ def drift_report(
     wanted = [edge_key(e["src"], e["dst"]) for e in phrased]
     edge_states: dict[str, EdgeState] = {}
     for key in sorted(set(wanted) | set(ontology.edges), key=edge_order):
-        label = ontology.edges.get(key)
+        phrase = ontology.edges.get(key)
         src, _, dst = key.partition("->")
         if src not in communities or dst not in communities:
-            if label is not None:
-                edge_states[key] = EdgeState(key, src, dst, RETIRED, label)
+            if phrase is not None:
+                edge_states[key] = EdgeState(key, src, dst, RETIRED, phrase)
             continue
-        if label is None or label.retired:
+        if phrase is None or phrase.retired:
             edge_states[key] = EdgeState(key, src, dst, MISSING)
             continue
-        if label.evidence is None:
-            edge_states[key] = EdgeState(key, src, dst, UNCONFIRMED, label)
+        if phrase.evidence is None:
+            edge_states[key] = EdgeState(key, src, dst, UNCONFIRMED, phrase)
             continue
         types = sorted_counts(by_key[key]["types"]) if key in by_key else {}
-        drifts = edge_drifts(label.evidence, types, settings)
-        edge_states[key] = EdgeState(key, src, dst, DRIFTED if drifts else FRESH, label, drifts)
+        drifts = edge_drifts(phrase.evidence, types, settings)
+        edge_states[key] = EdgeState(key, src, dst, DRIFTED if drifts else FRESH, phrase, drifts)
     return DriftReport(states, edge_states)
 
 

@@ -54,10 +54,10 @@ def jaccard(evidence: Evidence, members: list[str]) -> float:
         return len(old & new) / len(union) if union else 1.0
     current = set(path_hash(p) for p in members)
     ours = sketch(members)
-    union = sorted(set(evidence.sketch) | set(ours))[:SKETCH_SIZE]
+    smallest = sorted(set(evidence.sketch) | set(ours))[:SKETCH_SIZE]
     kept = set(evidence.sketch)
-    both = sum(1 for value in union if value in kept and value in current)
-    return both / len(union) if union else 1.0
+    both = sum(1 for value in smallest if value in kept and value in current)
+    return both / len(smallest) if smallest else 1.0
 
 
 def weighted(counts: TypedCounts, weights: dict[str, float]) -> dict[str, float]:

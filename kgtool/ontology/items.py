@@ -77,7 +77,7 @@ class LabelBatch:
             other.problems,
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as __eq__ alone makes it
 
 
 class Labeler(Protocol):

@@ -139,8 +139,9 @@ def _cell(text: str) -> str:
 
 
 def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str, bytes]:
+    from kgtool.ontology.drift import DRIFTED
     from kgtool.ontology.facts import strongest_first
-    from kgtool.ontology.view import DRIFTED, UNLABELLED
+    from kgtool.ontology.view import UNLABELLED
 
     communities: dict[str, Any] = document["communities"]
     order = sorted(communities, key=lambda cid: (-communities[cid]["size"], id_number(cid)))

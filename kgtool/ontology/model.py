@@ -80,7 +80,7 @@ class Evidence:
             self.types,
         ) == (other.members, other.size, other.sketch, other.edges_out, other.edges_in, other.types)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as __eq__ alone makes it
 
 
 class CommunityLabel(NamedTuple):
@@ -175,7 +175,8 @@ def parse_ontology(data: bytes, where: str = WHERE) -> Ontology:
 
 
 def _line(node: yaml.Node) -> int:
-    return node.start_mark.line + 1
+    line: int = node.start_mark.line + 1
+    return line
 
 
 def _value(node: yaml.Node) -> Any:
@@ -312,7 +313,7 @@ def _evidence(node: yaml.Node | None, what: str, where: str) -> Evidence | None:
                 where,
                 _line(fields[name]),
             )
-    if not shapes_ok:
+    if not shapes_ok or not isinstance(size, int):  # the second: for the type checker
         raise KgError(
             f"{what} evidence: 'members' is a list of paths, 'sketch' of numbers, 'size' a number",
             where,
@@ -343,15 +344,15 @@ def _is_counts(value: Any) -> bool:
 # -- writing -------------------------------------------------------------------------------
 
 
-class _Flow(dict):
+class _Flow(dict[str, Any]):
     """A mapping written on one line: ``{EXTRACTED: 14, INFERRED: 2}``."""
 
 
-class _FlowList(list):
+class _FlowList(list[int]):
     """A list written on one line (sketch values)."""
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(yaml.SafeDumper):  # type: ignore[misc]  # PyYAML: no type information
     def ignore_aliases(self, data: Any) -> bool:  # the same counts twice are written twice
         return True
 
@@ -417,7 +418,7 @@ def dump_ontology(ontology: Ontology) -> bytes:
             ]
         )
     document = {"format": FORMAT_VERSION, "communities": communities, "edges": edges}
-    body = yaml.dump(
+    body: str = yaml.dump(
         document,
         Dumper=_Dumper,
         sort_keys=False,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import NamedTuple
 
 from kgtool import file_kinds
@@ -439,7 +439,7 @@ def community_kind(item: CommunityItem, roles: dict[str, str], weight: dict[str,
             return "example"
     if main_role == "code" or (code and len(code) >= 0.3 * len(roles)):
         return "code"
-    totals: Counter[str] = Counter()
+    totals: dict[str, float] = defaultdict(float)
     for path, role in roles.items():
         totals[role] += weight[path]
     order = ("test", "fixture", "example", "doc", "setup", "code", "asset", "data")
@@ -449,7 +449,7 @@ def community_kind(item: CommunityItem, roles: dict[str, str], weight: dict[str,
 def home_folder(paths: list[str], weight: dict[str, float]) -> str:
     """The deepest folder holding at least ``HOME_SHARE`` of the weight ("" = top level)."""
     total = sum(weight.get(p, 1.0) for p in paths)
-    held: Counter[str] = Counter()
+    held: dict[str, float] = defaultdict(float)
     for path in paths:
         folder = posixpath.dirname(path)
         while folder:
@@ -973,11 +973,15 @@ def edge_phrase(types: TypedCounts) -> str:
     """How one community relates to another, from the typed counts: "calls into",
     "imports from and calls into", "probably calls into" (mostly INFERRED), "may call into"
     (only AMBIGUOUS candidates), "extends classes of"."""
-    weight = {k: t.get("EXTRACTED", 0) + t.get("INFERRED", 0) for k, t in types.items()}
+    weight: dict[str, int] = {
+        k: t.get("EXTRACTED", 0) + t.get("INFERRED", 0) for k, t in types.items()
+    }
     weight = {k: w for k, w in weight.items() if k in VERBS and w}
     hedge = ""
     if not weight:  # nothing bound for sure: only candidates
-        weight = {k: sum(t.values()) for k, t in types.items() if k in VERBS and sum(t.values())}
+        weight = {
+            k: sum(t.values()) for k, t in types.items() if k in VERBS and sum(t.values()) != 0
+        }
         hedge = "may"
     if not weight:
         return "depends on"

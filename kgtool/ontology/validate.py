@@ -31,21 +31,21 @@ _ENTITY = re.compile(r"&#?\w+;")
 _INVISIBLE = ("Cc", "Cf", "Co", "Cs")  # control, format (zero-width), private use, surrogates
 
 
-def validate_name(text: str) -> str:
+def validate_name(text: object) -> str:
     """A community name: 2-5 plain words, at most 48 characters. Returns it normalised."""
     name = _plain(text, "the name", end_ok=")+")
     _count(name, "the name", MIN_NAME_WORDS, MAX_NAME_WORDS, MAX_NAME_CHARS)
     return name
 
 
-def validate_summary(text: str) -> str:
+def validate_summary(text: object) -> str:
     """A community summary: one plain sentence of at most 200 characters."""
     summary = _plain(text, "the summary", end_ok=").!?")
     _count(summary, "the summary", MIN_SUMMARY_WORDS, MAX_SUMMARY_WORDS, MAX_SUMMARY_CHARS)
     return summary
 
 
-def validate_phrase(text: str) -> str:
+def validate_phrase(text: object) -> str:
     """An edge phrase: a short verb phrase (1-8 words) read as "<src> <phrase> <dst>"."""
     phrase = _plain(text, "the phrase", end_ok=")")
     _count(phrase, "the phrase", MIN_PHRASE_WORDS, MAX_PHRASE_WORDS, MAX_PHRASE_CHARS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document, update_communities
 from kgtool.communities.diff import compare
@@ -16,17 +17,19 @@ from kgtool.config import load_config
 from kgtool.ontology.area_names import area_names
 from kgtool.ontology.changes import label_changes
 from kgtool.ontology.map import AREA_PATHS
-from kgtool.ontology.model import ONTOLOGY_FILE, Ontology, load_ontology, parse_ontology
+from kgtool.ontology.model import Ontology, load_ontology, parse_ontology
 from kgtool.ontology.view import label_view
 from kgtool.pipeline.context import Context
 from kgtool.raw.build import update_raw
 from kgtool.repo import default_branch, merge_base, renames_between, show_file, temporary_worktree
-from kgtool.store import CACHE_HOME, KG_DIR, Store, atomic_write, pretty_json
+from kgtool.store import CACHE_HOME, KG_DIR, ONTOLOGY_FILE, Store, atomic_write, pretty_json
 
 WORKING_TREE = "working tree"
 
 
-def changelog(ctx: Context, base: str, head: str | None, head_doc: dict | None = None) -> dict:
+def changelog(
+    ctx: Context, base: str, head: str | None, head_doc: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The changelog report from commit ``base`` to commit ``head`` (None: the working tree,
     whose layer 2 is ``head_doc`` when the caller already knows it), label changes included."""
     base_doc = _committed(ctx.root, base)
@@ -71,7 +74,7 @@ def default_base(root: Path) -> str:
     return found or "HEAD"
 
 
-def _committed(root: Path, revision: str) -> dict | None:
+def _committed(root: Path, revision: str) -> dict[str, Any] | None:
     data = show_file(root, revision, f"{KG_DIR}/{COMMUNITIES_FILE}")
     if data is None:
         return None
@@ -85,7 +88,9 @@ def _committed_labels(root: Path, revision: str) -> Ontology | None:
     return parse_ontology(data, f"{revision[:12]}:{KG_DIR}/{ONTOLOGY_FILE}")
 
 
-def build_at(root: Path, store: Store, revision: str, warm: dict | None) -> dict:
+def build_at(
+    root: Path, store: Store, revision: str, warm: dict[str, Any] | None
+) -> dict[str, Any]:
     """Layers 1 and 2 of ``revision``, built in a temporary worktree that is then removed."""
     with temporary_worktree(root, revision) as tree:
         # The cache beside the checkout, in its temp folder: removed with it even after a

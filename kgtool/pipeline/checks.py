@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.errors import KgError
 from kgtool.findings import ERROR, WARNING, Finding, json_document, kept, unique
 from kgtool.ontology.drift import drift_findings, unconfirmed_findings
-from kgtool.ontology.model import ONTOLOGY_FILE, WHERE, load_ontology
+from kgtool.ontology.model import WHERE, load_ontology
 from kgtool.ontology.view import report_for
 from kgtool.pipeline.context import Context
 from kgtool.pipeline.refresh import (
@@ -23,7 +24,7 @@ from kgtool.playbook.check import CheckReport
 from kgtool.playbook.check import check_playbooks as run_playbook_check
 from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.raw.graph import WHERE as RAW_WHERE
-from kgtool.store import KG_DIR
+from kgtool.store import KG_DIR, ONTOLOGY_FILE
 
 NO_COMMUNITIES = "L304"
 
@@ -38,7 +39,7 @@ class CheckOutcome:
     playbooks: CheckReport | None
     # Layer 2 as `kgtool update` would write it now (the communities check computes it), kept
     # so that `kgtool ci` draws a stale map's changelog without clustering a second time.
-    communities: dict | None
+    communities: dict[str, Any] | None
     seconds: float  # how long the check took (-v)
 
     def __init__(
@@ -46,7 +47,7 @@ class CheckOutcome:
         name: str,
         findings: list[Finding] | None = None,
         playbooks: CheckReport | None = None,
-        communities: dict | None = None,
+        communities: dict[str, Any] | None = None,
         seconds: float = 0.0,
     ) -> None:
         self.name = name

@@ -5,6 +5,7 @@ skipped files (R106, R107), a tracked cache (R108), unreadable manifests (C202).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
 from kgtool.escape import printable
@@ -90,7 +91,7 @@ def layer2_from(
     return update_communities(ctx.root, ctx.config, ctx.store, raw, write, rebaseline, ctx.map)
 
 
-def drifted_labels(ctx: Context, document: dict) -> int:
+def drifted_labels(ctx: Context, document: dict[str, Any]) -> int:
     """How many labels drifted, those the setting ``ignore`` silences left out."""
     if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
         return 0

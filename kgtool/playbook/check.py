@@ -9,7 +9,7 @@ Retired playbooks are still read, but their pointers only warn: nobody should fo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from kgtool.config import Config
 from kgtool.errors import KgError
@@ -119,7 +119,7 @@ class CheckReport:
 
 
 def playbooks_dir(config: Config) -> str:
-    directory = config.section("playbooks")["dir"].strip().rstrip("/")
+    directory: str = config.section("playbooks")["dir"].strip().rstrip("/")
     reason = invalid_reason(directory)
     if reason:
         raise KgError(
@@ -169,7 +169,7 @@ def _check_one(
     resolver: Resolver,
     suggester: Suggester,
     concepts: ConceptIndex,
-    settings: dict,
+    settings: dict[str, Any],
 ) -> PlaybookReport:
     report = PlaybookReport(playbook, problems=list(playbook.problems))
     # A retired playbook's rot matters to nobody following it; say so, refuse nothing.

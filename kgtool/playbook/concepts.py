@@ -12,9 +12,9 @@ from kgtool import bounded
 from kgtool.config import load_config
 from kgtool.errors import KgError
 from kgtool.findings import WARNING, Finding
-from kgtool.ontology.model import ONTOLOGY_FILE, Ontology, load_ontology
+from kgtool.ontology.model import Ontology, load_ontology
 from kgtool.ontology.view import report_for
-from kgtool.store import KG_DIR, Store
+from kgtool.store import KG_DIR, ONTOLOGY_FILE, Store
 
 COMMUNITIES_FILE = "communities.json"
 NOT_CHECKED = "P442"

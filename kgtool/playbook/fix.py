@@ -109,7 +109,7 @@ def _reads_back(path: str, before: bytes, after: bytes, expected: dict[str, str]
     return _meaning(old) == _meaning(new)
 
 
-def _meaning(playbook: Playbook) -> tuple:
+def _meaning(playbook: Playbook) -> tuple[object, ...]:
     return (
         playbook.status,
         playbook.title,

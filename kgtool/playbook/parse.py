@@ -186,8 +186,8 @@ def parse_playbook(path: str, data: bytes) -> Playbook:
         document = loader.construct_document(node) if node is not None else None
     except bounded.Unreadable as exc:
         # The composer's own refusal (too deep) knows only the line within the front matter.
-        line = exc.line if exc.path else (exc.line or 1) - 1 + first_line
-        problem(line or first_line, exc.message)
+        found_line = exc.line if exc.path else (exc.line or 1) - 1 + first_line
+        problem(found_line or first_line, exc.message)
         return playbook
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -292,7 +292,8 @@ def _read_fields(
             problem(1, f"missing field '{name}'")
 
     def line_of(item: yaml.Node) -> int:
-        return item.start_mark.line + first_line
+        line: int = item.start_mark.line + first_line
+        return line
 
     def scalar(item: yaml.Node, value: Any) -> Scalar:
         style = (item.style or "") if isinstance(item, yaml.ScalarNode) else ""

@@ -10,6 +10,8 @@ same words).
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 from kgtool import bounded
 from kgtool.query import CONTENT_INDEX_FILE
 from kgtool.query.kg import MapState, read_cached, remember_cached
@@ -59,7 +61,7 @@ def refresh(state: MapState) -> Lexicon:
     return lexicon
 
 
-def _counts(words: object) -> bool:
+def _counts(words: object) -> TypeGuard[dict[str, int]]:
     """Whether a cached entry is a file's word counts (the cache may have been damaged)."""
     return isinstance(words, dict) and all(
         isinstance(w, str) and type(n) is int and n > 0 for w, n in words.items()

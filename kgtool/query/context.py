@@ -32,16 +32,16 @@ from pathlib import Path
 from typing import Any
 
 from kgtool import bounded
+from kgtool.communities.document import COMMUNITIES_FILE
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
 from kgtool.escape import md_code, md_path, printable
-from kgtool.ontology.model import ONTOLOGY_FILE
 from kgtool.query.history_index import PastChange
-from kgtool.query.kg import COMMUNITIES_FILE, MapState, Symbol, load_map, missing_notice
+from kgtool.query.kg import MapState, Symbol, load_map, missing_notice
 from kgtool.query.labels import Labels
 from kgtool.query.words import MEET_LENGTH, identifier_words, meet, meets_any, task_terms
 from kgtool.raw.graph import WHERE as RAW_WHERE
-from kgtool.store import KG_DIR, PAGES_DIR, Store
+from kgtool.store import KG_DIR, ONTOLOGY_FILE, PAGES_DIR, Store
 
 FORMATS = ("markdown", "json")
 SKILL_FOLDERS = (".claude/skills", ".agents/skills")
@@ -743,7 +743,7 @@ def _add_communities(
                 f"- {md_path(match.path)}",
                 {"kind": "file", "community": cid, "path": match.path, "short": True},
             )
-            shown = bundle.add(*item, header, rank=file_rank[match.path], short=short)
+            file_item = bundle.add(*item, header, rank=file_rank[match.path], short=short)
             if len(chosen) > 1:
                 # More of its symbols once the tail has listed a few files: a small budget
                 # is better spent on files.
@@ -751,7 +751,7 @@ def _add_communities(
                 bundle.add(
                     "\n".join(f"  - {loc['text']}" for loc in more),
                     {"kind": "symbols", "path": match.path, "symbols": [m["data"] for m in more]},
-                    shown,
+                    file_item,
                     rank=len(files) + MORE_SYMBOLS_AFTER + file_rank[match.path] + 0.2,
                     tight=True,
                 )
@@ -1150,7 +1150,7 @@ def _json_items(
 ) -> list[dict[str, Any]]:
     """The data of these items, a child naming its parent by its position among them."""
     position: dict[int, int] = {}
-    found = []
+    found: list[dict[str, Any]] = []
     for number in numbers:
         item = bundle.items[number]
         data = bundle.data(number, number in (shortened or set()))

@@ -27,7 +27,7 @@ import contextlib
 import json
 import marshal
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -107,7 +107,7 @@ class MapState:
     notices: list[str] = field(default_factory=list)  # one line each: what the reader must know
     _raw: bytes = b""
     _key: str = ""  # the read caches' key: layer 1's identity on disk
-    _rows: tuple | None = None  # the index as the read cache keeps it
+    _rows: tuple[Any, ...] | None = None  # the index as the read cache keeps it
     _index: LayerIndex | None = None
     _graph: KgGraph | None = None
     _longest: int = -1  # the longest path of a file, once an ID's path is asked for
@@ -119,11 +119,13 @@ class MapState:
 
     @property
     def community_of(self) -> dict[str, str]:
-        return (self.document or {}).get("files", {})
+        files: dict[str, str] = (self.document or {}).get("files", {})
+        return files
 
     @property
     def communities(self) -> dict[str, dict[str, Any]]:
-        return (self.document or {}).get("communities", {})
+        communities: dict[str, dict[str, Any]] = (self.document or {}).get("communities", {})
+        return communities
 
     @property
     def layered(self) -> bool:
@@ -318,7 +320,7 @@ def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
     return True
 
 
-def _rows(data: bytes) -> tuple | None:
+def _rows(data: bytes) -> tuple[Any, ...] | None:
     lines = []
     exact = b"\\" not in data  # IDs can be read from the bytes: see _FILE_OR_DST_AT
     edges: list[Any] = []  # {"src": the edge's file, "dst": its target}, bound edges only
@@ -437,7 +439,7 @@ def _cache_key(identity: str) -> str:
     return f"{READ_CACHE_VERSION}:{identity}" if identity else ""
 
 
-def _cached_rows(store: Store, key: str) -> tuple | None:
+def _cached_rows(store: Store, key: str) -> tuple[Any, ...] | None:
     rows = read_cached(store, READ_CACHE, key)
     return rows if isinstance(rows, tuple) and len(rows) == 6 else None
 
@@ -848,6 +850,7 @@ class KgGraph:
             self._unresolved = cached if isinstance(cached, dict) else None
         if self._unresolved is not None:
             return self._unresolved
+        callers: Iterable[tuple[str, Any]]
         if self._slow:
             callers = (
                 (key.decode(), _decoded(line, self._store).get("unresolved_calls", {}))
@@ -857,17 +860,18 @@ class KgGraph:
             # One scan for every caller's counts (a node's "id" precedes its sorted
             # "unresolved_calls"), not one per name: a file has hundreds of names. A symbol's
             # ID is written without its file's, whose node comes first.
-            callers = []
+            scanned: list[tuple[str, Any]] = []
             file_id = b""
             for match in _UNRESOLVED_AT.finditer(self._data):
                 found, file_counts, symbol, counts = match.groups()
                 if found is not None:
                     file_id = found
                     if file_counts is not None:
-                        callers.append((found.decode(), _decoded(file_counts, self._store)))
+                        scanned.append((found.decode(), _decoded(file_counts, self._store)))
                 else:
                     caller = file_id + symbol if symbol.startswith(b"::") else symbol
-                    callers.append((caller.decode(), _decoded(counts, self._store)))
+                    scanned.append((caller.decode(), _decoded(counts, self._store)))
+            callers = scanned
         found = {caller: counts for caller, counts in callers if counts}
         if not all(map(raw_graph.is_counts, found.values())):  # names to whole numbers
             raise raw_graph.damaged_at(self._store)

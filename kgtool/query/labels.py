@@ -11,12 +11,15 @@ reading source).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kgtool import bounded
 from kgtool.escape import md_cell_text
 from kgtool.query.kg import MapState
 from kgtool.store import PAGES_DIR, Store
+
+if TYPE_CHECKING:
+    from kgtool.ontology.drift import DriftReport
 
 UNLABELLED = "unlabelled"
 PAGE_HEAD_BYTES = 16_384  # a page's name and summary open it
@@ -44,11 +47,11 @@ class Labels:
 
     def __init__(self, state: MapState) -> None:
         self.state = state
-        self._report: Any = None
+        self._report: DriftReport | None = None
         self._texts: dict[str, CommunityText] = {}  # a page is read once per community
 
     @property
-    def report(self) -> Any:
+    def report(self) -> DriftReport:
         if self._report is None:
             from kgtool.ontology.drift import DriftReport
             from kgtool.ontology.view import report_for
@@ -72,7 +75,9 @@ class Labels:
 
     def name(self, cid: str) -> str:
         state = self.report.communities.get(cid)
-        return state.label.name if self.mark(cid) != UNLABELLED else ""
+        if self.mark(cid) == UNLABELLED or state is None or state.label is None:
+            return ""  # (a mark other than UNLABELLED means a state with a label)
+        return state.label.name
 
     def why(self, cid: str) -> str:
         state = self.report.communities.get(cid)

@@ -15,7 +15,8 @@ from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.playbook.check import CheckReport, PlaybookReport, check_against, playbooks_dir
 from kgtool.playbook.layer1 import Layer1
-from kgtool.playbook.parse import Playbook, load_playbooks
+from kgtool.playbook.model import Playbook
+from kgtool.playbook.parse import load_playbooks
 from kgtool.query.kg import MapState, load_map, missing_notice
 from kgtool.raw.graph import WHERE as RAW_WHERE
 from kgtool.store import Store

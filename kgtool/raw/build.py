@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from kgtool import progress
 from kgtool.config import Config
@@ -59,7 +59,7 @@ from kgtool.store import (
 )
 
 if TYPE_CHECKING:
-    from kgtool.raw.resolve import FileResolution, NameTables, RepoIndex
+    from kgtool.raw.resolve import FileResolution, NameTable, NameTables, RepoIndex
 
 # Bump when extraction or resolution changes what they produce; each shard's meta line says
 # which it is (FORMAT_VERSION, in kgtool/raw/graph.py, is the records' shape).
@@ -551,7 +551,8 @@ def _update_raw(
                 store,
                 key,
                 (
-                    *stored_name_tables(tables),
+                    # Not trusted: a full build's, as name_tables made them.
+                    *stored_name_tables(cast("tuple[NameTable, NameTable]", tables)),
                     cache.mention_index(
                         {path: head.mentions for path, head in new_files.heads.items()}
                     ),
@@ -977,8 +978,8 @@ def _folder(path: str) -> str:
 
 def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
     facts = entry.facts
-    records: list[dict] = []
-    file_record: dict = {
+    records: list[dict[str, Any]] = []
+    file_record: dict[str, Any] = {
         "id": facts.path,
         "kind": "file",
         "hash": entry.blob,

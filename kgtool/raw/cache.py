@@ -366,7 +366,7 @@ class CachedFiles(Projected[CachedFile]):
         """Every file's blob id, as held (not a copy: read it, never change it)."""
         return self._blobs
 
-    def keys(self) -> KeysView[str]:  # type: ignore[override]
+    def keys(self) -> KeysView[str]:
         # The dict's own view: set operations on it run in C, where a Mapping's call
         # ``__contains__`` per path (a second each at 100k files, over an update's few).
         return self._blobs.keys()
@@ -685,9 +685,11 @@ class NamesData:
         """New tables (a full build's) in ``parts.names`` parts, every part to be written."""
         empty: dict[int, NameShard] = {part: ({}, {}, {}) for part in range(parts.names)}
         data = cls(store, version, {}, parts, empty)
-        for which, table in enumerate(tables):
+        # Each table into the same place of its name's shard (of values of its own kind).
+        held: tuple[Mapping[str, Any], ...] = tables
+        for which, table in enumerate(held):
             for name, value in table.items():
-                data._shards[data._part_of(name)][which][name] = value  # type: ignore[index]
+                data._shards[data._part_of(name)][which][name] = value
         return data
 
     def table(self, which: int, name: str) -> dict[str, Any]:

@@ -341,6 +341,7 @@ def shape_problem(record: Any) -> str:
     if type(record) is not dict:
         return "record"
     shapes = EDGE_SHAPES if "type" in record else NODE_SHAPES if "kind" in record else {}
+    key: str  # a JSON object's keys are text
     for key, value in record.items():
         check = shapes.get(key)
         if check is not None and not check(value):

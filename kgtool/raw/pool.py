@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any
+from typing import Any, Literal
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 HELD = {signal.SIGINT, signal.SIGTERM}  # while the workers start
@@ -39,7 +39,7 @@ class _Pool(ProcessPoolExecutor):
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
-    def __exit__(self, kind: object, value: object, traceback: object) -> bool:
+    def __exit__(self, kind: object, value: object, traceback: object) -> Literal[False]:
         # A run ended early (Ctrl-C, SIGTERM, an error) drops the chunks no worker has
         # started: waiting for them would parse the rest of a large repository first.
         self.shutdown(wait=True, cancel_futures=kind is not None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from kgtool.raw.languages import language_named
 from kgtool.raw.languages.base import (
@@ -79,6 +79,7 @@ EXTERNAL_VALUE = "value"
 ValueTypes = tuple[frozenset[str], bool]
 UNKNOWN: ValueTypes = (frozenset(), False)
 TYPING_KINDS = frozenset({ASSIGNED, STATED, ALIAS})
+T = TypeVar("T")  # what a memo holds
 
 
 class Bound(NamedTuple):
@@ -164,11 +165,14 @@ class NameLookup:
 NameTables = tuple[NameTable, NameTable] | tuple[NameLookup, NameLookup]  # (top level, methods)
 
 
-def stored_name_tables(tables: tuple[NameTable, NameTable]) -> tuple[StoredNameTable, ...]:
+def stored_name_tables(
+    tables: tuple[NameTable, NameTable],
+) -> tuple[StoredNameTable, StoredNameTable]:
     """``tables`` as the cache stores them."""
-    return tuple(
+    top_level, methods = (
         {f"{key[0]}\0{key[1]}": "\0".join(ids) for key, ids in table.items()} for table in tables
     )
+    return top_level, methods
 
 
 def _named_symbols(path: str, facts: FileFacts) -> Iterator[tuple[int, tuple[str, str], str]]:
@@ -185,7 +189,7 @@ def _named_symbols(path: str, facts: FileFacts) -> Iterator[tuple[int, tuple[str
             yield 0, (ecosystem, symbol.name), symbol_id(path, symbol.qualname)
 
 
-def name_tables(facts: Mapping[str, FileFacts]) -> NameTables:
+def name_tables(facts: Mapping[str, FileFacts]) -> tuple[NameTable, NameTable]:
     gathered: tuple[dict[tuple[str, str], list[str]], ...] = ({}, {})
     for path in facts:
         for table, key, node_id in _named_symbols(path, facts[path]):
@@ -266,6 +270,8 @@ class RepoIndex:
         if by_language is None:
             by_language = files_by_language({path: facts[path].language for path in facts})
         self._by_language = by_language
+        self.top_level_by_name: NameTable | NameLookup
+        self.methods_by_name: NameTable | NameLookup
         self.top_level_by_name, self.methods_by_name = names or name_tables(facts)
         self._mentioning = mentioning
         self._memo: dict[str, Any] = {}
@@ -297,11 +303,12 @@ class RepoIndex:
     def paths_of(self, language: str) -> list[str]:
         return self._by_language.get(language, [])
 
-    def memo(self, key: str, build: Callable[[RepoIndex], Any]) -> Any:
+    def memo(self, key: str, build: Callable[[RepoIndex], T]) -> T:
         """A per-pass cache for tables a language builds once (module maps, package maps)."""
         if key not in self._memo:
             self._memo[key] = build(self)
-        return self._memo[key]
+        held: T = self._memo[key]  # what ``build`` made for this key
+        return held
 
     def module(self, language: Language, module: str, importer: str) -> ModuleTarget:
         key = (language.name, module, importer)
@@ -319,6 +326,7 @@ class RepoIndex:
         language = language_named(facts.language)
         table: dict[str, list[Bound]] = {}
         self._bindings[path] = table  # guards against import cycles while filling
+        bound: Bound | None
         for imp in facts.imports:
             if not imp.alias or imp.name == "*":
                 continue
@@ -459,7 +467,8 @@ class RepoIndex:
         if key not in self._memo:
             language = language_named(self.facts[path].language)
             self._memo[key] = tuple(p for p in language.package_peers(path, self) if p != path)
-        return self._memo[key]
+        peers: tuple[str, ...] = self._memo[key]
+        return peers
 
     def find_top_level_defined(self, files: Iterable[str], name: str) -> Bound | None:
         for path in files:
@@ -595,7 +604,7 @@ class RepoIndex:
             owner = self.instance_class(path, scope)
             if not owner:
                 return UNKNOWN
-            types: ValueTypes = (frozenset({owner}), False)
+            types = (frozenset({owner}), False)
         else:
             assigns = self.visible_assigns(path, scope, head)
             types = self._types_assigned(path, assigns, depth + 1)
@@ -866,7 +875,7 @@ class RepoIndex:
             bound = self.callable_of(path, scope, decorator.callee, depth + 1)
             if bound is None or bound.kind != "symbol" or self._is_class(bound.symbol):
                 continue  # a decorator from outside: the name keeps its function
-            value = self._returned(bound.symbol, lambda _slot, v=value: v, depth + 1)
+            value = self._returned(bound.symbol, _always(value), depth + 1)
             if value is None:
                 return frozenset({symbol})  # returns what nothing states: as written
         return value
@@ -1045,7 +1054,8 @@ class RepoIndex:
         key = f"values:arguments:{name}"
         if key not in self._memo:
             self._memo[key] = _arguments_in(self, self._mentioning(name)).get(name, [])
-        return self._memo[key]
+        found: list[tuple[str, AssignFact]] = self._memo[key]
+        return found
 
     def _is_class(self, node_id: str) -> bool:
         symbol = self.symbol(node_id)
@@ -1082,6 +1092,13 @@ class RepoIndex:
                 if method is not None and not self.declared_only(method.symbol):
                     found.add(method.symbol)
         return sorted(found)
+
+
+def _always(
+    value: frozenset[str] | None,
+) -> Callable[[tuple[int, str]], frozenset[str] | None]:
+    """An ``argument`` for ``RepoIndex._returned``: ``value``, whatever the parameter."""
+    return lambda _slot: value
 
 
 def _all_arguments(index: RepoIndex) -> dict[str, list[tuple[str, AssignFact]]]:
@@ -1337,6 +1354,7 @@ class FileResolver:
                 return
         if self._bound_call(caller, call, bound):
             return
+        candidates: Sequence[str]
         candidates = self.index.top_level_by_name.get((self.language.ecosystem, call.name), [])
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_NAME, call.name)
 
@@ -1617,6 +1635,7 @@ class FileResolver:
         if call.name in self.language.builtin_methods:
             self._unresolved(caller, call.name)
             return
+        candidates: Sequence[str]
         candidates = self.index.methods_by_name.get((self.language.ecosystem, call.name), [])
         self._by_name(caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_METHOD, call.name)
 

@@ -70,7 +70,8 @@ def folder_base(folder: str) -> str:
 def _path_bits(path: str) -> int:
     """64 bits of the hash of a path: its base-4 digits, most significant first, choose its
     part of a split folder."""
-    return int.from_bytes(hashlib.sha256(path.encode("utf-8", "surrogateescape")).digest()[:8])
+    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape")).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def _digit(path: str, level: int) -> str:

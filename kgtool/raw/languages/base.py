@@ -46,7 +46,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, TypeVar
 
 from kgtool.raw.model import (
     ALIAS,
@@ -69,8 +69,11 @@ from kgtool.raw.model import (
 )
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Query
+    from tree_sitter import Node, Parser, Query
+    from tree_sitter_language_pack import SupportedLanguage
 
+
+T = TypeVar("T")  # what a memo holds
 
 
 class IndexView(Protocol):
@@ -83,7 +86,7 @@ class IndexView(Protocol):
 
     def paths_of(self, language: str) -> list[str]: ...
 
-    def memo(self, key: str, build: Callable[[Any], Any]) -> Any: ...
+    def memo(self, key: str, build: Callable[[Any], T]) -> T: ...
 
 
 UNBINDABLE = "?"
@@ -118,7 +121,7 @@ class Language:
     """One programming language: its grammar, query, and the rules that need its semantics."""
 
     name: ClassVar[str]  # kgtool's name, also the .scm file's stem
-    grammar: ClassVar[str]  # tree-sitter-language-pack grammar name
+    grammar: ClassVar[SupportedLanguage]  # tree-sitter-language-pack grammar name
     extensions: ClassVar[tuple[str, ...]]
     ecosystem: ClassVar[str]  # prefix of external package IDs: ext:<ecosystem>:<package>
     # Node types that stand for the current instance and the base class in a receiver.
@@ -163,7 +166,9 @@ class Language:
 
         folder = resources.files("kgtool.raw.languages")
         text = "\n".join(folder.joinpath(name).read_text() for name in self.query_files())
-        return Query(get_language(self.grammar), text)  # type: ignore[arg-type]
+        # Named: the stubs type Query() with typing.Self, which Python 3.10's typing lacks.
+        query: Query = Query(get_language(self.grammar), text)
+        return query
 
     @functools.cached_property
     def _pattern_roles(self) -> dict[int, str]:
@@ -174,10 +179,10 @@ class Language:
         """The .scm files whose patterns make this language's query, in order."""
         return (f"{self.name}.scm",)
 
-    def parser(self):
+    def parser(self) -> Parser:
         from tree_sitter_language_pack import get_parser
 
-        return get_parser(self.grammar)  # type: ignore[arg-type]
+        return get_parser(self.grammar)
 
     def extract(self, path: str, source: bytes) -> FileFacts:
         from tree_sitter import QueryCursor
@@ -215,7 +220,7 @@ class Language:
                 definitions.append((role, captures))
 
         # Definitions first: every later capture needs to know its enclosing symbol.
-        found: dict[int, list] = {}  # node id -> [node, kind, name, bases, owner]
+        found: dict[int, list[Any]] = {}  # node id -> [node, kind, name, bases, owner]
         for capture, captures in definitions:
             node = captures[capture][0]
             names = captures.get("name")
@@ -265,13 +270,13 @@ class Language:
         callees: dict[int, tuple[str, str]] = {}  # callee node id -> (receiver, name)
         for captures in by_role["call"]:
             call = (captures.get("call") or captures["new"])[0]
-            function = captures.get("call.function")
-            if function:
-                imported = self.imports_by_call(call, function[0])
+            functions = captures.get("call.function")
+            if functions:
+                imported = self.imports_by_call(call, functions[0])
                 if imported is not None:
                     facts.imports.extend(imported)
                     continue
-                receiver, name = callees[function[0].id] = self.split_callee(function[0])
+                receiver, name = callees[functions[0].id] = self.split_callee(functions[0])
             else:
                 receiver, name = UNBINDABLE, UNBINDABLE
             anchor = decorators.scope_anchor(call, scopes)
@@ -296,8 +301,8 @@ class Language:
                 if function is None:
                     continue
             if function is not None:
-                found = callees.get(function.id)  # the same callee as a call's, mostly
-                receiver, name = found if found is not None else self.split_callee(function)
+                split = callees.get(function.id)  # the same callee as a call's, mostly
+                receiver, name = split if split is not None else self.split_callee(function)
                 if UNBINDABLE in (receiver, name):
                     continue
                 callee, kind = (f"{receiver}.{name}" if receiver else name), ASSIGNED

@@ -93,7 +93,7 @@ class Go(Language):
         suffix: list[str] = []
         for _ in range(MAX_CHAIN):
             while node.type == "parenthesized_expression" and node.named_child_count == 1:
-                node = node.named_child(0)  # type: ignore[assignment]
+                node = node.named_child(0)
             operand = node.child_by_field_name("operand")
             if node.type == "unary_expression" and operand is not None:
                 node = operand  # (&T{}).M(): the address of a T
@@ -161,10 +161,10 @@ class Go(Language):
             if params is None or method is None:
                 continue
             for param in params.named_children:
-                var, kind = param.child_by_field_name("name"), param.child_by_field_name("type")
-                if param.type == "parameter_declaration" and var is not None and kind is not None:
+                named, kind = param.child_by_field_name("name"), param.child_by_field_name("type")
+                if param.type == "parameter_declaration" and named is not None and kind is not None:
                     owner = self.type_name(kind)
-                    receivers[f"{owner}.{self.node_text(method)}"] = self.node_text(var)
+                    receivers[f"{owner}.{self.node_text(method)}"] = self.node_text(named)
         if not receivers:
             return
         calls = []

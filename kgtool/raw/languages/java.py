@@ -55,13 +55,13 @@ class Java(Language):
         if node.type == "explicit_constructor_invocation":
             return self._constructed_class(node)
         if node.type == "method_invocation":
-            name = node.child_by_field_name("name")
+            named = node.child_by_field_name("name")
             obj = node.child_by_field_name("object")
-            if name is None:
+            if named is None:
                 return UNBINDABLE, UNBINDABLE
             if obj is None:
-                return "", self.node_text(name)
-            return (self.receiver_name(obj) or UNBINDABLE), self.node_text(name)
+                return "", self.node_text(named)
+            return (self.receiver_name(obj) or UNBINDABLE), self.node_text(named)
         dotted = self.type_name(node)
         if not dotted:
             return UNBINDABLE, UNBINDABLE
@@ -74,7 +74,7 @@ class Java(Language):
         suffix: list[str] = []
         for _ in range(MAX_CHAIN):
             if node.type == "parenthesized_expression" and node.named_child_count == 1:
-                node = node.named_child(0)  # type: ignore[assignment]
+                node = node.named_child(0)
             elif node.type == "method_invocation":
                 name, obj = node.child_by_field_name("name"), node.child_by_field_name("object")
                 if name is None:
@@ -99,8 +99,8 @@ class Java(Language):
         if owner is None or constructor is None:
             return UNBINDABLE, UNBINDABLE
         if constructor.type == "this":
-            name = owner.child_by_field_name("name")
-            return ("", self.node_text(name)) if name is not None else (UNBINDABLE, UNBINDABLE)
+            named = owner.child_by_field_name("name")
+            return ("", self.node_text(named)) if named is not None else (UNBINDABLE, UNBINDABLE)
         superclass = owner.child_by_field_name("superclass")
         base = superclass.named_child(0) if superclass is not None else None
         dotted = self.type_name(base) if base is not None else ""

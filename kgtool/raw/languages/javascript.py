@@ -24,6 +24,7 @@ from kgtool.raw.model import ImportFact
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+    from tree_sitter_language_pack import SupportedLanguage
 
     from kgtool.raw.languages.base import IndexView
 
@@ -103,8 +104,8 @@ GLOBALS = frozenset(
 
 class JavaScript(Language):
     name = "javascript"
-    grammar = "javascript"
-    extensions = (".js", ".mjs", ".cjs", ".jsx")
+    grammar: ClassVar[SupportedLanguage] = "javascript"  # subclasses name their own
+    extensions: ClassVar[tuple[str, ...]] = (".js", ".mjs", ".cjs", ".jsx")
     ecosystem = "npm"
     self_names: ClassVar[frozenset[str]] = frozenset({"this"})
     # Of String, Array, Map, Set, Promise, Object, Function, Number and RegExp instances.
@@ -145,9 +146,9 @@ class JavaScript(Language):
         facts: list[ImportFact] = []
         for child in node.named_children:
             if child.type == "import_require_clause":  # TypeScript: import x = require("m")
-                name, module = child.named_children[0], child.child_by_field_name("source")
-                if module is not None:
-                    facts.append(ImportFact(line, _string(module), "", self.node_text(name)))
+                bound, required = child.named_children[0], child.child_by_field_name("source")
+                if required is not None:
+                    facts.append(ImportFact(line, _string(required), "", self.node_text(bound)))
         if source is None:
             return facts
         module = _string(source)
@@ -158,9 +159,9 @@ class JavaScript(Language):
             if child.type == "identifier":
                 facts.append(ImportFact(line, module, "default", self.node_text(child)))
             elif child.type == "namespace_import":
-                alias = child.named_children[0] if child.named_children else None
-                if alias is not None:
-                    facts.append(ImportFact(line, module, "", self.node_text(alias)))
+                namespace = child.named_children[0] if child.named_children else None
+                if namespace is not None:
+                    facts.append(ImportFact(line, module, "", self.node_text(namespace)))
             elif child.type == "named_imports":
                 for spec in child.named_children:
                     if spec.type == "import_specifier":
@@ -179,9 +180,9 @@ class JavaScript(Language):
                             name, alias = _specifier(spec)
                             facts.append(ImportFact(line, module, name, alias, True))
                 elif child.type == "namespace_export":
-                    alias = child.named_children[0] if child.named_children else None
-                    if alias is not None:
-                        facts.append(ImportFact(line, module, "", self.node_text(alias), True))
+                    namespace = child.named_children[0] if child.named_children else None
+                    if namespace is not None:
+                        facts.append(ImportFact(line, module, "", self.node_text(namespace), True))
             return facts or [ImportFact(line, module, "*", "", True)]
         facts = []
         for child in node.named_children:
@@ -193,10 +194,11 @@ class JavaScript(Language):
                             facts.append(ImportFact(line, THIS_MODULE, name, alias, True))
         if any(child.type == "default" for child in node.children):
             named = node.child_by_field_name("declaration") or node.child_by_field_name("value")
+            declared = named.child_by_field_name("name") if named is not None else None
             if named is not None and named.type == "identifier":
                 local = self.node_text(named)
-            elif named is not None and named.child_by_field_name("name") is not None:
-                local = self.node_text(named.child_by_field_name("name"))  # type: ignore[arg-type]
+            elif declared is not None:
+                local = self.node_text(declared)
             else:
                 local = ""  # anonymous: the query names it "default"
             if local and named is not None and named.type != "class":
@@ -214,6 +216,7 @@ class JavaScript(Language):
         target = parent.child_by_field_name("name") if parent is not None else None
         if parent is None or parent.type != "variable_declarator" or target is None:
             return [ImportFact(line, module)]
+        # A call always has its function (the field is typed as optional).
         if node.child_by_field_name("function").type == "import":  # type: ignore[union-attr]
             return [ImportFact(line, module)]  # a promise of the module, not the module
         if target.type == "identifier":
@@ -375,8 +378,9 @@ class JavaScript(Language):
             kind in self.field_types
             or kind == "method_definition"  # a getter
             or (
-                kind in PARAMETERS
-                and any(c.type in PARAMETER_PROPERTY for c in parent.children)  # type: ignore[union-attr]
+                parent is not None  # (always, when kind is one of these)
+                and kind in PARAMETERS
+                and any(c.type in PARAMETER_PROPERTY for c in parent.children)
             )
         ):
             return f"this.{self.node_text(node)}"

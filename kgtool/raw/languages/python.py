@@ -125,7 +125,7 @@ class Python(Language):
         """The class a stated type names: ``Foo``, ``m.Foo``, ``"Foo"``, ``Foo | None`` and
         ``Optional[Foo]`` name Foo; ``dict[str, Foo]`` names dict; anything else nothing."""
         while node.type in ("type", "parenthesized_expression") and node.named_child_count == 1:
-            node = node.named_child(0)  # type: ignore[assignment]
+            node = node.named_child(0)
         if node.type == "identifier":
             return self.node_text(node)
         if node.type in ("generic_type", "subscript"):
@@ -164,10 +164,10 @@ class Python(Language):
             facts = []
             for child in node.children_by_field_name("name"):
                 if child.type == "aliased_import":
-                    module = child.child_by_field_name("name")
+                    imported = child.child_by_field_name("name")
                     alias = child.child_by_field_name("alias")
-                    if module is not None and alias is not None:
-                        text = self.node_text(module)
+                    if imported is not None and alias is not None:
+                        text = self.node_text(imported)
                         facts.append(ImportFact(line, text, "", self.node_text(alias)))
                 else:
                     text = self.node_text(child)
@@ -268,21 +268,22 @@ class Python(Language):
             )
             return facts
         # d["k"] = f, d.append(f), d.add(f), d.update({"k": f}): one more value d holds.
-        held = captures["value.var"][0]
+        holder = captures["value.var"][0]
         method = captures.get("value.method")
         if method and self.node_text(method[0]) not in STORES:
             return []
-        value = next((v for v in captures["value.argument"] if v.type in NAMES), None)
-        value_name = self.dotted(value) if value is not None else ""
+        stored = next((v for v in captures["value.argument"] if v.type in NAMES), None)
+        value_name = self.dotted(stored) if stored is not None else ""
         if not value_name:
             return []
-        return [AssignFact(line, scope, f"{self.node_text(held)}{ELEMENT}", value_name, ALIAS)]
+        return [AssignFact(line, scope, f"{self.node_text(holder)}{ELEMENT}", value_name, ALIAS)]
 
     def _parameters(self, parameters: Node, scope: str, names: set[str]) -> list[AssignFact]:
         """The parameters in ``names``, with their positions and default values."""
         facts = []
         line = parameters.start_point[0] + 1
         position: int | None = 0
+        name: Node | None
         for child in parameters.named_children:
             kind = child.type
             if kind in ("list_splat_pattern", "keyword_separator"):
@@ -322,7 +323,7 @@ class Python(Language):
         argument = captures["value.argument"][0]
         call = arguments.parent
         function = call.child_by_field_name("function") if call is not None else None
-        if function is None or call.type != "call":
+        if call is None or function is None or call.type != "call":
             return []  # a class's bases, a decorator's arguments are read elsewhere
         called = (
             self.node_text(function) if function.type == "identifier" else self.dotted(function)
@@ -369,11 +370,12 @@ class Python(Language):
             star = starred[0]
             rest = len(targets) - star - 1
             inner = next((c for c in targets[star].named_children if c.type == "identifier"), None)
-            for held in values[star : len(values) - rest] if inner is not None else ():
-                name = self.dotted(held) if held.type in NAMES else ""
-                if name:
-                    var = f"{self.node_text(inner)}{ELEMENT}"
-                    facts.append(AssignFact(line, scope, var, name, ALIAS))
+            if inner is not None:
+                for held in values[star : len(values) - rest]:
+                    name = self.dotted(held) if held.type in NAMES else ""
+                    if name:
+                        var = f"{self.node_text(inner)}{ELEMENT}"
+                        facts.append(AssignFact(line, scope, var, name, ALIAS))
             pairs = [
                 *zip(targets[:star], values[:star], strict=True),
                 *zip(targets[star + 1 :], values[len(values) - rest :], strict=True),

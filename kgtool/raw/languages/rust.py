@@ -98,14 +98,16 @@ class Rust(Language):
     def parse_import(self, node: Node) -> list[ImportFact]:
         line = node.start_point[0] + 1
         if node.type == "mod_item":
-            name = node.child_by_field_name("name")
-            return [ImportFact(line, f"self::{self.node_text(name)}", "", self.node_text(name))]
-        if node.type == "extern_crate_declaration":
-            name, alias = node.child_by_field_name("name"), node.child_by_field_name("alias")
-            if name is None:
+            named = node.child_by_field_name("name")
+            if named is None:  # the grammar requires it
                 return []
-            bound = self.node_text(alias if alias is not None else name)
-            return [ImportFact(line, self.node_text(name), "", bound)]
+            return [ImportFact(line, f"self::{self.node_text(named)}", "", self.node_text(named))]
+        if node.type == "extern_crate_declaration":
+            named, aliased = node.child_by_field_name("name"), node.child_by_field_name("alias")
+            if named is None:
+                return []
+            bound = self.node_text(aliased if aliased is not None else named)
+            return [ImportFact(line, self.node_text(named), "", bound)]
         argument = node.child_by_field_name("argument")
         if argument is None:
             return []

@@ -20,6 +20,7 @@ from kgtool.raw.model import PARTIAL_GRAMMAR, FileFacts
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+    from tree_sitter_language_pack import SupportedLanguage
 
 # The TypeScript grammar bundled with tree-sitter-language-pack 0.13.0 reads ``import("./x")``
 # in a type position as a call, and fails on type arguments after it: ``import("./x").T<U>``
@@ -55,8 +56,8 @@ ABSTRACT_MEMBER = re.compile(
 
 class TypeScript(JavaScript):
     name = "typescript"
-    grammar = "typescript"
-    extensions = (".ts", ".mts", ".cts")
+    grammar: ClassVar[SupportedLanguage] = "typescript"  # subclasses name their own
+    extensions: ClassVar[tuple[str, ...]] = (".ts", ".mts", ".cts")
     name_types: ClassVar[frozenset[str]] = frozenset({"identifier", "type_identifier"})
     member_access: ClassVar[dict[str, tuple[str, str]]] = {
         "member_expression": ("object", "property"),
