@@ -97,9 +97,7 @@ def read_file(path: Path, where: str, limit: int = MAX_BYTES, head: bool = False
     return b"".join(chunks)
 
 
-def read_tracked(
-    root: Path, path: str, limit: int = MAX_BYTES, head: bool = False
-) -> bytes | None:
+def read_tracked(root: Path, path: str, limit: int = MAX_BYTES, head: bool = False) -> bytes | None:
     """A tracked file's bytes as layer 1 reads them: None for a symlink (git keeps its
     target, not a file; followed, it may lead to /dev/zero or out of the tree), a file that is
     not regular, or one over ``limit`` bytes (with ``head``, its first ``limit`` bytes)."""
@@ -127,9 +125,7 @@ def _text(data: bytes | str, where: str, first_line: int, limit: int = MAX_BYTES
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + first_line
-        raise Malformed(
-            f"is not valid UTF-8 (byte 0x{data[exc.start]:02x})", where, line
-        ) from None
+        raise Malformed(f"is not valid UTF-8 (byte 0x{data[exc.start]:02x})", where, line) from None
 
 
 def _too_deep(where: str, line: int) -> Unreadable:
@@ -387,9 +383,7 @@ def construct(node: yaml.Node | None) -> Any:
     return yaml.constructor.SafeConstructor().construct_document(node)
 
 
-def load_yaml(
-    data: bytes | str, where: str, first_line: int = 1, limit: int = MAX_BYTES
-) -> Any:
+def load_yaml(data: bytes | str, where: str, first_line: int = 1, limit: int = MAX_BYTES) -> Any:
     """A YAML document's value (None when empty), refused (``Unreadable``) when not YAML,
     over ``limit`` bytes, too deep, holding a number too long, or too many values through
     aliases."""

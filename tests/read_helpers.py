@@ -30,20 +30,20 @@ READ_FILES = {
             def load(self):
                 return 3
         ''',
-    "app/cache.py": '''\
+    "app/cache.py": """\
         class Cache:
             def save(self):
                 return 4
 
             def load(self):
                 return 5
-        ''',
-    "app/disk.py": '''\
+        """,
+    "app/disk.py": """\
         class Disk:
             def save(self):
                 return 6
-        ''',
-    "app/api.py": '''\
+        """,
+    "app/api.py": """\
         from app.store import Store
 
 
@@ -55,8 +55,8 @@ READ_FILES = {
         def sync(thing):
             thing.load()
             return thing.save()
-        ''',
-    "app/cli.py": '''\
+        """,
+    "app/cli.py": """\
         from app.api import handler
 
 
@@ -70,9 +70,9 @@ READ_FILES = {
 
         def pong():
             return ping()
-        ''',
+        """,
     "report/__init__.py": "",
-    "report/format.py": '''\
+    "report/format.py": """\
         def cell(value):
             return str(value)
 
@@ -83,8 +83,8 @@ READ_FILES = {
 
         def table(rows):
             return "\\n".join(row(r) for r in rows)
-        ''',
-    "report/render.py": '''\
+        """,
+    "report/render.py": """\
         from app.store import Store
         from report.format import cell, row, table
 
@@ -96,7 +96,7 @@ READ_FILES = {
 
         def render(rows):
             return table(rows) + row(rows[0]) + cell(rows[0][0])
-        ''',
+        """,
     "docs/guide.md": "# Guide\n\nRun `app.cli.main`.\n",
 }
 

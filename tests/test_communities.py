@@ -422,9 +422,7 @@ def test_an_edit_that_leaves_the_file_graph_keeps_the_document_and_redraws_what_
     result = repo.kg("update")
     assert result.code == 0 and "unchanged .kg/communities.json" in result.out
     after = repo.kg_bytes()
-    assert {n for n in after if after[n] != before[n]} == {
-        n for n in after if n.startswith("raw/")
-    }
+    assert {n for n in after if after[n] != before[n]} == {n for n in after if n.startswith("raw/")}
     assert after == repo.clean_build()
     repo.write(
         "pay/jobs.py",

@@ -37,9 +37,7 @@ def code_groups(repo: Repo) -> list[list[str]]:
 def triangles_whole(groups: list[list[str]]) -> bool:
     """Each triangle ``m<i>/`` lies in one group: the cut followed the graph."""
     home = {path.split("/")[0]: n for n, group in enumerate(groups) for path in group}
-    return all(
-        home[path.split("/")[0]] == n for n, group in enumerate(groups) for path in group
-    )
+    return all(home[path.split("/")[0]] == n for n, group in enumerate(groups) for path in group)
 
 
 def test_the_cap_is_a_share_of_a_large_package_only() -> None:

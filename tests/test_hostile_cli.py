@@ -381,9 +381,7 @@ def test_repository_shapes(make_repo, tmp_path: Path) -> None:
     assert not (base.root / ".kg").exists()
 
 
-@pytest.mark.parametrize(
-    "name", [".kg/raw/pkg.jsonl", ".kg/communities.json", ".git/kgtool.lock"]
-)
+@pytest.mark.parametrize("name", [".kg/raw/pkg.jsonl", ".kg/communities.json", ".git/kgtool.lock"])
 def test_a_folder_where_kgtool_expects_a_file_is_one_line(make_repo, name: str) -> None:
     repo = small(make_repo)
     assert repo.kg("update").code == 0

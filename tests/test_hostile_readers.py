@@ -316,7 +316,7 @@ def test_a_pull_request_list_from_a_pipe_is_refused(make_repo, tmp_path: Path) -
 
 
 def test_an_empty_list_of_steps_says_so(make_repo) -> None:
-    """"must be a string or a list of strings, not a list" contradicted itself for []."""
+    """ "must be a string or a list of strings, not a list" contradicted itself for []."""
     repo = make_repo({"app.py": "def run():\n    return 1\n"})
     repo.write(
         "playbooks/p.md",

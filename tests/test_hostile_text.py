@@ -125,7 +125,7 @@ def test_a_hand_written_label_is_held_to_the_label_rules(
 def test_a_hand_written_at_sign_stands_and_notifies_nobody(
     make_repo: Callable[..., Repo], runner: Actions
 ) -> None:
-    """"the @retry decorator" is a fair summary: a commit must not fail over it, and where
+    """ "the @retry decorator" is a fair summary: a commit must not fail over it, and where
     GitHub renders it, it mentions nobody."""
     repo, base = labelled(make_repo)
     hand_edit(repo, "name", "Store @admin helpers")

@@ -69,8 +69,12 @@ def test_test_data_added_inside_one_plugin_of_many_is_not_a_task(repo: Repo) -> 
             edit(repo, path, f"// round {round}")
         commit_at(repo, f"Tune the plugins, round {round}", DAY * (round + 1) + 12)
     for number in range(5):
-        repo.write_files({f"plugins/inputs/kibana/cases/reply_{100 + number}.out": "ok\n",
-                          f"plugins/inputs/kibana/cases_{number}.go": "package x\n"})
+        repo.write_files(
+            {
+                f"plugins/inputs/kibana/cases/reply_{100 + number}.out": "ok\n",
+                f"plugins/inputs/kibana/cases_{number}.go": "package x\n",
+            }
+        )
         edit(repo, "plugins/inputs/kibana/kibana_client.go", f"// {number}")
         commit_at(repo, f"Handle odd reply {number} of kibana", DAY * (number + 10))
     patterns = mine_history(repo.root, Options()).patterns

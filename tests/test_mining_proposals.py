@@ -80,9 +80,7 @@ def test_the_same_history_writes_the_same_bytes(mined: Repo) -> None:
 
 
 def test_a_persons_playbook_with_the_same_files_wins(providers: Repo) -> None:  # noqa: F811
-    add_playbook(
-        providers, "add-provider", ["app/providers/__init__.py", "app/providers/delta.py"]
-    )
+    add_playbook(providers, "add-provider", ["app/providers/__init__.py", "app/providers/delta.py"])
     result = providers.kg("mine-playbooks")
     assert "overlaps playbooks/add-provider.md" in result.out
     assert not (providers.root / PROPOSAL).exists()
@@ -118,8 +116,14 @@ def test_a_saved_pull_request_list_gives_titles_and_labels(mined: Repo, tmp_path
     prs.write_text(
         json.dumps(
             [
-                {"number": 12, "title": "Providers: add beta", "labels": [{"name": "feature"}],
-                 "author": {"login": "ada"}, "body": "", "mergeCommit": {"oid": "0" * 40}},
+                {
+                    "number": 12,
+                    "title": "Providers: add beta",
+                    "labels": [{"name": "feature"}],
+                    "author": {"login": "ada"},
+                    "body": "",
+                    "mergeCommit": {"oid": "0" * 40},
+                },
                 {"number": 11, "title": "Release the alpha", "labels": [{"name": "release"}]},
             ]
         )

@@ -86,9 +86,7 @@ def test_a_good_rewording_is_written(ready: Repo, fake_anthropic: FakeAnthropic)
     assert playbook.problems == []
     assert playbook.intent.startswith("Register a new provider: add app/providers/<name>.py")
     gamma_fix = ready.git("log", "--format=%h", "-1", "--grep=display name").strip()[:7]
-    assert any(
-        p.startswith("Reworded advice citing") and gamma_fix in p for p in playbook.pitfalls
-    )
+    assert any(p.startswith("Reworded advice citing") and gamma_fix in p for p in playbook.pitfalls)
     assert len(playbook.pitfalls) == len(data["pitfalls"])
     text = (ready.root / PROPOSAL).read_text()
     assert "intent and pitfalls reworded by claude-haiku-4-5" in text.splitlines()[1]

@@ -341,7 +341,7 @@ def test_a_file_name_cannot_write_lines_into_a_proposal(repo: Repo) -> None:
     hostile = 'docs/<n>\n  - "README.md"\n  #x.md'
     for number, name in enumerate(TARGETS):
         repo.write(f"plugins/{name}.py", f"NAME = '{name}'\n")
-        repo.write(f"docs/{name}\n  - \"README.md\"\n  #x.md", "# doc\n")
+        repo.write(f'docs/{name}\n  - "README.md"\n  #x.md', "# doc\n")
         commit_at(repo, f"Add the {name} plugin", DAY * (number + 1))
     assert hostile  # the shape of the name every addition carries
     assert repo.kg("update").code == 0
@@ -377,8 +377,8 @@ def test_symbols_read_from_odd_names_and_a_deletion_adds_nothing(repo: Repo) -> 
 
 
 def test_steps_say_what_the_changes_wrote_in_a_symbol(repo: Repo) -> None:
-    resolver = 'def resolve(kind):\n    match kind:\n{}        case _: return None\n'
-    settings = 'class Settings:\n    def defaults(self):\n        return dict(\n{}        )\n'
+    resolver = "def resolve(kind):\n    match kind:\n{}        case _: return None\n"
+    settings = "class Settings:\n    def defaults(self):\n        return dict(\n{}        )\n"
     text = webhook_targets_mined(
         repo,
         {

@@ -408,7 +408,7 @@ def test_a_main_file_named_with_brackets_is_labelled_in_plain_text(
     # Route files of web frameworks are named so: pages/api/[id].ts, app/[...slug]/page.tsx.
     repo = make_repo(
         {
-            "site/pages/api/[trpc].ts": '/** Serves every call of the API router. */\n'
+            "site/pages/api/[trpc].ts": "/** Serves every call of the API router. */\n"
             "export default function handler(req: any) {\n  return req;\n}\n",
             "site/pages/index.ts": "import handler from './api/[trpc]';\n"
             "export const page = () => handler(1);\n",
@@ -444,8 +444,12 @@ def test_a_label_the_ontology_would_refuse_is_never_written(
     ("folder", "stems", "base", "name"),
     [
         # What the files are, beside where they live.
-        ("app/plugins", ("chime", "dot", "slack"), "NotifyBase",
-         "Plugins (NotifyBase): dot, slack"),
+        (
+            "app/plugins",
+            ("chime", "dot", "slack"),
+            "NotifyBase",
+            "Plugins (NotifyBase): dot, slack",
+        ),
         # A folder that names the base already does not tell it twice.
         ("app/lexers", ("python", "css", "html"), "RegexLexer", "Lexers: CSS, HTML"),
         # "Base" in a folder's name says nothing of which base.

@@ -29,7 +29,9 @@ def _blocks(section: str, language: str) -> list[str]:
 
 
 def test_the_quick_start_works_as_written(
-    make_repo, hook_source: HookSource, tmp_path: Path  # noqa: F811
+    make_repo,
+    hook_source: HookSource,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     [script] = _blocks("Quick start", "sh")
     [config] = _blocks("Quick start", "yaml")

@@ -407,9 +407,7 @@ def test_names_bound_by_name_alone_follow_definitions_removed_and_moved(repo: Re
         assert incremental.resolved < incremental.files  # the incremental path was taken
         assert written == content
         seen.append(
-            sorted(
-                (row[1], row[2]) for row in repo.edge_rows("calls") if "caller.py" in row[0]
-            )
+            sorted((row[1], row[2]) for row in repo.edge_rows("calls") if "caller.py" in row[0])
         )
     spin = ("app/spinner.py::Wheel.spin", "INFERRED")
     assert seen[0] == [("app/a.py::orphan", "INFERRED"), spin]
@@ -575,9 +573,7 @@ def test_an_edit_binds_a_parameter_through_what_an_untouched_file_passes(repo: R
     update(repo)
     repo.write("app/runner.py", "def run(callback):\n    callback()\n# touched\n")
     assert update(repo).resolved == 1
-    assert ("app/runner.py::run", "app/hello.py::hello", "INFERRED", 2) in repo.edge_rows(
-        "calls"
-    )
+    assert ("app/runner.py::run", "app/hello.py::hello", "INFERRED", 2) in repo.edge_rows("calls")
     assert repo.fresh_build() == repo.layer1()
 
 

@@ -70,8 +70,11 @@ def test_a_symbol_says_where_it_is_and_which_playbook_holds_it(repo: Repo) -> No
     document = json.loads(repo.kg("explain", "app/store.py::Store", "--format", "json").out)
     assert document["kind"] == "symbol" and document["symbol_kind"] == "class"
     assert document["at"] == "app/store.py:9-17"
-    assert document["community"] == {"id": "c2", "title": "c2 · Store: API (unlabelled)",
-                                     "mark": "unlabelled"}
+    assert document["community"] == {
+        "id": "c2",
+        "title": "c2 · Store: API (unlabelled)",
+        "mark": "unlabelled",
+    }
     assert [m["id"] for m in document["members"]] == [
         "app/store.py::Store.flush",
         "app/store.py::Store.load",

@@ -92,9 +92,9 @@ def test_cycles_end_and_the_output_is_deterministic(repo: Repo) -> None:
     # goes on to save's callers, never back to flush.
     nodes = [
         (d["node"], d["depth"])
-        for d in json.loads(
-            repo.kg("impact", "app/store.py::Store.flush", "--format", "json").out
-        )["dependents"]
+        for d in json.loads(repo.kg("impact", "app/store.py::Store.flush", "--format", "json").out)[
+            "dependents"
+        ]
     ]
     assert nodes == [
         ("app/store.py::Store.save", 1),
@@ -115,8 +115,7 @@ def test_diff_takes_the_changed_files_as_targets_and_warns_only_of_files_outside
     assert document["targets"] == ["report/format.py"]
     assert document["files"] == ["report/render.py"]
     assert document["notes"] == [
-        "1 changed file(s) not in .kg/raw/ (new, deleted or excluded), left out: "
-        "report/new.py"
+        "1 changed file(s) not in .kg/raw/ (new, deleted or excluded), left out: report/new.py"
     ]
     # The change set differs from .kg/ by definition: it is read as the graph before it.
     assert result.err == ""
@@ -150,7 +149,7 @@ def test_unknown_target_and_missing_kg_are_one_line_errors(repo: Repo) -> None:
 def test_ids_with_escaped_characters_are_read_too(repo: Repo) -> None:
     build_read_repo(repo)
     repo.write('app/odd"name.py', "def helper():\n    return 1\n")
-    repo.write("app/user.py", 'from app.store import Store\n\n\ndef use():\n    return Store()\n')
+    repo.write("app/user.py", "from app.store import Store\n\n\ndef use():\n    return Store()\n")
     repo.commit("a quote in a file name")
     assert repo.kg("update").code == 0
     assert b"\\" in repo.layer1()  # the line-by-line reading

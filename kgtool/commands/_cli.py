@@ -92,7 +92,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def _nearest(word: str, known: Sequence[str]) -> str:
-    """": did you mean 'X'?" for the known word nearest ``word``, or "" when none is close."""
+    """ ": did you mean 'X'?" for the known word nearest ``word``, or "" when none is close."""
     # Imported here: the hook's path, which never mistypes, does not load it.
     import difflib
 

@@ -52,5 +52,3 @@ def run(args: argparse.Namespace) -> int:
             for outcome in outcomes:
                 print(f"  {outcome.name}: {outcome.seconds:.2f}s")
     return EXIT_FAILED if failed else EXIT_OK
-
-

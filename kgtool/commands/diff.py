@@ -63,5 +63,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_text(report, base_name, head_name, labels), end="")
     return EXIT_OK
-
-

@@ -194,5 +194,3 @@ def describe(result: UpdateResult) -> str:
     if result.broken_imports:
         lines.append(f"  broken imports: {len(result.broken_imports)}")
     return "\n".join(lines)
-
-

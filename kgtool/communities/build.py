@@ -337,8 +337,7 @@ def _over_cap(previous: Document, document: Document) -> bool:
         if code:
             sizes[package_of(code[0], boundaries)].append(len(code))
     return any(
-        max(counts) > (size_cap(sum(counts), settings) or sum(counts))
-        for counts in sizes.values()
+        max(counts) > (size_cap(sum(counts), settings) or sum(counts)) for counts in sizes.values()
     )
 
 

@@ -326,9 +326,7 @@ def _leiden(
     else:
         assert changed is not None and membership is not None
         hops = 0 if parted else LOCALITY_HOPS
-        free = _optimise_locally(
-            optimiser, partition, files, membership, changed, neighbours, hops
-        )
+        free = _optimise_locally(optimiser, partition, files, membership, changed, neighbours, hops)
         if not parted:
             free |= _catch_up(optimiser, partition, graph, files, resolution, total)
     now = list(partition.membership)

@@ -261,9 +261,7 @@ def family_records(found: list[Family], files: dict[str, str]) -> list[dict[str,
             "folder": family.folder,
             "members": list(family.members),
             "tests": list(family.tests),
-            "communities": sorted(
-                {files[path] for path in family.files}, key=id_number
-            ),
+            "communities": sorted({files[path] for path in family.files}, key=id_number),
         }
         for family in found
     ]

@@ -78,9 +78,7 @@ class Report:
         return lines
 
 
-def evaluate(
-    root: Path, options: Options, cut: float, progress: Progress | None = None
-) -> Report:
+def evaluate(root: Path, options: Options, cut: float, progress: Progress | None = None) -> Report:
     if not 0.0 < cut < 1.0:
         raise KgError(f"--cut must be between 0 and 1, not {cut}")
     # The patterns are learnt from the tasks before the cut alone: none over the whole history.
@@ -98,9 +96,7 @@ def evaluate(
     precision: list[float | None] = []
     recall: list[float | None] = []
     for task in test:
-        match = next(
-            (p for p in patterns if p.anchor in task.items and p.verb == task.verb), None
-        )
+        match = next((p for p in patterns if p.anchor in task.items and p.verb == task.verb), None)
         if match is None:
             precision.append(None)
             recall.append(None)

@@ -54,8 +54,10 @@ _RELEASE = re.compile(
 _RELEASE_WORK = re.compile(r"^(cherry[- ]?pick|backport)\b|\brelease notes\b", re.IGNORECASE)
 _CONVENTIONAL = re.compile(r"^(chore|build|ci|release|deps)(\([^)]*\))?!?:\s+", re.IGNORECASE)
 _BRANCH_MERGE = re.compile(r"^Merge (remote-tracking )?branch '([^']+)'", re.IGNORECASE)
-_LINE = re.compile(r"(^|/)(main|master|trunk|develop|stable|\d+(\.\d+|\.x)*[\w.-]*|"
-                   r"[\w.-]*(maintenance|release)[\w.-]*)$")
+_LINE = re.compile(
+    r"(^|/)(main|master|trunk|develop|stable|\d+(\.\d+|\.x)*[\w.-]*|"
+    r"[\w.-]*(maintenance|release)[\w.-]*)$"
+)
 _SYNC = re.compile(r"^Merge (?:branch |remote-tracking branch )?'?([\w./-]+)'? into [\w./-]+$")
 _FIX_WORDS = re.compile(
     r"\b(fix|fixes|fixed|forgot|forgotten|missing|oops|typo|follow-?up|amend|add back)\b",
@@ -94,8 +96,10 @@ def reason_for(change: ChangeSet, branch: str, max_files: int) -> str:
     who = (change.email, change.author, change.pr_author)
     # "build(deps): bump x from 1 to 2": what a bot writes, under a conventional type.
     subject = _CONVENTIONAL.sub("", change.subject, count=1)
-    if any(_BOT.search(w) for w in who) or _BOT_WORK.search(change.subject) or (
-        _BOT_WORK.search(subject)
+    if (
+        any(_BOT.search(w) for w in who)
+        or _BOT_WORK.search(change.subject)
+        or (_BOT_WORK.search(subject))
     ):
         return BOT
     if change.reverts or change.title.startswith(('Revert "', "Revert '")):

@@ -188,9 +188,7 @@ def mine(
         if _bumps_versions(root, pattern, diffs):
             result.version_bumps += 1
             continue
-        proposal = build_proposal(
-            pattern, resolver, concepts, checks, mined.filtered.reverts
-        )
+        proposal = build_proposal(pattern, resolver, concepts, checks, mined.filtered.reverts)
         if proposal is None:
             result.outdated += 1
             continue
@@ -222,9 +220,7 @@ def mine(
     return result
 
 
-def _bumps_versions(
-    root: Path, pattern: Pattern, diffs: dict[str, VersionRewrites | None]
-) -> bool:
+def _bumps_versions(root: Path, pattern: Pattern, diffs: dict[str, VersionRewrites | None]) -> bool:
     """Whether its newest changes are version bumps, read from their diffs ("Update Go to
     1.25.4" over CI, Makefile and go.mod, however it is titled): most of them rewrite a
     version, and one at least does nothing else (a release's bump may come with its notes

@@ -141,8 +141,7 @@ class Abstractor:
         families = {
             family
             for family, found in members.items()
-            if len(found) >= KIND_FOLDER_ADDITIONS
-            and len(made_by[family]) >= KIND_FOLDER_ADDITIONS
+            if len(found) >= KIND_FOLDER_ADDITIONS and len(made_by[family]) >= KIND_FOLDER_ADDITIONS
         }
         self.own_names = {
             (family, name)

@@ -278,8 +278,10 @@ def _pitfalls(pattern: Pattern) -> list[str]:
         for follow_up in task.change.follow_ups:
             own = {p for p in task.change.paths}
             extra = sorted(set(follow_up.paths) - own)
-            what = f"also changed {', '.join(extra[:3])}" if extra else (
-                f"changed {', '.join(sorted(follow_up.paths)[:3])} again"
+            what = (
+                f"also changed {', '.join(extra[:3])}"
+                if extra
+                else (f"changed {', '.join(sorted(follow_up.paths)[:3])} again")
             )
             found.append(
                 f"{follow_up.short} “{follow_up.title}” completed {task.change.ref} "
@@ -371,9 +373,7 @@ def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]
     of its name is now when it moved; one gone is left out), with how many of the changes
     read touched it."""
     changes = [
-        (task.change.id, key.pointer)
-        for task in reversed(pattern.tasks)
-        if key.item in task.items
+        (task.change.id, key.pointer) for task in reversed(pattern.tasks) if key.item in task.items
     ]
     reading = touched_symbols(resolver.root, changes)
     read = reading.read

@@ -338,7 +338,7 @@ class ProseWriter:
         return report
 
     def _one(self, proposal: Proposal) -> str:
-        """"" when the proposal was reworded, else the first problem of the last reply."""
+        """ "" when the proposal was reworded, else the first problem of the last reply."""
         sent = document(proposal)
         params = self.params(sent)
         errors: list[str] = []

@@ -77,9 +77,7 @@ def change_lines(labels: dict[str, Any]) -> list[str]:
         lines.append(f"phrased: {len(phrased)} edges (.kg/ontology.yaml lists them)")
     else:
         lines += [f"phrased: {e['edge']} '{e['phrase']}'" for e in phrased]
-    lines += [
-        f"rephrased: {e['edge']} '{e['from']}' -> '{e['to']}'" for e in labels["rephrased"]
-    ]
+    lines += [f"rephrased: {e['edge']} '{e['from']}' -> '{e['to']}'" for e in labels["rephrased"]]
     lines += [
         f"label drifted: {e['label']} '{e['text']}': {'; '.join(e['why'])}"
         for e in labels["drifted"]

@@ -98,8 +98,7 @@ def community_items(
             edges_out=out,
             edges_in=into,
             neighbours={
-                other: names.get(other, other)
-                for other in sorted(neighbours[cid], key=id_number)
+                other: names.get(other, other) for other in sorted(neighbours[cid], key=id_number)
             },
             previous_name=(previous or {}).get(cid, ""),
             family=families.get(cid, ""),

@@ -145,9 +145,7 @@ def load_layer1(root: Path, config: Config, store: Store) -> Layer1:
         read = raw_graph.read_nodes(loaded.data) if loaded.data is not None else None
         if read is None:
             present = False
-            notes.append(
-                Finding(raw_path, loaded.line, WARNING, NO_RAW_GRAPH, raw_graph.DAMAGED)
-            )
+            notes.append(Finding(raw_path, loaded.line, WARNING, NO_RAW_GRAPH, raw_graph.DAMAGED))
         else:
             symbols, hashes = read
     view = Layer1(graph_files, elsewhere, symbols, hashes, present, root, config["max_file_bytes"])

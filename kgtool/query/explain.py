@@ -109,9 +109,7 @@ def _community(
     for status in statuses:
         reasons = [f"concept {cid}" for c in status.communities if c == cid]
         reasons += [
-            f"key file {text}"
-            for text, node in status.pointers
-            if graph.path_of(node) in members
+            f"key file {text}" for text, node in status.pointers if graph.path_of(node) in members
         ]
         if reasons:
             pointing.append(_playbook(status, reasons))
@@ -223,9 +221,7 @@ def _file(
 
 
 def _unresolved(graph: KgGraph, nodes: list[str]) -> int:
-    return sum(
-        sum((graph.node(n) or {}).get("unresolved_calls", {}).values()) for n in nodes
-    )
+    return sum(sum((graph.node(n) or {}).get("unresolved_calls", {}).values()) for n in nodes)
 
 
 def _symbol(
@@ -291,9 +287,7 @@ def render_text(answer: Answer) -> str:
             lines.append(f"  ... {len(ordered) - SHOWN_FILES} more")
         if answer["top_symbols"]:
             lines += ["", "main symbols (edges in):"]
-            lines += [
-                f"  {s['id']}  {s['at']}  ({s['in_degree']})" for s in answer["top_symbols"]
-            ]
+            lines += [f"  {s['id']}  {s['at']}  ({s['in_degree']})" for s in answer["top_symbols"]]
         lines += ["", "what it touches (layer-1 edges to and from other communities, layer 2):"]
     else:
         community = answer["community"]

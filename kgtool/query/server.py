@@ -313,4 +313,3 @@ def _add_resources(server: MCPServer, root: Path, config: Config, store: Store) 
     )
     def playbook_page(slug: str) -> str:
         return playbook_text(slug)()
-

@@ -954,9 +954,7 @@ def _affected(
     return affected
 
 
-def _mentioning(
-    files: CachedFiles, names: cache.NamesData
-) -> Callable[[Iterable[str]], list[str]]:
+def _mentioning(files: CachedFiles, names: cache.NamesData) -> Callable[[Iterable[str]], list[str]]:
     """The files, sorted, that mention one of some names, from the index of mentions (which
     names a file by ``cache.path_key``): what an edit's touched names and ``RepoIndex`` ask.
     Read once ``files`` holds what the update leaves."""

@@ -490,9 +490,7 @@ class Manifest:
         self.parts = parts
         self.restamped = restamped
 
-    def matching_shards(
-        self, store: Store, by_content: bool = False
-    ) -> tuple[set[str], set[str]]:
+    def matching_shards(self, store: Store, by_content: bool = False) -> tuple[set[str], set[str]]:
         """(shards on disk that are the ones this manifest describes, shards on disk it does
         not know). Stat first; a shard whose stat moved (a checkout rewrote it) is hashed.
         ``by_content``: every shard is hashed, whatever its stat says (the read-only checks:

@@ -381,7 +381,7 @@ def damaged_at(store: Store | None, where: str = WHERE) -> KgError:
 
 
 def record_kind(record: dict[str, Any]) -> str:
-    """"meta", "node" or "edge" (what format 1 stated in ``rec``); "" for anything else."""
+    """ "meta", "node" or "edge" (what format 1 stated in ``rec``); "" for anything else."""
     if "rec" in record:
         return str(record["rec"])
     return "edge" if "type" in record else "node" if "kind" in record else ""

@@ -843,11 +843,11 @@ class RepoIndex:
             scope = scope.rpartition(".")[0]
         return False
 
-
     def is_local(self, path: str, scope: str, name: str) -> bool:
         """Whether ``name`` is a parameter or a variable seen from ``scope``: it then hides a
         definition, an import or a builtin of that name."""
         return self.is_parameter(path, scope, name) or bool(self.visible_assigns(path, scope, name))
+
     def symbol_value(self, symbol: str, depth: int = 0, below: int = 0) -> frozenset[str] | None:
         """What a definition's name holds: the function itself, or what its decorators of the
         repository return for it (``@d def f`` is ``f = d(f)``), innermost first; with

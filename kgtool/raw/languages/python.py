@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from kgtool.raw.languages.base import IndexView
 
 
-
 SOURCE_ROOTS = frozenset({"src", "lib", "python"})
 # The standard library's public top-level modules of every Python kgtool runs on (3.10 to
 # 3.13), listed in a file rather than read from ``sys.stdlib_module_names`` so that every
