@@ -108,7 +108,7 @@ def test_parse_chunks_hold_every_file_once_heaviest_first_and_about_equal() -> N
 def test_records_spelled_out_by_hand_are_the_bytes_of_canonical_json() -> None:
     """A full build writes symbol records without the JSON encoder (a record per symbol of
     the repository): they must be what canonical_json writes, as every reader compares."""
-    from kgtool.raw.build import _symbol_line
+    from kgtool.raw.lines import symbol_line
     from kgtool.store import canonical_json
 
     for record in (
@@ -125,7 +125,7 @@ def test_records_spelled_out_by_hand_are_the_bytes_of_canonical_json() -> None:
         },
         {"id": "::k", "kind": "class", "span": [1, 2], "other": True},
     ):
-        assert _symbol_line(record) == canonical_json(record)
+        assert symbol_line(record) == canonical_json(record)
 
 
 def test_an_edit_rewrites_only_its_own_shard(make_repo: Callable[..., Repo]) -> None:

@@ -32,7 +32,7 @@ from typing import Any
 from kgtool.communities.graph import FileGraph
 from kgtool.communities.packages import is_code
 from kgtool.file_kinds import DOC_FOLDERS, in_data_folder, is_test, is_tool_config
-from kgtool.raw.build import glob_regex
+from kgtool.globs import glob_regex
 
 GLOB_CHARS = re.compile(r"[*?\[]")
 MIN_LOOSE_GROUP = 10

@@ -23,7 +23,7 @@ from typing import Any
 
 from kgtool import bounded
 from kgtool.file_kinds import in_data_folder, is_data_folder, is_tool_config
-from kgtool.raw.build import glob_body
+from kgtool.globs import glob_body
 from kgtool.raw.languages import language_for_path
 from kgtool.raw.languages.base import Manifest
 

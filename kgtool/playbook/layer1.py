@@ -122,7 +122,7 @@ class Layer1:
 
 
 def load_layer1(root: Path, config: Config, store: Store) -> Layer1:
-    from kgtool.raw.build import excluded
+    from kgtool.globs import excluded
 
     graph_files: dict[str, str] = {}
     elsewhere: dict[str, str] = {}

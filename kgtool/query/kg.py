@@ -500,7 +500,7 @@ def _changed_files(root: Path, state: MapState) -> list[str]:
             changed.append(path)
     if unknown:
         # Only a file new to the graph needs the exclude globs; their module costs an import.
-        from kgtool.raw.build import excluded, valid_name
+        from kgtool.globs import excluded, valid_name
 
         patterns = state.config["exclude"]
         # A name that is not UTF-8 is left out of layer 1 by every build (R107): it is not

@@ -9,73 +9,54 @@ the change touched; only the shards whose bytes change are written.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import hashlib
-import json
 import marshal
 import os
 import posixpath
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from kgtool import progress
 from kgtool.config import Config
-from kgtool.raw import cache, shards
+from kgtool.globs import exclusion, printable_name, valid_name
+from kgtool.raw import cache
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.cache import CachedFile, CachedFiles, Projected
-from kgtool.raw.graph import DEFAULT_CONFIDENCE, EDGE_LINES, FORMAT_VERSION, SPANS
+from kgtool.raw.graph import EXTRACTOR_VERSION
+from kgtool.raw.layout import Layout, kept_shards, plan_layout, shard_contents, write_shards
+from kgtool.raw.lines import render_file
 from kgtool.raw.model import (
     ARGUMENT,
     CLASS_KINDS,
-    CONTAINS,
     DECORATED,
-    EXTRACTED,
     MODULE_SEPARATORS,
-    PARSE_PARTIAL,
     RETURNS,
     SKIP_UNREADABLE,
     STATED,
-    Edge,
     FileEdge,
     FileFacts,
     called_name,
-    file_edges,
-    symbol_id,
 )
+from kgtool.raw.summary import contribution, patched_by_language, patched_summary, summarize
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, Listing, TrackedFile, listing, tracked_files
 from kgtool.store import (
     CACHE_DIR,
     KG_DIR,
     LEGACY_RAW_FILE,
-    RAW_DIR,
     Store,
-    atomic_write,
     canonical_json,
 )
 
 if TYPE_CHECKING:
-    from kgtool.raw.resolve import FileResolution, NameTable, NameTables, RepoIndex
+    from kgtool.raw.resolve import NameTable, NameTables, RepoIndex
 
-# Bump when extraction or resolution changes what they produce; each shard's meta line says
-# which it is (FORMAT_VERSION, in kgtool/raw/graph.py, is the records' shape).
-EXTRACTOR_VERSION = "10"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
-# 5: TypeScript and JavaScript values; 6: Python functions held in values; 7: sharded;
-# 8: Python ``raise A``, calls of a call's result, functions passed to map/sorted/...;
-# 9: Python absolute imports from the folders Python searches (no folder inside a package);
-# 10: TypeScript type aliases are symbols.
-# Shards written at once: enough to keep a disk's queue full while each waits on its fsync.
-WRITE_THREADS = 16
 # Resolution chunks per worker: more spread the work evenly, and bound what a worker holds
 # at once (it forgets each chunk's files when done), at the cost of learning shared files anew.
 CHUNKS_PER_WORKER = 8
-# The digest of every file's folded edges is a sum of one term per file, modulo this: an
-# update takes the terms of the files it changed out and puts their new ones in.
-EDGES_DIGEST_MODULUS = 1 << 256
 
 
 class UpdateResult:
@@ -198,7 +179,7 @@ class UpdateResult:
 
     def file_edges_digest(self) -> bytes:
         """A digest of ``file_edges()`` (equal edges, equal digests): what layer 2 keys its
-        document on, kept up to date from the files an update changed (see ``_edges_term``)."""
+        document on, kept up to date from the files an update changed (see ``edges_term``)."""
         return self._edges_digest
 
     def blobs(self) -> dict[str, str]:
@@ -275,70 +256,6 @@ def cache_key(config: Config) -> str:
         }
     )
     return f"{cache_version()}-{digest(settings.encode())[:12]}"
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A gitignore-style glob: ``**`` spans folders, ``*`` and ``?`` stay inside one."""
-    body = glob_body(pattern).rstrip("/")
-    # A pattern without a slash matches at any depth, as in .gitignore; a folder covers its files.
-    prefix = "" if "/" in pattern.rstrip("/") else "(?:.*/)?"
-    return re.compile(f"^{prefix}{body}(?:/.*)?$")
-
-
-def glob_body(pattern: str) -> str:
-    """The regular expression of a glob, unanchored: ``**/`` is any number of folders, ``**``
-    anything, ``*`` and ``?`` stay inside one folder."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return "".join(out)
-
-
-def excluded(path: str, patterns: list[str]) -> bool:
-    return exclusion(patterns)(path)
-
-
-def exclusion(patterns: list[str]) -> Callable[[str], bool]:
-    """Whether a path is one the ``exclude`` globs leave out: one regular expression for them
-    all, made once (a run asks it of every tracked file)."""
-    return _exclusion(tuple(patterns))
-
-
-@functools.cache
-def _exclusion(patterns: tuple[str, ...]) -> Callable[[str], bool]:
-    if not patterns:
-        return lambda path: False
-    either = re.compile("|".join(glob_regex(pattern).pattern for pattern in patterns))
-    return lambda path: either.match(path) is not None
-
-
-def valid_name(path: str) -> bool:
-    """Whether a path (decoded from git with surrogateescape) is UTF-8, as every ID must be:
-    .kg/ is UTF-8 JSON and a name that is not cannot be written there."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def printable_name(path: str) -> str:
-    """A path whose bytes are not UTF-8, with those bytes shown as \\xNN."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def digest(data: bytes) -> str:
@@ -457,7 +374,7 @@ def _update_raw(
             }
         # What the files resolved again counted before, taken out of the summary below.
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
-        before = {p: _contribution(old_files, p) for p in sorted(dirty) if p in old_files}
+        before = {p: contribution(old_files, p) for p in sorted(dirty) if p in old_files}
         on_disk = names_on_disk
         lookups = (
             NameLookup(lambda name: on_disk.table(0, name), on_disk.changed),
@@ -469,7 +386,7 @@ def _update_raw(
             {p: old_files[p].facts if p in old_files else None for p in sorted(changed_paths)},
             {p: new_files[p].facts if p in new_files else None for p in sorted(changed_paths)},
         )
-        grouped_by_language = _patched_by_language(
+        grouped_by_language = patched_by_language(
             manifest.by_language,
             {p: old_files.head(p).language for p in sorted(changed_paths) if p in old_files},
             {p: new_files.head(p).language for p in sorted(changed_paths) if p in new_files},
@@ -499,28 +416,28 @@ def _update_raw(
     for path in to_resolve:
         new_files.refresh_head(path)
 
-    layout = _layout(new_files, to_resolve, manifest.spans if manifest is not None else {})
-    kept = _kept_shards(layout, manifest, matching, to_resolve)
-    shard_bytes = _shard_bytes(store, layout, kept, new_files, to_resolve, manifest)
+    layout = plan_layout(new_files, to_resolve, manifest.spans if manifest is not None else {})
+    kept = kept_shards(layout, manifest, matching, to_resolve)
+    shard_bytes = shard_contents(store, layout, kept, new_files, to_resolve, manifest)
     for path in to_resolve:  # in the shards now: at 100k files, half a gigabyte kept twice
         new_files[path].lines = b""
     if trusted:
         assert manifest is not None
-        summary = _patched_summary(
+        summary = patched_summary(
             manifest.summary,
             len(new_files),
             before,
-            {p: _contribution(new_files, p) for p in sorted(dirty) if p in new_files},
+            {p: contribution(new_files, p) for p in sorted(dirty) if p in new_files},
         )
     else:
-        summary = _summarize(new_files)
+        summary = summarize(new_files)
     if write:
         store.ensure()
         if trusted:
             # The cache shards rewritten below are read before any shard of .kg/raw/ is
             # written: a damaged one is then found while nothing has changed on disk.
             new_files.read_shards_of(dirty)
-    written, removed, stamps = _write_shards(store, layout, shard_bytes, kept, manifest, write)
+    written, removed, stamps = write_shards(store, layout, shard_bytes, kept, manifest, write)
     changed = bool(written or removed or legacy)
     content_digest = raw_graph.content_digest(
         {
@@ -578,194 +495,6 @@ def _update_raw(
     return result
 
 
-class Layout:
-    """Layer 1 as shards: each shard's files, and where each file's records stand in its."""
-
-    __slots__ = ("members", "spans", "unchanged")
-
-    members: dict[str, list[str]]  # shard -> its files, sorted
-    spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end)
-    unchanged: set[str]  # shards of the same files as before
-
-    def __init__(
-        self,
-        members: dict[str, list[str]],
-        spans: dict[str, tuple[str, int, int]],
-        unchanged: set[str] | None = None,
-    ) -> None:
-        self.members = members
-        self.spans = spans
-        self.unchanged = set() if unchanged is None else unchanged
-
-    def content(self, shard_bytes: dict[str, bytes], store: Store) -> bytes:
-        """Every shard joined as a reader of .kg/raw/ reads them; a shard not in
-        ``shard_bytes`` is the one on disk."""
-        folder = store.path(RAW_DIR)
-        joined = raw_graph.join(
-            {
-                name: shard_bytes[name] if name in shard_bytes else (folder / name).read_bytes()
-                for name in self.members
-            }
-        )
-        assert joined is not None, "layer 1 as just laid out is always readable"
-        return joined
-
-
-@functools.cache
-def _meta_line() -> bytes:
-    meta = {"rec": "meta", "format": FORMAT_VERSION, "extractor": EXTRACTOR_VERSION}
-    return (canonical_json(meta) + "\n").encode("utf-8")
-
-
-def _layout(
-    files: CachedFiles, rendered: set[str], spans: dict[str, tuple[str, int, int]]
-) -> Layout:
-    """Where each file's records go; a file not ``rendered`` is as long as its old span.
-
-    A file's shard depends on its folder's files and their sizes alone (see ``shards``): the
-    folders where a file was rendered or removed are laid out again, every other shard keeps
-    its files and their spans as ``spans`` has them."""
-    meta = len(_meta_line())
-    removed = [path for path in spans if path not in files]
-    folders = {posixpath.dirname(path) for path in rendered}
-    folders.update(posixpath.dirname(path) for path in removed)
-    bases = {shards.folder_base(folder) for folder in folders}
-    relaid_shards: dict[str, bool] = {}
-    members: dict[str, list[str]] = {}
-    placed: dict[str, tuple[str, int, int]] = {}
-    before: dict[str, list[str]] = {}  # the files of each shard laid out again, as they were
-    relaid = list(rendered)
-    for path, span in spans.items():
-        name = span[0]
-        again = relaid_shards.get(name)
-        if again is None:
-            again = relaid_shards[name] = shards.base_of(name) in bases
-        if again:
-            before.setdefault(name, []).append(path)
-            if path in files and path not in rendered:
-                relaid.append(path)
-        else:
-            members.setdefault(name, []).append(path)
-            placed[path] = span
-    unchanged = set(members)
-    sizes = {
-        path: len(files[path].lines) if path in rendered else spans[path][2] - spans[path][1]
-        for path in relaid
-    }
-    names = shards.assign(sizes, meta)
-    laid: dict[str, list[str]] = {}
-    for path in sorted(relaid):
-        laid.setdefault(names[path], []).append(path)
-    for name, paths in laid.items():
-        offset = meta
-        for path in paths:
-            placed[path] = (name, offset, offset + sizes[path])
-            offset += sizes[path]
-        if sorted(before.get(name, ())) == paths:
-            unchanged.add(name)
-    members.update(laid)
-    return Layout({name: sorted(members[name]) for name in sorted(members)}, placed, unchanged)
-
-
-def _shard_bytes(
-    store: Store,
-    layout: Layout,
-    kept: set[str],
-    files: CachedFiles,
-    rendered: set[str],
-    manifest: cache.Manifest | None,
-) -> dict[str, bytes]:
-    """The bytes of every shard but the ``kept`` ones: a file rendered again brings its new
-    records; another's are cut from its shard as the cache wrote it (read once each)."""
-    old_shards: dict[str, bytes] = {}
-    folder = store.path(RAW_DIR)
-    contents: dict[str, bytes] = {}
-    for name, paths in layout.members.items():
-        if name in kept:
-            continue
-        parts = [_meta_line()]
-        for path in paths:
-            if path in rendered:
-                parts.append(files[path].lines)
-                continue
-            assert manifest is not None
-            old, start, end = manifest.spans[path]
-            if old not in old_shards:
-                old_shards[old] = (folder / old).read_bytes()
-            parts.append(old_shards[old][start:end])
-        contents[name] = b"".join(parts)
-    return contents
-
-
-def _kept_shards(
-    layout: Layout, manifest: cache.Manifest | None, matching: set[str], rendered: set[str]
-) -> set[str]:
-    """Shards certain to hold on disk exactly what the layout puts there, without comparing:
-    the same files as the cache wrote, none rendered again, the shard untouched since."""
-    if manifest is None:
-        return set()
-    return {
-        name
-        for name in layout.unchanged
-        if name in matching and rendered.isdisjoint(layout.members[name])
-    }
-
-
-def _write_shards(
-    store: Store,
-    layout: Layout,
-    shard_bytes: dict[str, bytes],
-    kept: set[str],
-    manifest: cache.Manifest | None,
-    write: bool,
-) -> tuple[list[str], list[str], dict[str, cache.ShardStamp]]:
-    """Write the shards whose bytes changed and remove those no file lands in any more;
-    (written, removed, each shard's stamp for the manifest). Nothing is written unless
-    ``write``: the lists then say what would be."""
-    folder = store.path(RAW_DIR)
-    if write:  # even with no shard: an empty layer 1 is not a missing one
-        folder.mkdir(exist_ok=True)
-    on_disk = cache.shard_stats(store)
-    written: list[str] = []
-    stamps: dict[str, cache.ShardStamp] = {}
-    for name in sorted(layout.members):
-        if name in kept:
-            assert manifest is not None
-            stamps[name] = manifest.shards[name]
-            continue
-        data = shard_bytes[name]
-        try:
-            same = name in on_disk and (folder / name).read_bytes() == data
-        except FileNotFoundError:  # removed since it was listed
-            same = False
-        if not same:
-            written.append(name)
-    if write:
-        _write_durably({folder / name: shard_bytes[name] for name in written})
-        for name in sorted(shard_bytes):
-            stamps[name] = cache.stamp(store, name, digest(shard_bytes[name]))
-    removed = sorted(on_disk.keys() - layout.members.keys())
-    if write:
-        for name in removed:
-            (folder / name).unlink(missing_ok=True)
-    return written, removed, stamps
-
-
-def _write_durably(files: dict[Path, bytes]) -> None:
-    """Write each file atomically and durably, many at once: each write waits on its own
-    fsync, which costs the disk's latency and no CPU, so a full build of thousands of
-    shards would otherwise spend most of its time waiting on them one after another."""
-    if len(files) <= 1:
-        for path, data in files.items():
-            atomic_write(path, data)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=min(WRITE_THREADS, len(files))) as pool:
-        for done in [pool.submit(atomic_write, path, data) for path, data in files.items()]:
-            done.result()  # the first failure is raised, after every write has finished
-
-
 # What forked resolution workers read: set just before the fork, so never pickled.
 _SHARED: tuple[RepoIndex, CachedFiles, int] | None = None
 
@@ -781,7 +510,7 @@ def _resolve_and_render(
     workers = config["jobs"] or os.cpu_count() or 1
     if workers <= 1 or len(paths) < PARALLEL_THRESHOLD or not hasattr(os, "fork"):
         for path, resolution in resolve_files(index, paths, config["max_candidates"]).items():
-            _render_file(files[path], resolution)
+            render_file(files[path], resolution)
         return
     from kgtool.raw.pool import worker_pool
 
@@ -817,7 +546,7 @@ def _resolve_chunk(paths: list[str]) -> bytes:
     out = []
     for path, resolution in resolve_files(index, paths, max_candidates).items():
         entry = files[path]
-        _render_file(entry, resolution)
+        render_file(entry, resolution)
         counts = tuple((k, t, n) for (k, t), n in sorted(entry.edge_counts.items()))
         externals = tuple(entry.externals)
         out.append(
@@ -972,239 +701,3 @@ def _mentioning(files: CachedFiles, names: cache.NamesData) -> Callable[[Iterabl
 
 def _folder(path: str) -> str:
     return path.rpartition("/")[0]
-
-
-def _render_file(entry: CachedFile, resolution: FileResolution) -> None:
-    facts = entry.facts
-    records: list[dict[str, Any]] = []
-    file_record: dict[str, Any] = {
-        "id": facts.path,
-        "kind": "file",
-        "hash": entry.blob,
-        "lines": facts.line_count,
-        "status": facts.status,
-    }
-    if facts.language:
-        file_record["lang"] = facts.language
-    if facts.error_lines:
-        file_record["error_lines"] = facts.error_lines
-    if facts.partial:
-        file_record["partial"] = facts.partial
-    broken = tuple(sorted(set(resolution.broken_imports)))
-    if broken:
-        file_record["broken_imports"] = [{"line": line, "module": m} for line, m in broken]
-    records.append(file_record)
-    # A symbol's file, name and language follow from its ID and its file's node: not written
-    # (kgtool.raw.graph.full_node spells them out again), nor is the file's path in its ID.
-    for symbol in facts.symbols:
-        records.append(
-            {
-                "id": symbol_id(facts.path, symbol.qualname),
-                "kind": symbol.kind,
-                "span": [symbol.start_line, symbol.end_line],
-            }
-        )
-    by_id = {record["id"]: record for record in records}
-    for caller, names in resolution.unresolved.items():
-        if caller in by_id:
-            by_id[caller]["unresolved_calls"] = dict(sorted(names.items()))
-    for caller, count in resolution.external_calls.items():
-        if caller in by_id:
-            by_id[caller]["external_calls"] = count
-    # A symbol's ID is written without its file's path, which the file's node, just above,
-    # states: "::Parser.parse".
-    for record in records[1:]:
-        record["id"] = record["id"][len(facts.path) :]
-    symbols = sorted(records[1:], key=lambda r: r["id"])
-    # ``contains`` edges follow from the symbol nodes (kgtool.raw.graph.contains_edges): not
-    # written, still counted.
-    edges = sorted(e for e in resolution.edges if e.type != CONTAINS)
-    # Every line number of the file sits in its node, in the order of the records below it:
-    # a line added near the top of a file then rewrites that node, not every record after.
-    if symbols:
-        file_record[SPANS] = [symbol.pop("span") for symbol in symbols]
-    if edges:
-        file_record[EDGE_LINES] = [int(edge.line) for edge in edges]
-    path = facts.path
-    lines = [canonical_json(file_record), *map(_symbol_line, symbols)]
-    lines.extend(edge_line(e, path) for e in edges)
-    entry.lines = ("\n".join(lines) + "\n").encode("utf-8")
-    entry.edge_counts = Counter((edge.type, edge.tier) for edge in resolution.edges)
-    entry.unresolved_calls = sum(sum(names.values()) for names in resolution.unresolved.values())
-    entry.externals = frozenset(e.target for e in resolution.edges if e.target.startswith("ext:"))
-    entry.file_edges = file_edges(facts.path, resolution.edges)
-    entry.broken_imports = broken
-
-
-SYMBOL_KEYS = frozenset({"external_calls", "id", "kind", "unresolved_calls"})
-
-
-def _symbol_line(record: dict[str, Any]) -> str:
-    """``canonical_json`` of a symbol's record, spelled out as edges are (see
-    ``edge_line``): the keys in their sorted order, the counts of calls as whole numbers."""
-    if not record.keys() <= SYMBOL_KEYS:
-        return canonical_json(record)
-    quote = _quote
-    parts = []
-    if "external_calls" in record:
-        parts.append(f'"external_calls":{int(record["external_calls"])}')
-    parts.append(f'"id":{quote(record["id"])}')
-    parts.append(f'"kind":{quote(record["kind"])}')
-    if "unresolved_calls" in record:
-        names = sorted(record["unresolved_calls"].items())
-        counted = ",".join(f"{quote(name)}:{int(count)}" for name, count in names)
-        parts.append(f'"unresolved_calls":{{{counted}}}')
-    return "{" + ",".join(parts) + "}"
-
-
-def edge_line(edge: Edge, path: str) -> str:
-    """``canonical_json`` of an edge record of file ``path``, spelled out: the keys are fixed,
-    and this runs once per edge of the repository on a full build. What a default says is
-    left out: ``rec`` (a record with a ``type`` is an edge), the source when it is the file
-    itself, the file's path in a source inside it
-    (``"src":"::Parser.parse"``: the record follows its file's node), the tier when
-    EXTRACTED, the confidence when it is its tier's (1.0 EXTRACTED, 0.0 AMBIGUOUS);
-    ``kgtool.raw.graph.full_edge`` restores them."""
-    quote = _quote
-    parts = []
-    if edge.candidates:
-        parts.append(f'"candidates":[{",".join(map(quote, edge.candidates))}]')
-    if float(edge.confidence) != DEFAULT_CONFIDENCE.get(edge.tier):
-        parts.append(f'"confidence":{float(edge.confidence)!r}')
-    if edge.target:
-        parts.append(f'"dst":{quote(edge.target)}')
-    source = edge.source
-    if source.startswith(path) and source[len(path) : len(path) + 2] == "::":
-        parts.append(f'"src":{quote(source[len(path) :])}')
-    elif source != path:  # not inside the file: never written by resolution, kept whole
-        parts.append(f'"src":{quote(source)}')
-    if edge.tier != EXTRACTED:
-        parts.append(f'"tier":{quote(edge.tier)}')
-    parts.append(f'"type":{quote(edge.type)}')
-    return "{" + ",".join(parts) + "}"
-
-
-_quote = json.encoder.encode_basestring  # JSON string escaping as canonical_json does it
-
-
-def _patched_by_language(
-    grouped: dict[str, list[str]], before: dict[str, str], after: dict[str, str]
-) -> dict[str, list[str]]:
-    """``grouped`` (language -> its files, sorted) with the files of ``before`` (path ->
-    language) taken out and those of ``after`` put in."""
-    patched = {language: list(paths) for language, paths in grouped.items()}
-    for path, language in before.items():
-        paths = patched[language]
-        del paths[bisect.bisect_left(paths, path)]
-    for path, language in after.items():
-        bisect.insort(patched.setdefault(language, []), path)
-    return {language: paths for language, paths in sorted(patched.items()) if paths}
-
-
-def _summarize(files: CachedFiles) -> dict[str, Any]:
-    """The numbers ``kgtool update`` prints, kept in the manifest for the no-change path."""
-    return _patched_summary(
-        _summary_of(0, Counter(), 0, [], [], 0, [], 0),
-        len(files),
-        {},
-        {path: _contribution(files, path) for path in sorted(files)},
-    )
-
-
-class _Contribution(NamedTuple):
-    """What one file adds to the summary."""
-
-    edges: Counter[tuple[str, str]]
-    symbols: int
-    unresolved_calls: int
-    skipped: tuple[tuple[str, str], ...]  # (path, reason), none or one
-    partial: tuple[tuple[str, tuple[int, ...], str], ...]  # none or one
-    broken_imports: tuple[tuple[str, int, str], ...]
-    edges_term: int  # see ``_edges_term``
-
-
-def _edges_term(path: str, file_edges_digest: bytes) -> int:
-    """A file's term of the digest of every file's folded edges: a hash of its path and of
-    its edges' digest (``cache.edges_digest``)."""
-    term = hashlib.blake2b(path.encode("utf-8", "surrogateescape") + b"\0", digest_size=32)
-    term.update(file_edges_digest)
-    return int.from_bytes(term.digest(), "big")
-
-
-def _contribution(files: CachedFiles, path: str) -> _Contribution:
-    entry = files[path]
-    facts = entry.facts
-    status = facts.status
-    return _Contribution(
-        Counter(entry.edge_counts),
-        len(facts.symbols),
-        entry.unresolved_calls,
-        ((path, status.removeprefix("skipped:")),) if status.startswith("skipped:") else (),
-        ((path, tuple(facts.error_lines), facts.partial),) if status == PARSE_PARTIAL else (),
-        tuple((path, line, module) for line, module in entry.broken_imports),
-        _edges_term(path, files.head(path).file_edges_digest),
-    )
-
-
-def _patched_summary(
-    summary: dict[str, Any],
-    files: int,
-    before: dict[str, _Contribution],
-    after: dict[str, _Contribution],
-) -> dict[str, Any]:
-    """``summary`` with what the files of ``before`` counted taken out and what those of
-    ``after`` count put in: what ``_summarize`` would give, from those files alone."""
-    gone = before.keys() | after.keys()
-    edges = Counter({(kind, tier): n for kind, tier, n in summary["edges"]})
-    for part in before.values():
-        edges.subtract(part.edges)
-    for part in after.values():
-        edges.update(part.edges)
-
-    def merged(name: str) -> list[Any]:
-        kept = [item for item in summary[name] if item[0] not in gone]
-        new = [item for part in after.values() for item in getattr(part, name)]
-        # By path, each file's own in its order: the order of a summary of every file.
-        return sorted(kept + new, key=lambda item: item[0])
-
-    return _summary_of(
-        files,
-        +edges,
-        summary["symbols"]
-        - sum(p.symbols for p in before.values())
-        + sum(p.symbols for p in after.values()),
-        merged("skipped"),
-        merged("partial"),
-        summary["unresolved_calls"]
-        - sum(p.unresolved_calls for p in before.values())
-        + sum(p.unresolved_calls for p in after.values()),
-        merged("broken_imports"),
-        (
-            int(summary["edges_digest"], 16)
-            - sum(p.edges_term for p in before.values())
-            + sum(p.edges_term for p in after.values())
-        )
-        % EDGES_DIGEST_MODULUS,
-    )
-
-
-def _summary_of(
-    files: int,
-    edges: Counter[tuple[str, str]],
-    symbols: int,
-    skipped: list[Any],
-    partial: list[Any],
-    unresolved_calls: int,
-    broken_imports: list[Any],
-    edges_digest: int,
-) -> dict[str, Any]:
-    return {
-        "files": files,
-        "symbols": symbols,
-        "edges": tuple((kind, tier, n) for (kind, tier), n in sorted(edges.items())),
-        "skipped": tuple(tuple(item) for item in skipped),
-        "partial": tuple(tuple(item) for item in partial),
-        "unresolved_calls": unresolved_calls,
-        "broken_imports": tuple(tuple(item) for item in broken_imports),
-        "edges_digest": f"{edges_digest:064x}",
-    }
