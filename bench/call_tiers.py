@@ -22,8 +22,9 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 if str(CHECKOUT) not in sys.path[:1]:
     sys.path.insert(0, str(CHECKOUT))
 
+from kgtool.raw.index import RepoIndex  # noqa: E402
 from kgtool.raw.languages import language_for_path  # noqa: E402
-from kgtool.raw.resolve import RepoIndex, resolve_files  # noqa: E402
+from kgtool.raw.resolve import resolve_files  # noqa: E402
 
 
 def counts(root: Path, languages: set[str], max_candidates: int = 8) -> dict:

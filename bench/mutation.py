@@ -106,6 +106,9 @@ MAP_PAGE_TESTS = ("tests/test_map_page.py",)
 # module name -> (the file mutated, the fast test files that cover it)
 MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "resolve": ("kgtool/raw/resolve.py", RESOLUTION_TESTS),
+    # What resolve.py held until it was split by job: the symbol tables and the names.
+    "index": ("kgtool/raw/index.py", RESOLUTION_TESTS),
+    "names": ("kgtool/raw/names.py", RESOLUTION_TESTS),
     "identity": ("kgtool/communities/identity.py", IDENTITY_TESTS),
     "cluster": ("kgtool/communities/cluster.py", CLUSTER_TESTS),
     "store": ("kgtool/store.py", STORE_TESTS),

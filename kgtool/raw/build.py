@@ -52,7 +52,8 @@ from kgtool.store import (
 )
 
 if TYPE_CHECKING:
-    from kgtool.raw.resolve import NameTable, NameTables, RepoIndex
+    from kgtool.raw.index import RepoIndex
+    from kgtool.raw.names import NameTable, NameTables
 
 # Resolution chunks per worker: more spread the work evenly, and bound what a worker holds
 # at once (it forgets each chunk's files when done), at the cost of learning shared files anew.
@@ -314,9 +315,9 @@ def _update_raw(
     # Imported past the no-change return: a run that finds layer 1 up to date (every hook
     # run without an edit) never parses or resolves, and need not load how.
     from kgtool.raw.extract import extract_files
-    from kgtool.raw.resolve import (
+    from kgtool.raw.index import RepoIndex
+    from kgtool.raw.names import (
         NameLookup,
-        RepoIndex,
         files_by_language,
         name_tables,
         patch_name_tables,

@@ -637,7 +637,7 @@ def _names_shard_name(shard: int) -> str:
     return f"{NAMES_FILE}.{shard:03d}"
 
 
-# A shard of the name tables: (top level, methods), each a kgtool.raw.resolve.StoredNameTable,
+# A shard of the name tables: (top level, methods), each a kgtool.raw.names.StoredNameTable,
 # and the files that mention a name: name -> the ``path_key`` of each, sorted, as an array of
 # 32-bit numbers (``MentionIndex``), a file's as often as it is listed.
 NameShard = tuple[dict[str, str], dict[str, str], dict[str, bytes]]

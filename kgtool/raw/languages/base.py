@@ -78,7 +78,7 @@ T = TypeVar("T")  # what a memo holds
 
 class IndexView(Protocol):
     """What a language reads of the repository's symbol tables when it resolves a module
-    (``kgtool.raw.resolve.RepoIndex`` is the one implementation): every file's facts, each
+    (``kgtool.raw.index.RepoIndex`` is the one implementation): every file's facts, each
     language's files, and a per-pass cache for the tables a language builds once. Declared
     here so that the languages do not import the resolver, which imports them."""
 
