@@ -7,7 +7,7 @@ import pytest
 from kgtool.communities.packages import is_code
 from kgtool.file_kinds import in_data_folder, is_data_folder, is_generated, is_test
 from kgtool.mining.proposals import is_test as miner_is_test
-from kgtool.ontology.offline import file_role
+from kgtool.ontology.file_words import file_role
 
 
 @pytest.mark.parametrize(

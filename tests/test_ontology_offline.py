@@ -8,15 +8,9 @@ from conftest import Repo
 from offline_fixtures import FIXTURES, Fixture, label_repository, score
 
 from kgtool.ontology.docstrings import first_doc_line
+from kgtool.ontology.file_words import file_role, humanize, words
 from kgtool.ontology.items import CommunityItem, EdgeItem, LabelBatch
-from kgtool.ontology.offline import (
-    OfflineLabeler,
-    base_name,
-    edge_phrase,
-    file_role,
-    humanize,
-    words,
-)
+from kgtool.ontology.offline import OfflineLabeler, base_name, edge_phrase
 from kgtool.ontology.validate import validate_name, validate_phrase, validate_summary
 
 

@@ -23,19 +23,20 @@ most relevant first, and an item that does not fit is left out (with its details
 
 from __future__ import annotations
 
-import json
 import math
 from bisect import bisect_left
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgtool import bounded
+from kgtool.communities.counts import describe_counts
 from kgtool.communities.document import COMMUNITIES_FILE
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
 from kgtool.escape import md_code, md_path, printable
+from kgtool.query.agent_skills import Skill, matching_skills
+from kgtool.query.bundle import Bundle, render_json, render_markdown
 from kgtool.query.history_index import PastChange
 from kgtool.query.kg import MapState, Symbol, load_map, missing_notice
 from kgtool.query.labels import Labels
@@ -44,8 +45,6 @@ from kgtool.raw.graph import WHERE as RAW_WHERE
 from kgtool.store import KG_DIR, ONTOLOGY_FILE, PAGES_DIR, Store
 
 FORMATS = ("markdown", "json")
-SKILL_FOLDERS = (".claude/skills", ".agents/skills")
-SKILL_FILE = "SKILL.md"
 MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one recipe
 MAX_COMMUNITIES = 2  # shown with their summaries, bridges and main symbols
 DETAILED_FILES = 4  # shown with their symbols and the evidence for them
@@ -61,7 +60,6 @@ INNER_SHARE = 0.7
 INNER_CANDIDATES = 40
 SYMBOLS_PER_FILE = 3  # for a detailed file: the first with it, the others...
 MORE_SYMBOLS_AFTER = 8  # ...once this many tail lines are shown
-FIRST_RANK = -1_000_000.0  # unranked items (playbooks, skills) come before ranked ones
 BRIDGES_PER_COMMUNITY = 3
 MAIN_SYMBOLS = 3
 MAX_SKILLS = 3
@@ -103,54 +101,6 @@ def prepare_indexes(root: Path, store: Store) -> None:
 
 
 # -- the bundle ----------------------------------------------------------------------------
-
-
-@dataclass
-class Item:
-    """One unit of the answer: shown whole or not at all, and only with its ``parent``.
-    Items are chosen by ``rank`` (lowest first) and shown in the order they were added."""
-
-    markdown: str
-    data: dict[str, Any]
-    parent: int = -1
-    rank: float = 0.0
-    short: tuple[str, dict[str, Any]] | None = None  # shown instead when the item does not fit
-    tight: bool = False  # a line of a list: no blank line before it
-
-
-@dataclass
-class Bundle:
-    task: str
-    notices: list[str]
-    words: dict[str, str] = field(default_factory=dict)  # stem -> the task's word
-    items: list[Item] = field(default_factory=list)
-
-    def said(self, terms: list[str]) -> list[str]:
-        """Matched stems as the task wrote them."""
-        return [self.words.get(t, t) for t in terms]
-
-    def add(
-        self,
-        markdown: str,
-        data: dict[str, Any],
-        parent: int = -1,
-        rank: float | None = None,
-        short: tuple[str, dict[str, Any]] | None = None,
-        tight: bool = False,
-    ) -> int:
-        """Add an item; without a ``rank`` it is chosen before every ranked one, in order."""
-        chosen = rank if rank is not None else FIRST_RANK + len(self.items)
-        self.items.append(Item(markdown, data, parent, chosen, short, tight))
-        return len(self.items) - 1
-
-    def text(self, number: int, short: bool) -> str:
-        item = self.items[number]
-        text = (item.short[0] if short and item.short else item.markdown) + "\n"
-        return text if item.tight else "\n" + text
-
-    def data(self, number: int, short: bool) -> dict[str, Any]:
-        item = self.items[number]
-        return dict(item.short[1] if short and item.short else item.data)
 
 
 @dataclass
@@ -242,7 +192,7 @@ def build_bundle(state: MapState, task: str) -> Bundle:
     playbooks = _matching_playbooks(state, task, terms, weights, index)
     for playbook, matched in playbooks[:MAX_PLAYBOOKS]:
         _add_playbook(bundle, state, labels, playbook, matched, lines)
-    for skill, matched in _matching_skills(state.root, weights, bundle.notices)[:MAX_SKILLS]:
+    for skill, matched in matching_skills(state.root, weights, bundle.notices)[:MAX_SKILLS]:
         _add_skill(bundle, skill, matched)
     if state.layered:
         # Playbook files are read as layer 4 above, not offered again as code to read.
@@ -513,81 +463,6 @@ def _concept(
 # -- skills --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Skill:
-    path: str
-    name: str
-    description: str
-
-
-def _read_skills(root: Path, notices: list[str]) -> list[Skill]:
-    """The skills of the repository; one whose front matter cannot be read is left out, and
-    ``notices`` says why."""
-    found = []
-    for folder in SKILL_FOLDERS:
-        base = root / folder
-        if not base.is_dir() or base.is_symlink():
-            continue
-        for entry in sorted(base.iterdir()):
-            file = entry / SKILL_FILE
-            if entry.is_symlink() or file.is_symlink() or not file.is_file():
-                continue
-            where = f"{folder}/{entry.name}/{SKILL_FILE}"
-            try:
-                # Its front matter only: the start of the file, however large it is.
-                from kgtool.playbook.parse import SKILL_HEAD_BYTES
-
-                head = bounded.read_file(file, where, SKILL_HEAD_BYTES, head=True)
-                text = head.decode("utf-8", errors="replace")
-                meta = _front_matter(text, where)
-            except OSError:
-                continue
-            except bounded.Unreadable as exc:
-                at = f"{where}:{exc.line}" if exc.line else where
-                notices.append(f"{at}: not read: {exc.message}")
-                continue
-            found.append(
-                Skill(
-                    where,
-                    " ".join(str(meta.get("name") or entry.name).split()),
-                    " ".join(str(meta.get("description") or "").split()),
-                )
-            )
-    return found
-
-
-def _front_matter(text: str, where: str) -> dict[str, Any]:
-    """The skill's fields; {} when it has none, or its YAML is not valid (a skill is
-    evidence, read as well as it can be)."""
-    from kgtool.playbook.parse import split_front_matter
-
-    found = split_front_matter(text)
-    if isinstance(found, str):
-        return {}
-    start, end, first_line = found
-    try:
-        data = bounded.load_yaml(text[start:end], where, first_line)
-    except bounded.Malformed:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _matching_skills(
-    root: Path, weights: dict[str, float], notices: list[str]
-) -> list[tuple[Skill, list[str]]]:
-    terms = list(weights)
-    if not terms:
-        return []
-    scored = []
-    for skill in _read_skills(root, notices):
-        words = identifier_words(f"{skill.name} {skill.description}")
-        matched = [t for t in terms if meets_any(t, words)]
-        if len(matched) >= min(2, len(terms)):
-            scored.append((len(matched), skill, matched))
-    scored.sort(key=lambda item: (-item[0], item[1].path))
-    return [(skill, matched) for _, skill, matched in scored]
-
-
 def _add_skill(bundle: Bundle, skill: Skill, matched: list[str]) -> None:
     # One line each: a name or folder holding a newline must not start a section of the
     # bundle that an agent would read as kgtool's own.
@@ -632,14 +507,6 @@ def _edges(state: MapState) -> list[dict[str, Any]]:
     return sorted(edges, key=lambda e: (-e["total"], e["src"], e["dst"]))
 
 
-def _counts_text(types: dict[str, dict[str, int]]) -> str:
-    parts = []
-    for kind, tiers in sorted(types.items(), key=lambda i: (-sum(i[1].values()), i[0])):
-        tier_text = ", ".join(f"{t} {n}" for t, n in sorted(tiers.items()))
-        parts.append(f"{kind} {sum(tiers.values())} ({tier_text})")
-    return ", ".join(parts)
-
-
 def _bridges(state: MapState, cid: str) -> list[dict[str, Any]]:
     """A community's strongest edges to others, both ways."""
     found = [e for e in _edges(state) if cid in (e["src"], e["dst"]) and e["src"] != e["dst"]]
@@ -655,7 +522,7 @@ def _bridge_text(labels: Labels, edge: dict[str, Any], cid: str) -> str:
     if phrase:
         drifted = " (drifted)" if mark else ""
         said = f', "{phrase}"{drifted} ({KG_DIR}/{ONTOLOGY_FILE}:{line})'
-    return f"{arrow} {other} {_title(labels, other)}: {_counts_text(edge['types'])}{said}"
+    return f"{arrow} {other} {_title(labels, other)}: {describe_counts(edge['types'])}{said}"
 
 
 def _bridge_data(edge: dict[str, Any]) -> dict[str, Any]:
@@ -1078,121 +945,3 @@ def _locate(state: MapState, node_id: str, lines: SourceLines) -> dict[str, Any]
 
 
 # -- rendering within the budget -----------------------------------------------------------
-
-
-def _chosen(bundle: Bundle, fits: Any) -> tuple[list[int], set[int], int]:
-    """The items kept, in the order they are shown; those kept in their short form; and how
-    many were left out. Items are offered best rank first; ``fits(i, short)`` says whether
-    item ``i`` (in that form) still fits, and counts it when it does."""
-    kept: set[int] = set()
-    shortened: set[int] = set()
-    by_rank = sorted(range(len(bundle.items)), key=lambda n: (bundle.items[n].rank, n))
-    for number in by_rank:
-        item = bundle.items[number]
-        if item.parent >= 0 and item.parent not in kept:
-            continue
-        if fits(number, False):
-            kept.add(number)
-        elif item.short is not None and fits(number, True):
-            kept.add(number)
-            shortened.add(number)
-    return sorted(kept), shortened, len(bundle.items) - len(kept)
-
-
-def _omitted_line(count: int, budget: int) -> str:
-    items = f"{count} more item{'s' * (count != 1)}"
-    return f"\n({items} did not fit the budget of {budget} characters)\n"
-
-
-def render_markdown(bundle: Bundle, budget: int) -> str:
-    """The bundle as markdown: the task and notices, then the items that fit, best first,
-    and a last line saying how many did not (when there is room to say it)."""
-    head = f"# Context for: {bundle.task}\n"
-    head += "".join(f"\n> kgtool: {notice}\n" for notice in bundle.notices)
-    if len(head) > budget:
-        return head[:budget]
-    everything = "".join(bundle.text(n, False) for n in range(len(bundle.items)))
-    if len(head) + len(everything) <= budget:
-        return head + everything
-    # Not everything fits: keep room for the line that says so, unless that leaves none.
-    reserve = len(_omitted_line(len(bundle.items), budget))
-    if reserve > budget - len(head):
-        reserve = 0
-    used = len(head)
-
-    def fits(number: int, short: bool) -> bool:
-        nonlocal used
-        size = len(bundle.text(number, short))
-        if used + size + reserve > budget:
-            return False
-        used += size
-        return True
-
-    kept, shortened, omitted = _chosen(bundle, fits)
-    out = head + "".join(bundle.text(number, number in shortened) for number in kept)
-    if len(out) + len(_omitted_line(omitted, budget)) <= budget:
-        out += _omitted_line(omitted, budget)
-    return out
-
-
-def _json_text(bundle: Bundle, items: list[dict[str, Any]], omitted: int) -> str:
-    document = {
-        "task": bundle.task,
-        "notices": bundle.notices,
-        "items": items,
-        "omitted": omitted,
-    }
-    return json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
-def _json_items(
-    bundle: Bundle, numbers: Iterable[int], shortened: set[int] | None = None
-) -> list[dict[str, Any]]:
-    """The data of these items, a child naming its parent by its position among them."""
-    position: dict[int, int] = {}
-    found: list[dict[str, Any]] = []
-    for number in numbers:
-        item = bundle.items[number]
-        data = bundle.data(number, number in (shortened or set()))
-        if item.parent >= 0:
-            data["parent"] = position[item.parent]
-        position[number] = len(found)
-        found.append(data)
-    return found
-
-
-def render_json(bundle: Bundle, budget: int) -> str:
-    """One JSON object: task, notices, the items kept (flat, each citing its source, a
-    child naming its parent by index), and how many were left out; empty if even the frame
-    does not fit."""
-    total = len(bundle.items)
-    everything = _json_text(bundle, _json_items(bundle, range(total)), 0)
-    if len(everything) <= budget:
-        return everything
-    frame = len(_json_text(bundle, [], total))
-    if frame > budget:
-        return ""
-    used = frame
-    count = 0
-
-    def fits(number: int, short: bool) -> bool:
-        nonlocal used, count
-        item = bundle.items[number]
-        data = bundle.data(number, short)
-        if item.parent >= 0:
-            # Sized with the parent's index among all items: its position among those kept,
-            # written in the end, is never longer.
-            data["parent"] = item.parent
-        size = len(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
-        size += 1 if count else 0  # the comma
-        if used + size > budget:
-            return False
-        used += size
-        count += 1
-        return True
-
-    kept, shortened, omitted = _chosen(bundle, fits)
-    text = _json_text(bundle, _json_items(bundle, kept, shortened), omitted)
-    # Positions and "omitted" may have fewer digits than were reserved, never more.
-    assert len(text) <= budget
-    return text
