@@ -113,6 +113,10 @@ NEW_EXIT_CODES = [
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``playbooks`` command and its actions (check, list, fix, new, export, ...).
+
+    Long because it declares every action's parser, options and help in one place, as the
+    other commands do; no logic runs here."""
     parser = group_parser(
         subparsers,
         "playbooks",

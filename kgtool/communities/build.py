@@ -535,6 +535,10 @@ def update_communities(
     which are read only if the document must be computed again, and its blobs are the files'
     contents, which the map's key then need not read. ``drawn`` draws the map that goes with
     the document; without it only communities.json is written.
+
+    Long because its caches nest (the whole input, then the document, then the drawing),
+    each a return or a skip on the way down, and what each level read is what the next one
+    keys on; split, the levels would pass each other their keys and what they read.
     """
     started = time.perf_counter()
     content: bytes | None = None

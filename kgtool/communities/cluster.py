@@ -113,6 +113,11 @@ def cluster(
     a part -> the first file of the community it was cut from. ``parted`` names the packages
     whose communities an earlier run cut: an update moves their files by the rules of a cut
     package (see ``_leiden``).
+
+    Long because it is the one loop over packages that places each kind of file in turn
+    (docs and data, clustered code, loose files, fragments, a small package whole), with the
+    cold and the local path side by side so that they cannot drift apart; each step is a
+    function of its own.
     """
     boundaries = settings["boundaries"]
     if not isinstance(boundaries, list):  # "auto" is made concrete by ``with_packages``

@@ -425,7 +425,13 @@ def find_patterns(
     sweeps: list[Pattern] | None = None,
 ) -> list[Pattern]:
     """Every distinct recurring task, best first (see the module's docstring); the
-    candidates set aside as sweeps are added to ``sweeps`` when it is given."""
+    candidates set aside as sweeps are added to ``sweeps`` when it is given.
+
+    Long because it is the miner's sequence of rules, each a line or two with the comment
+    that says what it keeps out and which repository showed it: candidates grown around
+    each file and titled alike, then dated, then held to being a task (not a busy file's
+    history, upkeep, a test suite growing, one member's or component's work, the project's
+    machinery); read in order, the rules are the miner's definition of a task."""
     by_item: dict[str, list[int]] = defaultdict(list)
     for index, task in enumerate(tasks):
         for item in task.items:

@@ -139,6 +139,12 @@ def _cell(text: str) -> str:
 
 
 def render(document: dict[str, Any], view: LabelView, map_name: str) -> dict[str, bytes]:
+    """MAP.md and one page per community, by name (``map_name`` and ``communities/<id>.md``).
+
+    Long because MAP.md is written top to bottom as one list of lines (its header, picture,
+    table of code communities by area, families, then docs and data), each part a call of its
+    own; what stays here is the edges sorted once per community, which the table and every
+    page share."""
     from kgtool.ontology.drift import DRIFTED
     from kgtool.ontology.facts import strongest_first
     from kgtool.ontology.view import UNLABELLED

@@ -50,6 +50,14 @@ def new_playbook(
     slug: str | None = None,
     dry_run: bool = False,
 ) -> tuple[NewPlaybook, str]:
+    """A new playbook's file for ``intent`` (from the files ``rev_range`` changed, when
+    given), checked before it is written, and its path.
+
+    Long because it writes the file's lines in the order they appear, each from its own
+    source (layer 1 and the history for the key files, followed through renames; layer 3
+    for the concepts; TODO placeholders for what only a person can say), then checks the
+    result as ``kgtool playbooks check`` would; the steps read top to bottom as the file
+    does."""
     intent = " ".join(intent.split())
     if not intent:
         raise KgError("the intent is empty: say what the playbook is for")

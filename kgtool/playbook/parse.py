@@ -271,6 +271,11 @@ def _read_fields(
     offset: int,
     problem: Any,
 ) -> None:
+    """Each known field of a playbook's front matter read into ``playbook``, with the line
+    of every problem.
+
+    Long because it is one flat check per field, in the order the format lists them, each
+    a few lines; they share the node table and the problem callback and nothing else."""
     # After construction, merge keys ("<<") have been flattened into node.value, merged pairs
     # first, so the last pair for a key is the one the document means.
     nodes: dict[str, tuple[yaml.Node, yaml.Node]] = {}

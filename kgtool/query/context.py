@@ -566,7 +566,11 @@ def _add_communities(
     """The files that match best, each under its community, and the best communities with
     their bridges and main symbols. Files are chosen by their own rank across communities
     (a community's header comes with its first file); the best communities' bridges and main
-    symbols come in after every few files."""
+    symbols come in after every few files.
+
+    Long because the files, the headers of their communities and the communities' bridges
+    and symbols are interleaved in one ranked sequence, whose ranks depend on what was added
+    before; the item texts themselves are made by small functions."""
     tail = files[DETAILED_FILES:MAX_LISTED]
     files = files[:DETAILED_FILES]
     ranked = _community_scores(state, labels, files, weights)

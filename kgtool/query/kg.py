@@ -321,6 +321,13 @@ def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
 
 
 def _rows(data: bytes) -> tuple[Any, ...] | None:
+    """Layer 1's joined bytes as the read path's rows (files, symbols, bound edges), or
+    None when they are damaged.
+
+    Long because it is the read path's one pass over layer 1 on a cold read: lines sorted
+    by byte marks, node records decoded all at once and edges only at their ends (decoding
+    every edge whole cost a quarter of the read), then each record checked as it becomes a
+    row; splitting it would hand the partial tables from step to step."""
     lines = []
     exact = b"\\" not in data  # IDs can be read from the bytes: see _FILE_OR_DST_AT
     edges: list[Any] = []  # {"src": the edge's file, "dst": its target}, bound edges only

@@ -275,6 +275,14 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
 def _update_raw(
     root: Path, config: Config, store: Store, write: bool, use_cache: bool
 ) -> UpdateResult:
+    """Layer 1 brought up to date: list, compare with the manifest, parse what changed,
+    resolve what the change touched, lay out and write the shards, remember it all.
+
+    Long because it is one pass whose steps hand each other what they learnt (the manifest's
+    spans, the files parsed, the name tables patched, the shards kept unread): split into
+    functions, each would take and return most of the others' state, and the no-change
+    return at the top, which every hook run without an edit takes, must come before anything
+    heavy is imported."""
     started = time.perf_counter()
     listed = listing(root)
     tracked_cache = listed.paths_under(f"{KG_DIR}/{CACHE_DIR}")

@@ -185,6 +185,12 @@ class Language:
         return get_parser(self.grammar)
 
     def extract(self, path: str, source: bytes) -> FileFacts:
+        """One file's facts from its query's captures: symbols, calls, imports, assignments,
+        values, bases.
+
+        Long because the captures of one query are read in one pass, definitions first (every
+        later capture needs its enclosing symbol), then each role in turn over the same sorted
+        matches and the same scope tables; a function per role would pass that state along."""
         from tree_sitter import QueryCursor
 
         tree = self.parser().parse(source)
