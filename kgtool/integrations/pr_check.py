@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.communities.diff import render_markdown, render_text, touched_communities
@@ -56,8 +56,7 @@ def splicable(name: str) -> bool:
     return _SPLICABLE.fullmatch(name) is not None
 
 
-@dataclass(frozen=True)
-class CheckFinding:
+class CheckFinding(NamedTuple):
     """One finding of a check, and the check that made it."""
 
     check: str
@@ -90,8 +89,7 @@ class CheckFinding:
         return self.check in STALE_CHECKS
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     """What a GitHub Actions run knows about its pull request (empty outside one)."""
 
     base_sha: str = ""
@@ -100,15 +98,13 @@ class Event:
     from_fork: bool = False
 
 
-@dataclass(frozen=True)
-class Base:
+class Base(NamedTuple):
     commit: str  # full id; "" when it could not be found in this clone
     source: str  # where it came from, in words
     need: str = ""  # when commit is "": one line saying what to fetch
 
 
-@dataclass(frozen=True)
-class Relevant:
+class Relevant(NamedTuple):
     slug: str
     path: str
     files: list[str]  # the key files this change touches

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from kgtool.errors import KgError
 from kgtool.repo import (
@@ -45,8 +46,7 @@ _GITLAB_MR = re.compile(r"^See merge request \S+!(\d+)\s*$", re.MULTILINE)
 _REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
 
 
-@dataclass(frozen=True)
-class FileChange:
+class FileChange(NamedTuple):
     status: str  # A added, M modified (T: type change), D deleted, R renamed (to ``path``)
     path: str  # the last name the file had in the history read (renames followed)
 

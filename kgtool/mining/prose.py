@@ -24,7 +24,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.proposals import Proposal, day_of
@@ -112,8 +112,7 @@ _STRIP = "()[]{}“”‘’\"'`,;:!?…"
 _NOT_PATHS = {"and/or", "e.g", "i.e", "etc"}
 
 
-@dataclass(frozen=True)
-class Mentions:
+class Mentions(NamedTuple):
     """What a text claims about the history: commit ids, pull request numbers, paths."""
 
     commits: frozenset[str]
@@ -156,8 +155,7 @@ def _strings(data: Any) -> Iterable[str]:
             yield from _strings(value)
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """Everything the request named, and what a reply may therefore name."""
 
     commits: frozenset[str]

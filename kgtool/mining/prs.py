@@ -11,16 +11,15 @@ merge commit.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.mining.history import DIRECT, SQUASH, ChangeSet
 
 
-@dataclass(frozen=True)
-class PullRequest:
+class PullRequest(NamedTuple):
     number: int
     title: str = ""
     labels: tuple[str, ...] = ()

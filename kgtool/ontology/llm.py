@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from kgtool.communities.identity import id_number
 from kgtool.ontology.claude import (
@@ -155,8 +155,7 @@ TOOL: dict[str, Any] = {
 Kind = Literal["communities", "edges"]
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     """One request as it will be sent: ``params`` are the keyword arguments of
     ``messages.create`` (and, as JSON, the body of the HTTP request)."""
 
@@ -169,8 +168,7 @@ class Request:
         return prompt_chars(self.params)
 
 
-@dataclass(frozen=True)
-class DryRun:
+class DryRun(NamedTuple):
     """What ``label`` would send for the same input, without sending it."""
 
     model: str

@@ -4,9 +4,8 @@ words meet the task's. Read as well as they can be, never checked."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool import bounded
 from kgtool.query.words import identifier_words, meets_any
@@ -17,8 +16,7 @@ SKILL_FOLDERS = (".claude/skills", ".agents/skills")
 SKILL_FILE = "SKILL.md"
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(NamedTuple):
     path: str
     name: str
     description: str

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.config import Config
 from kgtool.errors import KgError
@@ -38,8 +38,7 @@ ROLE = {"calls": "caller", "imports": "importer", "inherits": "subclass"}
 SHOWN_NAMES = 5  # unresolved names spelled out in the summary line
 
 
-@dataclass(frozen=True)
-class Dependent:
+class Dependent(NamedTuple):
     node: str
     depth: int
     via: str  # the edge type of its own step: calls, imports or inherits
@@ -50,8 +49,7 @@ class Dependent:
     community: str
 
 
-@dataclass(frozen=True)
-class AmbiguousSite:
+class AmbiguousSite(NamedTuple):
     src: str
     site: str
     reaches: str  # the reached node among the edge's candidates

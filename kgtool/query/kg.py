@@ -517,8 +517,7 @@ def _changed_files(root: Path, state: MapState) -> list[str]:
     return sorted(changed)
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     src: str
     dst: str  # "" for an AMBIGUOUS edge: see ``candidates``
     type: str

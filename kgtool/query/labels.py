@@ -10,8 +10,7 @@ reading source).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from kgtool import bounded
 from kgtool.escape import md_cell_text
@@ -26,8 +25,7 @@ PAGE_HEAD_BYTES = 16_384  # a page's name and summary open it
 DRIFTED = "drifted"
 
 
-@dataclass(frozen=True)
-class CommunityText:
+class CommunityText(NamedTuple):
     cid: str
     name: str  # "" when there is neither a label nor a page: the ID stands alone
     mark: str = ""  # "", "unlabelled" or "drifted"

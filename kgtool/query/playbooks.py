@@ -8,8 +8,8 @@ playbook is marked as such wherever it appears, never offered as a recipe to fol
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from kgtool.config import Config
 from kgtool.errors import KgError
@@ -26,8 +26,7 @@ REFUSED = "refused"
 NOT_EXECUTABLE = "not executable"
 
 
-@dataclass(frozen=True)
-class PlaybookStatus:
+class PlaybookStatus(NamedTuple):
     report: PlaybookReport
 
     @property
