@@ -25,6 +25,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from kgtool.errors import KgError
 from kgtool.mining.miner import Options, Progress, read_changes
@@ -38,8 +39,7 @@ SEED = 20040523  # ROSE's publication month: any fixed seed makes the intervals 
 METRICS = (f"precision@{K}", f"recall@{K}", "hit@3", "MAP")
 
 
-@dataclass
-class Interval:
+class Interval(NamedTuple):
     mean: float
     low: float
     high: float

@@ -82,8 +82,7 @@ class ChangeSet:
         return [f.path for f in self.files if f.status != "D"]
 
 
-@dataclass
-class History:
+class History(NamedTuple):
     change_sets: list[ChangeSet]  # oldest first
     branch: str  # the revision walked
 

@@ -49,6 +49,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kgtool.communities.packages import MANIFESTS
 from kgtool.file_kinds import in_data_folder, is_ci, is_lock_file, is_test
@@ -232,8 +233,7 @@ def title_words(title: str) -> list[str]:
     return seen
 
 
-@dataclass
-class Task:
+class Task(NamedTuple):
     change: ChangeSet
     items: dict[str, list[str]]  # item -> the concrete paths it stands for here
     added: set[str]  # items that were new files in this task

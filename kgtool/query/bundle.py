@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 FIRST_RANK = -1_000_000.0  # unranked items (playbooks, skills) come before ranked ones
 
 
-@dataclass
-class Item:
+class Item(NamedTuple):
     """One unit of the answer: shown whole or not at all, and only with its ``parent``.
     Items are chosen by ``rank`` (lowest first) and shown in the order they were added."""
 
