@@ -90,7 +90,7 @@ MINING_TESTS = (
     "tests/test_mining_prose.py",
     "tests/test_mining_tasks.py",
 )
-PR_TESTS = ("tests/test_ci.py", "tests/test_workflows.py")
+PR_TESTS = ("tests/test_ci.py", "tests/test_workflows.py", "tests/test_hostile_text.py")
 HOOK_TESTS = ("tests/test_git_hooks.py", "tests/test_hooks.py")
 SKILL_TESTS = ("tests/test_skills_export.py",)
 CONTEXT_TESTS = ("tests/test_context.py", "tests/test_context_ranking.py")

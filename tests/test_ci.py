@@ -23,7 +23,7 @@ from fake_github import (
     FakeGitHub,
     fake_github_fixture,  # noqa: F401 (the fake_github fixture)
 )
-from playbook_helpers import add_playbook, line_of
+from playbook_helpers import add_playbook, line_of, playbook_text
 
 from kgtool.findings import Finding
 from kgtool.integrations import github
@@ -801,3 +801,54 @@ def test_the_cap_holds_for_each_kind_and_notes_come_first_among_warnings() -> No
     assert lines[11] == "::warning file=p.md,title=kgtool%3A playbooks::P411 m0"
     assert lines[12] == "::warning file=p.md,line=1,title=kgtool%3A playbooks::P411 m1"
     assert lines[-1].startswith("::notice title=kgtool ci::2 more errors and 3 more warnings ")
+
+
+def test_an_event_without_a_base_commit_is_compared_at_the_merge_base_with_its_branch(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    """A push-like event names the base branch (GITHUB_BASE_REF) but no base commit: the
+    comparison is with the merge base, not the branch's tip, which has moved on since."""
+    repo, base = pull_request(make_repo)
+    repo.write("app/store.py", APP["app/store.py"] + "\n    def load(self):\n        return 2\n")
+    updated(repo, "load")
+    repo.git("checkout", "-q", "main")
+    repo.write("app/cli.py", APP["app/cli.py"] + "\n\ndef other():\n    return 3\n")
+    updated(repo, "main moves on")
+    repo.git("checkout", "-q", "feature")
+    path = actions.folder / "event.json"
+    path.write_text(json.dumps({"action": "workflow_dispatch"}))
+    actions.monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    actions.monkeypatch.setenv("GITHUB_BASE_REF", "main")
+
+    result = repo.kg("ci")
+
+    assert result.code == 0, result.out + result.err
+    assert f"base {base[:12]} (merge base with main), head" in actions.summary
+    assert actions.outputs()["base"] == base
+    assert "Architecture changes" in actions.summary
+
+
+def test_a_touched_playbook_refused_for_its_validation_says_it_has_none(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    """A playbook refused for an empty validation list is still named as touched, with
+    what it lacks and that it must be fixed before it is followed."""
+    repo = make_repo(APP, commit=False)
+    repo.write(
+        "playbooks/save-data.md",
+        playbook_text(["app/store.py::Store.save"]).replace("validation: pytest", "validation: []"),
+        dedent=False,
+    )
+    base = updated(repo, "base")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("app/store.py", APP["app/store.py"] + "\n    def load(self):\n        return 2\n")
+    updated(repo, "load")
+    actions.event(base)
+
+    result = repo.kg("ci")
+
+    assert result.code == 1, result.out + result.err
+    assert section(actions.summary, "Playbooks this change touches") == (
+        "\n- this change touches key files of **save-data** (`app/store.py`): its validation "
+        "is not written down (refused or not active: fix it before following it)\n\n"
+    )

@@ -246,6 +246,9 @@ def test_a_slug_a_workflow_cannot_splice_is_left_out_of_the_outputs(
     said = [a for a in annotations(result) if "playbooks-touched" in a]
     assert len(said) == 1 and said[0].startswith("::warning ")
     assert odd.replace("$", "").split("(")[0] in said[0]
+    # The summary says it too, among the playbooks' warnings, with its code.
+    warned = section(runner.summary, "Playbook warnings")
+    assert "P405" in warned and "left out of the step output playbooks-touched" in warned
 
 
 def test_a_labeler_reply_with_a_lone_surrogate_is_a_malformed_reply(
