@@ -6,9 +6,10 @@ import re
 
 import yaml
 from conftest import Repo
+from playbook_helpers import playbook_text
 from read_helpers import build_read_repo
 
-from kgtool.integrations.skills import MARKER, skill_name
+from kgtool.integrations.skills import MARKER, MAX_DESCRIPTION, skill_name
 from kgtool.playbook.parse import split_front_matter
 
 NAME_RULE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -134,3 +135,34 @@ def test_a_folder_with_no_skill_file_is_not_kgtools_and_survives_an_export(repo:
     assert draft.read_text() == "half a skill\n" and empty.is_dir()
     assert script.read_text() == "#!/bin/sh\necho mine\n"
     assert sorted(p.name for p in script.parent.iterdir()) == ["run.sh"]
+
+
+def test_a_description_of_exactly_the_limit_is_kept_whole(repo: Repo) -> None:
+    """A description is cut only past MAX_DESCRIPTION characters, never at it."""
+    build_read_repo(repo)
+    fixed = "Use when the task is to: . Key files: app/store.py."
+    intent = "store " * ((MAX_DESCRIPTION - len(fixed)) // 6)
+    intent = (intent + "x" * (MAX_DESCRIPTION - len(fixed) - len(intent))).strip()
+    intent += "y" * (MAX_DESCRIPTION - len(fixed) - len(intent))
+    text = playbook_text(["app/store.py"]).replace("intent: change the thing", f"intent: {intent}")
+    repo.write("playbooks/long-intent.md", text, dedent=False)
+    repo.commit("a playbook whose description is exactly the limit")
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    skill = (repo.root / ".claude/skills/long-intent/SKILL.md").read_text()
+    description = front_matter(skill)["description"]
+    assert len(description) == MAX_DESCRIPTION and not description.endswith("...")
+    assert description == f"Use when the task is to: {intent}. Key files: app/store.py."
+
+
+def test_a_persons_skill_that_is_not_utf8_is_left_alone(repo: Repo) -> None:
+    """A SKILL.md whose front matter holds bytes that are not UTF-8 is read with them
+    replaced, found not kgtool's, and kept byte for byte."""
+    build_read_repo(repo)
+    theirs = b"---\nname: save-records\ndescription: caf\xe9 \xff\n---\nbody\n"
+    path = repo.root / ".claude/skills/save-records/SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(theirs)
+    result = repo.kg("playbooks", "export", "--to", "claude")
+    assert result.code == 0, result.err
+    assert "skipped playbooks/save-records.md" in result.out
+    assert path.read_bytes() == theirs
