@@ -4,6 +4,7 @@ overlap with existing playbooks, a saved pull-request list, and the same bytes t
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,9 @@ from conftest import Repo
 from playbook_helpers import add_playbook, playbook_text
 from test_mining_history import providers  # noqa: F401 (the fixture)
 
-from kgtool.mining.patterns import Pattern
-from kgtool.mining.proposals import _validation, project_checks
+from kgtool.mining.history import ChangeSet
+from kgtool.mining.patterns import Pattern, Task
+from kgtool.mining.proposals import MAX_EVIDENCE, _delay, _evidence, _validation, project_checks
 from kgtool.playbook.parse import read_playbook
 
 PROPOSAL = "playbooks/proposed/add-a-provider.md"
@@ -167,3 +169,31 @@ def test_checks_run_by_the_projects_package_manager_and_no_snapshot_is_a_test(
     assert [line.partition(" (")[0] for line in _validation(pattern, [])] == [
         "the test lib/__tests__/cli.test.mjs"
     ]
+
+
+def test_evidence_delays_and_a_missing_validation_are_said_exactly(tmp_path: Path) -> None:
+    """The counts and words a proposal's reader relies on: how many changes the evidence
+    leaves out, how long after a change its follow-up came, what is said when no test and
+    no check command was found; and a package manager the manifest alone names."""
+    start = 1_700_000_000
+    changes = [
+        ChangeSet(f"{i:040x}", "direct", None, "a", "a@x", start + i * 60, "Add", "Add", ())
+        for i in range(MAX_EVIDENCE + 2)
+    ]
+    tasks = [Task(change, {"lib/x.py": ["lib/x.py"]}, set(), set(), "add") for change in changes]
+    pattern = Pattern("lib/x.py", "add", tasks, [("lib/x.py", len(tasks))], len(tasks))
+    lines = _evidence(pattern)
+    assert len(lines) == MAX_EVIDENCE and lines[-1] == "and 3 more"
+    gaps = (3_000, 5 * 3_600, 3 * 86_400)
+    later = [replace(changes[0], time=start + seconds) for seconds in gaps]
+    assert [_delay(changes[0], then) for then in later] == [
+        "within the hour",
+        "5 hours later",
+        "3 days later",
+    ]
+    assert _validation(pattern, []) == [
+        f"none found: no test changed in the {MAX_EVIDENCE + 2} change sets of this pattern, "
+        "and no check command was found in the project's configuration"
+    ]
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "x"}, "packageManager": "pnpm@9"}')
+    assert project_checks(tmp_path) == ["pnpm test"]
