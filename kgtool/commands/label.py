@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import context
-from kgtool.communities.build import COMMUNITIES_FILE, update_communities
+from kgtool.communities.build import COMMUNITIES_FILE
 from kgtool.errors import KgError
 from kgtool.ontology.items import LabelBatch, Labeler, LabelerError
 from kgtool.ontology.label import (
@@ -37,7 +37,7 @@ from kgtool.ontology.model import (
 )
 from kgtool.ontology.offline import OfflineLabeler
 from kgtool.pipeline.context import Context
-from kgtool.pipeline.refresh import refresh
+from kgtool.pipeline.refresh import layer2_from, refresh
 from kgtool.repo import head_commit
 from kgtool.store import ONTOLOGY_FILE
 
@@ -166,8 +166,8 @@ def _write(ctx: Context, ontology: Ontology) -> None:
         raise KgError(f"{exc.message}; nothing was written", exc.path, exc.line) from None
     ctx.store.ensure()
     ctx.store.write_if_changed(ONTOLOGY_FILE, data)
-    # The map shows the new names at once; update_communities re-renders on a label change.
-    update_communities(ctx.root, ctx.config, ctx.store, write=True, drawn=ctx.map)
+    # The map shows the new names at once: its key holds the labels, so it is drawn again.
+    layer2_from(ctx, None, write=True)
 
 
 def _by_hand(

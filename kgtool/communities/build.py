@@ -83,32 +83,6 @@ class Layer1(Protocol):
     def blobs(self) -> dict[str, str]: ...
 
 
-class MapRenderer(Protocol):
-    """The readable map drawn over layer 2 (MAP.md and its pages). It names communities with
-    layer-3 labels, so it lives above layer 2 and is handed in by the commands."""
-
-    def key(self) -> bytes:
-        """What the map depends on besides layers 1 and 2 (labels, their settings)."""
-        ...
-
-    def render(self, document: Document) -> dict[str, bytes]:
-        """.kg-relative name -> content, for every file of the map."""
-        ...
-
-    def inputs(
-        self, document: Document, blobs: Mapping[str, str] | None = None, remember: bool = True
-    ) -> bytes:
-        """Everything ``render(document)`` reads besides the document: equal inputs, equal
-        map. ``blobs`` names files' working-tree content by blob id, so that those need not
-        be read; ``remember``: what was read may be cached for the next run (a run that
-        writes nothing passes False)."""
-        ...
-
-    def on_disk(self) -> list[str]:
-        """The map's files on disk now, so those the new map lacks can be removed."""
-        ...
-
-
 class CommunitiesResult:
     __slots__ = (
         "changed",
@@ -523,7 +497,6 @@ def update_communities(
     layer1: Layer1 | None = None,
     write: bool = True,
     rebaseline: bool = False,
-    drawn: MapRenderer | None = None,
 ) -> CommunitiesResult:
     """Recompute layer 2 from ``layer1`` (default: layer 1 on disk, as
     ``kgtool.raw.graph.load`` joins it); write if asked.
@@ -532,13 +505,12 @@ def update_communities(
     build the file graph instead of parsing layer 1 (which on a 700-file repository costs
     more than the rest of layer 2 together), its digest names its content for the cache (a
     run whose layer 1 changed nothing need not read it), its edges' digest names the edges,
-    which are read only if the document must be computed again, and its blobs are the files'
-    contents, which the map's key then need not read. ``drawn`` draws the map that goes with
-    the document; without it only communities.json is written.
+    which are read only if the document must be computed again, and its blobs list the
+    files. The map drawn over the document is layer 3's (``kgtool.ontology.map``).
 
-    Long because its caches nest (the whole input, then the document, then the drawing),
-    each a return or a skip on the way down, and what each level read is what the next one
-    keys on; split, the levels would pass each other their keys and what they read.
+    Long because its caches nest (the whole input, then the document), each a return or a
+    skip on the way down, and what each level read is what the next one keys on; split, the
+    levels would pass each other their keys and what they read.
     """
     started = time.perf_counter()
     content: bytes | None = None
@@ -554,15 +526,14 @@ def update_communities(
     families = family_settings(config)
     keyed = {**settings, **families}  # what the outputs depend on
     on_disk = store.read_bytes(COMMUNITIES_FILE)
-    map_key = drawn.key() if drawn is not None else None
-    key = _input_key(raw_digest, keyed, on_disk, map_key)
+    key = _input_key(raw_digest, keyed, on_disk)
     record = {} if rebaseline else _record(store)
     remembered = {"packages": record.get("packages")}  # what with_packages found last
     # What is hashed of communities.json, once: whether it is what the last run wrote.
     read = {COMMUNITIES_FILE: hashlib.sha256(on_disk).hexdigest()} if on_disk is not None else {}
     ours = _same_outputs(store, record, [COMMUNITIES_FILE], read)
     if record.get("key") == key:
-        kept = _unchanged(store, record, on_disk, drawn, read)
+        kept = _unchanged(store, record, on_disk, read)
         if kept is not None:
             result = CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
             if settings["boundaries"] == "auto":
@@ -617,46 +588,24 @@ def update_communities(
         document, reclustered = compute(graph, packaged, previous, rebaseline, families)
         data = pretty_json(document).encode("utf-8")
     outputs = {COMMUNITIES_FILE: data}
-    drawing_key = ""
-    redrawn = False
-    if drawn is not None:
-        drawing_key = _drawing_key(
-            data, keyed, drawn.inputs(document, blobs() if blobs is not None else None, write)
-        )
-        pages = drawn.on_disk()
-        if (
-            record.get("drawing") == drawing_key
-            and sorted(n for n in record.get("outputs", {}) if n != COMMUNITIES_FILE) == pages
-            and _same_outputs(store, record, pages)
-        ):
-            # The map reads the document, the labels and the files' doc lines, no more.
-            outputs.update({name: store.read_bytes(name) or b"" for name in pages})
-        else:
-            outputs.update(drawn.render(document))
-            redrawn = True
-    changed = [name for name, data in sorted(outputs.items()) if store.read_bytes(name) != data]
-    removed = [n for n in drawn.on_disk() if n not in outputs] if drawn is not None else []
-    if write:
+    changed = [COMMUNITIES_FILE] if on_disk != data else []
+    if write and changed:
         store.ensure()
-        for name in changed:
-            store.write_if_changed(name, outputs[name])
-        for name in removed:
-            store.path(name).unlink(missing_ok=True)
-    if drawn is not None and (write or not (changed or removed)):
+        store.write_if_changed(COMMUNITIES_FILE, data)
+    if write or not changed:
         # What is on disk now is exactly what this input makes: remember it for next time.
-        new_key = _input_key(raw_digest, keyed, outputs[COMMUNITIES_FILE], map_key)
+        new_key = _input_key(raw_digest, keyed, data)
         if document_key:
             document_key = _document_key(folded_digest, {**keyed, **packaged}, data)
-        _remember(store, new_key, document_key, drawing_key, outputs, remembered["packages"])
+        _remember(store, new_key, document_key, outputs, remembered["packages"])
     result = CommunitiesResult(
         document,
         outputs,
         changed,
-        removed,
+        [],
         reclustered,
         time.perf_counter() - started,
         what_changed(previous, document),
-        redrawn,
     )
     result.unread = unread
     return result
@@ -672,12 +621,10 @@ def _layer1_on_disk(store: Store) -> tuple[bytes, str]:
     return on_disk.data, raw_graph.digest_on_disk(store)
 
 
-def _input_key(
-    raw_digest: str, settings: dict[str, Any], document: bytes | None, drawn: bytes | None
-) -> str:
+def _input_key(raw_digest: str, settings: dict[str, Any], document: bytes | None) -> str:
     hasher = hashlib.sha256(f"format {FORMAT_VERSION} {RULES}".encode())
     hasher.update(raw_digest.encode())
-    for part in (canonical_json(settings).encode(), document or b"", drawn or b""):
+    for part in (canonical_json(settings).encode(), document or b""):
         hasher.update(hashlib.sha256(part).digest())
     return hasher.hexdigest()
 
@@ -700,15 +647,6 @@ def _document_key(edges: bytes, settings: dict[str, Any], document: bytes | None
     return hasher.hexdigest()
 
 
-def _drawing_key(document: bytes, settings: dict[str, Any], inputs: bytes) -> str:
-    """What the map is a function of: the document, the settings, and what the renderer
-    reads besides (``MapRenderer.inputs``)."""
-    hasher = hashlib.sha256(f"drawing {FORMAT_VERSION} {RULES}".encode())
-    for part in (document, canonical_json(settings).encode(), inputs):
-        hasher.update(hashlib.sha256(part).digest())
-    return hasher.hexdigest()
-
-
 def _record(store: Store) -> dict[str, Any]:
     """What the last run that wrote layer 2 remembered (see ``_remember``); {} when nothing."""
     try:
@@ -722,19 +660,12 @@ def _remember(
     store: Store,
     key: str,
     document_key: str,
-    drawing_key: str,
     outputs: dict[str, bytes],
     packages: Any = None,
 ) -> None:
     digests = {name: hashlib.sha256(data).hexdigest() for name, data in outputs.items()}
     record = canonical_json(
-        {
-            "key": key,
-            "document": document_key,
-            "drawing": drawing_key,
-            "outputs": digests,
-            "packages": packages,
-        }
+        {"key": key, "document": document_key, "outputs": digests, "packages": packages}
     ).encode()
     path = store.cache_dir / CACHE_KEY_FILE
     try:
@@ -767,19 +698,10 @@ def _same_outputs(
 
 
 def _unchanged(
-    store: Store,
-    record: dict[str, Any],
-    on_disk: bytes | None,
-    drawn: MapRenderer | None,
-    read: dict[str, str],
+    store: Store, record: dict[str, Any], on_disk: bytes | None, read: dict[str, str]
 ) -> Document | None:
-    """The document on disk when the last run saw this exact input and left these outputs."""
-    if on_disk is None or drawn is None:
-        return None
-    expected: dict[str, str] = record.get("outputs", {})
-    if sorted(n for n in expected if n != COMMUNITIES_FILE) != sorted(drawn.on_disk()):
-        return None
-    if not _same_outputs(store, record, sorted(expected), read):
+    """The document on disk when the last run saw this exact input and left it there."""
+    if on_disk is None or not _same_outputs(store, record, [COMMUNITIES_FILE], read):
         return None
     return parse_document(on_disk, shape_known=True)  # it is the one written: checked then
 
@@ -788,7 +710,6 @@ __all__ = [
     "COMMUNITIES_FILE",
     "CommunitiesResult",
     "Layer1",
-    "MapRenderer",
     "compute",
     "format_id",
     "parse_document",

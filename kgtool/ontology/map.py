@@ -1,7 +1,8 @@
 """``.kg/MAP.md`` and ``.kg/communities/<id>.md``: the map an agent reads, then follows.
 
-The map is layer 2's communities under layer 3's names, so it is drawn here, above both:
-layer 2 is handed a ``MapRenderer`` by the commands and never reads labels itself.
+The map is layer 2's communities under layer 3's names, so it is drawn, written and cached
+here, above both (``LabelledMap.update``): layer 2 returns its document and never reads a
+label; the pipeline hands the document on.
 
 The map is one table row per community, kept short enough to read whole (a few thousand
 tokens for a 700-file repository): the name, the size, the main files and the strongest
@@ -13,6 +14,7 @@ exist, so an agent following them never hits a dead end.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -33,6 +35,9 @@ from kgtool.store import ONTOLOGY_FILE, PAGES_DIR, Store, atomic_write, canonica
 MAP_FILE = "MAP.md"
 # In the local cache: the doc line of each main file, by blob id (see LabelledMap._doc_lines).
 DOC_LINES_FILE = "map.doc_lines"
+# In the local cache: what the map's files on disk were drawn from (see LabelledMap.update).
+MAP_KEY_FILE = "map.key"
+MAP_CACHE_VERSION = "1"  # bump when the map's keys change meaning
 PAGE_NAME = re.compile(r"c[0-9]+\.md")
 MAP_EDGES = 3  # outgoing edges per row in the map; the page lists them all
 MAP_FILES = 3
@@ -40,12 +45,105 @@ AREA_PATHS = 40  # member paths the offline labeler reads to name an area
 MAP_FAMILY_COMMUNITIES = 5  # communities shown per family in the map; pages name them all
 
 
+class MapUpdate(NamedTuple):
+    """What one update of the map made: every file of the map by name, those that differ
+    from disk (written when asked), pages of communities that are gone, and whether it was
+    drawn anew (labels read, pages made) rather than kept."""
+
+    outputs: dict[str, bytes]
+    changed: list[str]
+    removed: list[str]
+    redrawn: bool
+
+
 class LabelledMap(NamedTuple):
-    """The map of a repository, as ``kgtool update`` hands it to layer 2 to draw."""
+    """The map of a repository: layer 2's document under layer 3's names."""
 
     root: Path
     config: Config
     store: Store
+
+    def update(
+        self,
+        document: dict[str, Any],
+        data: bytes,
+        raw_digest: str,
+        blobs: Mapping[str, str] | None,
+        write: bool,
+    ) -> MapUpdate:
+        """The map of ``document`` (``data``, its bytes) brought up to date, and written when
+        ``write``. Kept without reading a label or a file when the last run drew it from the
+        same layer 1 (``raw_digest``), document, labels and settings and its files are on
+        disk as it left them; kept without drawing when what the drawing reads (the labels,
+        the main files' doc lines) is the same; drawn anew otherwise."""
+        started = self._quick_key(data, raw_digest)
+        record = self._record()
+        pages = self.on_disk()
+        same = record.get("pages") == self._digests(pages)
+        if same and record.get("key") == started:
+            return MapUpdate({}, [], [], False)
+        drawing = hashlib.sha256(
+            b"\0".join((MAP_CACHE_VERSION.encode(), data, self.inputs(document, blobs, write)))
+        ).hexdigest()
+        if same and record.get("drawing") == drawing:
+            outputs = {name: self.store.read_bytes(name) or b"" for name in pages}
+            redrawn = False
+        else:
+            outputs = self.render(document)
+            redrawn = True
+        changed = [
+            name for name, made in sorted(outputs.items()) if self.store.read_bytes(name) != made
+        ]
+        removed = [name for name in pages if name not in outputs]
+        if write:
+            self.store.ensure()
+            for name in changed:
+                self.store.write_if_changed(name, outputs[name])
+            for name in removed:
+                self.store.path(name).unlink(missing_ok=True)
+        if write or not (changed or removed):
+            # What is on disk now is exactly what this input makes: remember it for next time.
+            digests = {name: hashlib.sha256(made).hexdigest() for name, made in outputs.items()}
+            self._remember({"key": started, "drawing": drawing, "pages": digests})
+        return MapUpdate(outputs, changed, removed, redrawn)
+
+    def _quick_key(self, data: bytes, raw_digest: str) -> str:
+        """What the map is a function of, named without reading it: layer 1 (the files' doc
+        lines are in it), the document, the labels and the settings."""
+        hasher = hashlib.sha256(f"map {MAP_CACHE_VERSION}".encode())
+        for part in (
+            raw_digest.encode(),
+            data,
+            self.key(),
+            canonical_json(self.config.values).encode(),
+        ):
+            hasher.update(hashlib.sha256(part).digest())
+        return hasher.hexdigest()
+
+    def _digests(self, names: list[str]) -> dict[str, str]:
+        found = {}
+        for name in names:
+            data = self.store.read_bytes(name)
+            found[name] = hashlib.sha256(data).hexdigest() if data is not None else ""
+        return found
+
+    def _record(self) -> dict[str, Any]:
+        """What the last run that drew the map remembered; {} when nothing."""
+        try:
+            record = json.loads((self.store.cache_dir / MAP_KEY_FILE).read_bytes())
+        except (OSError, ValueError):
+            return {}
+        return record if isinstance(record, dict) else {}
+
+    def _remember(self, record: dict[str, Any]) -> None:
+        data = canonical_json(record).encode()
+        path = self.store.cache_dir / MAP_KEY_FILE
+        with contextlib.suppress(OSError):
+            if path.read_bytes() == data:
+                return
+        # A cache that cannot be written costs time, never correctness.
+        with contextlib.suppress(OSError):
+            atomic_write(path, data, durable=False)
 
     def key(self) -> bytes:
         section = canonical_json(self.config.section("ontology")).encode()

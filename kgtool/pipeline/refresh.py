@@ -14,6 +14,7 @@ from kgtool.pipeline.context import Context
 from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.raw.dependencies import declared, is_declared
 from kgtool.raw.graph import WHERE as RAW_WHERE
+from kgtool.raw.graph import digest_on_disk
 from kgtool.raw.model import MAX_DEPTH, PARTIAL_GRAMMAR, PARTIAL_TOO_DEEP
 from kgtool.store import KG_DIR, ONTOLOGY_FILE
 
@@ -85,10 +86,20 @@ def refresh(
 
 
 def layer2_from(
-    ctx: Context, raw: UpdateResult, write: bool, rebaseline: bool = False
+    ctx: Context, raw: UpdateResult | None, write: bool, rebaseline: bool = False
 ) -> CommunitiesResult:
-    """Layer 2 and the map as they follow from layer 1 as ``raw`` has it."""
-    return update_communities(ctx.root, ctx.config, ctx.store, raw, write, rebaseline, ctx.map)
+    """Layer 2 as it follows from layer 1 as ``raw`` has it (None: layer 1 on disk), and the
+    map drawn over it (layer 3's), reported as one: the files of both that changed."""
+    layer2 = update_communities(ctx.root, ctx.config, ctx.store, raw, write, rebaseline)
+    data = layer2.outputs.get(COMMUNITIES_FILE) or ctx.store.read_bytes(COMMUNITIES_FILE) or b""
+    digest = raw.digest if raw is not None else digest_on_disk(ctx.store)
+    blobs = raw.blobs() if raw is not None else None
+    drawn = ctx.map.update(layer2.document, data, digest, blobs, write)
+    layer2.outputs.update(drawn.outputs)
+    layer2.changed = sorted([*layer2.changed, *drawn.changed])
+    layer2.removed = drawn.removed
+    layer2.redrawn = drawn.redrawn
+    return layer2
 
 
 def drifted_labels(ctx: Context, document: dict[str, Any]) -> int:
