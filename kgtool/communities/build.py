@@ -1,4 +1,5 @@
-"""Layer 2: ``.kg/communities.json`` from layer 1 and the committed partition, plus the map.
+"""Layer 2: ``.kg/communities.json`` from layer 1 and the committed partition (the map drawn
+over it is layer 3's, ``kgtool.ontology.map``).
 
 The no-change path is cheap: the file graph's digest (with the settings and library versions
 it was clustered under) is stored as ``graph_hash``; when it matches, Leiden does not run and
@@ -97,7 +98,9 @@ class CommunitiesResult:
     )
 
     document: Document
-    outputs: dict[str, bytes]  # .kg-relative name -> content, every file layer 2 owns
+    # .kg-relative name -> content: communities.json, and the map's files when it was drawn
+    # (pipeline.refresh.layer2_from adds them)
+    outputs: dict[str, bytes]
     changed: list[str]  # names that differ from disk
     removed: list[str]  # pages of communities that are gone
     reclustered: bool  # Leiden ran (the graph changed, or --rebaseline)

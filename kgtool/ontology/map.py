@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kgtool import bounded
+from kgtool import __version__, bounded
 from kgtool.communities.counts import describe_counts
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
@@ -82,8 +82,9 @@ class LabelledMap(NamedTuple):
         same = record.get("pages") == self._digests(pages)
         if same and record.get("key") == started:
             return MapUpdate({}, [], [], False)
+        version = f"{MAP_CACHE_VERSION} {__version__}".encode()
         drawing = hashlib.sha256(
-            b"\0".join((MAP_CACHE_VERSION.encode(), data, self.inputs(document, blobs, write)))
+            b"\0".join((version, data, self.inputs(document, blobs, write)))
         ).hexdigest()
         if same and record.get("drawing") == drawing:
             outputs = {name: self.store.read_bytes(name) or b"" for name in pages}
@@ -110,7 +111,8 @@ class LabelledMap(NamedTuple):
     def _quick_key(self, data: bytes, raw_digest: str) -> str:
         """What the map is a function of, named without reading it: layer 1 (the files' doc
         lines are in it), the document, the labels and the settings."""
-        hasher = hashlib.sha256(f"map {MAP_CACHE_VERSION}".encode())
+        # kgtool's version too: a release that draws the map otherwise draws it again.
+        hasher = hashlib.sha256(f"map {MAP_CACHE_VERSION} {__version__}".encode())
         for part in (
             raw_digest.encode(),
             data,
