@@ -164,3 +164,23 @@ def test_ids_with_escaped_characters_are_read_too(repo: Repo) -> None:
         'app/odd"name.py  (file, python, 2 lines)',
         "in c2 · Store: API (unlabelled)",
     ]
+
+
+def test_unresolved_names_are_counted_most_first_and_listed_per_caller(repo: Repo) -> None:
+    """Two names of the target's methods called on receivers nothing types: the summary
+    names the more frequent first, the caller's line lists both."""
+    repo.write(".kgtool.yaml", "max_candidates: 1\n")
+    repo.write("app/__init__.py", "")
+    for name in ("a", "b"):
+        repo.write(
+            f"app/{name}.py",
+            f"class {name.upper()}:\n    def put(self):\n        return 1\n\n"
+            "    def get(self):\n        return 2\n",
+        )
+    repo.write("app/use.py", "def use(x):\n    x.put()\n    x.put()\n    return x.get()\n")
+    repo.build({})
+    result = repo.kg("impact", "app/a.py::A")
+    assert result.code == 0, result.err
+    first = result.out.splitlines()[0]
+    assert "3 unresolved call sites named `put`, `get` could also reach it" in first, first
+    assert "  app/use.py::use  `get`×1, `put`×2" in result.out.splitlines(), result.out
