@@ -123,6 +123,8 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "skills": ("kgtool/integrations/skills.py", SKILL_TESTS),
     # The read path.
     "context": ("kgtool/query/context.py", CONTEXT_TESTS),
+    "bundle": ("kgtool/query/bundle.py", CONTEXT_TESTS),
+    "agent_skills": ("kgtool/query/agent_skills.py", CONTEXT_TESTS),
     "content_index": ("kgtool/query/content_index.py", CONTEXT_TESTS),
     "history_index": ("kgtool/query/history_index.py", CONTEXT_TESTS),
     "lexical": ("kgtool/query/lexical.py", CONTEXT_TESTS),

@@ -14,6 +14,7 @@ from communities_helpers import community_of
 from conftest import PROJECT_ROOT, Repo, assert_one_line_error
 
 from kgtool.errors import KgError
+from kgtool.query.bundle import Bundle, render_json, render_markdown
 from kgtool.query.context import context_for
 
 SHOP_FILES = {
@@ -417,3 +418,36 @@ def test_words_the_repository_never_uses_do_not_hide_a_playbook(shop: Repo) -> N
         if "→ payments/base.py:4\n" in text
     ]
     assert short and all("`class Provider:`" not in text for text in short)
+
+
+def test_items_are_chosen_by_rank_shown_in_order_and_shortened_to_fit() -> None:
+    """The bundle's contract, apart from any repository: under every budget the best-ranked
+    items are kept (not the first added), a kept item is shown where it was added, a child
+    never without its parent, an item that does not fit whole is shown short when that fits,
+    and unranked items come before every ranked one."""
+    bundle = Bundle("task", [])
+    first = bundle.add("## first added, ranked last " + "x" * 40, {"n": 1}, rank=9.0)
+    bundle.add("## ranked best " + "y" * 40, {"n": 2}, rank=1.0)
+    bundle.add("- its child", {"n": 3}, parent=first, rank=0.5, tight=True)
+    bundle.add("## long " + "z" * 400, {"n": 4}, rank=2.0, short=("## long, short", {"n": 4}))
+    everything = render_markdown(bundle, 100_000)
+    seen = set()
+    for budget in range(0, len(everything) + 1):
+        text = render_markdown(bundle, budget)
+        assert len(text) <= budget
+        shown = [n for n, mark in enumerate(("first added", "ranked best", "its child", "## long"))
+                 if mark in text]  # fmt: skip
+        assert shown == sorted(shown)  # as added, whatever the ranks
+        assert 0 not in shown or {1, 3} <= set(shown)  # the worst rank comes last
+        assert 2 not in shown or 0 in shown  # a child never without its parent
+        seen.add(tuple(shown))
+    # On the way up: the best alone, then the long one short, before the first added.
+    assert (1,) in seen and (1, 3) in seen and (0, 1, 2, 3) in seen
+    assert any("## long, short" in render_markdown(bundle, b) for b in range(len(everything)))
+    assert [item["n"] for item in json.loads(render_json(bundle, 100_000))["items"]] == [1, 2, 3, 4]
+    unranked = Bundle("task", [])
+    unranked.add("## ranked " + "a" * 200, {"n": 1}, rank=-5.0)
+    unranked.add("## unranked " + "b" * 200, {"n": 2})
+    room = len(render_markdown(unranked, 100_000)) - 1  # one of the two fits
+    assert "## unranked" in render_markdown(unranked, room)
+    assert "## ranked" not in render_markdown(unranked, room)
