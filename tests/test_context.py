@@ -458,3 +458,19 @@ def test_items_are_chosen_by_rank_shown_in_order_and_shortened_to_fit() -> None:
     room = len(render_markdown(unranked, 100_000)) - 1  # one of the two fits
     assert "## unranked" in render_markdown(unranked, room)
     assert "## ranked" not in render_markdown(unranked, room)
+
+
+def test_a_community_in_json_has_its_score_and_its_main_symbols(shop: Repo) -> None:
+    """What an agent reading JSON relies on of a community: its score as ranked (to three
+    places), and its bridges and main symbols, each naming the community they detail."""
+    out, _ = context(shop, AUTH_TASK, "--budget", "100000", "--format", "json")
+    items = json.loads(out)["items"]
+    auth = community_of(shop, "auth/tokens.py")
+    (header,) = [i for i in items if i["kind"] == "community" and i["id"] == auth]
+    assert header["score"] > 3 and header["score"] == round(header["score"], 3)
+    number = items.index(header)
+    (symbols,) = [i for i in items if i["kind"] == "main_symbols" and i["parent"] == number]
+    assert symbols["community"] == auth
+    assert "auth/tokens.py::sign_token" in [s["id"] for s in symbols["symbols"]]
+    (bridges,) = [i for i in items if i["kind"] == "bridges" and i["parent"] == number]
+    assert bridges["community"] == auth and bridges["edges"]
