@@ -491,3 +491,25 @@ def test_a_rebase_through_the_driver_stops_on_kg_rather_than_commit_it_stale(
     )
     assert continued.returncode == 0, continued.stdout + continued.stderr
     assert committed_kg_is_fresh(repo)
+
+
+def test_hooks_run_in_this_process_maps_what_is_staged_and_stages_it(repo: Repo) -> None:
+    """``kgtool hooks run`` as the hook script calls it, in this process (so that a mutation
+    test sees which tests reach it): with a file partly staged, review mode maps the index
+    in a temporary checkout, copies the map back and stops the commit; one-step mode stages
+    the map with the commit; the unstaged work is never touched."""
+    mapped_repo(repo)
+    partially_stage(repo)
+    review = repo.kg("hooks", "run", "--review")
+    assert review.code == 1, review.out + review.err
+    assert "kgtool rewrote .kg/ (.kg/raw/_root.jsonl), which differs from what is staged" in (
+        review.out
+    )
+    assert symbols(repo.layer1().decode()) == {"main", "helper", "f"}
+    assert "def g()" in (repo.root / "app.py").read_text()
+    assert ".kg/raw/_root.jsonl" not in repo.git("diff", "--cached", "--name-only")
+    one_step = repo.kg("hooks", "run")
+    assert one_step.code == 0, one_step.out + one_step.err
+    assert ".kg/raw/_root.jsonl" in repo.git("diff", "--cached", "--name-only").split()
+    assert symbols(repo.git("show", ":.kg/raw/_root.jsonl")) == {"main", "helper", "f"}
+    assert "def g()" in (repo.root / "app.py").read_text()
