@@ -502,9 +502,10 @@ def test_hooks_run_in_this_process_maps_what_is_staged_and_stages_it(repo: Repo)
     partially_stage(repo)
     review = repo.kg("hooks", "run", "--review")
     assert review.code == 1, review.out + review.err
-    assert "kgtool rewrote .kg/ (.kg/raw/_root.jsonl), which differs from what is staged" in (
-        review.out
-    )
+    assert (
+        "kgtool rewrote .kg/ (.kg/raw/_root.jsonl), which differs from what is staged: "
+        "review it; git add .kg and commit again"
+    ) in review.out
     assert symbols(repo.layer1().decode()) == {"main", "helper", "f"}
     assert "def g()" in (repo.root / "app.py").read_text()
     assert ".kg/raw/_root.jsonl" not in repo.git("diff", "--cached", "--name-only")
