@@ -538,7 +538,8 @@ def update_communities(
     if record.get("key") == key:
         kept = _unchanged(store, record, on_disk, read)
         if kept is not None:
-            result = CommunitiesResult(kept, {}, seconds=time.perf_counter() - started)
+            outputs = {COMMUNITIES_FILE: on_disk} if on_disk is not None else {}
+            result = CommunitiesResult(kept, outputs, seconds=time.perf_counter() - started)
             if settings["boundaries"] == "auto":
                 result.unread = remembered_unread(record.get("packages"))
             return result

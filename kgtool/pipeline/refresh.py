@@ -91,7 +91,7 @@ def layer2_from(
     """Layer 2 as it follows from layer 1 as ``raw`` has it (None: layer 1 on disk), and the
     map drawn over it (layer 3's), reported as one: the files of both that changed."""
     layer2 = update_communities(ctx.root, ctx.config, ctx.store, raw, write, rebaseline)
-    data = layer2.outputs.get(COMMUNITIES_FILE) or ctx.store.read_bytes(COMMUNITIES_FILE) or b""
+    data = layer2.outputs[COMMUNITIES_FILE]  # what layer 2 wrote, or kept as it was on disk
     digest = raw.digest if raw is not None else digest_on_disk(ctx.store)
     blobs = raw.blobs() if raw is not None else None
     drawn = ctx.map.update(layer2.document, data, digest, blobs, write)
