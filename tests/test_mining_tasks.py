@@ -212,6 +212,8 @@ def test_a_step_follows_a_symbol_that_moved_and_leaves_out_one_gone(repo: Repo) 
     repo.write("core/dispatch.py", moved[0] + "\n")
     repo.write("core/routing.py", moved[1])
     repo.write("core/registry.py", "KNOWN = []\n")
+    # A method of that bare name elsewhere is not where the function went.
+    repo.write("web/app.py", "class App:\n    def enrol(self):\n        return 1\n")
     commit_at(repo, "Split the dispatcher", DAY * 10)
     assert repo.kg("update").code == 0
     assert repo.kg("mine-playbooks").code == 0

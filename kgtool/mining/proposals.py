@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import configparser
 import datetime
-import functools
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -36,7 +35,6 @@ from kgtool.mining.paths import NUMBER, is_abstract
 from kgtool.mining.patterns import SLOT, Pattern, object_of, singular
 from kgtool.mining.symbols import touched_symbols
 from kgtool.playbook.concepts import ConceptIndex
-from kgtool.playbook.layer1 import Layer1, SymbolIndex
 from kgtool.playbook.model import PROPOSED, Playbook
 from kgtool.playbook.new import yaml_string
 from kgtool.playbook.parse import parse_playbook, slugify
@@ -44,6 +42,8 @@ from kgtool.playbook.resolve import Resolver
 
 MAX_KEY_FILES = 12
 MAX_EVIDENCE = 40
+# Symbols of one name looked at to find where one moved; more, and it is not told apart.
+MAX_MOVED_CANDIDATES = 20
 MAX_PITFALLS = 6
 MARK = "# proposed by kgtool mine-playbooks"  # how the miner knows its own earlier proposals
 OVERLAP = 0.5  # Jaccard share of key files at which an existing playbook is the same task
@@ -361,12 +361,6 @@ def _evidence(pattern: Pattern) -> list[str]:
     return lines
 
 
-@functools.lru_cache(maxsize=1)
-def _symbols_today(view: Layer1) -> SymbolIndex:
-    """Every symbol of the tree by name, built once for all the proposals of a run."""
-    return view.symbol_index()
-
-
 def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]:
     """The symbols of an edited key file that the newest changes of the pattern wrote lines
     in, each as a pointer that resolves today (``file::Qualname``, or where the one symbol
@@ -386,11 +380,14 @@ def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]
         if not resolver.resolve(pointer).resolved:
             # Moved to another file (stream.ts::getEnvApiKey, now in env-api-keys.ts): the
             # one symbol of that name today; else gone, and no step of today's code.
-            index = _symbols_today(resolver.view)
-            moved, count = index.elsewhere(touched.qualname, key.pointer, 1)
-            if count != 1:
+            # By its whole qualname: a bare name also stands for every method called so.
+            found_by_name, count = resolver.symbol_index().elsewhere(
+                touched.qualname, key.pointer, MAX_MOVED_CANDIDATES
+            )
+            same = [n for n in found_by_name if n.partition("::")[2] == touched.qualname]
+            if len(same) != 1 or count > MAX_MOVED_CANDIDATES:
                 continue
-            pointer = moved[0]
+            pointer = same[0]
         shown = md_path(pointer) + ("" if pointer.startswith(f"{key.pointer}::") else " (moved)")
         if touched.added:  # each change added one of its own: the kind is the step
             found.append(f"add a {touched.added} ({touched.changes} of the {read} newest; "

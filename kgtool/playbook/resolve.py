@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from kgtool.playbook.layer1 import Layer1
+from kgtool.playbook.layer1 import Layer1, SymbolIndex
 from kgtool.playbook.parse import outside_repository
 from kgtool.raw.graph import split_node_id
 
@@ -124,6 +124,13 @@ class Resolver:
         self._folders: set[str] | None = None
         self._leads_out: dict[str, bool] = {}  # a few path lookups on disk, once a file
         self._longest = -1  # the longest tracked path, once a pointer holds '::'
+        self._symbols: SymbolIndex | None = None
+
+    def symbol_index(self) -> SymbolIndex:
+        """Every symbol of the tree by qualname and bare name, built once per resolver."""
+        if self._symbols is None:
+            self._symbols = self.view.symbol_index()
+        return self._symbols
 
     def _outside(self, path: str) -> bool:
         outside = self._leads_out.get(path)
