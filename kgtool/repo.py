@@ -848,12 +848,21 @@ def untracked_paths(root: Path, *pathspec: str) -> list[str]:
     return sorted(filter(None, out.split("\0")))
 
 
-def run_by_a_merge() -> bool:
-    """Whether git runs this process (a hook, a merge driver) for a merge: ``git merge``, or
-    a ``git pull`` that merges, names its action so in GIT_REFLOG_ACTION; a rebase, a
-    cherry-pick, a revert or ``pull --rebase`` name theirs, and ``git commit`` none."""
+# What git keeps in the git directory while it replays commits rather than merges.
+REPLAYING = ("rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD", "REVERT_HEAD")
+
+
+def run_by_a_merge(root: Path) -> bool:
+    """Whether git runs this process (a hook, a merge driver) for a merge: ``git merge`` or
+    a ``git pull`` names its action so in GIT_REFLOG_ACTION (``git commit`` names none), and
+    no rebase, cherry-pick or revert is under way. The state is git's own, not the action's
+    words: ``pull.rebase=true`` names a rebasing pull plain "pull", and ``--no-rebase``
+    holds the word "rebase"."""
     words = os.environ.get("GIT_REFLOG_ACTION", "").split()
-    return bool(words) and words[0] in ("merge", "pull") and not any("rebase" in w for w in words)
+    if not words or words[0] not in ("merge", "pull"):
+        return False
+    state = git_dir(root)
+    return not any((state / name).exists() for name in REPLAYING)
 
 
 def set_merge_driver(root: Path, name: str, description: str, command: str) -> None:

@@ -466,16 +466,22 @@ def test_the_framework_guard_counts_only_this_run_s_patch(repo: Repo, tmp_path: 
     assert repo.git("diff", "--cached", "--name-only") == "app.py\n"
 
 
+@pytest.mark.parametrize(
+    "replay",
+    [["rebase", "main"], ["-c", "pull.rebase=true", "pull", "-q", ".", "main"]],
+    ids=["rebase", "pull-with-pull.rebase"],
+)
 def test_a_rebase_through_the_driver_stops_on_kg_rather_than_commit_it_stale(
-    repo: Repo,
+    repo: Repo, replay: list[str]
 ) -> None:
     """A rebase replays commits with no hook to rebuild .kg/ after them: our side kept would
-    be committed stale, so the driver leaves the file conflicted there (no markers)."""
+    be committed stale, so the driver leaves the file conflicted there (no markers). A pull
+    that rebases (pull.rebase=true) names itself plain "pull": git's own state tells it."""
     mapped_repo(repo)
     assert repo.kg("hooks", "install").code == 0
     branches_that_both_change_kg(repo)
     repo.git("switch", "-q", "side")
-    rebased = through_hooks(repo, ["rebase", "main"])
+    rebased = through_hooks(repo, replay)
     assert rebased.returncode != 0, rebased.stdout
     assert "left conflicted: a rebase or cherry-pick runs no hook" in rebased.stdout
     assert "<<<<<<<" not in (repo.root / ".kg" / "raw" / "_root.jsonl").read_text()

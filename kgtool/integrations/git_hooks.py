@@ -347,7 +347,7 @@ def run(root: Path, review: bool = False) -> int:
             "`git checkout -- .kg` to drop yours), then commit again"
         )
         return EXIT_FAILED
-    if pending and stage_changes and run_by_a_merge():
+    if pending and stage_changes and run_by_a_merge(root):
         # git makes an automatic merge's commit from the tree it merged, whatever the
         # pre-merge-commit hook stages: stopping here keeps the rebuilt .kg/ for the commit
         # that concludes the merge.
