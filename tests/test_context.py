@@ -14,7 +14,7 @@ from communities_helpers import community_of
 from conftest import PROJECT_ROOT, Repo, assert_one_line_error
 
 from kgtool.errors import KgError
-from kgtool.query.bundle import Bundle, _omitted_line, render_json, render_markdown
+from kgtool.query.bundle import Bundle, render_json, render_markdown
 from kgtool.query.context import context_for
 
 SHOP_FILES = {
@@ -436,18 +436,17 @@ def test_items_are_chosen_by_rank_shown_in_order_and_shortened_to_fit() -> None:
         text = render_markdown(bundle, budget)
         assert len(text) <= budget
         assert len(render_json(bundle, budget)) <= budget
-        shown = [n for n, mark in enumerate(("first added", "ranked best", "its child", "## long"))
-                 if mark in text]  # fmt: skip
-        assert shown == sorted(shown)  # as added, whatever the ranks
+        markers = ("first added", "ranked best", "its child", "## long")
+        shown = [n for n, mark in enumerate(markers) if mark in text]
+        where = [text.index(markers[n]) for n in shown]
+        assert where == sorted(where)  # shown as added, whatever the ranks
         assert 0 not in shown or {1, 3} <= set(shown)  # the worst rank comes last
         assert 2 not in shown or 0 in shown  # a child never without its parent
         seen.add(tuple(shown))
-    # An item that fits exactly, beside the line saying what did not, is kept.
-    head = "# Context for: task\n"
-    exact = len(head) + len(bundle.text(1, False))
-    exact += len(_omitted_line(len(bundle.items), exact + len(_omitted_line(4, 100))))
-    assert "## ranked best" in render_markdown(bundle, exact)
-    assert "## ranked best" not in render_markdown(bundle, exact - 1)
+    # No slack: the first budget that shows the best item is spent to the character.
+    budgets = range(len(everything))
+    first = next(b for b in budgets if "## ranked best" in render_markdown(bundle, b))
+    assert len(render_markdown(bundle, first)) == first
     # On the way up: the best alone, then the long one short, before the first added.
     assert (1,) in seen and (1, 3) in seen and (0, 1, 2, 3) in seen
     assert any("## long, short" in render_markdown(bundle, b) for b in range(len(everything)))
