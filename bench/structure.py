@@ -68,11 +68,14 @@ def main() -> int:
     graph = grimp.build_graph("kgtool", include_external_packages=False)
     imports = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
     cycles = strongly_connected(imports)
-    from kgtool.bounded import load_toml
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
 
     # The layers as this checkout declares them, so that an older checkout is judged by them.
     here = Path(__file__).resolve().parent.parent / "pyproject.toml"
-    settings = load_toml(here.read_text(), "pyproject.toml")
+    settings = tomllib.loads(here.read_text())
     contracts = settings.get("tool", {}).get("importlinter", {}).get("contracts", [])
     layers = next((c["layers"] for c in contracts if c.get("type") == "layers"), [])
     levels = [[name.strip() for name in layer.split("|")] for layer in layers]

@@ -70,7 +70,12 @@ RUN_EXAMPLES = [
 
 RUN_EXIT_CODES = [
     (EXIT_OK, ".kg/ describes the staged content and every check passed"),
-    (EXIT_FAILED, "a check failed, or (--review) .kg/ was rewritten: read it, stage it, commit"),
+    (
+        EXIT_FAILED,
+        "a check failed; or .kg/ was rewritten and not staged with the commit: --review, a "
+        "commit of named paths, a merge git concludes without it, or .kg/ changes the "
+        "pre-commit framework set aside (the message says what to run)",
+    ),
 ]
 
 
