@@ -494,3 +494,37 @@ def test_the_example_of_a_new_file_is_the_one_named_after_the_new_thing(repo: Re
     [proposal] = [p for p, _, _ in result.proposals]
     examples = {k.item: k.pointer for k in proposal.key_files}
     assert examples["plugins/outputs/<name>/<name>.go"] == "plugins/outputs/zerobusx/zerobusx.go"
+
+
+def test_a_task_told_by_its_added_files_is_not_lost_to_a_few_titled_changes(repo: Repo) -> None:
+    """Ten changes add a provider each, titled each their own way; four more are titled
+    "Add <name> provider" but not done alike (one leaves the docs out). The four, which the
+    filters reject as a few changes not done alike, must not take the ten's place."""
+    layout(repo)
+    repo.write_files({"app/models.py": "# models\n", "docs/providers.md": "# providers\n",
+                      "tests/test_stream.py": "# stream\n"})  # fmt: skip
+    commit_at(repo, "Lay out the providers", 1)
+    titles = ["Wire up alphax as a provider", "Stream replies from bravox, a new provider",
+              "charliex provider: first cut", "Support the deltax provider's tool calls",
+              "Port echox to the provider interface", "Kilox joins the providers",
+              "Talk to limax", "Provider for mikex, with retries", "November provider",
+              "oscarx streaming"]  # fmt: skip
+    when = DAY
+    for number, title in enumerate(titles):
+        name = f"provider{number}"
+        repo.write_files({f"app/providers/{name}.py": "class P:\n    def stream(self):\n"
+                          "        return []\n"})  # fmt: skip
+        edit(repo, "core/registry.py", f"# {name}")
+        commit_at(repo, title, when)
+        when += DAY
+    for number, name in enumerate(("Foxtrot", "Golfo", "Hotelo", "Indiana")):
+        docs = ["docs/providers.md"] if number else []  # the first leaves the docs out
+        for path in ["app/models.py", "tests/test_stream.py", *docs]:
+            edit(repo, path, f"# {name}")
+        commit_at(repo, f"Add {name} provider", when)
+        when += DAY
+    patterns = mine_history(repo.root, Options()).patterns
+    added = [kind for p in patterns for kind in p.new_kinds]
+    assert any(kind.startswith("app/providers/") for kind in added), [
+        (p.template, p.new_kinds, p.support) for p in patterns
+    ]

@@ -939,10 +939,13 @@ def distinct(candidates: list[Pattern], min_share: float = MIN_SHARE) -> list[Pa
         if same is not None:
             # The one whose titles say the task stays, unless it knows fewer of its files:
             # the other gathered its changes by the file they add, whatever their titles.
+            # Only by one that the filters after this keep: replaced by a few changes not
+            # done alike, the task would be lost altogether.
             if (
                 pattern.says_words
                 and not kept[same].says_words
                 and len(pattern.items) > len(kept[same].items)
+                and _done_alike(pattern)
             ):
                 kept[same], kept_ids[same] = pattern, ids
                 kept_files[same], kept_added[same] = files, added
