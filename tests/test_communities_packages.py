@@ -339,7 +339,7 @@ def test_a_package_is_clustered_at_the_scale_of_the_repository() -> None:
 
 
 def test_a_second_update_with_detected_packages_reuses_layer_2(
-    make_repo: Callable[..., Repo],
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With ``boundaries: auto`` the packages are found while clustering; the cache of layer 2
     must still be keyed by the settings as configured, or every update (every commit's hook)
@@ -352,8 +352,14 @@ def test_a_second_update_with_detected_packages_reuses_layer_2(
     update(repo)
     assert detected(repo) == ["packages/x", "packages/y"]
     ctx = Context(repo.root, load_config(repo.root), Store(repo.root))
+    import kgtool.communities.build as build
+
+    def detected_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("layer 2 computed again: its cache key missed")
+
+    monkeypatch.setattr(build, "with_packages", detected_again)
     _, layer2 = refresh(ctx, write=True, rebaseline=False)
-    assert layer2.outputs == {} and not layer2.changed  # answered from the cache
+    assert not layer2.changed and not layer2.redrawn  # answered from the caches
 
 
 def test_detected_packages_are_remembered_while_the_files_read_are_the_same(

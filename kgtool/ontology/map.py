@@ -46,11 +46,10 @@ MAP_FAMILY_COMMUNITIES = 5  # communities shown per family in the map; pages nam
 
 
 class MapUpdate(NamedTuple):
-    """What one update of the map made: every file of the map by name, those that differ
-    from disk (written when asked), pages of communities that are gone, and whether it was
-    drawn anew (labels read, pages made) rather than kept."""
+    """What one update of the map did: the files that differ from disk (written when asked),
+    pages of communities that are gone, and whether it was drawn anew (labels read, pages
+    made) rather than kept."""
 
-    outputs: dict[str, bytes]
     changed: list[str]
     removed: list[str]
     redrawn: bool
@@ -68,33 +67,32 @@ class LabelledMap(NamedTuple):
         document: dict[str, Any],
         data: bytes,
         raw_digest: str,
-        blobs: Mapping[str, str] | None,
+        blobs: Callable[[], Mapping[str, str]] | None,
         write: bool,
     ) -> MapUpdate:
         """The map of ``document`` (``data``, its bytes) brought up to date, and written when
         ``write``. Kept without reading a label or a file when the last run drew it from the
         same layer 1 (``raw_digest``), document, labels and settings and its files are on
         disk as it left them; kept without drawing when what the drawing reads (the labels,
-        the main files' doc lines) is the same; drawn anew otherwise."""
+        the main files' doc lines, ``blobs`` naming those files' contents) is the same;
+        drawn anew otherwise."""
         started = self._quick_key(data, raw_digest)
         record = self._record()
         pages = self.on_disk()
-        same = record.get("pages") == self._digests(pages)
+        digests = self._digests(pages)
+        same = record.get("pages") == digests
         if same and record.get("key") == started:
-            return MapUpdate({}, [], [], False)
+            return MapUpdate([], [], False)
         version = f"{MAP_CACHE_VERSION} {__version__}".encode()
-        drawing = hashlib.sha256(
-            b"\0".join((version, data, self.inputs(document, blobs, write)))
-        ).hexdigest()
+        inputs = self.inputs(document, blobs() if blobs is not None else None, write)
+        drawing = hashlib.sha256(b"\0".join((version, data, inputs))).hexdigest()
         if same and record.get("drawing") == drawing:
-            outputs = {name: self.store.read_bytes(name) or b"" for name in pages}
-            redrawn = False
-        else:
-            outputs = self.render(document)
-            redrawn = True
-        changed = [
-            name for name, made in sorted(outputs.items()) if self.store.read_bytes(name) != made
-        ]
+            # What the drawing reads has not moved: the files on disk are the map.
+            self._remember({"key": started, "drawing": drawing, "pages": digests})
+            return MapUpdate([], [], False)
+        outputs = self.render(document)
+        made = {name: hashlib.sha256(text).hexdigest() for name, text in outputs.items()}
+        changed = sorted(name for name in outputs if digests.get(name) != made[name])
         removed = [name for name in pages if name not in outputs]
         if write:
             self.store.ensure()
@@ -104,9 +102,8 @@ class LabelledMap(NamedTuple):
                 self.store.path(name).unlink(missing_ok=True)
         if write or not (changed or removed):
             # What is on disk now is exactly what this input makes: remember it for next time.
-            digests = {name: hashlib.sha256(made).hexdigest() for name, made in outputs.items()}
-            self._remember({"key": started, "drawing": drawing, "pages": digests})
-        return MapUpdate(outputs, changed, removed, redrawn)
+            self._remember({"key": started, "drawing": drawing, "pages": made})
+        return MapUpdate(changed, removed, True)
 
     def _quick_key(self, data: bytes, raw_digest: str) -> str:
         """What the map is a function of, named without reading it: layer 1 (the files' doc
@@ -123,9 +120,16 @@ class LabelledMap(NamedTuple):
         return hasher.hexdigest()
 
     def _digests(self, names: list[str]) -> dict[str, str]:
+        """Each file's sha256; "" for one larger than any page kgtool writes (a pull request
+        can commit one), which is then not read, and never matches."""
         found = {}
         for name in names:
-            data = self.store.read_bytes(name)
+            path = self.store.path(name)
+            try:
+                too_large = path.stat().st_size > bounded.MAX_BYTES
+            except OSError:
+                too_large = False
+            data = None if too_large else self.store.read_bytes(name)
             found[name] = hashlib.sha256(data).hexdigest() if data is not None else ""
         return found
 

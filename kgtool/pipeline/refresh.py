@@ -93,9 +93,8 @@ def layer2_from(
     layer2 = update_communities(ctx.root, ctx.config, ctx.store, raw, write, rebaseline)
     data = layer2.outputs[COMMUNITIES_FILE]  # what layer 2 wrote, or kept as it was on disk
     digest = raw.digest if raw is not None else digest_on_disk(ctx.store)
-    blobs = raw.blobs() if raw is not None else None
+    blobs = raw.blobs if raw is not None else None  # read only when the map is redrawn
     drawn = ctx.map.update(layer2.document, data, digest, blobs, write)
-    layer2.outputs.update(drawn.outputs)
     layer2.changed = sorted([*layer2.changed, *drawn.changed])
     layer2.removed = drawn.removed
     layer2.redrawn = drawn.redrawn
