@@ -406,7 +406,7 @@ def test_check_judges_communities_as_the_next_update_would_write_them(
 def test_an_edit_that_leaves_the_file_graph_keeps_the_document_and_redraws_what_it_reads(
     make_repo: Callable[..., Repo],
 ) -> None:
-    """Layer 2 remembers what its document and its map were made from: an edit that changes
+    """Layer 2 and the map remember what they were made from: an edit that changes
     neither the files' edges nor a doc line the map shows writes nothing; one that changes
     a main file's doc line redraws its page; both leave what a clean build writes."""
     repo = make_repo(

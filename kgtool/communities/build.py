@@ -98,15 +98,15 @@ class CommunitiesResult:
     )
 
     document: Document
-    # .kg-relative name -> content: communities.json, and the map's files when it was drawn
-    # (pipeline.refresh.layer2_from adds them)
-    outputs: dict[str, bytes]
-    changed: list[str]  # names that differ from disk
-    removed: list[str]  # pages of communities that are gone
+    outputs: dict[str, bytes]  # .kg-relative name -> content: communities.json
+    # Names that differ from disk, and pages of communities that are gone: layer 2's, and
+    # the map's when pipeline.refresh.layer2_from reports both as one.
+    changed: list[str]
+    removed: list[str]
     reclustered: bool  # Leiden ran (the graph changed, or --rebaseline)
     seconds: float
     note: str  # what changed in the rules the map is formed under (see ``what_changed``)
-    redrawn: bool  # the map was drawn anew (labels read, pages made), not kept
+    redrawn: bool  # the map was drawn anew (set by pipeline.refresh.layer2_from)
     # Workspace manifests that could not be read (path, line, why): their packages are not.
     unread: list[tuple[str, int, str]]
 
