@@ -4,6 +4,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+import yaml
 from conftest import Repo
 from offline_fixtures import FIXTURES, Fixture, label_repository, score
 
@@ -277,6 +278,8 @@ def test_numeronyms_are_words_whole() -> None:
         ("src/test/java/com/acme/StoreTest.java", "test"),
         ("tests/fixtures/accuracy/a.json", "fixture"),
         ("examples/demo/main.py", "example"),
+        ("examples/javascript/tests/test_js_example.py", "example"),  # an example app's tests
+        ("tests/examples/test_demo.py", "test"),  # examples a test suite reads
         ("docs/index.md", "doc"),
         ("docs/img/logo.png", "doc"),
         (".github/workflows/ci.yml", "setup"),
@@ -414,6 +417,66 @@ def test_a_main_file_named_with_brackets_is_labelled_in_plain_text(
     labels = (repo.root / ".kg" / "ontology.yaml").read_text().splitlines()
     said = [line for line in labels if line.strip().startswith(("name:", "summary:"))]
     assert said and not any("[" in line for line in said), said
+
+
+def test_a_whole_package_is_named_from_its_manifest_description(
+    make_repo: Callable[..., Repo],
+) -> None:
+    # Its paths say only "Clai: code": a small package of a monorepo, nothing named by its
+    # files; the description its pyproject.toml gives says what it is.
+    repo = make_repo(
+        {
+            "pyproject.toml": '[project]\nname = "suite"\ndescription = "The whole suite"\n',
+            "suite/__init__.py": "def run():\n    return 1\n",
+            "suite/engine.py": "from suite import run\n\ndef start():\n    return run()\n",
+            "clai/pyproject.toml": (
+                '[project]\nname = "clai"\n'
+                'description = "Suite CLI: command line interface to chat to models"\n'
+            ),
+            "clai/clai/__init__.py": "def cli():\n    return 0\n",
+            "clai/clai/__main__.py": "from clai import cli\n\ncli()\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    assert repo.kg("label", "--offline").code == 0
+    ontology = yaml.safe_load((repo.root / ".kg" / "ontology.yaml").read_text())
+    names = {label["name"] for label in ontology["communities"].values()}
+    assert "Clai: command line interface" in names, names
+
+
+@pytest.mark.parametrize(
+    ("description", "phrase"),
+    [
+        ("Pydantic AI CLI: command line interface to chat to LLMs", "command line interface"),
+        ("AI Agent Framework, the Pydantic way, slim package", "AI Agent Framework"),
+        ("A fast tokenizer.", "fast tokenizer"),
+        ("Clai", ""),  # says only the name
+        ("Framework for evaluating stochastic code", "framework"),
+        ("A very long description of many words that never stops", ""),  # cut, never a stub
+    ],
+)
+def test_a_package_description_is_cut_to_what_the_package_is(description: str, phrase: str) -> None:
+    from kgtool.ontology.offline import package_phrase
+
+    found = item("c1", ["clai/clai/__init__.py"], docstrings={"clai/package.json": description})
+    assert package_phrase(found, "Clai") == phrase
+
+
+def test_a_name_every_package_has_gives_way_to_a_specific_one() -> None:
+    core = item(
+        "c3",
+        [f"app/agent/{n}.py" for n in ("utils", "capabilities", "loop", "graph", "exceptions")],
+        main=["app/agent/utils.py", "app/agent/exceptions.py", "app/agent/capabilities.py"],
+    )
+    name = base_name(core)
+    assert "utils" not in name.casefold() and "exceptions" not in name.casefold(), name
+    # A community that is mostly its utilities folder is named for it.
+    helpers = item(
+        "c4",
+        [f"src/util/{n}.ts" for n in ("strings", "nodes", "scope", "types")] + ["src/rules/a.ts"],
+        main=["src/util/strings.ts", "src/rules/a.ts"],
+    )
+    assert "util" in base_name(helpers).casefold(), base_name(helpers)
 
 
 def test_a_label_the_ontology_would_refuse_is_never_written(

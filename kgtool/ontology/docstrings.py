@@ -50,12 +50,26 @@ _HTML_TAG = re.compile(
 _JSDOC_TEXT_TAGS = re.compile(r"^@(file|fileoverview|overview|module|description|summary)\b\s*")
 
 
+# A package manifest says what its package is in one field (its comments are tool settings):
+# "description" at the top level of package.json, ``description = "..."`` in pyproject.toml's
+# [project] or Cargo.toml's [package], which sit at the top of the file.
+_JSON_DESCRIPTION = re.compile(r'^\s{0,4}"description"\s*:\s*"((?:[^"\\\n]|\\.)*)"', re.M)
+_TOML_DESCRIPTION = re.compile(r'^description\s*=\s*"((?:[^"\\\n]|\\.)*)"', re.M)
+MANIFEST_DESCRIPTIONS = {
+    "package.json": _JSON_DESCRIPTION,
+    "pyproject.toml": _TOML_DESCRIPTION,
+    "cargo.toml": _TOML_DESCRIPTION,
+}
+
+
 def first_doc_line(path: str, text: str) -> str:
     """The first meaningful sentence at the top of ``text``; "" when there is none."""
     head = text[:HEAD_BYTES]
     name = posixpath.basename(path).lower()
     ext = posixpath.splitext(name)[1]
-    if ext in (".py", ".pyi", ".pyx"):
+    if name in MANIFEST_DESCRIPTIONS:
+        found = _manifest_description(head, MANIFEST_DESCRIPTIONS[name])
+    elif ext in (".py", ".pyi", ".pyx"):
         found = _python(head)
     elif name.startswith("requirements") and ext == ".txt":
         found = _line_comments(head, "#")
@@ -72,6 +86,14 @@ def first_doc_line(path: str, text: str) -> str:
     else:
         found = ""
     return _clean(found)
+
+
+def _manifest_description(head: str, pattern: re.Pattern[str]) -> str:
+    found = pattern.search(head)
+    if not found:
+        return ""
+    # Both formats escape a quote and a backslash alike; other escapes are rare in one line.
+    return re.sub(r"\\(.)", r"\1", found.group(1))
 
 
 def _python(head: str) -> str:

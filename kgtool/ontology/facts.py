@@ -7,12 +7,13 @@ from the main files in the working tree (the same content layer 1 mapped).
 
 from __future__ import annotations
 
+import posixpath
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from kgtool.communities.identity import id_number
-from kgtool.ontology.docstrings import HEAD_BYTES, first_doc_line
+from kgtool.ontology.docstrings import HEAD_BYTES, MANIFEST_DESCRIPTIONS, first_doc_line
 from kgtool.ontology.items import CommunityItem, EdgeItem, TypedCounts, edge_key
 
 Document = dict[str, Any]
@@ -48,11 +49,33 @@ def main_files(community: dict[str, Any]) -> list[str]:
     return files or list(community["members"][:DOCSTRING_FILES])
 
 
+def package_manifest(community: dict[str, Any]) -> str:
+    """The manifest of the package a community is most of ("" when none): its description
+    says what the package is when its paths say little ("Clai: code")."""
+    members: list[str] = community["members"]
+    manifests = [p for p in members if posixpath.basename(p).lower() in MANIFEST_DESCRIPTIONS]
+    for manifest in sorted(manifests, key=lambda p: (p.count("/"), p)):
+        folder = posixpath.dirname(manifest)
+        inside = sum(1 for p in members if not folder or p.startswith(folder + "/"))
+        if folder and 2 * inside >= len(members):  # never the repository's root
+            return manifest
+    return ""
+
+
+def described_files(community: dict[str, Any]) -> list[str]:
+    """The files whose first doc line a labeler is given: the main files, then the package's
+    manifest."""
+    files = main_files(community)[:DOCSTRING_FILES]
+    manifest = package_manifest(community)
+    return [*files, manifest] if manifest and manifest not in files else files
+
+
 def read_docstrings(root: Path, document: Document) -> dict[str, str]:
-    """Path -> first doc line, for the main files of every community (unreadable: left out)."""
+    """Path -> first doc line, for the main files of every community and the manifest of a
+    package it is most of (unreadable: left out)."""
     found: dict[str, str] = {}
     for community in document["communities"].values():
-        for path in main_files(community)[:DOCSTRING_FILES]:
+        for path in described_files(community):
             try:
                 with open(root / path, "rb") as handle:
                     head = handle.read(HEAD_BYTES)
@@ -94,7 +117,7 @@ def community_items(
             paths=tuple(members[:max_paths]),
             main_files=tuple(mains),
             top_symbols=tuple(symbol for symbol, _ in community.get("top_symbols", [])),
-            docstrings={p: docstrings[p] for p in mains[:DOCSTRING_FILES] if p in docstrings},
+            docstrings={p: docstrings[p] for p in described_files(community) if p in docstrings},
             edges_out=out,
             edges_in=into,
             neighbours={

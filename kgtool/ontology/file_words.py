@@ -8,7 +8,7 @@ import posixpath
 import re
 
 from kgtool import file_kinds
-from kgtool.file_kinds import in_data_folder, is_test
+from kgtool.file_kinds import TEST_FOLDERS, in_data_folder, is_test
 
 _CODE_EXTENSIONS = """.py .pyi .pyx .js .mjs .cjs .jsx .ts .mts .cts .tsx .go .java .rs .kt .kts
 .scala .swift .c .h .cc .cpp .cxx .hpp .hh .cs .rb .php .m .mm .ex .exs .erl .lua .dart .vue .svelte
@@ -87,6 +87,15 @@ STOP_WORDS = frozenset(_STOP_WORDS.split())
 # Names a file can have without saying anything about its contents.
 _EMPTY_STEMS = "__init__ __main__ index main mod lib init conftest package readme _index"
 EMPTY_STEMS = frozenset(_EMPTY_STEMS.split())
+# Names every package has, which say little about a community beside more specific ones: a
+# community named "manager, utils" or after its exceptions module is not recognised by them.
+# Folders of these names are as vague, except the ones that often hold a real part (core/).
+_GENERIC_FOLDERS = "utils util utilities helpers helper common commons misc shared"
+GENERIC_FOLDERS = frozenset(_GENERIC_FOLDERS.split())
+_MORE_GENERIC_STEMS = (
+    "core types typing constants const consts exceptions errors error compat globals"
+)
+GENERIC_STEMS = GENERIC_FOLDERS | frozenset(_MORE_GENERIC_STEMS.split())
 
 _ACRONYMS = """api cli http https url urls uri json yaml toml xml html css sql io ui id ci ssl tls
 jwt asgi wsgi rpc aws gcp sdk llm mcp ast csv pdf os tcp udp dns ip ssh gui orm npm js ts sse mime
@@ -221,10 +230,15 @@ def file_role(path: str) -> str:
     _, ext = split_ext(name)
     if in_data_folder(path):
         return "fixture"
+    example_at = next((i for i, f in enumerate(folders) if f in EXAMPLE_DIRS), None)
+    test_at = next((i for i, f in enumerate(folders) if f in TEST_FOLDERS), len(folders))
+    if example_at is not None and example_at < test_at:
+        # An example app's own tests are part of the example: "Tests: JavaScript" would call
+        # examples/javascript/ (its module and the tests beside it) the project's tests.
+        # tests/examples/ stays tests.
+        return "example"
     if is_test(path):
         return "test"
-    if any(f in EXAMPLE_DIRS for f in folders):
-        return "example"
     top_level = not folders
     if (folders and folders[0].startswith(".")) or name.startswith("."):
         return "setup"

@@ -174,12 +174,12 @@ class LabelledMap(NamedTuple):
         # is. Not the files' blob ids: an edit below a main file's doc line, as most are,
         # leaves the map as it was.
         # Imported here, as in render: a run that finds layer 2 up to date reads only key().
-        from kgtool.ontology.facts import DOCSTRING_FILES, main_files
+        from kgtool.ontology.facts import described_files
 
         paths = {
             path
             for community in document["communities"].values()
-            for path in main_files(community)[:DOCSTRING_FILES]
+            for path in described_files(community)
         }
         doc_lines = self._doc_lines(paths, blobs or {}, remember)
         read = {"config": self.config.values, "doc_lines": doc_lines}

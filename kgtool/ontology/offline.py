@@ -18,11 +18,13 @@ what tells it apart (its folder, its main file, at last its ID).
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter, defaultdict
 from typing import NamedTuple
 
 from kgtool.communities.identity import id_number
 from kgtool.file_kinds import DATA_FOLDERS, TEST_FOLDERS
+from kgtool.ontology.docstrings import MANIFEST_DESCRIPTIONS
 from kgtool.ontology.file_words import (
     ACRONYMS,
     ASSET_DIRS,
@@ -33,6 +35,8 @@ from kgtool.ontology.file_words import (
     EXAMPLE_DIRS,
     FILE_NOUNS,
     GENERIC_DIRS,
+    GENERIC_FOLDERS,
+    GENERIC_STEMS,
     IMAGE_EXTENSIONS,
     REVERSE_DOMAIN,
     capitalized,
@@ -63,6 +67,7 @@ HOME_SHARE = 0.6  # the home folder holds at least this share of a community's w
 THEME_TERMS = 3  # a word shared by this many files or subfolders becomes one item
 MAIN_BONUS = (4.0, 3.0, 2.0, 1.5, 1.0)  # extra weight of the main files, busiest first
 SYMBOL_BONUS = 0.5  # extra weight of a file per top symbol it defines
+GENERIC_WEIGHT = 0.25  # utils.py, common/, exceptions.py: named when nothing else is
 SUMMARY_SYMBOLS = 3
 TESTS_FIRST = 0.8  # share of tests that makes a community a test community, whatever its main file
 EXAMPLES_FIRST = 0.5  # the same for examples: they use a library, they are not about it
@@ -273,6 +278,14 @@ def term_for(path: str, home: str, kind: str, roles: dict[str, str]) -> tuple[st
     return "stem:" + stem.lower().lstrip("_"), humanize(stem)
 
 
+def generic(key: str, kind: str) -> bool:
+    """Whether an item is a name every package has (utils.py, common/), in code: a test
+    helpers folder is what a test community holds, and says so."""
+    source, _, name = key.partition(":")
+    vague = {"stem": GENERIC_STEMS, "dir": GENERIC_FOLDERS}.get(source, frozenset())
+    return kind == "code" and name in vague
+
+
 def weighted_terms(
     core: list[str],
     home: str,
@@ -289,6 +302,10 @@ def weighted_terms(
             continue
         term = terms.setdefault(key, Term(key, display))
         term.score += weight.get(path, 1.0)
+    total = sum(term.score for term in terms.values())
+    for term in terms.values():
+        if generic(term.key, kind) and 2 * term.score < total:
+            term.score *= GENERIC_WEIGHT  # a community that is mostly util/ is named so
     # A word most items share is the theme: six "*_completions" files are "completions".
     by_word: dict[str, list[Term]] = {}
     for term in terms.values():
@@ -363,6 +380,9 @@ def profile(item: CommunityItem) -> Profile:
     if kind == "doc" and home and home.split("/")[-1].lower() in ASSET_DIRS:
         label = "images"
     hidden = {root_word(w) for w in words(label)}
+    family_words = {root_word(w) for w in words(item.family)}
+    if kind == "code" and item.family and not hidden & family_words:
+        hidden.add(root_word("base"))  # "Plugins (NotifyBase): base, dot" would say it twice
     terms = weighted_terms(core, home, kind, roles, weight, hidden)
     fixed: list[str] = []
     if kind == "code":
@@ -398,7 +418,6 @@ def profile(item: CommunityItem) -> Profile:
         area = KIND_NOUN[kind].split()[0]
     # "Base" says nothing of a family; "Plugins" and "Lexers" do.
     area_words = {root_word(w) for w in words(area)} - {"base"}
-    family_words = {root_word(w) for w in words(item.family)}
     if kind == "code" and item.family and not area_words & family_words:
         # What the files are, beside where they live: "Plugins (NotifyBase): chime"; not
         # when the folder says it already ("Lexers", not "Lexers (RegexLexer)").
@@ -407,7 +426,47 @@ def profile(item: CommunityItem) -> Profile:
         fallback = symbol_names(item, core)[:2] or ["code"]
     else:
         fallback = [fallback_noun(kind, core)]
+    described = package_phrase(item, capitalized(area))
+    if described:
+        fallback = [described]  # what the package says it is, over its symbols or "code"
     return Profile(item, paths, kind, core, home, capitalized(area), fixed, terms, fallback, roles)
+
+
+# Where a package's one-line description stops naming the package and starts on its purpose
+# or qualities: "command line interface | to chat to LLMs", "AI Agent Framework | , the ...".
+DESCRIPTION_END = re.compile(
+    r"[,;(]|\s[-\u2013\u2014]\s|\.(?:\s|$)|\s(?:to|for|that|which|with|using|in|on|from|via|by)\s",
+    re.I,
+)
+ARTICLES = frozenset({"a", "an", "the"})
+
+
+def package_phrase(item: CommunityItem, area: str) -> str:
+    """The few words a package's manifest uses for what it is ("Pydantic AI CLI: command line
+    interface to chat to LLMs" -> "command line interface"), when they fit a name beside
+    ``area``; "" otherwise. A description is cut, never shortened to a stub."""
+    text = next(
+        (
+            line
+            for path, line in sorted(item.docstrings.items())
+            if posixpath.basename(path).lower() in MANIFEST_DESCRIPTIONS
+        ),
+        "",
+    )
+    lead, colon, rest = text.partition(": ")
+    if colon and rest and word_count(lead) <= MAX_AREA_WORDS + 1:
+        text = rest  # "Pydantic AI CLI: ..." names the package, and the area says that already
+    said = {root_word(w) for w in words(area)}
+    kept = DESCRIPTION_END.split(text, maxsplit=1)[0].split()
+    while kept and kept[0].casefold() in ARTICLES:
+        kept = kept[1:]
+    if not kept or {root_word(w) for w in words(" ".join(kept))} <= said:
+        return ""
+    if kept[0][:1].isupper() and kept[0][1:].islower():
+        kept[0] = kept[0].lower()  # a sentence's first word, not a proper name
+    phrase = " ".join(kept)
+    fits = word_count(phrase) <= MAX_NAME_WORDS - word_count(area)
+    return phrase if fits and len(area) + 2 + len(phrase) <= MAX_NAME_CHARS else ""
 
 
 MIXED_SHARE = 0.2  # a kind of file with this share of a mixed community is named in it
