@@ -4,7 +4,10 @@ For each of the last N first-parent changes of 2 to 30 code files (files of the 
 that layer 2 counts as code), the number of groups its files fall in and the share of its
 files in the largest one, averaged, for three partitions of the same code files: the map's
 communities, folders (parent directory), and random partitions with the communities' sizes.
-A map worth reading touches fewer groups than folders do, with a higher dominant share. When
+A map worth reading touches fewer groups than folders do, with a higher dominant share.
+Folders are also measured held to the map's size: a folder with more code files than the
+map's largest code community is cut into even slices in path order (what a reader would get
+from folders under the same size limit; ``folders_capped_touched_dominant``). When
 the document has areas (format 3), the same for the areas, against random partitions with the
 areas' sizes: the level above should win back what package boundaries cost.
 
@@ -79,6 +82,19 @@ def random_partition(files: list[str], sizes: list[int], seed: int) -> dict[str,
     return partition
 
 
+def capped_folders(folders: dict[str, str], cap: int) -> dict[str, str]:
+    """Folders, each cut into even slices in path order when it holds more than ``cap`` files."""
+    members: dict[str, list[str]] = {}
+    for path in sorted(folders):
+        members.setdefault(folders[path], []).append(path)
+    capped = {}
+    for folder, paths in members.items():
+        slices = -(-len(paths) // cap)
+        for index, path in enumerate(paths):
+            capped[path] = f"{folder}#{index * slices // len(paths)}"
+    return capped
+
+
 def measure(repo: Path, document: dict, count: int) -> dict:
     communities = {p: c for p, c in document["files"].items() if is_code(p)}
     history = changes(repo, set(communities), count)
@@ -98,6 +114,7 @@ def measure(repo: Path, document: dict, count: int) -> dict:
         "packages": len(document.get("settings", {}).get("boundaries", [])),
         "communities_touched_dominant": locality(communities, history),
         "folders_touched_dominant": locality(folders, history),
+        "folders_capped_touched_dominant": locality(capped_folders(folders, sizes[0]), history),
         "random_touched_dominant": (
             statistics.fmean(d[0] for d in draws),
             statistics.fmean(d[1] for d in draws),
