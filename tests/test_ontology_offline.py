@@ -479,6 +479,25 @@ def test_a_name_every_package_has_gives_way_to_a_specific_one() -> None:
     assert "util" in base_name(helpers).casefold(), base_name(helpers)
 
 
+def test_a_generic_file_that_defines_the_familys_base_is_named() -> None:
+    # common.py defines InfoExtractor, which every extractor of the community derives from:
+    # it is what ties them together, whatever its name says.
+    extractors = CommunityItem(
+        id="c5",
+        size=6,
+        paths=tuple(f"ydl/extractor/{n}.py" for n in ("abc", "common", "dplay", "nbc", "tv2")),
+        main_files=("ydl/extractor/common.py", "ydl/extractor/dplay.py"),
+        top_symbols=("ydl/extractor/common.py::InfoExtractor", "ydl/extractor/dplay.py::DPlayIE"),
+        docstrings={},
+        edges_out={},
+        edges_in={"inherits": {"EXTRACTED": 5}},
+        neighbours={},
+        family="InfoExtractor",
+    )
+    assert "common" in base_name(extractors), base_name(extractors)
+    assert "common" not in base_name(extractors._replace(family="")), base_name(extractors)
+
+
 def test_a_label_the_ontology_would_refuse_is_never_written(
     make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
 ) -> None:

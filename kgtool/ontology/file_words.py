@@ -90,7 +90,7 @@ EMPTY_STEMS = frozenset(_EMPTY_STEMS.split())
 # Names every package has, which say little about a community beside more specific ones: a
 # community named "manager, utils" or after its exceptions module is not recognised by them.
 # Folders of these names are as vague, except the ones that often hold a real part (core/).
-_GENERIC_FOLDERS = "utils util utilities helpers helper common commons misc shared"
+_GENERIC_FOLDERS = "utils util utilities common commons misc shared"
 GENERIC_FOLDERS = frozenset(_GENERIC_FOLDERS.split())
 _MORE_GENERIC_STEMS = (
     "core types typing constants const consts exceptions errors error compat globals"

@@ -293,18 +293,24 @@ def weighted_terms(
     roles: dict[str, str],
     weight: dict[str, float],
     hidden: set[str],
+    hub: str = "",
 ) -> list[Term]:
-    """The items a name can list, heaviest first; ``hidden`` holds words already said."""
+    """The items a name can list, heaviest first; ``hidden`` holds words already said,
+    ``hub`` the file that defines the base class of the community's family."""
     terms: dict[str, Term] = {}
+    hub_key = ""
     for path in core:
         key, display = term_for(path, home, kind, roles)
         if not key:
             continue
         term = terms.setdefault(key, Term(key, display))
         term.score += weight.get(path, 1.0)
+        hub_key = key if path == hub else hub_key
     total = sum(term.score for term in terms.values())
     for term in terms.values():
-        if generic(term.key, kind) and 2 * term.score < total:
+        # base.py or common.py that defines NotifyBase or InfoExtractor is what ties the
+        # family together, whatever its name.
+        if generic(term.key, kind) and term.key != hub_key and 2 * term.score < total:
             term.score *= GENERIC_WEIGHT  # a community that is mostly util/ is named so
     # A word most items share is the theme: six "*_completions" files are "completions".
     by_word: dict[str, list[Term]] = {}
@@ -381,9 +387,15 @@ def profile(item: CommunityItem) -> Profile:
         label = "images"
     hidden = {root_word(w) for w in words(label)}
     family_words = {root_word(w) for w in words(item.family)}
-    if kind == "code" and item.family and not hidden & family_words:
-        hidden.add(root_word("base"))  # "Plugins (NotifyBase): base, dot" would say it twice
-    terms = weighted_terms(core, home, kind, roles, weight, hidden)
+    hub = next(
+        (
+            symbol.split("::", 1)[0]
+            for symbol in item.top_symbols
+            if item.family and symbol.split("::", 1)[-1].split(".")[0] == item.family
+        ),
+        "",
+    )
+    terms = weighted_terms(core, home, kind, roles, weight, hidden, hub)
     fixed: list[str] = []
     if kind == "code":
         area = label
