@@ -442,6 +442,28 @@ def test_a_task_done_a_few_times_is_one_only_when_done_alike_each_time(repo: Rep
     assert pattern.template == ("add", "<name>", "knob") and pattern.support == 5
 
 
+def test_changes_titled_alike_with_no_file_most_of_them_touch_are_no_task(repo: Repo) -> None:
+    layout(repo)
+    repo.write_files({"core/sites.py": "# start\n"})
+    commit_at(repo, "Lay out the sites", 1)
+    # Six changes titled alike, linked by the files they share: three over one site and the
+    # registry, three over another folder's files; no file is in more than half of them.
+    changes = {
+        "Courses": ["features/part_2.py", "features/part_5.py"],
+        "Festival": ["features/part_1.py", "core/sites.py", "features/part_5.py"],
+        "Congress": ["features/part_2.py", "features/part_12.py"],
+        "Reels": ["features/part_1.py", "core/sites.py"],
+        "Shorts": ["features/part_2.py", "features/part_14.py"],
+        "Live": ["features/part_1.py", "core/sites.py"],
+    }
+    for number, (name, paths) in enumerate(changes.items()):
+        for path in paths:
+            edit(repo, path, f"# {name}")
+        commit_at(repo, f"Support {name} videos", DAY * (number + 1))
+    found = mine_history(repo.root, Options()).patterns
+    assert found == [], [(p.template, [(i, n) for i, n in p.items]) for p in found]
+
+
 def test_a_verb_group_needs_min_support_changes_not_one_fewer(repo: Repo) -> None:
     """Grown around an added kind of file, each verb's changes are a candidate only when
     there are ``min_support`` of them: one fewer is no task, however often the file recurs."""
