@@ -307,6 +307,22 @@ def test_a_member_of_a_family_of_folders_is_a_name_in_every_path_of_it() -> None
             == "plugins/kibana/cases/reply_<n>.out")  # fmt: skip
 
 
+def test_a_members_entry_in_a_registry_beside_the_members_is_one_kind() -> None:
+    # Twelve parsers, each a folder made by one change; a registry folder beside them holds a
+    # file per parser. "json" is a common word of the repository (a dozen other paths say
+    # it), yet parsers/all/json.go is the json parser's entry, one more of the registry's.
+    names = ["json", *(f"p{n}x" for n in range(11))]
+    parsers = [[f"plugins/parsers/{name}/parser.go"] for name in names]
+    # A chore gave nine parsers their entry at once; three later parsers added their own.
+    registry = [[f"plugins/parsers/all/{name}.go" for name in names[3:]]]
+    registry += [[f"plugins/parsers/all/{name}.go"] for name in names[:3]]
+    common = [f"plugins/inputs/json_{n}/reader.go" for n in range(12)]
+    paths = [path for files in [*parsers, *registry] for path in files] + common
+    abstractor = Abstractor(paths, [*parsers, *registry])
+    assert abstractor.abstract("plugins/parsers/all/json.go") == "plugins/parsers/all/<name>.go"
+    assert abstractor.abstract("plugins/parsers/all/all.go") == "plugins/parsers/all/all.go"
+
+
 def test_a_word_amid_names_is_no_title_alike_unless_the_files_agree(repo: Repo) -> None:
     layout(repo)
     # "Add <name> format <name>": every title says "format" amid words no other title has,
@@ -528,3 +544,25 @@ def test_a_task_told_by_its_added_files_is_not_lost_to_a_few_titled_changes(repo
     assert any(kind.startswith("app/providers/") for kind in added), [
         (p.template, p.new_kinds, p.support) for p in patterns
     ]
+
+
+def test_a_file_each_of_the_newest_changes_added_is_part_of_the_task(repo: Repo) -> None:
+    """Fourteen parsers added over the years, registered in one registry; since a chore gave
+    each parser a file under parsers/all/, the four newest also add theirs (the way it is
+    done now), though that is four changes of fourteen."""
+    layout(repo)
+    repo.write_files({"parsers/registry.go": "package parsers\n"})
+    commit_at(repo, "Lay out the parsers", 1)
+    names = [f"fmt{letter}x" for letter in "abcdefghijklmn"]
+    for number, name in enumerate(names):
+        if number == len(names) - 4:
+            repo.write_files({f"parsers/all/{old}.go": "package all\n" for old in names[:number]})
+            commit_at(repo, "chore: select parsers by build tags", DAY * 10 * number + DAY)
+        files = {f"parsers/{name}/parser.go": "package x\n"}
+        if number >= len(names) - 4:
+            files[f"parsers/all/{name}.go"] = "package all\n"
+        repo.write_files(files)
+        edit(repo, "parsers/registry.go", f"// {name}")
+        commit_at(repo, f"Add the {name} parser", DAY * 10 * (number + 1))
+    [pattern] = [p for p in mine_history(repo.root, Options()).patterns if p.adds_a_kind]
+    assert ("parsers/all/<name>.go", 4) in pattern.items, pattern.items

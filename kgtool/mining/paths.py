@@ -143,6 +143,10 @@ class Abstractor:
             for family, found in members.items()
             if len(found) >= KIND_FOLDER_ADDITIONS and len(made_by[family]) >= KIND_FOLDER_ADDITIONS
         }
+        # Each family's members by name: a file named after one, in a folder beside them, is
+        # that member's entry in a registry (telegraf's plugins/parsers/all/avro.go beside
+        # plugins/parsers/avro/), one more of the registry's kind.
+        self.members = {family: members[family] for family in families}
         self.own_names = {
             (family, name)
             for family in families
@@ -185,6 +189,8 @@ class Abstractor:
         name = self._component(stem, member)
         if not is_abstract(name) and folder in self.kind_folders:
             name = NAME
+        elif not is_abstract(name) and stem in self.members.get("/".join(parts[:-2]), ()):
+            name = NAME  # a member's entry in a registry beside the members
         folders = [
             NAME if at == depth else self._component(part, member if at > depth else "")
             for at, part in enumerate(parts[:-1])

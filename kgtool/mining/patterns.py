@@ -60,7 +60,8 @@ from kgtool.mining.paths import words as path_words
 MIN_SUPPORT = 3
 FEW_CHANGES = 5  # a task done fewer times has every one of its files in each change
 MIN_SHARE = 0.5
-RECENT_CHANGES = 10  # a task's files are what its newest changes touched
+RECENT_CHANGES = 10  # a task's files are what its newest changes touched...
+NEWEST_WAY = 4  # ...and what each of its very newest touched: the way it is done now
 SLOT = "<name>"
 # A title word said by at most this many titles (or this share of them) is a name.
 RARE_TITLE_WORD = 2
@@ -822,8 +823,11 @@ def _recipe(
 ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """The files of a group of changes (oldest first), and its bookkeeping files: those in
     ``min_share`` of its newest RECENT_CHANGES (the way it is done now, when it has changed
-    over the years), each with how many of all the changes have it, most first."""
+    over the years), or in each of its NEWEST_WAY newest (a way that changed lately:
+    telegraf's parsers register in plugins/parsers/all/<name>.go since their four newest
+    additions, of fourteen), each with how many of all the changes have it, most first."""
     recent = tasks[-RECENT_CHANGES:]
+    newest = tasks[-NEWEST_WAY:] if len(tasks) >= NEWEST_WAY else []
     found = []
     for part in ("items", "bookkeeping"):
         now: Counter[str] = Counter()
@@ -832,7 +836,10 @@ def _recipe(
             now.update(list(getattr(task, part)))
         for task in tasks:
             every.update(list(getattr(task, part)))
-        chosen = [(i, every[i]) for i, c in now.items() if c >= min_share * len(recent)]
+        lately = set.intersection(*(set(getattr(t, part)) for t in newest)) if newest else set()
+        chosen = [
+            (i, every[i]) for i, c in now.items() if c >= min_share * len(recent) or i in lately
+        ]
         found.append(sorted(chosen, key=lambda pair: (-pair[1], pair[0])))
     return found[0], found[1]
 
