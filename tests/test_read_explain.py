@@ -161,3 +161,10 @@ def test_a_graph_with_escaped_names_lists_its_files_without_asking_itself(
     assert sorted(graph.file_hashes()) == ['a"b.py', "c.py"]
     graph._file_hashes, graph._nodes = None, {}
     assert graph.node('a"b.py::f')["kind"] == "function"
+
+
+def test_community_ids_sort_by_number_and_a_hand_written_one_last() -> None:
+    # IDs of a hand-edited file may be anything; "c²" is digits to str.isdigit, not to int().
+    from kgtool.query.kg import cid_order
+
+    assert sorted(["c10", "c²", "x", "c2"], key=cid_order) == ["c2", "c10", "c²", "x"]

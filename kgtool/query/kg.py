@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 
 from kgtool import bounded
 from kgtool.communities.document import COMMUNITIES_FILE, Document, shape_problem
+from kgtool.communities.identity import id_number
 from kgtool.config import Config, load_config
 from kgtool.errors import KgError
 from kgtool.ontology.model import Ontology, load_ontology
@@ -223,10 +224,10 @@ class MapState:
 _BUILT_APART = "was built from another layer 1"
 
 
-def cid_order(cid: str) -> tuple[int, str]:
+def cid_order(cid: str) -> tuple[bool, int, str]:
     """Community IDs in their number's order (c2 before c10), anything else after them."""
-    digits = cid[1:]
-    return (int(digits), cid) if digits.isdigit() else (1 << 30, cid)
+    number = id_number(cid)
+    return number < 0, number, cid
 
 
 def missing_notice(missing: list[str]) -> str:
