@@ -426,6 +426,15 @@ def test_a_mistyped_command_or_option_gets_the_nearest(argv: list[str], said: st
     assert wrong.code == 2 and said in wrong.err, wrong.err
 
 
+def test_a_mistyped_option_is_matched_against_its_own_commands_options() -> None:
+    # --budget is an option of `context`, not of `update`: suggesting it there sends the
+    # user to an option that fails the same way. The command's own usage line is shown.
+    wrong = run_kgtool(["update", "--bugdet", "3"])
+    assert wrong.code == 2 and "did you mean" not in wrong.err, wrong.err
+    assert "kgtool update: error: unrecognized arguments: --bugdet 3" in wrong.err
+    assert wrong.err.startswith("usage: kgtool update"), wrong.err
+
+
 def test_nothing_near_is_no_suggestion() -> None:
     wrong = run_kgtool(["xyzzy"])
     assert wrong.code == 2 and "did you mean" not in wrong.err

@@ -63,6 +63,30 @@ class Parser(argparse.ArgumentParser):
     the help, and a mistyped command or option gets the nearest one ("did you mean
     'update'?"). Its subcommands' parsers are of this class too."""
 
+    _given: argparse.Namespace | None = None  # what was parsed, when arguments were left over
+
+    def parse_args(  # type: ignore[override]  # argparse's overloads; this one returns its namespace
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        # As argparse does, keeping what was parsed: a mistyped option of `update` is matched
+        # against the options of `update`, not of every command.
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            # Said by the command's own parser: its usage line, "kgtool update: error: ...".
+            chosen = self._chosen(parsed)
+            chosen._given = parsed
+            chosen.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _chosen(self, given: argparse.Namespace) -> Parser:
+        """The parser of the deepest subcommand ``given`` chose (this one when none)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                sub = action.choices.get(getattr(given, action.dest, None) or "")
+                if isinstance(sub, Parser):
+                    return sub._chosen(given)
+        return self
+
     def error(self, message: str) -> NoReturn:
         if message == "the following arguments are required: COMMAND":
             self.print_help(sys.stderr)
@@ -76,18 +100,21 @@ class Parser(argparse.ArgumentParser):
         elif message.startswith("unrecognized arguments: "):
             words = message.removeprefix("unrecognized arguments: ").split()
             first = next((w for w in words if w.startswith("-")), "")
-            message += _nearest(first.partition("=")[0], self._options_in_reach())
+            message += _nearest(first.partition("=")[0], self._options_in_reach(self._given))
         super().error(message)
 
-    def _options_in_reach(self) -> list[str]:
-        """The options of this parser and of the subcommands' parsers it built."""
+    def _options_in_reach(self, given: argparse.Namespace | None = None) -> list[str]:
+        """The options of this parser and of the subcommand ``given`` chose (of every
+        subcommand when none is known)."""
         found = list(self._option_string_actions)
         for action in self._actions:
             if isinstance(action, argparse._SubParsersAction):
-                for sub in action.choices.values():
+                chosen = getattr(given, action.dest, None) if given is not None else None
+                subs = [action.choices[chosen]] if chosen in action.choices else []
+                for sub in subs or action.choices.values():
                     found += sub._option_string_actions
                     if isinstance(sub, Parser):
-                        found += sub._options_in_reach()
+                        found += sub._options_in_reach(given)
         return sorted(set(found))
 
 
@@ -96,8 +123,11 @@ def _nearest(word: str, known: Sequence[str]) -> str:
     # Imported here: the hook's path, which never mistypes, does not load it.
     import difflib
 
-    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6) if word else []
-    return f"; did you mean '{close[0]}'?" if close else ""
+    # Compared without their dashes, which every option shares: "--bugdet" is not near
+    # "--quiet", though the two are 0.6 alike with them.
+    bare = {option.lstrip("-"): option for option in known}
+    close = difflib.get_close_matches(word.lstrip("-"), list(bare), n=1, cutoff=0.6) if word else []
+    return f"; did you mean '{bare[close[0]]}'?" if close else ""
 
 
 def add_shared_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
