@@ -76,6 +76,26 @@ class Store:
         atomic_write(self.path(name), data)
         return True
 
+    def cached_record(self, name: str) -> dict[str, Any]:
+        """A JSON object kgtool keeps in its local cache (what a run was made from); {} when
+        it is missing or unreadable, which only costs the work it would have saved."""
+        try:
+            record = json.loads((self.cache_dir / name).read_bytes())
+        except (OSError, ValueError):
+            return {}
+        return record if isinstance(record, dict) else {}
+
+    def keep_record(self, name: str, record: dict[str, Any]) -> None:
+        """Write a cache record, unless it is there already: a cache that cannot be written
+        costs time, never correctness."""
+        data = canonical_json(record).encode()
+        path = self.cache_dir / name
+        with contextlib.suppress(OSError):
+            if path.read_bytes() == data:
+                return
+        with contextlib.suppress(OSError):
+            atomic_write(path, data, durable=False)
+
     def ensure(self) -> None:
         """.kg/ ready to be written: a real folder, with a .gitignore that keeps local files out
         and a .gitattributes that marks the rest generated.

@@ -102,3 +102,18 @@ def test_json_is_sorted_and_keeps_non_ascii_text() -> None:
         '{\n  "a": [\n    1,\n    {\n      "c": null,\n      "d": "☃"\n    }\n  ],\n'
         '  "b": "naïve"\n}\n'
     )
+
+
+def test_a_cache_record_that_cannot_be_read_or_written_costs_only_time(tmp_path: Path) -> None:
+    store = Store(tmp_path, cache_dir=tmp_path / "cache")
+    assert store.cached_record("map.key") == {}  # never written
+    store.keep_record("map.key", {"key": "a", "outputs": {"MAP.md": "1"}})
+    assert store.cached_record("map.key") == {"key": "a", "outputs": {"MAP.md": "1"}}
+    (tmp_path / "cache" / "map.key").write_bytes(b"[1, 2]")  # JSON, not a record
+    assert store.cached_record("map.key") == {}
+    (tmp_path / "cache" / "map.key").write_bytes(b"\xff{")
+    assert store.cached_record("map.key") == {}
+    blocked = Store(tmp_path, cache_dir=tmp_path / "a-file")
+    (tmp_path / "a-file").write_text("not a folder")
+    blocked.keep_record("map.key", {"key": "b"})  # no error: the next run recomputes
+    assert blocked.cached_record("map.key") == {}

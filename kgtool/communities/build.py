@@ -10,9 +10,7 @@ change the typed counts.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 import re
 import sys
@@ -38,7 +36,6 @@ from kgtool.repo import show_file
 from kgtool.store import (
     KG_DIR,
     Store,
-    atomic_write,
     canonical_json,
     pretty_json,
 )
@@ -653,11 +650,7 @@ def _document_key(edges: bytes, settings: dict[str, Any], document: bytes | None
 
 def _record(store: Store) -> dict[str, Any]:
     """What the last run that wrote layer 2 remembered (see ``_remember``); {} when nothing."""
-    try:
-        record = json.loads((store.cache_dir / CACHE_KEY_FILE).read_bytes())
-    except (OSError, ValueError):
-        return {}
-    return record if isinstance(record, dict) else {}
+    return store.cached_record(CACHE_KEY_FILE)
 
 
 def _remember(
@@ -668,18 +661,8 @@ def _remember(
     packages: Any = None,
 ) -> None:
     digests = {name: hashlib.sha256(data).hexdigest() for name, data in outputs.items()}
-    record = canonical_json(
-        {"key": key, "document": document_key, "outputs": digests, "packages": packages}
-    ).encode()
-    path = store.cache_dir / CACHE_KEY_FILE
-    try:
-        if path.read_bytes() == record:
-            return
-    except OSError:
-        pass
-    # A cache that cannot be written costs time, never correctness.
-    with contextlib.suppress(OSError):
-        atomic_write(path, record, durable=False)
+    record = {"key": key, "document": document_key, "outputs": digests, "packages": packages}
+    store.keep_record(CACHE_KEY_FILE, record)
 
 
 def _same_outputs(

@@ -13,9 +13,7 @@ exist, so an agent following them never hits a dead end.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -30,7 +28,7 @@ from kgtool.escape import md_cell, md_path
 if TYPE_CHECKING:
     from kgtool.ontology.view import LabelView
 from kgtool.repo import blob_id
-from kgtool.store import ONTOLOGY_FILE, PAGES_DIR, Store, atomic_write, canonical_json
+from kgtool.store import ONTOLOGY_FILE, PAGES_DIR, Store, canonical_json
 
 MAP_FILE = "MAP.md"
 # In the local cache: the doc line of each main file, by blob id (see LabelledMap._doc_lines).
@@ -135,21 +133,10 @@ class LabelledMap(NamedTuple):
 
     def _record(self) -> dict[str, Any]:
         """What the last run that drew the map remembered; {} when nothing."""
-        try:
-            record = json.loads((self.store.cache_dir / MAP_KEY_FILE).read_bytes())
-        except (OSError, ValueError):
-            return {}
-        return record if isinstance(record, dict) else {}
+        return self.store.cached_record(MAP_KEY_FILE)
 
     def _remember(self, record: dict[str, Any]) -> None:
-        data = canonical_json(record).encode()
-        path = self.store.cache_dir / MAP_KEY_FILE
-        with contextlib.suppress(OSError):
-            if path.read_bytes() == data:
-                return
-        # A cache that cannot be written costs time, never correctness.
-        with contextlib.suppress(OSError):
-            atomic_write(path, data, durable=False)
+        self.store.keep_record(MAP_KEY_FILE, record)
 
     def key(self) -> bytes:
         section = canonical_json(self.config.section("ontology")).encode()
@@ -195,13 +182,7 @@ class LabelledMap(NamedTuple):
         rest of layer 2."""
         from kgtool.ontology.facts import doc_line
 
-        cache = self.store.cache_dir / DOC_LINES_FILE
-        try:
-            remembered = json.loads(cache.read_bytes())
-        except (OSError, ValueError):
-            remembered = {}
-        if not isinstance(remembered, dict):
-            remembered = {}
+        remembered = self.store.cached_record(DOC_LINES_FILE)
         found: dict[str, str] = {}
         kept: dict[str, str] = {}
         for path in sorted(paths):
@@ -219,9 +200,7 @@ class LabelledMap(NamedTuple):
             if line:
                 found[path] = line
         if remember and kept != remembered:
-            # A cache that cannot be written costs time, never correctness.
-            with contextlib.suppress(OSError):
-                atomic_write(cache, canonical_json(kept).encode(), durable=False)
+            self.store.keep_record(DOC_LINES_FILE, kept)
         return found
 
     def on_disk(self) -> list[str]:
