@@ -16,7 +16,6 @@ import re
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -60,9 +59,6 @@ DIFF_KEYS = ("diff_change", "diff_min_edges")
 # Keys that only name families beside the communities: they never move a file, so a change
 # to them leaves the partition (and its digest) as it is.
 FAMILY_KEYS = ("families", "family_min_size")
-
-# Layer 1's edges folded per file, for every file; None when it cannot vouch for them.
-EdgeSource = Callable[[], dict[str, tuple[FileEdge, ...]] | None]
 
 
 class Layer1(Protocol):
@@ -516,12 +512,8 @@ def update_communities(
     content: bytes | None = None
     if layer1 is not None:
         raw_digest = layer1.digest
-        edges: EdgeSource | None = layer1.file_edges
-        edges_digest: Callable[[], bytes] | None = layer1.file_edges_digest
-        blobs: Callable[[], Mapping[str, str]] | None = layer1.blobs
     else:
         content, raw_digest = _layer1_on_disk(store)
-        edges = edges_digest = blobs = None
     settings = clustering_settings(config)
     families = family_settings(config)
     keyed = {**settings, **families}  # what the outputs depend on
@@ -541,30 +533,20 @@ def update_communities(
                 result.unread = remembered_unread(record.get("packages"))
             return result
     previous = _previous_document(root, on_disk, ours)
-    folded: dict[str, tuple[FileEdge, ...]] | None = None
-    files: list[str] | None = None
-    if edges is not None and edges_digest is not None and blobs is not None:
-        # Named by their digest and listed by their blobs: the edges themselves are read
-        # only if the document must be computed again.
-        files = sorted(blobs())
-    elif edges is not None:
-        folded = edges()
-        files = sorted(folded) if folded is not None else None
     document: Document | None = None
     document_key = ""
     folded_digest = b""
     packaged: dict[str, Any] = {}
     unread: list[tuple[str, int, str]] = []
-    if files is not None:
+    if layer1 is not None:
         # The document follows from the files' folded edges, the settings (packages made
         # concrete) and the document before: when those are what the last run saw and its
-        # document is still on disk, so is this run's, whatever else layer 1 says.
+        # document is still on disk, so is this run's, whatever else layer 1 says. The edges
+        # are named by their digest and the files listed by their blobs: the edges themselves
+        # are read only if the document must be computed again.
+        files = sorted(layer1.blobs())
         packaged = with_packages(settings, root, files, remembered, unread)
-        if edges_digest is not None:
-            folded_digest = edges_digest()
-        else:
-            assert folded is not None
-            folded_digest = _edges_digest(folded)
+        folded_digest = layer1.file_edges_digest()
         document_key = _document_key(folded_digest, {**keyed, **packaged}, on_disk)
         if ours and on_disk is not None and record.get("document") == document_key:
             document, data = previous, on_disk
@@ -572,8 +554,7 @@ def update_communities(
     if document is None:
         from kgtool.communities.graph import build_file_graph, file_graph
 
-        if folded is None and edges is not None:
-            folded = edges()
+        folded = layer1.file_edges() if layer1 is not None else None
         if folded is not None:
             graph = file_graph(list(folded), folded, settings)
         else:
@@ -630,18 +611,10 @@ def _input_key(raw_digest: str, settings: dict[str, Any], document: bytes | None
     return hasher.hexdigest()
 
 
-def _edges_digest(folded: dict[str, tuple[FileEdge, ...]]) -> bytes:
-    """A digest of every file's folded edges: what the file graph is built from."""
-    hasher = hashlib.sha256()
-    for path in sorted(folded):
-        # repr: exact for strings, ints and floats, and the same bytes in every process.
-        hasher.update(repr((path, folded[path])).encode("utf-8", "surrogateescape"))
-    return hasher.digest()
-
-
 def _document_key(edges: bytes, settings: dict[str, Any], document: bytes | None) -> str:
     """What the document is a function of, when the file graph is built from folded edges
-    (``_edges_digest``): those edges, the settings, and the document it starts from."""
+    (named by layer 1's digest of them): those edges, the settings, and the document it
+    starts from."""
     hasher = hashlib.sha256(f"document {FORMAT_VERSION} {RULES}".encode())
     for part in (edges, canonical_json(settings).encode(), document or b""):
         hasher.update(hashlib.sha256(part).digest())
