@@ -221,6 +221,41 @@ def test_the_action_refuses_a_kgtool_version_that_is_an_option(tmp_path: Path) -
     assert "::error::kgtool-version must be a version or a requirement" in done.stdout
 
 
+def test_the_mining_job_commits_what_kgtool_wrote_wherever_the_playbooks_live(
+    providers: Repo,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A repository whose playbooks folder is recipes/: the proposals under
+    recipes/proposed/ and .kg/ are what the pull request commits, not playbooks/proposed/
+    (which does not exist there), and a file the workflow made before is left out."""
+    providers.write(".kgtool.yaml", "playbooks:\n  dir: recipes\n")
+    providers.git("add", ".kgtool.yaml")
+    providers.git("commit", "-qm", "Keep the playbooks in recipes/")
+    (providers.root / "build.log").write_text("made by an earlier step\n")
+    runner = tmp_path / "runner"
+    venv = runner / "kgtool-venv" / "bin"
+    venv.mkdir(parents=True)
+    here = Path(sys.executable).parent
+    (venv / "kgtool").symlink_to(here / "kgtool")
+    (venv / "python").symlink_to(sys.executable)
+    outputs = runner / "outputs"
+    mined = _run_step(
+        "Mine playbooks",
+        {"GH_TOKEN": "t", "KGTOOL_ARGS": "", "GITHUB_OUTPUT": str(outputs),
+         "HOME": str(tmp_path)},
+        runner, cwd=providers.root,
+    )  # fmt: skip
+    assert mined.returncode == 0, mined.stdout + mined.stderr
+    assert outputs.read_text() == "proposals=true\n"
+    written = (runner / "kgtool-written").read_bytes().split(b"\0")[:-1]
+    paths = [path.decode() for path in written]
+    assert any(p.startswith("recipes/proposed/") and p.endswith(".md") for p in paths), paths
+    assert all(p.startswith(("recipes/proposed/", ".kg/")) for p in paths), paths
+    opened = _action_step("Open or update the pull request")["run"]
+    assert '--pathspec-from-file="$RUNNER_TEMP/kgtool-written"' in opened
+    assert "playbooks/proposed" not in opened
+
+
 @pytest.mark.slow  # installs kgtool into a fresh environment, as the action does
 def test_the_mining_job_installs_kgtool_itself_and_mines_another_repository(
     providers: Repo,  # noqa: F811
