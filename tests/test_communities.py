@@ -480,3 +480,37 @@ def test_the_clustering_libraries_versions_are_those_importlib_metadata_reads() 
     from kgtool.communities.build import library_versions
 
     assert library_versions() == {"leidenalg": version("leidenalg"), "igraph": version("igraph")}
+
+
+def test_the_map_is_drawn_again_when_only_the_document_or_a_setting_changed(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """The map's quick key names layer 1, the document, the labels and the settings: a
+    document rewritten over the same layer 1 (as --rebaseline may) or a setting changed
+    alone (layer 2's weights, which drift reads for the map's flags) must each draw it
+    again, not keep the pages on disk."""
+    from kgtool.ontology.map import LabelledMap
+
+    repo = make_repo(
+        {
+            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
+            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    store = Store(repo.root)
+    drawn = LabelledMap(repo.root, load_config(repo.root), store)
+    data = store.read_bytes("communities.json")
+    assert data is not None
+    document = json.loads(data)
+    digest = "layer 1 as it is"
+    drawn.update(document, data, digest, None, write=True)
+    assert not drawn.update(document, data, digest, None, write=True).redrawn  # kept
+    moved = json.loads(data)
+    for community in moved["communities"].values():
+        community["members"] = sorted(community["members"], reverse=True)
+    other = json.dumps(moved).encode()
+    assert drawn.update(moved, other, digest, None, write=False).redrawn
+    repo.write(".kgtool.yaml", "communities:\n  default_weight: 0.75\n")  # read by drift
+    reconfigured = LabelledMap(repo.root, load_config(repo.root), store)
+    assert reconfigured.update(document, data, digest, None, write=False).redrawn
