@@ -266,7 +266,7 @@ def test_an_older_map_migrates_with_ids_carried(make_repo: Callable[..., Repo]) 
     out = update(repo)
     assert (
         "communities: package boundaries detected (2 packages), code kept apart from docs "
-        "and data:" in out
+        "and data, 2 small packages made one community each:" in out
     )
     new = communities(repo)
     assert all(c["kind"] in ("code", "data") for c in new["communities"].values())
@@ -424,6 +424,44 @@ def small_packages_beside_a_large_one() -> dict[str, str]:
         body = f"export function c{i}(): number {{\n  return c{(i + 1) % 12}() + 1;\n}}\n"
         files[f"packages/core/src/c{i}.ts"] = imports + body
     return files
+
+
+def test_a_map_formed_before_the_small_package_rule_says_so_when_it_re_forms(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """A committed map of an older kgtool, with an example's setup apart from its code,
+    re-forms at the next update that clusters again, and that update says why; the one
+    after says nothing."""
+    repo = make_repo(small_packages_beside_a_large_one())
+    update(repo)
+    path = repo.root / ".kg" / "communities.json"
+    old = json.loads(path.read_text())
+    cid = old["files"]["examples/ext-a/index.ts"]
+    setup = ["examples/ext-a/.gitignore", "examples/ext-a/package.json"]
+    number = int(old["next_id"])
+    old["communities"][cid]["members"] = [
+        p for p in old["communities"][cid]["members"] if p not in setup
+    ]
+    old["communities"][f"c{number}"] = {**old["communities"][cid], "members": setup}
+    old["next_id"] = number + 1
+    for member in setup:
+        old["files"][member] = f"c{number}"
+    path.write_text(json.dumps(old, indent=2))
+    repo.commit("the map as an older kgtool formed it")
+    repo.write("packages/core/src/c0.ts", (repo.root / "packages/core/src/c0.ts").read_text()
+               + "export const more = 1;\n")  # fmt: skip
+    repo.commit("an edit elsewhere")
+    out = update(repo)
+    assert "1 small package made one community each" in out, out
+    document = communities(repo)
+    assert (
+        document["files"]["examples/ext-a/.gitignore"]
+        == document["files"]["examples/ext-a/index.ts"]
+    )
+    repo.write("packages/core/src/c1.ts", (repo.root / "packages/core/src/c1.ts").read_text()
+               + "export const more = 2;\n")  # fmt: skip
+    repo.commit("another edit")
+    assert "small package" not in update(repo)
 
 
 def test_a_small_package_is_one_community_and_a_larger_one_keeps_its_setup_apart(

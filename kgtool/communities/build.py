@@ -277,6 +277,9 @@ def what_changed(previous: Document, document: Document) -> str:
         )
     if not current_rules(previous):
         reasons.append("code kept apart from docs and data")
+    joined = _small_packages_joined(previous, document)
+    if joined:
+        reasons.append(f"{joined} small package{'s' if joined > 1 else ''} made one community each")
     if "max_share" not in previous.get("settings", {}) and _over_cap(previous, document):
         share = float(document["settings"]["max_share"])
         reasons.append(f"no community over {share:.0%} of a large package")
@@ -291,6 +294,27 @@ def what_changed(previous: Document, document: Document) -> str:
             f"{retired} retired",
         )
     return "; ".join(line for line in lines if line)
+
+
+def _small_packages_joined(previous: Document, document: Document) -> int:
+    """How many small packages (``cluster.SMALL_PACKAGE``) were in several communities of
+    ``previous`` and are one of ``document``: a map formed before that rule, re-formed under
+    it at its next update (an example's index.ts apart from its package.json)."""
+    from kgtool.communities.cluster import SMALL_PACKAGE, package_of
+
+    boundaries = document["settings"]["boundaries"]
+    before: dict[str, str] = previous.get("files", {})
+    by_package: dict[str, list[str]] = defaultdict(list)
+    for path in document["files"]:
+        by_package[package_of(path, boundaries)].append(path)
+    joined = 0
+    for name, paths in by_package.items():
+        if not name or len(paths) > SMALL_PACKAGE:
+            continue
+        now = {document["files"][path] for path in paths}
+        then = {before[path] for path in paths if path in before}
+        joined += len(now) == 1 and len(then) > 1
+    return joined
 
 
 def _over_cap(previous: Document, document: Document) -> bool:
