@@ -520,3 +520,43 @@ def test_hooks_run_in_this_process_maps_what_is_staged_and_stages_it(repo: Repo)
     assert ".kg/raw/_root.jsonl" in repo.git("diff", "--cached", "--name-only").split()
     assert symbols(repo.git("show", ":.kg/raw/_root.jsonl")) == {"main", "helper", "f"}
     assert "def g()" in (repo.root / "app.py").read_text()
+
+
+def test_a_line_someone_added_to_kgtools_hook_is_kept_and_the_hooks_are_executable(
+    repo: Repo,
+) -> None:
+    """install rewrites kgtool's own script, never lines a person put into it: a changed
+    line (even one word where a setting was) makes the hook theirs until --chain or --force.
+    What install writes can be run by its owner, not only by root."""
+    mapped_repo(repo)
+    assert repo.kg("hooks", "install").code == 0
+    for name in HOOK_NAMES:
+        assert stat.S_IMODE(hook_file(repo, name).stat().st_mode) & 0o700 == 0o700, name
+    hook = hook_file(repo)
+    assert repo.kg("hooks", "install").code == 0  # kgtool's as written: rewritten freely
+    hook.write_text(hook.read_text().replace("stage=--stage\n", "exit\n"))
+    refused = repo.kg("hooks", "install")
+    assert refused.code == 2, refused.out
+    assert "holds lines kgtool did not write (line 16: exit)" in refused.err, refused.err
+    assert "\nexit\n" in hook.read_text()
+
+
+def test_uninstall_removes_every_hook_when_one_is_already_gone(repo: Repo) -> None:
+    mapped_repo(repo)
+    assert repo.kg("hooks", "install").code == 0
+    hook_file(repo, HOOK_NAMES[0]).unlink()  # removed by hand
+    assert repo.kg("hooks", "uninstall").code == 0
+    assert not any(hook_file(repo, name).exists() for name in HOOK_NAMES)
+
+
+def test_the_older_warnings_are_counted_in_the_plural(repo: Repo) -> None:
+    mapped_repo(repo)
+    for name in ("broken.py", "cracked.py"):
+        repo.write(name, "def ok():\n    pass\n\ndef bad(:\n")
+    repo.git("add", "broken.py", "cracked.py")
+    assert repo.kg("hooks", "install").code == 0
+    assert commit(repo, "add two broken files").returncode == 0
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    repo.git("add", "app.py")
+    second = commit(repo, "add f")
+    assert "kgtool: 2 older warnings about files this commit does not touch" in second.stdout

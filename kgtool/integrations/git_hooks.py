@@ -52,6 +52,43 @@ SCRIPT = """\
 # Keeps .kg/ describing exactly what is being committed: refreshes it from the staged
 # content and runs every kgtool check, in one kgtool process. Installed by
 # `kgtool hooks install`; `kgtool hooks uninstall` removes it and puts back the hook that
+# was here before. See kgtool's docs/hooks.md.
+
+# A hook that was here before, kept by `kgtool hooks install --chain`, runs first.
+if [ -x "$0{chained}" ]; then
+    "$0{chained}" "$@" || exit $?
+fi
+
+# --stage (the default): stage what kgtool rewrote under .kg/ with the commit, which goes
+# through in one step. --review: the commit stops when .kg/ changed, for a person to read
+# the change first (git add .kg, commit again).
+stage={stage}
+# The interpreter kgtool was installed with: GUI git clients do not see a virtualenv's PATH.
+python={python}
+
+if [ -n "$python" ] && [ -x "$python" ]; then
+    exec "$python" -m kgtool hooks run ${{stage:+"$stage"}}
+fi
+if command -v kgtool >/dev/null 2>&1; then
+    exec kgtool hooks run ${{stage:+"$stage"}}
+fi
+echo "kgtool hook: kgtool is not installed (see its docs/install.md); .kg/ was not refreshed" >&2
+exit 1
+"""
+
+
+# Every script kgtool wrote before today's, as it was then: a hook an older kgtool installed is
+# still kgtool's, for install to rewrite and uninstall to remove. When SCRIPT changes, its text
+# as it was is added here (and in tests/test_hostile_signals.py), never edited after.
+EARLIER_SCRIPTS = (
+    # Written from 8f52d19 until the hook stopped sending a user without kgtool to
+    # `pip install kgtool` (a name another project holds on PyPI) and to README.
+    """\
+#!/bin/sh
+{marker} {name}
+# Keeps .kg/ describing exactly what is being committed: refreshes it from the staged
+# content and runs every kgtool check, in one kgtool process. Installed by
+# `kgtool hooks install`; `kgtool hooks uninstall` removes it and puts back the hook that
 # was here before. See kgtool's README, "Plain git hooks".
 
 # A hook that was here before, kept by `kgtool hooks install --chain`, runs first.
@@ -74,13 +111,7 @@ if command -v kgtool >/dev/null 2>&1; then
 fi
 echo "kgtool hook: kgtool is not installed (pip install kgtool); .kg/ was not refreshed" >&2
 exit 1
-"""
-
-
-# Every script kgtool wrote before today's, as it was then: a hook an older kgtool installed is
-# still kgtool's, for install to rewrite and uninstall to remove. When SCRIPT changes, its text
-# as it was is added here (and in tests/test_hostile_signals.py), never edited after.
-EARLIER_SCRIPTS = (
+""",
     # Written from 3a04bd7 until review mode stopped being the default: an empty `stage`
     # meant review (it now means the default, one-step).
     """\
