@@ -166,3 +166,73 @@ def test_a_persons_skill_that_is_not_utf8_is_left_alone(repo: Repo) -> None:
     assert result.code == 0, result.err
     assert "skipped playbooks/save-records.md" in result.out
     assert path.read_bytes() == theirs
+
+
+def test_a_skill_is_written_exactly_as_documented(repo: Repo) -> None:
+    """The whole SKILL.md of one playbook, byte for byte: the front matter, the title once,
+    the playbook's own body, then each section in order."""
+    build_read_repo(repo)
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    skill = (repo.root / ".claude/skills/save-records/SKILL.md").read_text()
+    assert skill == (
+        "---\n"
+        "# kgtool: exported from a playbook by `kgtool playbooks export`\n"
+        "name: save-records\n"
+        "description: 'Use when the task is to: change the thing. Key files: "
+        "app/store.py::Store.save, app/api.py.'\n"
+        "metadata:\n"
+        "  source: playbooks/save-records.md\n"
+        "  generated-by: kgtool playbooks export\n"
+        "---\n"
+        "\n"
+        "# change the thing\n"  # titled by its intent, which is not said twice
+        "\n"
+        "# Steps\n"
+        "\n"
+        "Edit `args.ts` first.\n"
+        "\n"
+        "## Key files\n"
+        "\n"
+        "- `app/store.py::Store.save`\n"
+        "- `app/api.py`\n"
+        "\n"
+        "## Concepts (communities of the code map, `.kg/MAP.md`)\n"
+        "\n"
+        "- c2\n"
+        "\n"
+        "## Validation\n"
+        "\n"
+        "- `pytest`\n"
+        "\n"
+        "## Pitfalls\n"
+        "\n"
+        "- forgetting the tests\n"
+        "\n"
+        "## Rollback\n"
+        "\n"
+        "- nothing breaks\n"
+        "\n"
+        "## Before you follow it\n"
+        "\n"
+        "This skill is exported from the playbook `playbooks/save-records.md`. Run `kgtool "
+        "playbooks check` first: if it refuses that playbook, a key file above has moved or "
+        "gone, and this skill is out of date; do not follow it (fix the playbook, then run "
+        "`kgtool playbooks export` again). Edit the playbook, not this file: the next export "
+        "replaces it.\n"
+    )
+
+
+def test_a_description_over_the_limit_is_cut_after_the_last_word_that_fits(repo: Repo) -> None:
+    build_read_repo(repo)
+    intent = " ".join(f"step{n}" for n in range(400))  # far over the limit
+    text = playbook_text(["app/store.py"]).replace("intent: change the thing", f"intent: {intent}")
+    repo.write("playbooks/long-intent.md", text, dedent=False)
+    repo.commit("a playbook whose description is too long")
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    skill = (repo.root / ".claude/skills/long-intent/SKILL.md").read_text()
+    description = front_matter(skill)["description"]
+    assert description.endswith("...") and len(description) <= MAX_DESCRIPTION
+    kept = description.removesuffix("...").removeprefix("Use when the task is to: ").split()
+    assert kept == [f"step{n}" for n in range(len(kept))]  # whole words, from the first
+    one_more = len(description.removesuffix("...")) + len(f" step{len(kept)}")
+    assert one_more + len("...") > MAX_DESCRIPTION  # the next word would not have fitted

@@ -130,8 +130,9 @@ def render_skill(root: Path, report: PlaybookReport, name: str) -> str:
     body = _body(root, playbook.path)
     title = " ".join((playbook.title or playbook.intent or playbook.slug).split())
     lines = ["---", MARKER, front.rstrip("\n"), "---", "", f"# {title}", ""]
-    if playbook.intent:
-        lines += [" ".join(playbook.intent.split()), ""]
+    intent = " ".join(playbook.intent.split())
+    if intent and intent != title:  # a playbook with no title is titled by its intent
+        lines += [intent, ""]
     body_lines = body.strip("\n").splitlines()
     if body_lines and body_lines[0].strip() == f"# {title}":  # the title once, not twice
         body_lines = body_lines[1:]
