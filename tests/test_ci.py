@@ -26,7 +26,7 @@ from fake_github import (
 from playbook_helpers import add_playbook, line_of, playbook_text
 
 from kgtool.findings import Finding
-from kgtool.integrations import github
+from kgtool.integrations import github, pr_check
 from kgtool.integrations.github import MARKER, SUMMARY_LIMIT, escape_data, escape_property, fit
 from kgtool.integrations.pr_check import (
     Base,
@@ -243,6 +243,8 @@ def test_a_stale_map_and_a_refused_playbook_are_errors_at_their_lines(
     assert refused.startswith(
         f"\n- playbooks/save-data.md:{line}: error: P411 key file 'app/store.py::Store.save'"
     )
+    assert summary.count("R101 is out of date") == 1  # said once, under its own heading
+    assert "## Other findings" not in summary, summary
     outputs = actions.outputs()
     assert (outputs["verdict"], outputs["stale"], outputs["refused"]) == ("fail", "true", "1")
     assert outputs["failed"] == "raw-graph communities playbooks"
@@ -852,3 +854,40 @@ def test_a_touched_playbook_refused_for_its_validation_says_it_has_none(
         "\n- this change touches key files of **save-data** (`app/store.py`): its validation "
         "is not written down (refused or not active: fix it before following it)\n\n"
     )
+
+
+def test_a_shallow_clone_with_no_pull_request_says_it_lacks_the_merge_base(
+    make_repo: Callable[..., Repo], actions: Actions, tmp_path: Path
+) -> None:
+    """No event and no base branch: the base is the merge base with the default branch,
+    which a clone of one commit cannot find; it says so rather than compare with a name."""
+    origin, _ = merged_pull_request(make_repo)
+    clone = shallow_clone(origin, "pr-merge", 1, tmp_path / "depth1")
+    # The default branch's tip, one commit deep: no history shared with HEAD here.
+    clone.git("fetch", "-q", "--depth=1", "origin", "main:refs/remotes/origin/main")
+    clone.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+    result = clone.kg("ci")
+    assert result.code == 0, result.out
+    assert annotations(result) == [
+        "::warning title=kgtool ci::the architecture diff and the playbooks this change "
+        "touches need the merge base with origin/main, which this shallow clone lacks: set "
+        "fetch-depth: 0 in actions/checkout"
+    ]
+    assert actions.outputs()["base"] == ""  # no commit named after a branch
+
+
+@pytest.mark.parametrize(("number", "read"), [(12, 12), ("12", 0), (True, 0), (-3, 0), (None, 0)])
+def test_an_event_names_a_pull_request_only_by_a_positive_number(
+    tmp_path: Path, number: object, read: int
+) -> None:
+    # 0 means no pull request to comment on: never #1 (True) or a number given as text.
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": number, "base": {"sha": "abc"}}}))
+    found = pr_check.read_event({"GITHUB_EVENT_PATH": str(event)})
+    assert (found.number, found.base_sha) == (read, "abc")
+
+
+def test_a_base_that_looks_like_an_option_is_refused(make_repo: Callable[..., Repo]) -> None:
+    repo, _ = pull_request(make_repo)
+    refused = repo.kg("ci", "--base=--output=x")
+    assert refused.code == 2 and "'--output=x' is not a revision" in refused.err, refused.err

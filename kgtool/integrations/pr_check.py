@@ -176,7 +176,8 @@ def read_event(environ: Mapping[str, str]) -> Event:
     return Event(
         base_sha=str(base.get("sha") or ""),
         base_ref=str(base.get("ref") or base_ref),
-        number=number if isinstance(number, int) else 0,
+        # Only a pull request's own number: a comment goes to the pull request it names.
+        number=number if type(number) is int and number > 0 else 0,
         from_fork=bool(head_repo and base_repo and head_repo != base_repo),
     )
 
