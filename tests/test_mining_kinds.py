@@ -549,7 +549,7 @@ def test_a_task_told_by_its_added_files_is_not_lost_to_a_few_titled_changes(repo
 def test_a_file_each_of_the_newest_changes_added_is_part_of_the_task(repo: Repo) -> None:
     """Fourteen parsers added over the years, registered in one registry; since a chore gave
     each parser a file under parsers/all/, the four newest also add theirs (the way it is
-    done now), though that is four changes of fourteen."""
+    done now), though that is four changes of fourteen, and no longer edit the dispatcher."""
     layout(repo)
     repo.write_files({"parsers/registry.go": "package parsers\n"})
     commit_at(repo, "Lay out the parsers", 1)
@@ -563,6 +563,20 @@ def test_a_file_each_of_the_newest_changes_added_is_part_of_the_task(repo: Repo)
             files[f"parsers/all/{name}.go"] = "package all\n"
         repo.write_files(files)
         edit(repo, "parsers/registry.go", f"// {name}")
+        if number < len(names) - 4:  # the way it was done: the config knew each parser
+            edit(repo, "core/dispatch.py", f"# {name}")
+        if number < len(names) - 2:  # the docs, in all but the two newest
+            edit(repo, "docs/targets.md", f"# {name}")
         commit_at(repo, f"Add the {name} parser", DAY * 10 * (number + 1))
     [pattern] = [p for p in mine_history(repo.root, Options()).patterns if p.adds_a_kind]
     assert ("parsers/all/<name>.go", 4) in pattern.items, pattern.items
+    # Six of the newest ten touched core/dispatch.py, none of the newest four: no longer done.
+    assert "core/dispatch.py" not in dict(pattern.items), pattern.items
+    # Listed the way it is done now: the registry file each of the newest four added comes
+    # before the docs twelve of fourteen edited but only two of the newest four.
+    assert [item for item, _ in pattern.newest_first()] == [
+        "parsers/<name>/parser.go",
+        "parsers/registry.go",
+        "parsers/all/<name>.go",
+        "docs/targets.md",
+    ]

@@ -311,6 +311,13 @@ class Pattern:
         recent = self.tasks[-RECENT_CHANGES:]
         return sum(1 for task in recent if item in task.items), len(recent)
 
+    def newest_first(self) -> list[tuple[str, int]]:
+        """Its items, those its NEWEST_WAY newest changes touched most first (the way it is
+        done now), then by how many of all its changes have them."""
+        newest = self.tasks[-NEWEST_WAY:]
+        lately = {item: sum(item in task.items for task in newest) for item, _ in self.items}
+        return sorted(self.items, key=lambda pair: (-lately[pair[0]], -pair[1], pair[0]))
+
     @property
     def key(self) -> tuple[str, str]:
         return (self.verb, self.anchor)
@@ -823,9 +830,10 @@ def _recipe(
 ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """The files of a group of changes (oldest first), and its bookkeeping files: those in
     ``min_share`` of its newest RECENT_CHANGES (the way it is done now, when it has changed
-    over the years), or in each of its NEWEST_WAY newest (a way that changed lately:
-    telegraf's parsers register in plugins/parsers/all/<name>.go since their four newest
-    additions, of fourteen), each with how many of all the changes have it, most first."""
+    over the years) and in one of its NEWEST_WAY newest at least, or in each of those (a
+    way that changed lately: telegraf's parsers register in plugins/parsers/all/<name>.go
+    since their four newest additions, of fourteen), each with how many of all the changes
+    have it, most first."""
     recent = tasks[-RECENT_CHANGES:]
     newest = tasks[-NEWEST_WAY:] if len(tasks) >= NEWEST_WAY else []
     found = []
@@ -837,8 +845,13 @@ def _recipe(
         for task in tasks:
             every.update(list(getattr(task, part)))
         lately = set.intersection(*(set(getattr(t, part)) for t in newest)) if newest else set()
+        # ...and never one that none of the newest touched: the way it was done before
+        # (telegraf's parsers no longer edit config/config.go).
+        touched = set().union(*(set(getattr(t, part)) for t in newest)) if newest else set(now)
         chosen = [
-            (i, every[i]) for i, c in now.items() if c >= min_share * len(recent) or i in lately
+            (i, every[i])
+            for i, c in now.items()
+            if (c >= min_share * len(recent) and i in touched) or i in lately
         ]
         found.append(sorted(chosen, key=lambda pair: (-pair[1], pair[0])))
     return found[0], found[1]

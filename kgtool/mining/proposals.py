@@ -151,7 +151,7 @@ def build_proposal(
     of them, or every kind of file it adds, or the file most of its changes touched."""
     key_files: list[KeyFile] = []
     gone: list[tuple[str, int]] = []  # items of the task no file stands for today
-    for item, count in pattern.items:
+    for item, count in pattern.newest_first():
         if len(key_files) == MAX_KEY_FILES:
             break
         pointer = _example(pattern, item, resolver) if is_abstract(item) else item
