@@ -360,6 +360,16 @@ def fallback_noun(kind: str, core: list[str]) -> str:
     }.get(kind, "files")
 
 
+def family_hub(item: CommunityItem) -> str:
+    """The file that defines the base class of the community's family ("" when none is
+    among its top symbols)."""
+    for symbol in item.top_symbols:
+        path, _, name = symbol.partition("::")
+        if item.family and name.split(".")[0] == item.family:
+            return path
+    return ""
+
+
 def profile(item: CommunityItem) -> Profile:
     """What kind of files a community holds, where, and what its name can say about them."""
     paths = visible_members(item)
@@ -387,15 +397,7 @@ def profile(item: CommunityItem) -> Profile:
         label = "images"
     hidden = {root_word(w) for w in words(label)}
     family_words = {root_word(w) for w in words(item.family)}
-    hub = next(
-        (
-            symbol.split("::", 1)[0]
-            for symbol in item.top_symbols
-            if item.family and symbol.split("::", 1)[-1].split(".")[0] == item.family
-        ),
-        "",
-    )
-    terms = weighted_terms(core, home, kind, roles, weight, hidden, hub)
+    terms = weighted_terms(core, home, kind, roles, weight, hidden, family_hub(item))
     fixed: list[str] = []
     if kind == "code":
         area = label
