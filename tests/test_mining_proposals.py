@@ -4,6 +4,7 @@ overlap with existing playbooks, a saved pull-request list, and the same bytes t
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -57,6 +58,16 @@ def test_the_recurring_addition_becomes_one_proposal_with_six_fields(mined: Repo
     evidence = "\n".join(playbook.evidence)
     assert "#11 " in evidence and "#12 " in evidence and "Add gamma provider" in evidence
     assert playbook.concepts  # layer 2 exists: its communities are named
+
+
+def test_a_proposals_body_shows_every_placeholder_and_path_as_written(mined: Repo) -> None:
+    """GitHub reads "<name>" in markdown as an HTML tag and drops it: outside code spans and
+    the front matter, a proposal's body escapes it; paths are code spans."""
+    text = (mined.root / PROPOSAL).read_text()
+    body = text.split("\n---\n", 1)[1]
+    outside = re.sub(r"(`+).*?\1", "", body)  # what code spans do not hold
+    assert re.search(r"(?<!\\)<", outside) is None, outside
+    assert "Mined from 5 change sets" in body and "`app/providers/<name>.py`" in body
 
 
 def test_every_proposal_passes_the_playbook_check(mined: Repo) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from kgtool import bounded
 from kgtool.errors import KgError
-from kgtool.escape import md_path, printable
+from kgtool.escape import md_cell, md_code, md_path, printable
 from kgtool.file_kinds import GENERATED_HEAD, in_data_folder, is_generated, is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import NUMBER, is_abstract
@@ -103,7 +103,7 @@ class Proposal:
             lines += [f"  - {yaml_string(v)}" for v in getattr(self, name)]
         lines.append("evidence:")
         lines += [f"  - {yaml_string(e)}" for e in self.evidence]
-        lines += ["---", "", f"# {self.title}", ""]
+        lines += ["---", "", f"# {md_cell(self.title)}", ""]  # "<name>" is no HTML tag
         lines += self.steps
         return "\n".join(lines) + "\n"
 
@@ -413,14 +413,15 @@ def _steps(pattern: Pattern, key_files: list[KeyFile], resolver: Resolver) -> li
     if pattern.template:
         said = " ".join(pattern.template)
         origin = (
-            f"Mined from {pattern.support} change sets titled alike (“{said}”, names as "
-            f"<name>) whose files overlap."
+            f"Mined from {pattern.support} change sets titled alike ({md_code(said)}, names "
+            f"as `<name>`) whose files overlap."
         )
     else:
+        anchor = md_path(pattern.anchor)
         origin = (
-            f"Mined from {pattern.support} change sets that touched `{pattern.anchor}` and say "
-            f"“{pattern.verb}” (confidence {pattern.confidence:.2f}: the share of the change "
-            f"sets touching `{pattern.anchor}` that are this task)."
+            f"Mined from {pattern.support} change sets that touched {anchor} and say "
+            f"“{printable(pattern.verb)}” (confidence {pattern.confidence:.2f}: the share of "
+            f"the change sets touching {anchor} that are this task)."
         )
     lines = [origin, ""]
     generated = {
