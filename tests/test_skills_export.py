@@ -137,6 +137,16 @@ def test_a_folder_with_no_skill_file_is_not_kgtools_and_survives_an_export(repo:
     assert sorted(p.name for p in script.parent.iterdir()) == ["run.sh"]
 
 
+def exported_description(repo: Repo, intent: str) -> str:
+    """The description of the skill exported from a playbook with ``intent``."""
+    text = playbook_text(["app/store.py"]).replace("intent: change the thing", f"intent: {intent}")
+    repo.write("playbooks/long-intent.md", text, dedent=False)
+    repo.commit("a playbook with a long intent")
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    skill = (repo.root / ".claude/skills/long-intent/SKILL.md").read_text()
+    return str(front_matter(skill)["description"])
+
+
 def test_a_description_of_exactly_the_limit_is_kept_whole(repo: Repo) -> None:
     """A description is cut only past MAX_DESCRIPTION characters, never at it."""
     build_read_repo(repo)
@@ -144,12 +154,7 @@ def test_a_description_of_exactly_the_limit_is_kept_whole(repo: Repo) -> None:
     intent = "store " * ((MAX_DESCRIPTION - len(fixed)) // 6)
     intent = (intent + "x" * (MAX_DESCRIPTION - len(fixed) - len(intent))).strip()
     intent += "y" * (MAX_DESCRIPTION - len(fixed) - len(intent))
-    text = playbook_text(["app/store.py"]).replace("intent: change the thing", f"intent: {intent}")
-    repo.write("playbooks/long-intent.md", text, dedent=False)
-    repo.commit("a playbook whose description is exactly the limit")
-    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
-    skill = (repo.root / ".claude/skills/long-intent/SKILL.md").read_text()
-    description = front_matter(skill)["description"]
+    description = exported_description(repo, intent)
     assert len(description) == MAX_DESCRIPTION and not description.endswith("...")
     assert description == f"Use when the task is to: {intent}. Key files: app/store.py."
 
@@ -225,12 +230,7 @@ def test_a_skill_is_written_exactly_as_documented(repo: Repo) -> None:
 def test_a_description_over_the_limit_is_cut_after_the_last_word_that_fits(repo: Repo) -> None:
     build_read_repo(repo)
     intent = " ".join(f"step{n}" for n in range(400))  # far over the limit
-    text = playbook_text(["app/store.py"]).replace("intent: change the thing", f"intent: {intent}")
-    repo.write("playbooks/long-intent.md", text, dedent=False)
-    repo.commit("a playbook whose description is too long")
-    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
-    skill = (repo.root / ".claude/skills/long-intent/SKILL.md").read_text()
-    description = front_matter(skill)["description"]
+    description = exported_description(repo, intent)
     assert description.endswith("...") and len(description) <= MAX_DESCRIPTION
     kept = description.removesuffix("...").removeprefix("Use when the task is to: ").split()
     assert kept == [f"step{n}" for n in range(len(kept))]  # whole words, from the first

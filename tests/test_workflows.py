@@ -221,6 +221,12 @@ def test_the_action_refuses_a_kgtool_version_that_is_an_option(tmp_path: Path) -
     assert "::error::kgtool-version must be a version or a requirement" in done.stdout
 
 
+def _mine(runner: Path, outputs: Path, repo: Path, home: Path) -> subprocess.CompletedProcess:
+    """The action's mining step in ``repo``, with no gh to list pull requests."""
+    env = {"GH_TOKEN": "t", "KGTOOL_ARGS": "", "GITHUB_OUTPUT": str(outputs), "HOME": str(home)}
+    return _run_step("Mine playbooks", env, runner, cwd=repo)
+
+
 def test_the_mining_job_commits_what_kgtool_wrote_wherever_the_playbooks_live(
     providers: Repo,  # noqa: F811
     tmp_path: Path,
@@ -239,12 +245,7 @@ def test_the_mining_job_commits_what_kgtool_wrote_wherever_the_playbooks_live(
     (venv / "kgtool").symlink_to(here / "kgtool")
     (venv / "python").symlink_to(sys.executable)
     outputs = runner / "outputs"
-    mined = _run_step(
-        "Mine playbooks",
-        {"GH_TOKEN": "t", "KGTOOL_ARGS": "", "GITHUB_OUTPUT": str(outputs),
-         "HOME": str(tmp_path)},
-        runner, cwd=providers.root,
-    )  # fmt: skip
+    mined = _mine(runner, outputs, providers.root, tmp_path)
     assert mined.returncode == 0, mined.stdout + mined.stderr
     assert outputs.read_text() == "proposals=true\n"
     written = (runner / "kgtool-written").read_bytes().split(b"\0")[:-1]
@@ -285,12 +286,7 @@ def test_the_mining_job_installs_kgtool_itself_and_mines_another_repository(
     )  # fmt: skip
     assert where.stdout.startswith(str(venv)), where.stdout  # installed, not the checkout
     outputs = runner / "outputs"
-    mined = _run_step(
-        "Mine playbooks",
-        {"GH_TOKEN": "t", "KGTOOL_ARGS": "", "GITHUB_OUTPUT": str(outputs),
-         "HOME": str(tmp_path)},
-        runner, cwd=providers.root,
-    )  # fmt: skip
+    mined = _mine(runner, outputs, providers.root, tmp_path)
     assert mined.returncode == 0, mined.stdout + mined.stderr
     # No gh here: the history alone, as on a runner that cannot list pull requests.
     assert "mining the history alone" in mined.stdout
