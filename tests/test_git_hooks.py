@@ -560,3 +560,45 @@ def test_the_older_warnings_are_counted_in_the_plural(repo: Repo) -> None:
     repo.git("add", "app.py")
     second = commit(repo, "add f")
     assert "kgtool: 2 older warnings about files this commit does not touch" in second.stdout
+
+
+def test_the_framework_guard_reads_only_this_run_s_patch_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guard as the framework's hook process runs it: a patch named after a process
+    above this one and written since it started counts when it touches .kg/; an older one,
+    one of files elsewhere, one that cannot be read, or a run outside the framework do not."""
+    from kgtool.integrations.git_hooks import _framework_set_aside_kg_changes
+
+    home = tmp_path / "pre-commit-home"
+    home.mkdir()
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(home))
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    parent, now = os.getppid(), int(time.time())
+    kg_patch = b"diff --git a/.kg/raw/_root.jsonl b/.kg/raw/_root.jsonl\n"
+    (home / f"patch{now}-{parent}").write_bytes(b"diff --git a/app.py b/app.py\n")
+    (home / f"patch{now + 1}-{parent}").mkdir()  # cannot be read as a file
+    (home / f"patch1600000000-{parent}").write_bytes(kg_patch)  # a reused pid's, from 2020
+    assert not _framework_set_aside_kg_changes()
+    (home / f"patch{now + 2}-{parent}").write_bytes(kg_patch)
+    assert _framework_set_aside_kg_changes()
+    monkeypatch.setenv("PRE_COMMIT", "")
+    assert not _framework_set_aside_kg_changes()
+
+
+def test_hooks_run_in_a_commit_of_named_paths_in_this_process_stages_nothing(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``git commit <paths>`` runs the hook on a temporary index (next-index-*.lock): staged
+    there, .kg/ would be committed while git's own index kept the old one. In this process,
+    so that a mutation test sees which tests reach it: nothing is staged, and it says how."""
+    mapped_repo(repo)
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    temporary = repo.root / ".git" / "next-index-4242.lock"
+    temporary.write_bytes((repo.root / ".git" / "index").read_bytes())
+    monkeypatch.setenv("GIT_INDEX_FILE", str(temporary))
+    repo.git("add", "app.py")  # into the temporary index, as git commit <paths> does
+    ran = repo.kg("hooks", "run")
+    assert ran.code == 1, ran.out + ran.err
+    assert "git add .kg, then commit again naming it (git commit <paths> .kg)" in ran.out
+    assert repo.git("diff", "--cached", "--name-only") == "app.py\n"  # .kg/ not staged here
