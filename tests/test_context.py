@@ -183,6 +183,14 @@ def test_json_holds_the_same_items_each_citing_its_source(shop: Repo) -> None:
     assert sorted(files[:3]) == [
         "payments/base.py", "payments/paypal_provider.py", "payments/stripe_provider.py",
     ]  # fmt: skip
+    # The fields a reader of the JSON relies on, by kind: the concept as the playbook names
+    # it, and each file's reasons.
+    assert concept["concept"] == "Payment providers" and concept["size"] == 4
+    common = {"community", "kind", "parent", "path", "score"}
+    whole = common | {"inside", "joined_to", "lines", "matched", "past_changes", "scope",
+                      "symbols"}  # fmt: skip
+    shown = [set(item) for item in items if item["kind"] == "file"]
+    assert whole in shown and all(keys in (whole, common | {"short", "why"}) for keys in shown)
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "json"])
@@ -283,6 +291,11 @@ def test_a_missing_map_is_said_on_stderr_and_in_the_answer(make_repo: Callable[.
     assert "Status: NOT CHECKED (no .kg/ to check it against): not executable" in out
     assert "## Communities" not in out and "→" not in out  # nothing is located without a map
     assert not (repo.root / ".kg").exists()  # a reader writes nothing, not even a cache
+    nothing, _ = context(repo, "tune the zebra crossing lights", "--format", "json")
+    assert (
+        "nothing matches: without .kg/ only the playbooks can be read"
+        in json.loads(nothing)["notices"]
+    )
 
 
 def test_a_map_older_than_the_tree_is_said_with_the_files(shop: Repo) -> None:

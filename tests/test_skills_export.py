@@ -236,3 +236,21 @@ def test_a_description_over_the_limit_is_cut_after_the_last_word_that_fits(repo:
     assert kept == [f"step{n}" for n in range(len(kept))]  # whole words, from the first
     one_more = len(description.removesuffix("...")) + len(f" step{len(kept)}")
     assert one_more + len("...") > MAX_DESCRIPTION  # the next word would not have fitted
+
+
+def test_a_titled_playbook_s_description_says_its_title_in_its_own_letters(repo: Repo) -> None:
+    """A title that is not the intent leads the description; angle brackets (which some
+    agents read as markup) are dropped, and letters outside ASCII are written as they are."""
+    build_read_repo(repo)
+    text = playbook_text(["app/store.py"], extra="title: Add a <store> backend").replace(
+        "intent: change the thing", "intent: Ajouter un stockage clé-valeur"
+    )
+    repo.write("playbooks/store-backend.md", text, dedent=False)
+    repo.commit("a titled playbook")
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    skill = (repo.root / ".claude/skills/store-backend/SKILL.md").read_text()
+    assert front_matter(skill)["description"] == (
+        "Add a store backend. Use when the task is to: Ajouter un stockage clé-valeur. "
+        "Key files: app/store.py."
+    )
+    assert "clé-valeur" in skill.split("\n---\n", 1)[0]  # not escaped as \xE9
