@@ -91,6 +91,21 @@ def test_a_symbol_says_where_it_is_and_which_playbook_holds_it(repo: Repo) -> No
     flush = repo.kg("explain", "app/store.py::Store.flush").out
     assert flush.splitlines()[-1] == "  none"
     assert "at app/store.py:13-14\n" in flush
+    text = repo.kg("explain", "app/store.py::Store").out
+    assert "edges in from outside it: AMBIGUOUS 1, EXTRACTED 2, INFERRED 1\n" in text
+
+
+def test_a_file_of_many_symbols_lists_the_first_and_counts_the_rest(repo: Repo) -> None:
+    from kgtool.query.explain import SHOWN_SYMBOLS
+
+    build_read_repo(repo)
+    many = SHOWN_SYMBOLS + 3
+    repo.write("app/many.py", "".join(f"def f{n}():\n    return {n}\n\n" for n in range(many)))
+    repo.git("add", "app/many.py")
+    assert repo.kg("update").code == 0
+    text = repo.kg("explain", "app/many.py").out
+    assert "\nsymbols:\n  app/many.py::f0  function  app/many.py:1" in text
+    assert "  ... 3 more\n" in text
 
 
 def test_a_drifted_label_is_marked_and_says_why(repo: Repo) -> None:

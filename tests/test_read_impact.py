@@ -184,3 +184,13 @@ def test_unresolved_names_are_counted_most_first_and_listed_per_caller(repo: Rep
     first = result.out.splitlines()[0]
     assert "3 unresolved call sites named `put`, `get` could also reach it" in first, first
     assert "  app/use.py::use  `get`×1, `put`×2" in result.out.splitlines(), result.out
+
+
+def test_a_stale_map_is_said_in_the_json_and_many_targets_are_counted(repo: Repo) -> None:
+    build_read_repo(repo)
+    repo.write("app/store.py", (repo.root / "app/store.py").read_text() + "\n# edited\n")
+    document = json.loads(repo.kg("impact", "app/store.py::Store.save", "--format", "json").out)
+    assert document["stale"] and "app/store.py" in document["stale"], document["stale"]
+    repo.write("app/api.py", (repo.root / "app/api.py").read_text() + "\n# edited too\n")
+    both = repo.kg("impact", "--diff")  # every changed file is a target
+    assert both.out.startswith("impact of 2 changed files (depth 3):"), both.out
