@@ -891,3 +891,17 @@ def test_a_base_that_looks_like_an_option_is_refused(make_repo: Callable[..., Re
     repo, _ = pull_request(make_repo)
     refused = repo.kg("ci", "--base=--output=x")
     assert refused.code == 2 and "'--output=x' is not a revision" in refused.err, refused.err
+
+
+@pytest.mark.parametrize(
+    ("event", "base_sha"),
+    [({"merge_group": {"base_sha": "fed"}}, "fed"), ([], ""), ({"merge_group": "x"}, "")],
+    ids=["merge-queue", "not-an-object", "bad-group"],
+)
+def test_an_event_without_a_pull_request_keeps_the_base_branch_it_was_given(
+    tmp_path: Path, event: object, base_sha: str
+) -> None:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(event))
+    found = pr_check.read_event({"GITHUB_EVENT_PATH": str(path), "GITHUB_BASE_REF": "main"})
+    assert found == pr_check.Event(base_sha=base_sha, base_ref="main")
