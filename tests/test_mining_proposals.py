@@ -208,3 +208,20 @@ def test_evidence_delays_and_a_missing_validation_are_said_exactly(tmp_path: Pat
     ]
     (tmp_path / "package.json").write_text('{"scripts": {"test": "x"}, "packageManager": "pnpm@9"}')
     assert project_checks(tmp_path) == ["pnpm test"]
+
+
+def test_every_check_a_project_names_is_found_in_its_order(tmp_path: Path) -> None:
+    """Each script of package.json that checks (test, lint, typecheck, check, build), each
+    make target (test, check, lint; not `all`, nor a variable assignment), tox, ruff, mypy,
+    cargo and go: the commands a proposal's reader runs."""
+    scripts = {name: "x" for name in ("build", "check", "typecheck", "lint", "test", "dev")}
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
+    (tmp_path / "Makefile").write_text("CC := gcc\nall: lint\nlint:\ncheck:\ntest: all\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\n[tool.mypy]\n[tool.tox]\n")
+    (tmp_path / "Cargo.toml").write_text("[package]\n")
+    (tmp_path / "go.mod").write_text("module x\n")
+    assert project_checks(tmp_path) == [
+        "tox", "npm test", "npm run lint", "npm run typecheck", "npm run check",
+        "npm run build", "make test", "make check", "make lint", "ruff check", "mypy",
+        "cargo test", "go test ./...",
+    ]  # fmt: skip
