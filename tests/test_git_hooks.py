@@ -602,3 +602,10 @@ def test_hooks_run_in_a_commit_of_named_paths_in_this_process_stages_nothing(
     assert ran.code == 1, ran.out + ran.err
     assert "git add .kg, then commit again naming it (git commit <paths> .kg)" in ran.out
     assert repo.git("diff", "--cached", "--name-only") == "app.py\n"  # .kg/ not staged here
+
+
+def test_a_few_paths_are_named_and_the_rest_counted() -> None:
+    from kgtool.integrations.git_hooks import _few
+
+    assert _few(["a", "b", "c"]) == "a, b, c"
+    assert _few(["a", "b", "c", "d"]) == "a, b, c and 1 more"

@@ -225,3 +225,72 @@ def test_every_check_a_project_names_is_found_in_its_order(tmp_path: Path) -> No
         "npm run build", "make test", "make check", "make lint", "ruff check", "mypy",
         "cargo test", "go test ./...",
     ]  # fmt: skip
+
+
+def test_a_proposal_is_written_exactly_so(mined: Repo) -> None:
+    """Every line of one proposal (commit ids and the communities' IDs aside: they are the
+    history's and layer 2's, not the miner's)."""
+    text = (mined.root / PROPOSAL).read_text()
+    text = re.sub(r"\b[0-9a-f]{7}\b", "<sha>", text)
+    text = re.sub(r'^  - "c[0-9]+"$', '  - "<community>"', text, flags=re.MULTILINE)
+    assert text == GOLDEN_PROPOSAL
+
+
+GOLDEN_PROPOSAL = """\
+---
+# proposed by kgtool mine-playbooks from 5 change sets (support 5, confidence 0.83); review \
+it, then move it to the playbooks folder as active.
+title: "Add a provider"
+intent: "Add a provider (a new app/providers/<name>.py and checks/test_<name>.py): the change \
+made 5 times in this repository's history, as in “Add epsilon provider”, “Add delta \
+provider”, “Add gamma provider”."
+status: proposed
+concepts:
+  - "<community>"
+  - "<community>"
+key_files:
+  - "app/providers/delta.py"  # 5 of 5, an example of app/providers/<name>.py
+  - "app/providers/__init__.py"  # 5 of 5
+  - "checks/test_delta.py"  # 5 of 5, an example of checks/test_<name>.py
+validation:
+  - "python -m pytest checks/test_<name>.py"
+  - "ruff check"
+pitfalls:
+  - "<sha> “Fix gamma: add the display name” completed <sha> “Add gamma provider” within \
+the hour: it changed app/providers/gamma.py again."
+rollback:
+  - "<sha> “Revert \\"Add epsilon provider\\"” reverted <sha> after the hour."
+  - "Additive: most of the 5 change sets added new files (app/providers/<name>.py, \
+checks/test_<name>.py) and edited app/providers/__init__.py; reverting only the new files \
+leaves those edits naming files that are gone, so revert them together."
+evidence:
+  - "<sha> 2026-01-06 Add epsilon provider"
+  - "<sha> 2026-01-05 Add delta provider"
+  - "<sha> 2026-01-03 Add gamma provider"
+  - "<sha> 2026-01-03 Fix gamma: add the display name (follow-up)"
+  - "#12 <sha> 2026-01-02 Add beta provider"
+  - "#11 <sha> 2026-01-01 Add the alpha provider"
+---
+
+# Add a provider
+
+Mined from 5 change sets titled alike (`add <name> provider`, names as `<name>`) whose files \
+overlap.
+
+1. Add `app/providers/<name>.py`, as `app/providers/delta.py` did (5 of 5).
+2. Edit `app/providers/__init__.py` (5 of 5).
+3. Add `checks/test_<name>.py`, as `checks/test_delta.py` did (5 of 5).
+
+Bookkeeping, as these change sets did it:
+
+- `CHANGES.md` (5 of 5)
+"""
+
+
+def test_tox_environments_are_named_at_most_four(tmp_path: Path) -> None:
+    (tmp_path / "tox.ini").write_text("[tox]\nenvlist = py310, py311,py312\n  lint, docs\n")
+    assert project_checks(tmp_path) == [
+        "tox -e py310", "tox -e py311", "tox -e py312", "tox -e lint",
+    ]  # fmt: skip
+    (tmp_path / "tox.ini").write_text("[testenv]\ncommands = pytest\n")
+    assert project_checks(tmp_path) == ["tox"]
