@@ -116,6 +116,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "drift": ("kgtool/ontology/drift.py", DRIFT_TESTS),
     "evidence": ("kgtool/ontology/evidence.py", EVIDENCE_TESTS),
     "patterns": ("kgtool/mining/patterns.py", MINER_TESTS),
+    "titles": ("kgtool/mining/titles.py", MINER_TESTS),
     # Where kgtool runs: the pull-request check, GitHub's formats, hooks, skill folders.
     "github": ("kgtool/integrations/github.py", PR_TESTS),
     "pr_check": ("kgtool/integrations/pr_check.py", PR_TESTS),
@@ -132,6 +133,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "words": ("kgtool/query/words.py", CONTEXT_TESTS),
     "labels": ("kgtool/query/labels.py", (*CONTEXT_TESTS, *READ_TESTS)),
     "kg": ("kgtool/query/kg.py", (*CONTEXT_TESTS, *READ_TESTS)),
+    "layer_rows": ("kgtool/query/layer_rows.py", (*CONTEXT_TESTS, *READ_TESTS)),
     "impact": ("kgtool/query/impact.py", READ_TESTS),
     "explain": ("kgtool/query/explain.py", READ_TESTS),
     "server": ("kgtool/query/server.py", READ_TESTS),

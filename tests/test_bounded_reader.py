@@ -23,7 +23,7 @@ PARSER_CALL = re.compile(
 ALLOWED = {
     # The node records of layer 1 joined into one document, for json.loads's speed on a cold
     # read: a record nested past the recursion limit is caught as damage (RecursionError).
-    ("kgtool/query/kg.py", "json.loads("): 1,
+    ("kgtool/query/layer_rows.py", "json.loads("): 1,
     # The local cache's records, in the git directory: never read from a commit (layer 2's
     # and the map's records of what they were made from, the map's doc lines).
     ("kgtool/store.py", "json.loads("): 1,

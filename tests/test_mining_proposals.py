@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -196,7 +195,10 @@ def test_evidence_delays_and_a_missing_validation_are_said_exactly(tmp_path: Pat
     lines = _evidence(pattern)
     assert len(lines) == MAX_EVIDENCE and lines[-1] == "and 3 more"
     gaps = (3_000, 5 * 3_600, 3 * 86_400)
-    later = [replace(changes[0], time=start + seconds) for seconds in gaps]
+    later = [
+        ChangeSet(f"{0:040x}", "direct", None, "a", "a@x", start + seconds, "Add", "Add", ())
+        for seconds in gaps
+    ]
     assert [_delay(changes[0], then) for then in later] == [
         "within the hour",
         "5 hours later",

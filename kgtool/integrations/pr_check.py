@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -112,17 +111,50 @@ class Relevant(NamedTuple):
     executable: bool
 
 
-@dataclass
 class PullRequestReport:
+    __slots__ = (
+        "base",
+        "changed",
+        "diff",
+        "findings",
+        "head",
+        "not_checked",
+        "outcomes",
+        "refused",
+        "relevant",
+    )
+
     outcomes: list[CheckOutcome]
     findings: list[CheckFinding]
     base: Base
     head: str  # the commit HEAD names; the checks read the working tree on top of it
-    diff: dict[str, Any] | None = None
-    changed: list[str] = field(default_factory=list)
-    relevant: list[Relevant] = field(default_factory=list)
-    refused: int = 0
-    not_checked: str = ""  # one line: what was not compared with the base, and why
+    diff: dict[str, Any] | None
+    changed: list[str]
+    relevant: list[Relevant]
+    refused: int
+    not_checked: str  # one line: what was not compared with the base, and why
+
+    def __init__(
+        self,
+        outcomes: list[CheckOutcome],
+        findings: list[CheckFinding],
+        base: Base,
+        head: str,
+        diff: dict[str, Any] | None = None,
+        changed: list[str] | None = None,
+        relevant: list[Relevant] | None = None,
+        refused: int = 0,
+        not_checked: str = "",
+    ) -> None:
+        self.outcomes = outcomes
+        self.findings = findings
+        self.base = base
+        self.head = head
+        self.diff = diff
+        self.changed = [] if changed is None else changed
+        self.relevant = [] if relevant is None else relevant
+        self.refused = refused
+        self.not_checked = not_checked
 
     @property
     def ok(self) -> bool:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -37,12 +36,25 @@ RESERVED_WORDS = ("anthropic", "claude")
 KEY_FILES_IN_DESCRIPTION = 3
 
 
-@dataclass
 class ExportResult:
-    written: list[str] = field(default_factory=list)  # SKILL.md paths, repository-relative
-    unchanged: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)  # folders of ours no longer exported
-    skipped: list[str] = field(default_factory=list)  # "playbooks/x.md: why", one a line
+    __slots__ = ("removed", "skipped", "unchanged", "written")
+
+    written: list[str]  # SKILL.md paths, repository-relative
+    unchanged: list[str]
+    removed: list[str]  # folders of ours no longer exported
+    skipped: list[str]  # "playbooks/x.md: why", one a line
+
+    def __init__(
+        self,
+        written: list[str] | None = None,
+        unchanged: list[str] | None = None,
+        removed: list[str] | None = None,
+        skipped: list[str] | None = None,
+    ) -> None:
+        self.written = [] if written is None else written
+        self.unchanged = [] if unchanged is None else unchanged
+        self.removed = [] if removed is None else removed
+        self.skipped = [] if skipped is None else skipped
 
 
 def skill_name(slug: str) -> str:

@@ -23,7 +23,6 @@ import posixpath
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,8 +47,7 @@ class Interval(NamedTuple):
         return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
 
-@dataclass
-class Report:
+class Report(NamedTuple):
     train: int
     test: int
     proposals: int
@@ -57,7 +55,7 @@ class Report:
     proposal_precision: Interval | None
     proposal_recall: Interval | None
     queries: int
-    predictors: dict[str, dict[str, Interval]] = field(default_factory=dict)
+    predictors: dict[str, dict[str, Interval]]
 
     def lines(self) -> list[str]:
         coverage = self.matched / self.test if self.test else 0.0

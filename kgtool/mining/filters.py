@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kgtool.mining.history import MERGE, ChangeSet
@@ -72,10 +71,9 @@ def _is_line(name: str, branch: str) -> bool:
     return name.rsplit("/", 1)[-1] == default or _LINE.search(name) is not None
 
 
-@dataclass
-class Filtered:
+class Filtered(NamedTuple):
     kept: list[ChangeSet]  # tasks, oldest first; follow-ups hang on the change they complete
-    set_aside: dict[str, list[ChangeSet]] = field(default_factory=dict)
+    set_aside: dict[str, list[ChangeSet]]
     follow_ups: int = 0
 
     @property

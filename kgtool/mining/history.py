@@ -19,7 +19,6 @@ rename as a deletion and an addition is mended from the branch's own commits
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -51,8 +50,24 @@ class FileChange(NamedTuple):
     path: str  # the last name the file had in the history read (renames followed)
 
 
-@dataclass
 class ChangeSet:
+    __slots__ = (
+        "author",
+        "body",
+        "email",
+        "files",
+        "follow_ups",
+        "id",
+        "kind",
+        "labels",
+        "pr",
+        "pr_author",
+        "reverts",
+        "subject",
+        "time",
+        "title",
+    )
+
     id: str  # the full id of the commit on the first-parent line
     kind: str  # merge, squash or direct
     pr: int | None
@@ -62,11 +77,43 @@ class ChangeSet:
     title: str  # one line: the pull request's title, or the commit's subject
     subject: str  # the commit's own subject line
     files: tuple[FileChange, ...]
-    reverts: str = ""  # the commit id (maybe abbreviated) a revert names
-    labels: tuple[str, ...] = ()  # from a saved pull-request list
-    pr_author: str = ""  # login from a saved pull-request list
-    follow_ups: list[ChangeSet] = field(default_factory=list)  # candidate fixes of this one
-    body: str = ""  # the commit message past its subject (a merge's: the pull request's)
+    reverts: str  # the commit id (maybe abbreviated) a revert names
+    labels: tuple[str, ...]  # from a saved pull-request list
+    pr_author: str  # login from a saved pull-request list
+    follow_ups: list[ChangeSet]  # candidate fixes of this one
+    body: str  # the commit message past its subject (a merge's: the pull request's)
+
+    def __init__(
+        self,
+        id: str,
+        kind: str,
+        pr: int | None,
+        author: str,
+        email: str,
+        time: int,
+        title: str,
+        subject: str,
+        files: tuple[FileChange, ...],
+        reverts: str = "",
+        labels: tuple[str, ...] = (),
+        pr_author: str = "",
+        follow_ups: list[ChangeSet] | None = None,
+        body: str = "",
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        self.pr = pr
+        self.author = author
+        self.email = email
+        self.time = time
+        self.title = title
+        self.subject = subject
+        self.files = files
+        self.reverts = reverts
+        self.labels = labels
+        self.pr_author = pr_author
+        self.follow_ups = [] if follow_ups is None else follow_ups
+        self.body = body
 
     @property
     def short(self) -> str:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from kgtool.config import Config
 from kgtool.file_kinds import LOCK_FILES
@@ -48,8 +48,7 @@ LEAVE_OUT = (*sorted(LOCK_FILES), "*.lock")
 Progress = Callable[[str], None]
 
 
-@dataclass
-class Options:
+class Options(NamedTuple):
     since: str | None = None
     max_changes: int = 0
     out: str | None = None  # folder for proposals (default: <playbooks dir>/proposed)
@@ -62,15 +61,30 @@ class Options:
     llm: bool | None = None  # reword intent and pitfalls with Claude; None: mining.llm_prose
 
 
-@dataclass
 class Mined:
     """What the history gave, before anything is written."""
 
+    __slots__ = ("filtered", "history", "patterns", "prs_matched", "sweeps")
+
     history: History
     filtered: Filtered
-    prs_matched: int = 0
-    patterns: list[Pattern] = field(default_factory=list)
-    sweeps: int = 0  # candidate patterns set aside as sweeps (the same edit across siblings)
+    prs_matched: int
+    patterns: list[Pattern]
+    sweeps: int  # candidate patterns set aside as sweeps (the same edit across siblings)
+
+    def __init__(
+        self,
+        history: History,
+        filtered: Filtered,
+        prs_matched: int = 0,
+        patterns: list[Pattern] | None = None,
+        sweeps: int = 0,
+    ) -> None:
+        self.history = history
+        self.filtered = filtered
+        self.prs_matched = prs_matched
+        self.patterns = [] if patterns is None else patterns
+        self.sweeps = sweeps
 
     def tasks(self) -> list[Task]:
         """The kept change sets as tasks, oldest first, their added files abstracted."""
@@ -84,19 +98,58 @@ class Mined:
         return make_tasks(self.filtered.kept, abstractor)
 
 
-@dataclass
 class MineResult:
+    __slots__ = (
+        "dry_run",
+        "mined",
+        "outdated",
+        "proposals",
+        "prose",
+        "skipped",
+        "unchanged",
+        "unlike",
+        "updated",
+        "version_bumps",
+        "written",
+    )
+
     mined: Mined
-    proposals: list[tuple[Proposal, str, str]] = field(default_factory=list)  # (p, path, skip)
-    written: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    prose: list[str] = field(default_factory=list)  # what the prose pass did, when it ran
-    dry_run: bool = False
-    version_bumps: int = 0  # patterns passed over: their diffs rewrite only versions
-    outdated: int = 0  # patterns passed over: what makes them a task is gone from the tree
-    unlike: int = 0  # patterns passed over: the files they add share no shape
+    proposals: list[tuple[Proposal, str, str]]  # (p, path, skip)
+    written: list[str]
+    updated: list[str]
+    unchanged: list[str]
+    skipped: list[str]
+    prose: list[str]  # what the prose pass did, when it ran
+    dry_run: bool
+    version_bumps: int  # patterns passed over: their diffs rewrite only versions
+    outdated: int  # patterns passed over: what makes them a task is gone from the tree
+    unlike: int  # patterns passed over: the files they add share no shape
+
+    def __init__(
+        self,
+        mined: Mined,
+        proposals: list[tuple[Proposal, str, str]] | None = None,
+        written: list[str] | None = None,
+        updated: list[str] | None = None,
+        unchanged: list[str] | None = None,
+        skipped: list[str] | None = None,
+        prose: list[str] | None = None,
+        dry_run: bool = False,
+        version_bumps: int = 0,
+        outdated: int = 0,
+        unlike: int = 0,
+    ) -> None:
+        self.mined = mined
+        self.proposals = [] if proposals is None else proposals
+        self.written = [] if written is None else written
+        self.updated = [] if updated is None else updated
+        self.unchanged = [] if unchanged is None else unchanged
+        self.skipped = [] if skipped is None else skipped
+        self.prose = [] if prose is None else prose
+        self.dry_run = dry_run
+        self.version_bumps = version_bumps
+        self.outdated = outdated
+        self.unlike = unlike
 
     def summary(self) -> list[str]:
         history = self.mined.history

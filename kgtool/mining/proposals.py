@@ -22,9 +22,8 @@ import datetime
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool import bounded
 from kgtool.errors import KgError
@@ -32,8 +31,9 @@ from kgtool.escape import md_cell, md_code, md_path, printable
 from kgtool.file_kinds import GENERATED_HEAD, in_data_folder, is_generated, is_test
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.paths import NUMBER, is_abstract
-from kgtool.mining.patterns import SLOT, Pattern, object_of, singular
+from kgtool.mining.patterns import Pattern, object_of
 from kgtool.mining.symbols import touched_symbols
+from kgtool.mining.titles import SLOT, singular
 from kgtool.playbook.concepts import ConceptIndex
 from kgtool.playbook.model import PROPOSED, Playbook
 from kgtool.playbook.new import yaml_string
@@ -50,15 +50,29 @@ OVERLAP = 0.5  # Jaccard share of key files at which an existing playbook is the
 MIN_SYMBOL_CHANGES = 2  # a step names a symbol this many of the changes read touched, and half
 
 
-@dataclass
-class KeyFile:
+class KeyFile(NamedTuple):
     pointer: str  # a path that resolves today
     item: str  # what it stands for in the pattern (an abstract path, or itself)
-    count: int  # tasks of the pattern that changed it
+    # The name shadows tuple.count, which nothing calls on a key file.
+    count: int  # type: ignore[assignment]  # tasks of the pattern that changed it
 
 
-@dataclass
 class Proposal:
+    __slots__ = (
+        "concepts",
+        "evidence",
+        "intent",
+        "key_files",
+        "pattern",
+        "pitfalls",
+        "prose_by",
+        "rollback",
+        "slug",
+        "steps",
+        "title",
+        "validation",
+    )
+
     slug: str
     title: str
     intent: str
@@ -69,8 +83,36 @@ class Proposal:
     pitfalls: list[str]
     rollback: list[str]
     evidence: list[str]
-    steps: list[str] = field(default_factory=list)
-    prose_by: str = ""  # the model that reworded intent and pitfalls (kgtool.mining.prose)
+    steps: list[str]
+    prose_by: str  # the model that reworded intent and pitfalls (kgtool.mining.prose)
+
+    def __init__(
+        self,
+        slug: str,
+        title: str,
+        intent: str,
+        pattern: Pattern,
+        key_files: list[KeyFile],
+        concepts: list[str],
+        validation: list[str],
+        pitfalls: list[str],
+        rollback: list[str],
+        evidence: list[str],
+        steps: list[str] | None = None,
+        prose_by: str = "",
+    ) -> None:
+        self.slug = slug
+        self.title = title
+        self.intent = intent
+        self.pattern = pattern
+        self.key_files = key_files
+        self.concepts = concepts
+        self.validation = validation
+        self.pitfalls = pitfalls
+        self.rollback = rollback
+        self.evidence = evidence
+        self.steps = [] if steps is None else steps
+        self.prose_by = prose_by
 
     def render(self) -> str:
         p = self.pattern
@@ -244,7 +286,20 @@ def distinct_titles(proposals: list[Proposal]) -> list[Proposal]:
         if said[proposal.title] > 1 and new:
             title = f"{proposal.title} with a new {new}"
             intent = proposal.intent.replace(f"{proposal.title} (a new {new})", title, 1)
-            proposal = replace(proposal, title=title, slug=slugify(title), intent=intent)
+            proposal = Proposal(
+                slugify(title),
+                title,
+                intent,
+                proposal.pattern,
+                proposal.key_files,
+                proposal.concepts,
+                proposal.validation,
+                proposal.pitfalls,
+                proposal.rollback,
+                proposal.evidence,
+                proposal.steps,
+                proposal.prose_by,
+            )
         found.append(proposal)
     return found
 

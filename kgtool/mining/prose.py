@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from kgtool.mining.history import ChangeSet
@@ -276,15 +275,30 @@ def check_reply(data: Any, sent: Mapping[str, Any]) -> tuple[str, list[str], lis
     return intent, [given[pid] for pid in originals if pid in given], errors
 
 
-@dataclass
 class ProseReport:
     """What the prose pass did, for the run's summary."""
 
+    __slots__ = ("failed", "kept", "model", "planned", "rewritten")
+
     model: str
-    rewritten: int = 0
-    kept: list[str] = field(default_factory=list)  # "<title>: <first problem>"
-    failed: str = ""  # the one line of a network error that stopped the pass
-    planned: list[int] = field(default_factory=list)  # prompt characters per request, dry run
+    rewritten: int
+    kept: list[str]  # "<title>: <first problem>"
+    failed: str  # the one line of a network error that stopped the pass
+    planned: list[int]  # prompt characters per request, dry run
+
+    def __init__(
+        self,
+        model: str,
+        rewritten: int = 0,
+        kept: list[str] | None = None,
+        failed: str = "",
+        planned: list[int] | None = None,
+    ) -> None:
+        self.model = model
+        self.rewritten = rewritten
+        self.kept = [] if kept is None else kept
+        self.failed = failed
+        self.planned = [] if planned is None else planned
 
     def lines(self) -> list[str]:
         if self.planned:

@@ -8,9 +8,8 @@ carries the evidence it was written from, taken from today's layer 2.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.config import Config
 from kgtool.errors import KgError
@@ -36,16 +35,15 @@ from kgtool.ontology.view import label_view
 Document = dict[str, Any]
 
 
-@dataclass
-class LabelPlan:
+class LabelPlan(NamedTuple):
     """What one ``kgtool label`` run would do."""
 
     communities: list[CommunityItem]
     edges: list[EdgeItem]  # phrased with today's names; re-read after communities are named
-    human_drifted: list[CommunityState | EdgeState] = field(default_factory=list)
-    names: dict[str, str] = field(default_factory=dict)  # community ID -> name on the map now
-    taken: set[str] = field(default_factory=set)  # casefolded names this run must not reuse
-    gone: list[str] = field(default_factory=list)  # phrased edges that are gone: to retire
+    human_drifted: list[CommunityState | EdgeState]
+    names: dict[str, str]  # community ID -> name on the map now
+    taken: set[str]  # casefolded names this run must not reuse
+    gone: list[str]  # phrased edges that are gone: to retire
 
 
 def plan_labels(

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from kgtool.communities.identity import id_number
@@ -441,15 +440,30 @@ class ClaudeLabeler:
             raise LabelerError(f"{error.message}; {NOT_CHANGED}") from None
 
 
-@dataclass
 class _Run:
     """What one ``label`` call has gathered so far."""
 
+    __slots__ = ("asked", "batch", "given", "own", "taken")
+
     taken: set[str]  # name keys on the map before this run
-    own: dict[str, str] = field(default_factory=dict)  # community ID -> its drifted name's key
-    given: dict[str, str] = field(default_factory=dict)  # name key -> community ID, this run
-    batch: LabelBatch = field(default_factory=LabelBatch)
-    asked: bool = False
+    own: dict[str, str]  # community ID -> its drifted name's key
+    given: dict[str, str]  # name key -> community ID, this run
+    batch: LabelBatch
+    asked: bool
+
+    def __init__(
+        self,
+        taken: set[str],
+        own: dict[str, str] | None = None,
+        given: dict[str, str] | None = None,
+        batch: LabelBatch | None = None,
+        asked: bool = False,
+    ) -> None:
+        self.taken = taken
+        self.own = {} if own is None else own
+        self.given = {} if given is None else given
+        self.batch = LabelBatch() if batch is None else batch
+        self.asked = asked
 
 
 def _check_key(

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from kgtool.playbook.check import CheckReport, PlaybookReport
 from kgtool.playbook.model import Playbook
@@ -22,12 +22,11 @@ from kgtool.store import atomic_write
 BLOCK_STYLES = ("|", ">")
 
 
-@dataclass
-class FileFix:
+class FileFix(NamedTuple):
     path: str
     before: bytes
     after: bytes
-    renames: list[tuple[int, str, str]] = field(default_factory=list)  # (line, old, new)
+    renames: list[tuple[int, str, str]]  # (line, old, new)
 
     def diff(self) -> str:
         old = self.before.decode("utf-8").splitlines(keepends=True)
@@ -36,10 +35,17 @@ class FileFix:
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-@dataclass
 class FixResult:
-    fixes: list[FileFix] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # "path:line: why it was not fixed"
+    __slots__ = ("fixes", "skipped")
+
+    fixes: list[FileFix]
+    skipped: list[str]  # "path:line: why it was not fixed"
+
+    def __init__(
+        self, fixes: list[FileFix] | None = None, skipped: list[str] | None = None
+    ) -> None:
+        self.fixes = [] if fixes is None else fixes
+        self.skipped = [] if skipped is None else skipped
 
 
 def plan_fixes(root: Path, report: CheckReport) -> FixResult:

@@ -10,7 +10,6 @@ executable.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgtool.config import Config
@@ -27,13 +26,28 @@ from kgtool.store import KG_DIR, Store, atomic_write
 MAX_KEY_FILES = 30
 
 
-@dataclass
 class NewPlaybook:
+    __slots__ = ("concepts", "key_files", "left_out", "notes", "path")
+
     path: str
     key_files: list[str]
     concepts: list[str]
     left_out: int  # changed files beyond MAX_KEY_FILES
-    notes: list[str] = field(default_factory=list)  # files followed or left out, and why
+    notes: list[str]  # files followed or left out, and why
+
+    def __init__(
+        self,
+        path: str,
+        key_files: list[str],
+        concepts: list[str],
+        left_out: int,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.path = path
+        self.key_files = key_files
+        self.concepts = concepts
+        self.left_out = left_out
+        self.notes = [] if notes is None else notes
 
 
 def yaml_string(text: str) -> str:

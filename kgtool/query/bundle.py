@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 FIRST_RANK = -1_000_000.0  # unranked items (playbooks, skills) come before ranked ones
@@ -25,12 +24,25 @@ class Item(NamedTuple):
     tight: bool = False  # a line of a list: no blank line before it
 
 
-@dataclass
 class Bundle:
+    __slots__ = ("items", "notices", "task", "words")
+
     task: str
     notices: list[str]
-    words: dict[str, str] = field(default_factory=dict)  # stem -> the task's word
-    items: list[Item] = field(default_factory=list)
+    words: dict[str, str]  # stem -> the task's word
+    items: list[Item]
+
+    def __init__(
+        self,
+        task: str,
+        notices: list[str],
+        words: dict[str, str] | None = None,
+        items: list[Item] | None = None,
+    ) -> None:
+        self.task = task
+        self.notices = notices
+        self.words = {} if words is None else words
+        self.items = [] if items is None else items
 
     def said(self, terms: list[str]) -> list[str]:
         """Matched stems as the task wrote them."""

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool import bounded
 from kgtool.communities.counts import describe_counts
@@ -103,15 +102,14 @@ def prepare_indexes(root: Path, store: Store) -> None:
 # -- the bundle ----------------------------------------------------------------------------
 
 
-@dataclass
-class FileMatch:
+class FileMatch(NamedTuple):
     path: str
     score: float
     terms: list[str]  # the task's terms in its path or its symbols' names
     symbols: list[Symbol]  # those whose names hold the task's terms, best first
-    via: list[tuple[str, int]] = field(default_factory=list)  # joined by edges to (file, count)
-    content: list[str] = field(default_factory=list)  # the task's terms inside it
-    history: list[str] = field(default_factory=list)  # matching past change sets, best first
+    via: list[tuple[str, int]]  # joined by edges to (file, count)
+    content: list[str]  # the task's terms inside it
+    history: list[str]  # matching past change sets, best first
     scope: str = ""  # the folder the task names that it lies in
     walked: bool = False  # found by the walk over layer-1 edges alone
 
@@ -176,7 +174,7 @@ class Index:
             best = per_symbol[ranked[0]] if ranked else 0.0
             if ranked and best > max(weights[t] for t in matched[path]) + 1e-9:
                 score += best
-            found_files.append(FileMatch(path, score, matched[path], ranked))
+            found_files.append(FileMatch(path, score, matched[path], ranked, [], [], []))
         found_files.sort(key=lambda m: (-round(m.score, 9), m.path))
         return found_files
 
@@ -258,8 +256,7 @@ def _with_consequence(state: MapState, notice: str) -> str:
 # -- playbooks -----------------------------------------------------------------------------
 
 
-@dataclass
-class PlaybookMatch:
+class PlaybookMatch(NamedTuple):
     report: Any  # kgtool.playbook.check.PlaybookReport, or a bare Playbook when unchecked
     checked: bool
 

@@ -12,7 +12,6 @@ it; they are not followed, which is why the whole is a lower bound and is said t
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -57,16 +56,46 @@ class AmbiguousSite(NamedTuple):
     community: str
 
 
-@dataclass
 class ImpactReport:
+    __slots__ = (
+        "ambiguous",
+        "dependents",
+        "depth",
+        "notes",
+        "own_files",
+        "seeds",
+        "targets",
+        "unresolved",
+    )
+
     targets: list[str]  # what was asked about (one node, or the changed files of --diff)
     seeds: list[str]  # the targets and every symbol inside them
     depth: int
-    dependents: list[Dependent] = field(default_factory=list)
-    ambiguous: list[AmbiguousSite] = field(default_factory=list)
-    unresolved: dict[str, dict[str, int]] = field(default_factory=dict)  # caller -> name -> n
-    notes: list[str] = field(default_factory=list)
-    own_files: set[str] = field(default_factory=set)  # the targets' files
+    dependents: list[Dependent]
+    ambiguous: list[AmbiguousSite]
+    unresolved: dict[str, dict[str, int]]  # caller -> name -> n
+    notes: list[str]
+    own_files: set[str]  # the targets' files
+
+    def __init__(
+        self,
+        targets: list[str],
+        seeds: list[str],
+        depth: int,
+        dependents: list[Dependent] | None = None,
+        ambiguous: list[AmbiguousSite] | None = None,
+        unresolved: dict[str, dict[str, int]] | None = None,
+        notes: list[str] | None = None,
+        own_files: set[str] | None = None,
+    ) -> None:
+        self.targets = targets
+        self.seeds = seeds
+        self.depth = depth
+        self.dependents = [] if dependents is None else dependents
+        self.ambiguous = [] if ambiguous is None else ambiguous
+        self.unresolved = {} if unresolved is None else unresolved
+        self.notes = [] if notes is None else notes
+        self.own_files = set() if own_files is None else own_files
 
     @property
     def files(self) -> list[str]:

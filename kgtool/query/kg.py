@@ -24,11 +24,9 @@ Layer 1 is read two ways, each paid for only by the questions that need it:
 from __future__ import annotations
 
 import contextlib
-import json
 import marshal
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,7 +36,7 @@ from kgtool.communities.identity import id_number
 from kgtool.config import Config, load_config
 from kgtool.errors import KgError
 from kgtool.ontology.model import Ontology, load_ontology
-from kgtool.query.words import identifier_words
+from kgtool.query.layer_rows import decoded, read_rows
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.graph import (
     DAMAGED,
@@ -46,7 +44,6 @@ from kgtool.raw.graph import (
     FILE_MARK,
     META_MARK,
     NODE_MARK,
-    is_span,
     split_node_id,
 )
 from kgtool.repo import tracked_files
@@ -54,12 +51,11 @@ from kgtool.store import KG_DIR, Store, atomic_write
 
 _NODE_MARK, _META_MARK, _EDGE_MARK = NODE_MARK, META_MARK, EDGE_MARK
 _EXTERNAL_MARK = b'"external":true'  # a package node (written by layer 1 format 1 only)
-_BOUND_MARK = b'"dst":"'  # an edge bound to one target (ambiguous ones list candidates)
 KNOWN_COMMUNITY_FORMATS = {2, 3}  # 3 adds areas, which the read path does not need
 READ_CACHE = "read.marshal"  # in the local cache: layer 1's nodes and words, decoded
 EDGE_CACHE = "read-edges.marshal"  # in the local cache: layer 1's edges by target, as offsets
 UNRESOLVED_CACHE = "read-unresolved.marshal"  # in the local cache: unbound call sites by caller
-READ_CACHE_VERSION = 7  # raise when what _rows() or the edge index computes changes
+READ_CACHE_VERSION = 7  # raise when what read_rows() or the edge index computes changes
 STALE_NAMED = 3  # changed files named in the notice; the rest are counted
 # Edge types along which a change reaches a dependent (``contains`` is structure, not use).
 DEPENDENCY_TYPES = ("calls", "imports", "inherits")
@@ -91,27 +87,84 @@ class LayerIndex(NamedTuple):
     neighbours: dict[str, tuple[tuple[str, int], ...]]
 
 
-@dataclass
 class MapState:
     """The map as committed under ``.kg/``, with what is wrong with it, if anything."""
+
+    __slots__ = (
+        "_graph",
+        "_index",
+        "_key",
+        "_longest",
+        "_raw",
+        "_rows",
+        "config",
+        "document",
+        "missing",
+        "notices",
+        "ontology",
+        "raw_hashes",
+        "raw_present",
+        "raw_where",
+        "root",
+        "stale_files",
+        "store",
+    )
 
     root: Path
     config: Config
     store: Store
-    document: dict[str, Any] | None = None  # .kg/communities.json; None when unreadable
-    ontology: Ontology = field(default_factory=Ontology)
-    raw_hashes: dict[str, str] = field(default_factory=dict)  # path -> blob id layer 1 read
-    raw_present: bool = False  # layer 1 is there and readable
-    raw_where: str = raw_graph.WHERE  # how to name layer 1: .kg/raw/ (or an unmigrated file)
-    missing: list[str] = field(default_factory=list)  # files of .kg/ not found
-    stale_files: list[str] = field(default_factory=list)  # changed since layer 1 was written
-    notices: list[str] = field(default_factory=list)  # one line each: what the reader must know
-    _raw: bytes = b""
-    _key: str = ""  # the read caches' key: layer 1's identity on disk
-    _rows: tuple[Any, ...] | None = None  # the index as the read cache keeps it
-    _index: LayerIndex | None = None
-    _graph: KgGraph | None = None
-    _longest: int = -1  # the longest path of a file, once an ID's path is asked for
+    document: dict[str, Any] | None  # .kg/communities.json; None when unreadable
+    ontology: Ontology
+    raw_hashes: dict[str, str]  # path -> blob id layer 1 read
+    raw_present: bool  # layer 1 is there and readable
+    raw_where: str  # how to name layer 1: .kg/raw/ (or an unmigrated file)
+    missing: list[str]  # files of .kg/ not found
+    stale_files: list[str]  # changed since layer 1 was written
+    notices: list[str]  # one line each: what the reader must know
+    _raw: bytes
+    _key: str  # the read caches' key: layer 1's identity on disk
+    _rows: tuple[Any, ...] | None  # the index as the read cache keeps it
+    _index: LayerIndex | None
+    _graph: KgGraph | None
+    _longest: int  # the longest path of a file, once an ID's path is asked for
+
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        store: Store,
+        document: dict[str, Any] | None = None,
+        ontology: Ontology | None = None,
+        raw_hashes: dict[str, str] | None = None,
+        raw_present: bool = False,
+        raw_where: str = raw_graph.WHERE,
+        missing: list[str] | None = None,
+        stale_files: list[str] | None = None,
+        notices: list[str] | None = None,
+        _raw: bytes = b"",
+        _key: str = "",
+        _rows: tuple[Any, ...] | None = None,
+        _index: LayerIndex | None = None,
+        _graph: KgGraph | None = None,
+        _longest: int = -1,
+    ) -> None:
+        self.root = root
+        self.config = config
+        self.store = store
+        self.document = document
+        self.ontology = Ontology() if ontology is None else ontology
+        self.raw_hashes = {} if raw_hashes is None else raw_hashes
+        self.raw_present = raw_present
+        self.raw_where = raw_where
+        self.missing = [] if missing is None else missing
+        self.stale_files = [] if stale_files is None else stale_files
+        self.notices = [] if notices is None else notices
+        self._raw = _raw
+        self._key = _key
+        self._rows = _rows
+        self._index = _index
+        self._graph = _graph
+        self._longest = _longest
 
     @property
     def read_key(self) -> str:
@@ -140,7 +193,7 @@ class MapState:
         if self._index is None:
             if self._rows is None:
                 self._rows = _cached_rows(self.store, self._key)
-            rows = self._rows if self._rows is not None else _rows(self._raw)
+            rows = self._rows if self._rows is not None else read_rows(self._raw)
             if rows is None:  # damaged past its first line: as if it were not there
                 rows = ({}, {}, [], {}, {}, {})
                 if self.raw_present:
@@ -311,7 +364,7 @@ def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
     elif b"\\" not in data:
         state.raw_hashes = {path.decode(): blob.decode() for blob, path in _FILE_AT.findall(data)}
     else:  # an escaped character somewhere: decode, never slice
-        rows = _rows(data)
+        rows = read_rows(data)
         if rows is None:
             return False
         state._rows = rows
@@ -319,128 +372,6 @@ def _read_layer1(data: bytes, state: MapState, indexed: bool) -> bool:
         state.raw_hashes = rows[1]
     state.raw_present = True
     return True
-
-
-def _rows(data: bytes) -> tuple[Any, ...] | None:
-    """Layer 1's joined bytes as the read path's rows (files, symbols, bound edges), or
-    None when they are damaged.
-
-    Long because it is the read path's one pass over layer 1 on a cold read: lines sorted
-    by byte marks, node records decoded all at once and edges only at their ends (decoding
-    every edge whole cost a quarter of the read), then each record checked as it becomes a
-    row; splitting it would hand the partial tables from step to step."""
-    lines = []
-    exact = b"\\" not in data  # IDs can be read from the bytes: see _FILE_OR_DST_AT
-    edges: list[Any] = []  # {"src": the edge's file, "dst": its target}, bound edges only
-    file_id = ""
-    for line in data.split(b"\n"):
-        if _EDGE_MARK in line:
-            if not exact and _BOUND_MARK in line:
-                try:
-                    record = raw_graph.full_edge(
-                        bounded.load_json_line(line, raw_graph.WHERE), file_id
-                    )
-                except ValueError:
-                    return None
-                edges.append(record)
-        elif _NODE_MARK in line or _META_MARK in line:
-            lines.append(line)
-            if not exact and FILE_MARK in line:
-                file_id = str(_decoded(line).get("id", ""))
-    try:
-        # Every node record at once, as json.loads reads them fastest (a cold read of a large
-        # map): a record nested past the recursion limit is damage, like any other.
-        records = json.loads(b"[" + b",".join(lines) + b"]")
-        if exact:
-            # Only the ends of each edge are needed: decoding 20,000 edges whole would cost
-            # a quarter of a cold read. An edge's source is in the file whose node it follows.
-            for match in _FILE_OR_DST_AT.finditer(data):
-                found, dst = match.groups()
-                if found is not None:
-                    file_id = found.decode()
-                else:
-                    edges.append({"dst": dst.decode(), "src": file_id})
-    except (ValueError, RecursionError):  # damaged: a bad merge, a cut write, a hand edit
-        return None
-    file_lines: dict[str, int] = {}
-    hashes: dict[str, str] = {}
-    symbols: list[tuple[str, str, str, str, int, int]] = []
-    file_id = ""
-    spans: Any = None  # the file node's spans of its symbols (format 3), in record order
-    number = 0  # the symbol's place among its file's
-    for record in records[1:]:
-        if not isinstance(record, dict):
-            return None
-        node_id = record.get("id")
-        if not isinstance(node_id, str) or record.get("external"):
-            continue
-        kind = str(record.get("kind", ""))
-        if kind == "file":
-            blob, lines = record.get("hash", ""), record.get("lines", 0)
-            if type(blob) is not str or type(lines) is not int:  # parsed, yet not a file's
-                return None
-            if raw_graph.shape_problem(record):  # its table of lines, say
-                return None
-            hashes[node_id] = blob
-            file_lines[node_id] = lines
-            file_id = node_id
-            spans, number = record.get(raw_graph.SPANS), 0
-            continue
-        if node_id.startswith("::"):  # written without its file's path (which may hold '::')
-            path, qualname = file_id, node_id[2:]
-            node_id = file_id + node_id
-        elif "::" in node_id:
-            path, _, qualname = node_id.partition("::")
-        else:
-            continue
-        span = record["span"] if "span" in record else raw_graph.placed(spans, number, [0, 0])
-        number += 1
-        if not is_span(span):
-            return None
-        symbols.append((node_id, path, qualname, kind, span[0], span[1]))
-    path_words: dict[str, list[str]] = {}
-    for path in sorted(file_lines):
-        for word in identifier_words(path):
-            path_words.setdefault(word, []).append(path)
-    symbol_words: dict[str, list[int]] = {}
-    words_of: dict[str, set[str]] = {}  # names repeat a lot (run, __init__, test_x)
-    for number, (_, _, qualname, _, _, _) in enumerate(symbols):
-        name = qualname.rsplit(".", 1)[-1]
-        words = words_of.get(name)
-        if words is None:
-            words = words_of[name] = identifier_words(name)
-        for word in words:
-            symbol_words.setdefault(word, []).append(number)
-    return (
-        file_lines,
-        hashes,
-        symbols,
-        {w: tuple(paths) for w, paths in path_words.items()},
-        {w: tuple(found) for w, found in symbol_words.items()},
-        _file_neighbours(edges),
-    )
-
-
-def _file_neighbours(edges: list[Any]) -> dict[str, tuple[tuple[str, int], ...]]:
-    """Files joined by layer-1 edges (either way), with how many; "contains" never crosses
-    files and packages outside the repository are not files of it."""
-    counts: dict[str, dict[str, int]] = {}
-    for edge in edges:
-        if not isinstance(edge, dict):
-            continue
-        dst, src = str(edge.get("dst", "")), str(edge.get("src", ""))
-        if dst.startswith("ext:"):
-            continue
-        first, second = src.partition("::")[0], dst.partition("::")[0]
-        if first == second:
-            continue
-        for one, other in ((first, second), (second, first)):
-            found = counts.setdefault(one, {})
-            found[other] = found.get(other, 0) + 1
-    return {
-        path: tuple(sorted(found.items(), key=lambda item: (-item[1], item[0])))
-        for path, found in sorted(counts.items())
-    }
 
 
 def _cache_key(identity: str) -> str:
@@ -528,7 +459,6 @@ class Edge(NamedTuple):
     candidates: tuple[str, ...] = ()
 
 
-@dataclass
 class KgGraph:
     """Layer 1 (lazily decoded) and layer 2 of one repository, as ``kgtool update`` left them.
 
@@ -537,23 +467,75 @@ class KgGraph:
     target) are built the first time a question needs many lookups.
     """
 
+    __slots__ = (
+        "_cache_key",
+        "_data",
+        "_edge_tables",
+        "_file_hashes",
+        "_incoming_index",
+        "_longest",
+        "_node_index",
+        "_nodes",
+        "_searches",
+        "_slow",
+        "_store",
+        "_unresolved",
+        "document",
+        "root",
+        "stale",
+    )
+
     root: Path
     document: Document
-    _data: bytes = b""
-    _slow: bool = False  # an escaped character somewhere: decode lines, never slice IDs
-    _node_index: dict[bytes, int] | None = None  # ID -> offset of its line
-    _incoming_index: dict[bytes, list[int]] | None = None  # target -> edge line offsets
-    _searches: int = 0  # targeted searches so far: past SEARCHES_BEFORE_INDEX, index
-    _nodes: dict[str, dict[str, Any] | None] = field(default_factory=dict)
-    _file_hashes: dict[str, str] | None = None
-    _longest: int = -1  # the longest path of a file, once an ID's path is asked for
+    _data: bytes
+    _slow: bool  # an escaped character somewhere: decode lines, never slice IDs
+    _node_index: dict[bytes, int] | None  # ID -> offset of its line
+    _incoming_index: dict[bytes, list[int]] | None  # target -> edge line offsets
+    _searches: int  # targeted searches so far: past SEARCHES_BEFORE_INDEX, index
+    _nodes: dict[str, dict[str, Any] | None]
+    _file_hashes: dict[str, str] | None
+    _longest: int  # the longest path of a file, once an ID's path is asked for
     # Where the edge index is kept once built (None: nowhere), and the layer 1 it is for.
-    _unresolved: dict[str, dict[str, int]] | None = None
+    _unresolved: dict[str, dict[str, int]] | None
     # A file node's offset -> (its symbols, its edges' lines): see _edge_lines.
-    _edge_tables: dict[int, tuple[int, list[Any] | None]] = field(default_factory=dict)
-    _store: Store | None = None
-    _cache_key: str = ""
-    stale: str = ""  # one line saying how .kg/ is out of date; "" when it is current
+    _edge_tables: dict[int, tuple[int, list[Any] | None]]
+    _store: Store | None
+    _cache_key: str
+    stale: str  # one line saying how .kg/ is out of date; "" when it is current
+
+    def __init__(
+        self,
+        root: Path,
+        document: Document,
+        _data: bytes = b"",
+        _slow: bool = False,
+        _node_index: dict[bytes, int] | None = None,
+        _incoming_index: dict[bytes, list[int]] | None = None,
+        _searches: int = 0,
+        _nodes: dict[str, dict[str, Any] | None] | None = None,
+        _file_hashes: dict[str, str] | None = None,
+        _longest: int = -1,
+        _unresolved: dict[str, dict[str, int]] | None = None,
+        _edge_tables: dict[int, tuple[int, list[Any] | None]] | None = None,
+        _store: Store | None = None,
+        _cache_key: str = "",
+        stale: str = "",
+    ) -> None:
+        self.root = root
+        self.document = document
+        self._data = _data
+        self._slow = _slow
+        self._node_index = _node_index
+        self._incoming_index = _incoming_index
+        self._searches = _searches
+        self._nodes = {} if _nodes is None else _nodes
+        self._file_hashes = _file_hashes
+        self._longest = _longest
+        self._unresolved = _unresolved
+        self._edge_tables = {} if _edge_tables is None else _edge_tables
+        self._store = _store
+        self._cache_key = _cache_key
+        self.stale = stale
 
     def _line_at(self, offset: int) -> bytes:
         start = self._data.rfind(b"\n", 0, offset) + 1
@@ -632,7 +614,7 @@ class KgGraph:
                     if target:
                         incoming.setdefault(target.encode(), []).append(offset)
             elif _NODE_MARK in line:
-                node_id = str(_decoded(line, self._store).get("id", ""))
+                node_id = str(decoded(line, self._store).get("id", ""))
                 if node_id.startswith("::"):  # a symbol's ID, written without its file's
                     node_id = file_id + node_id
                 elif FILE_MARK in line:
@@ -679,7 +661,7 @@ class KgGraph:
         records follow its symbols'. Remembered per file: an impact reads many edges of one."""
         found = self._edge_tables.get(file_at)
         if found is None:
-            node = _decoded(self._line_at(file_at), self._store)
+            node = decoded(self._line_at(file_at), self._store)
             spans, lines = node.get(raw_graph.SPANS), node.get(raw_graph.EDGE_LINES)
             symbols = len(spans) if type(spans) is list else 0
             found = (symbols, lines if type(lines) is list else None)
@@ -763,7 +745,7 @@ class KgGraph:
             if _NODE_MARK in line:
                 if FILE_MARK in line or _EXTERNAL_MARK in line:  # the next file, or packages
                     return
-                symbol = str(_decoded(line, self._store).get("id", ""))
+                symbol = str(decoded(line, self._store).get("id", ""))
                 yield (path + symbol if symbol.startswith("::") else symbol), line
             else:
                 yield "", line
@@ -809,7 +791,7 @@ class KgGraph:
             if found:
                 file_id = found.group(1).decode()
             else:
-                file_id = str(_decoded(line, self._store).get("id", ""))
+                file_id = str(decoded(line, self._store).get("id", ""))
             symbols, lines = self._edge_lines(at)
             if lines is not None:
                 line_number = raw_graph.placed(lines, self._place(offset, at) - symbols, 0)
@@ -860,7 +842,7 @@ class KgGraph:
         callers: Iterable[tuple[str, Any]]
         if self._slow:
             callers = (
-                (key.decode(), _decoded(line, self._store).get("unresolved_calls", {}))
+                (key.decode(), decoded(line, self._store).get("unresolved_calls", {}))
                 for key, line in ((k, self._line_at(o)) for k, o in self.node_index.items())
             )
         else:
@@ -874,10 +856,10 @@ class KgGraph:
                 if found is not None:
                     file_id = found
                     if file_counts is not None:
-                        scanned.append((found.decode(), _decoded(file_counts, self._store)))
+                        scanned.append((found.decode(), decoded(file_counts, self._store)))
                 else:
                     caller = file_id + symbol if symbol.startswith(b"::") else symbol
-                    scanned.append((caller.decode(), _decoded(counts, self._store)))
+                    scanned.append((caller.decode(), decoded(counts, self._store)))
             callers = scanned
         found = {caller: counts for caller, counts in callers if counts}
         if not all(map(raw_graph.is_counts, found.values())):  # names to whole numbers
@@ -920,31 +902,16 @@ _UNRESOLVED_AT = re.compile(
     rb'|"id":"([^"\\]*)"[^\n]*?"unresolved_calls":(\{[^}\n]*\})'
 )
 _DST_AT = re.compile(rb'"dst":"([^"\\]*)"')
-# A file node's ID (keys are sorted: "id" then "kind"), or a bound edge's target: in the
-# order of the text, each edge comes after the node of the file its source is in.
-_FILE_OR_DST_AT = re.compile(rb'"id":"([^"\\]*)","kind":"file"|"dst":"([^"\\]*)"')
 _ID_AT = re.compile(rb'"id":"([^"\\]*)"')
 # Anchored on the newline, not ``^``: a literal start lets the engine skip ahead instead of
 # trying every position (the meta record is always the first line, so none is missed).
 _CANDIDATES_AT = re.compile(rb'\n\{"candidates":\[([^\]]*)\]')
 
 
-def _decoded(line: bytes, store: Store | None = None) -> dict[str, Any]:
-    """A JSON object of layer 1; else the error naming where it is damaged (on disk, when
-    ``store`` is given)."""
-    try:
-        record = bounded.load_json_line(line, raw_graph.WHERE)
-    except ValueError as exc:
-        raise raw_graph.damaged_at(store) from exc
-    if not isinstance(record, dict):
-        raise raw_graph.damaged_at(store)
-    return record
-
-
 def _record(line: bytes, store: Store | None) -> dict[str, Any]:
     """A node or edge record, decoded and of its shape; else the one-line error saying where
     layer 1 is damaged (found again on disk, at its line: only a damaged map pays)."""
-    record = _decoded(line, store)
+    record = decoded(line, store)
     if raw_graph.shape_problem(record):
         raise raw_graph.damaged_at(store)
     return record

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import posixpath
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kgtool.communities.packages import MANIFESTS
 from kgtool.file_kinds import in_data_folder, is_lock_file, is_test
@@ -70,31 +70,54 @@ MIN_SCOPE_FILES = 2
 MAX_SCOPE_SHARE = 0.8
 
 
-@dataclass
-class Ranked:
+class Ranked(NamedTuple):
     """A file and why it ranks where it does."""
 
     path: str
     score: float
-    names: list[str] = field(default_factory=list)  # task terms in its path or symbol names
-    content: list[str] = field(default_factory=list)  # task terms inside it
-    history: list[str] = field(default_factory=list)  # ids of matching past changes, best first
-    via: list[tuple[str, int]] = field(default_factory=list)  # (evidence file, edges) it joins
+    names: list[str]  # task terms in its path or symbol names
+    content: list[str]  # task terms inside it
+    history: list[str]  # ids of matching past changes, best first
+    via: list[tuple[str, int]]  # (evidence file, edges) it joins
     scope: str = ""  # the folder named by the task it lies in
     walked: bool = False  # found by the walk alone (via: the evidence files next to it)
 
 
-@dataclass
 class Evidence:
     """The scores of each signal, per file, before they are combined, and what each found:
     the task's terms in a file's names or inside it, the past changes that touched it."""
 
-    names: dict[str, float] = field(default_factory=dict)
-    name_terms: dict[str, list[str]] = field(default_factory=dict)
-    content: dict[str, float] = field(default_factory=dict)
-    content_terms: dict[str, list[str]] = field(default_factory=dict)
-    history: dict[str, float] = field(default_factory=dict)
-    history_changes: dict[str, list[str]] = field(default_factory=dict)
+    __slots__ = (
+        "content",
+        "content_terms",
+        "history",
+        "history_changes",
+        "name_terms",
+        "names",
+    )
+
+    names: dict[str, float]
+    name_terms: dict[str, list[str]]
+    content: dict[str, float]
+    content_terms: dict[str, list[str]]
+    history: dict[str, float]
+    history_changes: dict[str, list[str]]
+
+    def __init__(
+        self,
+        names: dict[str, float] | None = None,
+        name_terms: dict[str, list[str]] | None = None,
+        content: dict[str, float] | None = None,
+        content_terms: dict[str, list[str]] | None = None,
+        history: dict[str, float] | None = None,
+        history_changes: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.names = {} if names is None else names
+        self.name_terms = {} if name_terms is None else name_terms
+        self.content = {} if content is None else content
+        self.content_terms = {} if content_terms is None else content_terms
+        self.history = {} if history is None else history
+        self.history_changes = {} if history_changes is None else history_changes
 
 
 def content_evidence(evidence: Evidence, lexicon: Lexicon, terms: list[str]) -> None:
