@@ -100,6 +100,7 @@ READ_TESTS = (
     "tests/test_read_explain.py",
     "tests/test_read_impact.py",
     "tests/test_hostile_readers.py",
+    "tests/test_read_mcp_in_process.py",  # the server in this process, its in-memory client
 )
 MAP_PAGE_TESTS = ("tests/test_map_page.py",)
 
