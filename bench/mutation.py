@@ -93,7 +93,11 @@ MINING_TESTS = (
 PR_TESTS = ("tests/test_ci.py", "tests/test_workflows.py", "tests/test_hostile_text.py")
 HOOK_TESTS = ("tests/test_git_hooks.py", "tests/test_hooks.py", "tests/test_hostile_signals.py")
 SKILL_TESTS = ("tests/test_skills_export.py",)
-CONTEXT_TESTS = ("tests/test_context.py", "tests/test_context_ranking.py")
+CONTEXT_TESTS = (
+    "tests/test_context.py",
+    "tests/test_context_ranking.py",
+    "tests/test_query_words.py",
+)
 # Not tests/test_read_mcp.py: its client hands the server its stderr, which mutmut's runner
 # has closed ("I/O operation on closed file"), and the first pass would fail.
 READ_TESTS = (
