@@ -101,3 +101,22 @@ def test_an_answer_over_the_cap_is_cut_at_a_line_and_json_is_refused() -> None:
     )
     with pytest.raises(KgError, match=f"over the cap of {MAX_ANSWER_CHARS:,}"):
         capped(whole, json_answer=True)
+
+
+def test_a_playbook_is_found_by_its_slug_file_name_or_path(repo: Repo) -> None:
+    build_read_repo(repo)
+    by_slug, by_file, by_path, unknown = served(
+        repo,
+        [
+            ("playbooks", {"name": "save-records"}),
+            ("playbooks", {"name": "save-records.md "}),
+            ("playbooks", {"name": "playbooks/save-records.md"}),
+            ("playbooks", {"name": "load-records"}),
+        ],
+        [],
+    )
+    assert text_of(by_slug) == text_of(by_file) == text_of(by_path)
+    assert unknown.is_error
+    assert text_of(unknown).endswith(
+        "no playbook named 'load-records' (playbooks: old-cache, save-records)"
+    )
