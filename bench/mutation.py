@@ -87,6 +87,7 @@ MINER_TESTS = (
 MINING_TESTS = (
     *MINER_TESTS,
     "tests/test_mining_kinds.py",
+    "tests/test_mining_prs.py",
     "tests/test_mining_prose.py",
     "tests/test_mining_tasks.py",
 )
