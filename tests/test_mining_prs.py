@@ -1,5 +1,6 @@
 """A saved pull-request list (``gh pr list --json ...``) as the miner reads it: every field in
-each of the shapes gh writes, and a bad list named by its file and line."""
+each of the shapes gh writes, and a bad list named by its file and line; and a change told
+as the quick follow-up of an earlier one, or as a change of its own."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kgtool.errors import KgError
+from kgtool.mining.history import ChangeSet, FileChange
 from kgtool.mining.prs import PullRequest, load_prs
 
 
@@ -51,3 +53,42 @@ def test_a_bad_list_is_one_error_naming_its_file_and_line(tmp_path: Path) -> Non
         load_prs(saved)
     assert f"{saved}:4:" in str(bad_entry.value), str(bad_entry.value)
     assert "pull request 2 of 2 has no whole-number 'number'" in str(bad_entry.value)
+
+
+def _change(
+    number: int, files: dict[str, str], email: str = "a@x", hours: float = 0, title: str = "Add"
+) -> ChangeSet:
+    changed = tuple(FileChange(status, path) for path, status in files.items())
+    return ChangeSet(f"{number:040x}", "direct", None, "a", email, int(hours * 3600), title,
+                     title, changed)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("later", "completes"),
+    [
+        (_change(2, {"a.py": "M"}, hours=6), True),  # the same author, within six hours
+        (_change(2, {"a.py": "M"}, hours=6.01), False),  # a little later: its own change
+        (_change(2, {"a.py": "M"}, email="b@x", hours=1), False),  # someone else's
+        (_change(2, {"a.py": "M", "b.py": "M", "c.py": "M"}, hours=1), True),  # its own files
+        (_change(2, {"a.py": "M", "z.py": "M"}, hours=1), False),  # and one file more
+        (_change(2, {"a.py": "M", "b.py": "M", "c.py": "M", "d.py": "M"}, hours=1), False),
+        # A fix of what it added, days later and by anyone, is its follow-up...
+        (_change(2, {"new.py": "M", "z.py": "M"}, email="b@x", hours=48, title="Fix x"), True),
+        # ...but not of a changelog it added, nor without a word of fixing.
+        (_change(2, {"CHANGES.md": "M", "z.py": "M"}, email="b@x", hours=48, title="Fix"), False),
+        (_change(2, {"new.py": "M", "z.py": "M"}, email="b@x", hours=48), False),
+        # Ten files at most: a fix of ten is a follow-up, of eleven a change of its own.
+        (_change(2, {f"f{n}.py": "M" for n in range(9)} | {"new.py": "M"}, title="Fix"), True),
+        (_change(2, {f"f{n}.py": "M" for n in range(10)} | {"new.py": "M"}, title="Fix"), False),
+    ],
+)
+def test_a_quick_follow_up_is_told_from_a_change_of_its_own(
+    later: ChangeSet, completes: bool
+) -> None:
+    from kgtool.mining.filters import _completes
+
+    earlier = _change(
+        1, {"a.py": "M", "b.py": "M", "c.py": "M", "d.py": "M", "new.py": "A", "CHANGES.md": "A"}
+    )
+    files = {c.id: {f.path for f in c.files} for c in (earlier, later)}
+    assert (_completes(later, [earlier], files) is earlier) is completes
