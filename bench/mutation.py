@@ -99,6 +99,7 @@ CONTEXT_TESTS = (
     "tests/test_context_ranking.py",
     "tests/test_query_words.py",
     "tests/test_query_agent_skills.py",
+    "tests/test_query_history_index.py",
 )
 # Not tests/test_read_mcp.py: its client hands the server its stderr, which mutmut's runner
 # has closed ("I/O operation on closed file"), and the first pass would fail.

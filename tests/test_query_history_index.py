@@ -1,0 +1,42 @@
+"""The read path's index of past change sets, kept in the read cache: used when whole, read
+again from git when any part of it is damaged."""
+
+from __future__ import annotations
+
+from conftest import Repo
+
+from kgtool.query.history_index import HISTORY_FILE, VERSION, history_index
+from kgtool.query.kg import read_cached, remember_cached
+from kgtool.store import Store
+
+
+def test_the_cache_is_read_when_whole_and_read_again_when_damaged(repo: Repo) -> None:
+    repo.write("app/store.py", "def save():\n    return 1\n")
+    repo.commit("Add the store")
+    repo.write("app/store.py", "def save():\n    return 2\n")
+    repo.commit("Save twice as hard")
+    assert repo.kg("update").code == 0
+    store = Store(repo.root)
+    first = history_index(repo.root, store)
+    assert [change.title for change in first.changes.values()][-2:] == [
+        "Add the store",
+        "Save twice as hard",
+    ]
+    head, changes, lexicon = read_cached(store, HISTORY_FILE, VERSION)
+    cid = next(iter(changes))
+    when, title, files = changes[cid]
+    # A whole record at HEAD is what the index is: git is not read again.
+    doctored = (head, {**changes, cid: (when, "Doctored", files)}, lexicon)
+    remember_cached(store, VERSION, doctored, HISTORY_FILE)
+    assert history_index(repo.root, store).changes[cid].title == "Doctored"
+    damaged = [
+        "not a record",
+        (head, changes),
+        (head, {**changes, cid: (when, title)}),
+        (head, {**changes, cid: (str(when), title, files)}),
+        (head, {**changes, cid: (when, title, [*files])}),
+        (head, {k: v for k, v in changes.items() if k != cid}, lexicon),  # words of a lost one
+    ]
+    for record in damaged:
+        remember_cached(store, VERSION, record, HISTORY_FILE)
+        assert history_index(repo.root, store) == first, record
