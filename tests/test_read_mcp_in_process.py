@@ -4,6 +4,7 @@ client: the same answers as the commands, and what a mutation test can see reach
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -120,3 +121,19 @@ def test_a_playbook_is_found_by_its_slug_file_name_or_path(repo: Repo) -> None:
     assert text_of(unknown).endswith(
         "no playbook named 'load-records' (playbooks: old-cache, save-records)"
     )
+
+
+def test_a_playbook_the_check_did_not_read_is_served_as_its_verdict_alone(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """A playbook committed as a symlink out of the repository is refused unread; the
+    server says so and never serves what the link leads to."""
+    build_read_repo(repo)
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nintent: secret outside\n---\n")
+    (repo.root / "playbooks/leak.md").symlink_to(outside)
+    repo.git("add", "playbooks/leak.md")
+    repo.commit("a playbook that leads outside")
+    [answer] = served(repo, [("playbooks", {"name": "leak"})], [])
+    text = text_of(answer)
+    assert "leads outside the repository" in text and "secret outside" not in text, text

@@ -19,11 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from kgtool import __version__
+from kgtool import __version__, bounded
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.ontology.map import MAP_FILE
+from kgtool.playbook.parse import NOT_READ
 from kgtool.query.explain import explain_answer
 from kgtool.query.impact import impact_answer
 from kgtool.query.kg import load_map, missing_notice
@@ -222,7 +223,9 @@ def playbook_lookup(root: Path, config: Config, store: Store, name: str = "") ->
     state = load_map(root, config, store)
     statuses = playbook_statuses(root, config, store, state)
     if name.strip():
-        return _answer((marked_playbook(root, find_playbook(statuses, name)), state.stale))
+        max_bytes = int(config.section("playbooks")["max_bytes"])
+        found = find_playbook(statuses, name)
+        return _answer((marked_playbook(root, found, max_bytes), state.stale))
     if not statuses:
         return "no playbooks\n"
     lines = [status.line() for status in statuses]
@@ -231,13 +234,17 @@ def playbook_lookup(root: Path, config: Config, store: Store, name: str = "") ->
     return _answer(("\n".join(lines) + "\n", state.stale))
 
 
-def marked_playbook(root: Path, status: PlaybookStatus) -> str:
-    """The playbook's text under a line with its verdict (and, when refused, why)."""
+def marked_playbook(root: Path, status: PlaybookStatus, max_bytes: int) -> str:
+    """The playbook's text under a line with its verdict (and, when refused, why). A file the
+    check did not read (a symlink out of the tree, too large, not UTF-8) is not read here
+    either: its verdict says why, and nothing else is served."""
     head = f"> kgtool playbooks check: {status.path} is {status.verdict}"
     if status.report.refused:
         head += ": do not follow it until it is fixed"
     problems = [f"> {problem}" for problem in status.report.problems]
-    text = (root / status.path).read_text(encoding="utf-8", errors="replace")
+    unread = any(problem.code == NOT_READ for problem in status.report.problems)
+    data = None if unread else bounded.read_tracked(root, status.path, max_bytes)
+    text = data.decode("utf-8", errors="replace") if data is not None else ""
     return "\n".join([head, *problems, "", text])
 
 
@@ -289,7 +296,8 @@ def _add_resources(server: MCPServer, root: Path, config: Config, store: Store) 
                 status = find_playbook(playbook_statuses(root, config, store), slug)
             except KgError as error:
                 raise ResourceNotFoundError(str(error)) from None
-            return capped(marked_playbook(root, status))
+            max_bytes = int(config.section("playbooks")["max_bytes"])
+            return capped(marked_playbook(root, status, max_bytes))
 
         return read
 
