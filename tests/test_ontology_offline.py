@@ -442,6 +442,17 @@ def test_a_whole_package_is_named_from_its_manifest_description(
     ontology = yaml.safe_load((repo.root / ".kg" / "ontology.yaml").read_text())
     names = {label["name"] for label in ontology["communities"].values()}
     assert "Clai: command line interface" in names, names
+    # A manifest committed as a link is not followed (out of the tree, to a device).
+    outside = repo.root.parent / "outside.toml"
+    outside.write_text('[project]\nname = "clai"\ndescription = "secret token abc"\n')
+    (repo.root / "clai/pyproject.toml").unlink()
+    (repo.root / "clai/pyproject.toml").symlink_to(outside)
+    repo.git("add", "-A")
+    repo.commit("the manifest as a link")
+    assert repo.kg("update").code == 0
+    assert repo.kg("label", "--offline", "--relabel").code == 0
+    assert "secret" not in (repo.root / ".kg" / "ontology.yaml").read_text()
+    assert "secret" not in (repo.root / ".kg" / "MAP.md").read_text()
 
 
 @pytest.mark.parametrize(
@@ -459,7 +470,49 @@ def test_a_package_description_is_cut_to_what_the_package_is(description: str, p
     from kgtool.ontology.offline import package_phrase
 
     found = item("c1", ["clai/clai/__init__.py"], docstrings={"clai/package.json": description})
-    assert package_phrase(found, "Clai") == phrase
+    assert package_phrase(found._replace(manifest="clai/package.json"), "Clai") == phrase
+    # Only the manifest of the package the community is most of speaks for it.
+    assert package_phrase(found, "Clai") == ""
+
+
+@pytest.mark.parametrize(
+    "description",
+    ["Suite CLI: `rm` **command** line", "a [link](https://x.example) tool", "an \u202e tool"],
+)
+def test_a_manifest_description_holding_markup_names_nothing(description: str) -> None:
+    from kgtool.ontology.offline import package_phrase
+
+    found = item("c1", ["clai/clai/__init__.py"], docstrings={"clai/package.json": description})
+    assert package_phrase(found._replace(manifest="clai/package.json"), "Clai") == ""
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "description"),
+    [
+        (
+            "p/package.json",
+            '{"name": "x", "description": "Caf\\u00e9 \\"tools\\""}',
+            'Café "tools"',
+        ),
+        # A description nested deeper (a config's) is not the package's.
+        ("p/package.json", '{"config": {"description": "nested"}}', ""),
+        ("p/pyproject.toml", '[project]\ndescription = "A fast parser"\n', "A fast parser"),
+        ("p/pyproject.toml", '[tool.poetry]\ndescription = "Poetry\'s own"\n', "Poetry's own"),
+        # Another tool's table is not the package's.
+        (
+            "p/pyproject.toml",
+            '[project]\ndynamic = ["description"]\n[tool.poe.tasks.lint]\n'
+            'description = "Run the linters"\n',
+            "",
+        ),
+        ("p/Cargo.toml", '[package]\nname = "x"\ndescription = """Multi\nline"""\n', "Multi line"),
+        ("p/package.json", '{"description": "cut', ""),  # not parsed: nothing
+    ],
+)
+def test_a_manifest_says_its_package_s_own_description(
+    path: str, text: str, description: str
+) -> None:
+    assert first_doc_line(path, text) == description
 
 
 def test_a_name_every_package_has_gives_way_to_a_specific_one() -> None:

@@ -51,25 +51,53 @@ _JSDOC_TEXT_TAGS = re.compile(r"^@(file|fileoverview|overview|module|description
 
 
 # A package manifest says what its package is in one field (its comments are tool settings):
-# "description" at the top level of package.json, ``description = "..."`` in pyproject.toml's
-# [project] or Cargo.toml's [package], which sit at the top of the file.
-_JSON_DESCRIPTION = re.compile(r'^\s{0,4}"description"\s*:\s*"((?:[^"\\\n]|\\.)*)"', re.M)
-_TOML_DESCRIPTION = re.compile(r'^description\s*=\s*"((?:[^"\\\n]|\\.)*)"', re.M)
-MANIFEST_DESCRIPTIONS = {
-    "package.json": _JSON_DESCRIPTION,
-    "pyproject.toml": _TOML_DESCRIPTION,
-    "cargo.toml": _TOML_DESCRIPTION,
+# "description" at the top of package.json, in pyproject.toml's [project] (or Poetry's
+# [tool.poetry]) and in Cargo.toml's [package]. Read whole, as the project's parsers read it,
+# up to MANIFEST_BYTES: one past that says nothing a name needs.
+MANIFEST_BYTES = 256 * 1024
+MANIFEST_TABLES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "package.json": ((),),
+    "pyproject.toml": (("project",), ("tool", "poetry")),
+    "cargo.toml": (("package",),),
 }
+
+
+def is_manifest(path: str) -> bool:
+    return posixpath.basename(path).lower() in MANIFEST_TABLES
+
+
+def manifest_description(path: str, text: str) -> str:
+    """A package manifest's own description, cleaned to one line; "" when it has none or
+    cannot be parsed (cut at MANIFEST_BYTES, say)."""
+    from kgtool import bounded
+
+    name = posixpath.basename(path).lower()
+    try:
+        parsed = (
+            bounded.load_json(text, path)
+            if name == "package.json"
+            else bounded.load_toml(text, path)
+        )
+    except bounded.Unreadable:
+        return ""
+    for keys in MANIFEST_TABLES.get(name, ()):
+        table = parsed
+        for key in keys:
+            table = table.get(key) if isinstance(table, dict) else None
+        value = table.get("description") if isinstance(table, dict) else None
+        if isinstance(value, str) and value.strip():
+            return _clean(value)
+    return ""
 
 
 def first_doc_line(path: str, text: str) -> str:
     """The first meaningful sentence at the top of ``text``; "" when there is none."""
+    if is_manifest(path):
+        return manifest_description(path, text[:MANIFEST_BYTES])
     head = text[:HEAD_BYTES]
     name = posixpath.basename(path).lower()
     ext = posixpath.splitext(name)[1]
-    if name in MANIFEST_DESCRIPTIONS:
-        found = _manifest_description(head, MANIFEST_DESCRIPTIONS[name])
-    elif ext in (".py", ".pyi", ".pyx"):
+    if ext in (".py", ".pyi", ".pyx"):
         found = _python(head)
     elif name.startswith("requirements") and ext == ".txt":
         found = _line_comments(head, "#")
@@ -86,14 +114,6 @@ def first_doc_line(path: str, text: str) -> str:
     else:
         found = ""
     return _clean(found)
-
-
-def _manifest_description(head: str, pattern: re.Pattern[str]) -> str:
-    found = pattern.search(head)
-    if not found:
-        return ""
-    # Both formats escape a quote and a backslash alike; other escapes are rare in one line.
-    return re.sub(r"\\(.)", r"\1", found.group(1))
 
 
 def _python(head: str) -> str:

@@ -8,12 +8,14 @@ from the main files in the working tree (the same content layer 1 mapped).
 from __future__ import annotations
 
 import posixpath
+from bisect import bisect_left
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from kgtool import bounded
 from kgtool.communities.identity import id_number
-from kgtool.ontology.docstrings import HEAD_BYTES, MANIFEST_DESCRIPTIONS, first_doc_line
+from kgtool.ontology.docstrings import HEAD_BYTES, MANIFEST_BYTES, first_doc_line, is_manifest
 from kgtool.ontology.items import CommunityItem, EdgeItem, TypedCounts, edge_key
 
 Document = dict[str, Any]
@@ -50,23 +52,25 @@ def main_files(community: dict[str, Any]) -> list[str]:
 
 
 def package_manifest(community: dict[str, Any]) -> str:
-    """The manifest of the package a community is most of ("" when none): its description
-    says what the package is when its paths say little ("Clai: code")."""
+    """The manifest of the package a community is most of ("" when none; never the
+    repository's root): its description says what the package is when its paths say little
+    ("Clai: code"). The members are sorted, so a folder's are one run of them."""
     members: list[str] = community["members"]
-    manifests = [p for p in members if posixpath.basename(p).lower() in MANIFEST_DESCRIPTIONS]
+    manifests = [p for p in members if "/" in p and is_manifest(p)]
     for manifest in sorted(manifests, key=lambda p: (p.count("/"), p)):
-        folder = posixpath.dirname(manifest)
-        inside = sum(1 for p in members if not folder or p.startswith(folder + "/"))
-        if folder and 2 * inside >= len(members):  # never the repository's root
+        folder = posixpath.dirname(manifest) + "/"
+        # "/" sorts just before "0": the paths under folder/ lie between the two.
+        inside = bisect_left(members, folder[:-1] + "0") - bisect_left(members, folder)
+        if 2 * inside >= len(members):
             return manifest
     return ""
 
 
-def described_files(community: dict[str, Any]) -> list[str]:
+def described_files(community: dict[str, Any], manifest: str | None = None) -> list[str]:
     """The files whose first doc line a labeler is given: the main files, then the package's
-    manifest."""
+    manifest (``package_manifest``, when not given)."""
     files = main_files(community)[:DOCSTRING_FILES]
-    manifest = package_manifest(community)
+    manifest = package_manifest(community) if manifest is None else manifest
     return [*files, manifest] if manifest and manifest not in files else files
 
 
@@ -76,10 +80,10 @@ def read_docstrings(root: Path, document: Document) -> dict[str, str]:
     found: dict[str, str] = {}
     for community in document["communities"].values():
         for path in described_files(community):
-            try:
-                with open(root / path, "rb") as handle:
-                    head = handle.read(HEAD_BYTES)
-            except OSError:
+            # As layer 1 reads it: never through a symlink (to /dev/zero, or out of the tree).
+            limit = MANIFEST_BYTES if is_manifest(path) else HEAD_BYTES
+            head = bounded.read_tracked(root, path, limit, head=True)
+            if head is None:
                 continue
             line = doc_line(path, head)
             if line:
@@ -89,7 +93,8 @@ def read_docstrings(root: Path, document: Document) -> dict[str, str]:
 
 def doc_line(path: str, content: bytes) -> str:
     """The first doc line of a file's content ("" when it has none), as a labeler reads it."""
-    return first_doc_line(path, content[:HEAD_BYTES].decode("utf-8", "replace"))
+    limit = MANIFEST_BYTES if is_manifest(path) else HEAD_BYTES
+    return first_doc_line(path, content[:limit].decode("utf-8", "replace"))
 
 
 def community_items(
@@ -110,6 +115,8 @@ def community_items(
     for cid, community in sorted(document["communities"].items(), key=lambda i: id_number(i[0])):
         members = list(community["members"])
         mains = main_files(community)
+        manifest = package_manifest(community)
+        described = described_files(community, manifest)
         out, into = edges[cid]
         items[cid] = CommunityItem(
             id=cid,
@@ -117,7 +124,7 @@ def community_items(
             paths=tuple(members[:max_paths]),
             main_files=tuple(mains),
             top_symbols=tuple(symbol for symbol, _ in community.get("top_symbols", [])),
-            docstrings={p: docstrings[p] for p in described_files(community) if p in docstrings},
+            docstrings={p: docstrings[p] for p in described if p in docstrings},
             edges_out=out,
             edges_in=into,
             neighbours={
@@ -125,6 +132,7 @@ def community_items(
             },
             previous_name=(previous or {}).get(cid, ""),
             family=families.get(cid, ""),
+            manifest=manifest,
         )
     return items
 

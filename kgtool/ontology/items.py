@@ -31,6 +31,7 @@ class CommunityItem(NamedTuple):
     neighbours: dict[str, str]  # community ID -> its current name (label or offline name)
     previous_name: str = ""  # the drifted label being replaced, if any: continuity helps
     family: str = ""  # the base class most of its files derive from (layer 2's families)
+    manifest: str = ""  # the manifest of the package it is most of (its line in docstrings)
 
 
 class EdgeItem(NamedTuple):

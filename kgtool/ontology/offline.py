@@ -24,7 +24,6 @@ from typing import NamedTuple
 
 from kgtool.communities.identity import id_number
 from kgtool.file_kinds import DATA_FOLDERS, TEST_FOLDERS
-from kgtool.ontology.docstrings import MANIFEST_DESCRIPTIONS
 from kgtool.ontology.file_words import (
     ACRONYMS,
     ASSET_DIRS,
@@ -58,6 +57,7 @@ from kgtool.ontology.validate import (  # what a label may be, whoever wrote it
     MAX_SUMMARY_CHARS,
     MAX_SUMMARY_WORDS,
     strip_markup,
+    validate_name,
 )
 
 MAX_ITEMS = 2
@@ -459,14 +459,7 @@ def package_phrase(item: CommunityItem, area: str) -> str:
     """The few words a package's manifest uses for what it is ("Pydantic AI CLI: command line
     interface to chat to LLMs" -> "command line interface"), when they fit a name beside
     ``area``; "" otherwise. A description is cut, never shortened to a stub."""
-    text = next(
-        (
-            line
-            for path, line in sorted(item.docstrings.items())
-            if posixpath.basename(path).lower() in MANIFEST_DESCRIPTIONS
-        ),
-        "",
-    )
+    text = item.docstrings.get(item.manifest, "") if item.manifest else ""
     lead, colon, rest = text.partition(": ")
     if colon and rest and word_count(lead) <= MAX_AREA_WORDS + 1:
         text = rest  # "Pydantic AI CLI: ..." names the package, and the area says that already
@@ -479,8 +472,13 @@ def package_phrase(item: CommunityItem, area: str) -> str:
     if kept[0][:1].isupper() and kept[0][1:].islower():
         kept[0] = kept[0].lower()  # a sentence's first word, not a proper name
     phrase = " ".join(kept)
-    fits = word_count(phrase) <= MAX_NAME_WORDS - word_count(area)
-    return phrase if fits and len(area) + 2 + len(phrase) <= MAX_NAME_CHARS else ""
+    # A manifest is the repository's text: only a phrase a name may hold (plain words, no
+    # markup, within the limits) becomes one.
+    try:
+        validate_name(f"{area}: {phrase}")
+    except ValueError:
+        return ""
+    return phrase
 
 
 MIXED_SHARE = 0.2  # a kind of file with this share of a mixed community is named in it
