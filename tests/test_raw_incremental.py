@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
-from conftest import Repo
+from conftest import PROJECT_ROOT, Repo
 
 from kgtool.config import load_config
 from kgtool.raw.build import UpdateResult, cache_key, update_raw
@@ -637,3 +638,19 @@ def test_a_run_that_finds_kg_up_to_date_loads_no_parser_resolver_or_clusterer(
     # An edit of a few files parses them in this process: no worker pool to start.
     assert "multiprocessing" not in imported and "kgtool.raw.pool" not in imported
     assert "dataclasses" not in imported
+
+
+def test_the_layer_1_cache_key_covers_the_code_that_chooses_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upgrade that changes glob matching must rebuild layer 1, as a change under raw/
+    does: the no-change path never lists the files again."""
+    import kgtool.raw.build as build
+
+    copy = tmp_path / "kgtool"
+    shutil.copytree(PROJECT_ROOT / "kgtool", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(build, "__file__", str(copy / "raw" / "build.py"))
+    version = build.cache_version.__wrapped__  # read anew, not the process's kept answer
+    before = version()
+    (copy / "globs.py").write_text((copy / "globs.py").read_text() + "\n# changed\n")
+    assert version() != before

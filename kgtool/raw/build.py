@@ -234,10 +234,11 @@ def cache_version() -> str:
     """
     hasher = hashlib.sha256(EXTRACTOR_VERSION.encode())
     package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".scm"):
-            hasher.update(path.relative_to(package).as_posix().encode() + b"\0")
-            hasher.update(path.read_bytes())
+    # globs.py decides which files layer 1 holds (moved out of this package, still its code).
+    own = [p for p in sorted(package.rglob("*")) if p.suffix in (".py", ".scm")]
+    for path in [*own, package.parent / "globs.py"]:
+        hasher.update(path.relative_to(package.parent).as_posix().encode() + b"\0")
+        hasher.update(path.read_bytes())
     return f"{EXTRACTOR_VERSION}-{hasher.hexdigest()[:16]}"
 
 
