@@ -235,9 +235,13 @@ def test_the_mining_job_commits_what_kgtool_wrote_wherever_the_playbooks_live(
     recipes/proposed/ and .kg/ are what the pull request commits, not playbooks/proposed/
     (which does not exist there), and a file the workflow made before is left out."""
     providers.write(".kgtool.yaml", "playbooks:\n  dir: recipes\n")
-    providers.git("add", ".kgtool.yaml")
+    assert providers.kg("update").code == 0
+    providers.git("add", ".kgtool.yaml", ".kg")
     providers.git("commit", "-qm", "Keep the playbooks in recipes/")
     (providers.root / "build.log").write_text("made by an earlier step\n")
+    # An earlier step left .kg/ changed (a stale refresh): kgtool rewrites it, so it counts.
+    stale = providers.root / ".kg" / "communities.json"
+    stale.write_text(stale.read_text().replace('"members"', '"members" ', 1))
     runner = tmp_path / "runner"
     venv = runner / "kgtool-venv" / "bin"
     venv.mkdir(parents=True)
@@ -252,9 +256,43 @@ def test_the_mining_job_commits_what_kgtool_wrote_wherever_the_playbooks_live(
     paths = [path.decode() for path in written]
     assert any(p.startswith("recipes/proposed/") and p.endswith(".md") for p in paths), paths
     assert all(p.startswith(("recipes/proposed/", ".kg/")) for p in paths), paths
+    assert ".kg/communities.json" in paths, paths
     opened = _action_step("Open or update the pull request")["run"]
     assert '--pathspec-from-file="$RUNNER_TEMP/kgtool-written"' in opened
     assert "playbooks/proposed" not in opened
+    # What the pull request's step stages: exactly those paths, nothing an earlier step made.
+    providers.git("--literal-pathspecs", "add", f"--pathspec-from-file={runner / 'kgtool-written'}",
+                  "--pathspec-file-nul")  # fmt: skip
+    staged = providers.git("diff", "--cached", "--name-only").split()
+    assert sorted(staged) == sorted(paths) and "build.log" not in staged
+    assert providers.git("diff", "--name-only", "--", ".kg") == ""  # the map staged whole
+
+
+def test_a_numbered_kgtool_version_installs_that_tag_of_the_action_s_own_repository(
+    tmp_path: Path,
+) -> None:
+    """The runner leaves GITHUB_ACTION_REPOSITORY empty in a composite action's run; the
+    step reads the repository from its env, and the server from GITHUB_SERVER_URL."""
+    fake = tmp_path / "python"
+    fake.write_text(
+        '#!/bin/sh\nif [ "$1 $2" = "-m venv" ]; then mkdir -p "$3/bin"; '
+        'printf \'#!/bin/sh\\necho "$@" > "%s/pip-args"\\n\' "$3" > "$3/bin/python"; '
+        'chmod +x "$3/bin/python"; fi\n'
+    )
+    fake.chmod(0o755)
+    step = _action_step("Install kgtool")
+    assert step["env"]["ACTION_REPOSITORY"] == "${{ github.action_repository }}"
+    env = {
+        "KGTOOL_VERSION": "0.1.0",
+        "PYTHON": str(fake),
+        "GITHUB_SERVER_URL": "https://ghe.example",
+    }
+    local = _run_step("Install kgtool", env, tmp_path)
+    assert local.returncode == 2 and "a local action" in local.stdout, local.stdout
+    done = _run_step("Install kgtool", {**env, "ACTION_REPOSITORY": "acme/kgtool"}, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    args = (tmp_path / "kgtool-venv" / "pip-args").read_text()
+    assert args.endswith("kgtool @ git+https://ghe.example/acme/kgtool@v0.1.0\n"), args
 
 
 @pytest.mark.slow  # installs kgtool into a fresh environment, as the action does
