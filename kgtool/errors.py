@@ -57,3 +57,13 @@ class ManyErrors(KgError):
 
 class LockTimeout(KgError):
     exit_code = 3
+
+
+def extra_install(extra: str) -> str:
+    """How a user adds one of kgtool's optional extras, said the same wherever one is missing:
+    from kgtool's own repository or checkout, never by name from PyPI, where a package
+    called kgtool is another project's."""
+    return (
+        f'pip install "kgtool[{extra}] @ git+<kgtool\'s repository>" (in a checkout: '
+        f"pip install '.[{extra}]'; see docs/install.md)"
+    )

@@ -357,7 +357,7 @@ def test_claude_without_the_llm_extra_is_one_line_naming_it(make_repo) -> None:
         code, out, lines, _ = run_without("anthropic", argv, repo.root, key)
         assert code == 2, (argv, out, lines)
         assert len(lines) == 1 and lines[0].startswith("kgtool: error: "), lines
-        assert "pip install 'kgtool[llm]'" in lines[0]
+        assert 'pip install "kgtool[llm] @ git+' in lines[0] and "docs/install.md" in lines[0]
     assert not (repo.root / "playbooks").exists()  # the miner stopped before writing
 
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import GIT_ENV, PROJECT_ROOT, Repo, interruptible
 from read_helpers import build_read_repo
 
-mcp = pytest.importorskip("mcp", reason="the optional MCP SDK: pip install 'kgtool[mcp]'")
+mcp = pytest.importorskip("mcp", reason="the optional MCP SDK: the mcp extra")
 anyio = pytest.importorskip("anyio")
 
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
@@ -132,7 +132,8 @@ def test_without_the_sdk_the_command_names_the_install(repo: Repo) -> None:
     assert done.returncode == 2
     assert done.stderr == (
         "kgtool: error: `kgtool mcp` needs the MCP Python SDK, which is not installed: "
-        "pip install 'kgtool[mcp]'\n"
+        'pip install "kgtool[mcp] @ git+<kgtool\'s repository>" (in a checkout: pip install '
+        "'.[mcp]'; see docs/install.md)\n"
     )
 
 

@@ -14,7 +14,7 @@ from read_helpers import build_read_repo
 from kgtool.config import load_config
 from kgtool.store import Store
 
-pytest.importorskip("mcp", reason="the optional MCP SDK: pip install 'kgtool[mcp]'")
+pytest.importorskip("mcp", reason="the optional MCP SDK: the mcp extra")
 anyio = pytest.importorskip("anyio")
 
 from mcp import Client  # noqa: E402

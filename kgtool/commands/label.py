@@ -51,7 +51,7 @@ Names the communities of .kg/MAP.md and phrases the strongest edges between them
 .kg/ontology.yaml (and the map, which shows the names). Only what is unlabelled or drifted is
 labelled; labels people wrote are never overwritten, only flagged. First refreshes layers 1
 and 2 as `kgtool update` does. With ANTHROPIC_API_KEY set, Claude writes the labels (see the
-'ontology' settings; needs the llm extra: pip install 'kgtool[llm]'); otherwise, or with
+'ontology' settings; needs the llm extra, see docs/install.md); otherwise, or with
 --offline, kgtool's own deterministic labeler. -q prints only problems."""
 
 EXAMPLES = [

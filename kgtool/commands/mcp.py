@@ -1,5 +1,5 @@
 """``kgtool mcp``: a Model Context Protocol server on stdio (impact, explain, playbooks, the
-map), for coding agents. Needs the optional ``mcp`` package (``pip install 'kgtool[mcp]'``).
+map), for coding agents. Needs the optional ``mcp`` package (the ``mcp`` extra: docs/install.md).
 
 Exit codes: 0 when the client closes the connection, 2 when the SDK is missing or the folder
 is not a git repository.
@@ -17,8 +17,8 @@ DESCRIPTION = """\
 Serves kgtool's read path over the Model Context Protocol on stdin/stdout: the tools context,
 impact, explain and playbooks, and the map, the community pages and the playbooks as
 resources. Register it with an MCP client (docs/read-path.md: `kgtool mcp`); it is not meant
-to be run by hand. Reads .kg/ and the playbooks only. Needs the mcp extra: pip install
-'kgtool[mcp]'."""
+to be run by hand. Reads .kg/ and the playbooks only. Needs the mcp extra (see
+docs/install.md)."""
 
 EXAMPLES = [
     ("kgtool mcp", "what an MCP client runs (claude mcp add kgtool -- kgtool mcp)"),

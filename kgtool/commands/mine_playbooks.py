@@ -38,8 +38,8 @@ Proposes playbooks from recurring changes in the history: reads the first-parent
 the default branch (one git log pass), finds groups of files that keep changing together,
 and writes one proposal per pattern (status: proposed) into <playbooks dir>/proposed/, with
 its evidence. Reads the history, .kg/ and the playbooks; writes only the proposals (nothing
-with --dry-run). --llm rewords the prose with Claude (needs the llm extra: pip install
-'kgtool[llm]'). On a terminal it shows its progress on stderr; -q prints nothing but
+with --dry-run). --llm rewords the prose with Claude (needs the llm extra: see
+docs/install.md). On a terminal it shows its progress on stderr; -q prints nothing but
 problems, -v prints each step with its time."""
 
 EXAMPLES = [

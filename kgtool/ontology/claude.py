@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from kgtool.config import DEFAULTS
-from kgtool.errors import KgError
+from kgtool.errors import KgError, extra_install
 
 MISSING_SDK = (
     "Claude needs the anthropic package, which only kgtool's llm extra installs: "
-    "pip install 'kgtool[llm]' (or do without Claude: kgtool label --offline, "
+    f"{extra_install('llm')} (or do without Claude: kgtool label --offline, "
     "kgtool mine-playbooks --no-llm)"
 )
 

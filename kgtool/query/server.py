@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 from kgtool import __version__, bounded
 from kgtool.communities.identity import id_number
 from kgtool.config import Config
-from kgtool.errors import KgError
+from kgtool.errors import KgError, extra_install
 from kgtool.ontology.map import MAP_FILE
 from kgtool.playbook.parse import NOT_READ
 from kgtool.query.explain import explain_answer
@@ -34,7 +34,7 @@ from kgtool.store import KG_DIR, PAGES_DIR, Store
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-INSTALL = "pip install 'kgtool[mcp]'"
+INSTALL = extra_install("mcp")
 # The most an answer (a tool's or a resource's) may hold: 32,000 characters, about 8,000 tokens,
 # a few percent of an agent's context and well above the context tool's default budget (12,000)
 # and a community page. `impact --depth 50` on a central symbol is 255 KB; an answer that big
