@@ -905,3 +905,12 @@ def test_an_event_without_a_pull_request_keeps_the_base_branch_it_was_given(
     path.write_text(json.dumps(event))
     found = pr_check.read_event({"GITHUB_EVENT_PATH": str(path), "GITHUB_BASE_REF": "main"})
     assert found == pr_check.Event(base_sha=base_sha, base_ref="main")
+
+
+def test_a_pull_request_event_with_a_base_that_is_no_object_reads_as_having_none(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps({"pull_request": {"number": 3, "base": "main", "head": ["x"]}}))
+    found = pr_check.read_event({"GITHUB_EVENT_PATH": str(path), "GITHUB_BASE_REF": "main"})
+    assert found == pr_check.Event(base_sha="", base_ref="main", number=3, from_fork=False)

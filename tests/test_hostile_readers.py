@@ -227,6 +227,9 @@ def test_deep_or_long_communities_json_is_one_line(make_repo, case: str) -> None
 SHARD_RECORDS = {
     "deep": b',"deep":' + nested_flow(990).encode(),
     "long-number": b',"size":' + b"9" * 5000,
+    # An escape somewhere makes the reader decode file records one by one: a broken one
+    # there is damage too.
+    "escaped": b',"note":"a \\"quote\\"","size":',
 }
 
 

@@ -100,6 +100,9 @@ def test_an_answer_over_the_cap_is_cut_at_a_line_and_json_is_refused() -> None:
     assert capped(long_last).startswith(
         f"first\ntruncated: 1 more line ({MAX_ANSWER_CHARS:,} characters) past the cap"
     )
+    # One line longer than the cap: cut in it, and the line saying so starts on its own.
+    cut = capped("b" * (MAX_ANSWER_CHARS + 10))
+    assert cut.splitlines()[1].startswith("truncated: 1 more line"), cut[-400:]
     with pytest.raises(KgError, match=f"over the cap of {MAX_ANSWER_CHARS:,}"):
         capped(whole, json_answer=True)
 

@@ -254,3 +254,14 @@ def test_a_titled_playbook_s_description_says_its_title_in_its_own_letters(repo:
         "Key files: app/store.py."
     )
     assert "clé-valeur" in skill.split("\n---\n", 1)[0]  # not escaped as \xE9
+
+
+def test_an_untitled_playbook_s_intent_is_not_said_again_whatever_its_case(repo: Repo) -> None:
+    build_read_repo(repo)
+    text = playbook_text(["app/store.py"], extra="title: Change The Thing")
+    repo.write("playbooks/cased.md", text, dedent=False)
+    repo.commit("a title that is its intent in other letters")
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    skill = (repo.root / ".claude/skills/cased/SKILL.md").read_text()
+    body = skill.split("\n---\n", 1)[1]
+    assert body.startswith("\n# Change The Thing\n\n# Steps\n"), body[:200]

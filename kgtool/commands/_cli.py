@@ -63,8 +63,6 @@ class Parser(argparse.ArgumentParser):
     the help, and a mistyped command or option gets the nearest one ("did you mean
     'update'?"). Its subcommands' parsers are of this class too."""
 
-    _given: argparse.Namespace | None = None  # what was parsed, when arguments were left over
-
     def parse_args(  # type: ignore[override]  # argparse's overloads; this one returns its namespace
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
@@ -73,9 +71,7 @@ class Parser(argparse.ArgumentParser):
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             # Said by the command's own parser: its usage line, "kgtool update: error: ...".
-            chosen = self._chosen(parsed)
-            chosen._given = parsed
-            chosen.error(f"unrecognized arguments: {' '.join(extras)}")
+            self._chosen(parsed).error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
 
     def _chosen(self, given: argparse.Namespace) -> Parser:
@@ -100,21 +96,19 @@ class Parser(argparse.ArgumentParser):
         elif message.startswith("unrecognized arguments: "):
             words = message.removeprefix("unrecognized arguments: ").split()
             first = next((w for w in words if w.startswith("-")), "")
-            message += _nearest(first.partition("=")[0], self._options_in_reach(self._given))
+            message += _nearest(first.partition("=")[0], self._options_in_reach())
         super().error(message)
 
-    def _options_in_reach(self, given: argparse.Namespace | None = None) -> list[str]:
-        """The options of this parser and of the subcommand ``given`` chose (of every
-        subcommand when none is known)."""
+    def _options_in_reach(self) -> list[str]:
+        """The options of this parser and of the subcommands' parsers it built (the parser
+        of the command given, when there is one, says the error: see ``parse_args``)."""
         found = list(self._option_string_actions)
         for action in self._actions:
             if isinstance(action, argparse._SubParsersAction):
-                chosen = getattr(given, action.dest, None) if given is not None else None
-                subs = [action.choices[chosen]] if chosen in action.choices else []
-                for sub in subs or action.choices.values():
+                for sub in action.choices.values():
                     found += sub._option_string_actions
                     if isinstance(sub, Parser):
-                        found += sub._options_in_reach(given)
+                        found += sub._options_in_reach()
         return sorted(set(found))
 
 

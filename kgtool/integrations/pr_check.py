@@ -200,10 +200,9 @@ def read_event(environ: Mapping[str, str]) -> Event:
         group = event.get("merge_group") if isinstance(event, dict) else None
         sha = group.get("base_sha", "") if isinstance(group, dict) else ""
         return Event(base_sha=str(sha or ""), base_ref=base_ref)
-    base = pull.get("base") or {}
-    head = pull.get("head") or {}
-    base_repo = (base.get("repo") or {}).get("full_name")
-    head_repo = (head.get("repo") or {}).get("full_name")
+    base, head = _object(pull.get("base")), _object(pull.get("head"))
+    base_repo = _object(base.get("repo")).get("full_name")
+    head_repo = _object(head.get("repo")).get("full_name")
     number = pull.get("number")
     return Event(
         base_sha=str(base.get("sha") or ""),
@@ -212,6 +211,11 @@ def read_event(environ: Mapping[str, str]) -> Event:
         number=number if type(number) is int and number > 0 else 0,
         from_fork=bool(head_repo and base_repo and head_repo != base_repo),
     )
+
+
+def _object(value: object) -> dict[str, Any]:
+    """A JSON object of the event file, or {} for anything else it holds there."""
+    return value if isinstance(value, dict) else {}
 
 
 def find_base(root: Path, requested: str | None, event: Event, in_actions: bool) -> Base:

@@ -24,11 +24,11 @@ from kgtool import bounded
 from kgtool.errors import KgError
 from kgtool.playbook.check import PlaybookReport
 from kgtool.playbook.parse import SKILL_HEAD_BYTES, split_front_matter
+from kgtool.query.agent_skills import SKILL_FILE, SKILL_FOLDERS
 from kgtool.repo import git_dir
 from kgtool.store import KG_DIR, atomic_write
 
-SKILLS_DIRS = {"claude": ".claude/skills", "agents": ".agents/skills"}
-SKILL_FILE = "SKILL.md"
+SKILLS_DIRS = dict(zip(("claude", "agents"), SKILL_FOLDERS, strict=True))
 MARKER = "# kgtool: exported from a playbook by `kgtool playbooks export`"
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
@@ -143,7 +143,8 @@ def render_skill(root: Path, report: PlaybookReport, name: str) -> str:
     title = " ".join((playbook.title or playbook.intent or playbook.slug).split())
     lines = ["---", MARKER, front.rstrip("\n"), "---", "", f"# {title}", ""]
     intent = " ".join(playbook.intent.split())
-    if intent and intent != title:  # a playbook with no title is titled by its intent
+    # A playbook with no title is titled by its intent (compared as description_of does).
+    if intent and intent.casefold() != title.casefold():
         lines += [intent, ""]
     body_lines = body.strip("\n").splitlines()
     if body_lines and body_lines[0].strip() == f"# {title}":  # the title once, not twice

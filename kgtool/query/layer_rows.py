@@ -35,7 +35,8 @@ def decoded(line: bytes, store: Store | None = None) -> dict[str, Any]:
 
 def read_rows(data: bytes) -> tuple[Any, ...] | None:
     """Layer 1's joined bytes as the read path's rows (files, symbols, bound edges), or
-    None when they are damaged.
+    None when they are damaged; a file record that is damaged where an escape makes them
+    decoded one by one raises the error naming its file and line instead.
 
     Long because it is the read path's one pass over layer 1 on a cold read: lines sorted
     by byte marks, node records decoded all at once and edges only at their ends (decoding

@@ -102,10 +102,11 @@ def capped(text: str, json_answer: bool = False) -> str:
         )
     room = MAX_ANSWER_CHARS - 300  # for the line that says what is left out
     cut = text.rfind("\n", 0, room) + 1 or room
+    kept = text[:cut] if text[cut - 1] == "\n" else text[:cut] + "\n"  # a line cut mid-way ends
     rest = text[cut:]
     lines = rest.count("\n") + (not rest.endswith("\n"))
     return (
-        f"{text[:cut]}truncated: {lines:,} more line{'s' * (lines != 1)} ({len(rest):,} "
+        f"{kept}truncated: {lines:,} more line{'s' * (lines != 1)} ({len(rest):,} "
         f"characters) past the cap of {MAX_ANSWER_CHARS:,} characters an answer holds; ask a "
         "narrower question (a smaller depth, a symbol rather than a file) or run the command "
         "in a terminal\n"
