@@ -35,8 +35,7 @@ def decoded(line: bytes, store: Store | None = None) -> dict[str, Any]:
 
 def read_rows(data: bytes) -> tuple[Any, ...] | None:
     """Layer 1's joined bytes as the read path's rows (files, symbols, bound edges), or
-    None when they are damaged; a file record that is damaged where an escape makes them
-    decoded one by one raises the error naming its file and line instead.
+    None when they are damaged (a readable record of the wrong shape included).
 
     Long because it is the read path's one pass over layer 1 on a cold read: lines sorted
     by byte marks, node records decoded all at once and edges only at their ends (decoding
@@ -59,7 +58,11 @@ def read_rows(data: bytes) -> tuple[Any, ...] | None:
         elif NODE_MARK in line or META_MARK in line:
             lines.append(line)
             if not exact and FILE_MARK in line:
-                file_id = str(decoded(line).get("id", ""))
+                try:
+                    record = bounded.load_json_line(line, raw_graph.WHERE)
+                except ValueError:
+                    return None
+                file_id = str(record.get("id", "")) if isinstance(record, dict) else ""
     try:
         # Every node record at once, as json.loads reads them fastest (a cold read of a large
         # map): a record nested past the recursion limit is damage, like any other.
