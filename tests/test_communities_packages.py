@@ -500,3 +500,19 @@ def test_a_small_package_is_one_community_and_a_larger_one_keeps_its_setup_apart
     before = repo.kg_bytes()
     update(repo)
     assert repo.kg_bytes() == before
+
+
+def test_only_a_package_the_small_package_rule_covers_is_said_to_have_joined() -> None:
+    from kgtool.communities.build import _small_packages_joined
+
+    def document(files: dict[str, str]) -> dict:
+        return {"files": files, "settings": {"boundaries": ["packages/x"]}}
+
+    code = {"packages/x/a.py": "c1", "packages/x/b.py": "c2"}
+    joined = {path: "c1" for path in code}
+    # Code alone is no package the rule makes one community: its joining is the graph's.
+    assert _small_packages_joined(document(code), document(joined)) == 0
+    manifest = {"packages/x/package.json": "c2"}
+    before, after = {**code, **manifest}, {**joined, "packages/x/package.json": "c1"}
+    assert _small_packages_joined(document(before), document(after)) == 1
+    assert _small_packages_joined(document(after), document(dict(after))) == 0

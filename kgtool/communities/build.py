@@ -263,8 +263,8 @@ def what_changed(previous: Document, document: Document) -> str:
     otherwise."""
     from kgtool.communities.areas import areas_note
 
-    if not previous.get("communities"):
-        return ""
+    if document is previous or not previous.get("communities"):
+        return ""  # the document kept as it was: nothing re-formed
     reasons = []
     before = previous.get("settings", {}).get("boundaries", [])
     after = document["settings"]["boundaries"]
@@ -300,16 +300,18 @@ def _small_packages_joined(previous: Document, document: Document) -> int:
     """How many small packages (``cluster.SMALL_PACKAGE``) were in several communities of
     ``previous`` and are one of ``document``: a map formed before that rule, re-formed under
     it at its next update (an example's index.ts apart from its package.json)."""
-    from kgtool.communities.cluster import SMALL_PACKAGE, package_of
+    from kgtool.communities.cluster import is_small_package, package_of
 
-    boundaries = document["settings"]["boundaries"]
     before: dict[str, str] = previous.get("files", {})
+    if before == document["files"]:
+        return 0  # no file moved: the cost of the packages below is only paid when one did
+    boundaries = document["settings"]["boundaries"]
     by_package: dict[str, list[str]] = defaultdict(list)
     for path in document["files"]:
         by_package[package_of(path, boundaries)].append(path)
     joined = 0
     for name, paths in by_package.items():
-        if not name or len(paths) > SMALL_PACKAGE:
+        if not is_small_package(name, paths):
             continue
         now = {document["files"][path] for path in paths}
         then = {before[path] for path in paths if path in before}

@@ -190,11 +190,11 @@ def cluster(
             placed_groups = clustered + _group_loose(loose, clustered, limit, name, cap)
         movable = free if changed is not None and previous else None
         ours.extend(_absorb_fragments(placed_groups, cap, movable) if cap else placed_groups)
-        groups.extend(_whole_package(ours) if _is_small_package(name, by_package[name]) else ours)
+        groups.extend(_whole_package(ours) if is_small_package(name, by_package[name]) else ours)
     return sorted((sorted(g) for g in groups if g), key=lambda g: g[0])
 
 
-def _is_small_package(name: str, paths: list[str]) -> bool:
+def is_small_package(name: str, paths: list[str]) -> bool:
     """Whether a package is small enough to be one community (``SMALL_PACKAGE``): never the
     repository's root, whose setup is its own community however small the repository, and
     only one with a file besides code and tool configs (its manifest, as detected packages
