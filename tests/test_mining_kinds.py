@@ -321,6 +321,9 @@ def test_a_members_entry_in_a_registry_beside_the_members_is_one_kind() -> None:
     abstractor = Abstractor(paths, [*parsers, *registry])
     assert abstractor.abstract("plugins/parsers/all/json.go") == "plugins/parsers/all/<name>.go"
     assert abstractor.abstract("plugins/parsers/all/all.go") == "plugins/parsers/all/all.go"
+    # Inside a member, a file named after another member is that member's own file.
+    inside = abstractor.abstract("plugins/parsers/p1x/json.go")
+    assert inside == "plugins/parsers/<name>/json.go", inside
 
 
 def test_a_word_amid_names_is_no_title_alike_unless_the_files_agree(repo: Repo) -> None:
@@ -580,3 +583,14 @@ def test_a_file_each_of_the_newest_changes_added_is_part_of_the_task(repo: Repo)
         "parsers/all/<name>.go",
         "docs/targets.md",
     ]
+    # The proposal says so: the registration is a step of each of the newest, no pitfall.
+    result = mine(repo.root, load_config(repo.root), Store(repo.root),
+                  Options(dry_run=True, llm=False))  # fmt: skip
+    [proposal] = [p for p, _, _ in result.proposals]
+    text = proposal.render()
+    assert (
+        "Add `parsers/all/<name>.go`, as `parsers/all/fmtnx.go` did (each of the newest 4;" in text
+    )
+    assert "parsers/all/<name>.go changed in" not in text, text
+    steps = text.split("\n# ", 1)[1]
+    assert steps.index("`parsers/all/<name>.go`") < steps.index("`docs/targets.md`")

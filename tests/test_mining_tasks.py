@@ -488,3 +488,30 @@ def test_a_verb_group_needs_min_support_changes_not_one_fewer(repo: Repo) -> Non
     [pattern] = mine_history(repo.root, Options()).patterns
     assert (pattern.verb, pattern.support) == ("add", MIN_SUPPORT)
     assert all(task.change.title.startswith("Add ") for task in pattern.tasks)
+
+
+def test_a_task_whose_layout_changed_keeps_its_core_in_its_newest_changes() -> None:
+    """Twenty widgets titled alike, the first ten added the old way and the newest ten the
+    new way, one change touching a file of both: its files are chosen from the newest, and
+    its core is counted there too (over all twenty, no file is in more than half)."""
+    from kgtool.mining.history import ChangeSet
+    from kgtool.mining.patterns import Task, find_patterns
+
+    names = [f"w{letter}x" for letter in "abcdefghijklmnopqrst"]
+    tasks = []
+    for number, name in enumerate(names):
+        change = ChangeSet(f"{number:040x}", "direct", None, "a", "a@x",
+                           1_700_000_000 + number * 86_400, f"Add {name} widget",
+                           f"Add {name} widget", ())  # fmt: skip
+        where = "old" if number < 10 else "new"
+        items = {f"{where}/<name>.py": [f"{where}/{name}.py"],
+                 f"{where}/registry.py": [f"{where}/registry.py"]}  # fmt: skip
+        if number in (9, 10):  # one file in both layouts joins the two halves
+            items["bridge.py"] = ["bridge.py"]
+            del items[f"{where}/registry.py"]
+        tasks.append(Task(change, items, {f"{where}/<name>.py"}, set(), "add"))
+    found = [p for p in find_patterns(tasks) if p.template]
+    assert found, "the task is found"
+    assert "new/registry.py" in dict(found[0].items) and "old/registry.py" not in dict(
+        found[0].items
+    ), found[0].items

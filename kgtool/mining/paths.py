@@ -187,15 +187,16 @@ class Abstractor:
             ext = dot + rest
         depth, member = self._member(parts)
         name = self._component(stem, member)
-        if not is_abstract(name) and folder in self.kind_folders:
+        family = "/".join(parts[:-2])
+        # A member's entry in a registry beside the members (plugins/parsers/all/avro.go),
+        # not a file inside another member that happens to share a member's name.
+        entry = depth == -1 and stem in self.members.get(family, ())
+        if not is_abstract(name) and (folder in self.kind_folders or entry):
             name = NAME
-        elif not is_abstract(name) and stem in self.members.get("/".join(parts[:-2]), ()):
-            name = NAME  # a member's entry in a registry beside the members
         folders = [
             NAME if at == depth else self._component(part, member if at > depth else "")
             for at, part in enumerate(parts[:-1])
         ]
-        family = "/".join(parts[:-2])
         # A file of the member's own (not README.md, sample.conf), named in no words of a
         # convention (not <name>_test), is a name, with an extension few members' files
         # have (.purs, .bbclass; not .go, .output).

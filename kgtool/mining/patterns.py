@@ -219,12 +219,18 @@ class Pattern:
         recent = self.tasks[-RECENT_CHANGES:]
         return sum(1 for task in recent if item in task.items), len(recent)
 
+    def newest_count(self, item: str) -> tuple[int, int]:
+        """How many of its NEWEST_WAY newest changes hold ``item``, and how many those are:
+        the way it is done now (a file in each of them is one of its files, see _recipe)."""
+        newest = self.tasks[-NEWEST_WAY:]
+        return sum(1 for task in newest if item in task.items), len(newest)
+
     def newest_first(self) -> list[tuple[str, int]]:
         """Its items, those its NEWEST_WAY newest changes touched most first (the way it is
         done now), then by how many of all its changes have them."""
-        newest = self.tasks[-NEWEST_WAY:]
-        lately = {item: sum(item in task.items for task in newest) for item, _ in self.items}
-        return sorted(self.items, key=lambda pair: (-lately[pair[0]], -pair[1], pair[0]))
+        return sorted(
+            self.items, key=lambda pair: (-self.newest_count(pair[0])[0], -pair[1], pair[0])
+        )
 
     @property
     def key(self) -> tuple[str, str]:
@@ -385,10 +391,11 @@ def _done_alike(pattern: Pattern) -> bool:
     of its files."""
     if pattern.support < FEW_CHANGES:
         return all(n == pattern.support for _, n in pattern.items)
-    # Done more often, a task still has a core: a file most of its changes touch. Six changes
-    # titled "Support <name> videos" whose files are each in three of them (a site's
-    # extractor in half, the registry in the other half) are feature work, not a task.
-    return any(2 * n > pattern.support for _, n in pattern.items)
+    # Done more often, a task still has a core: a file most of the changes its files were
+    # chosen by touch (its newest, see _recipe: a task whose layout changed keeps its new
+    # one). Six changes titled "Support <name> videos" whose files are each in three of them
+    # (a site's extractor in half, the registry in the other half) are feature work.
+    return any(2 * held > n for held, n in (pattern.recent_count(i) for i, _ in pattern.items))
 
 
 def _is_task(pattern: Pattern) -> bool:
@@ -686,24 +693,24 @@ def _recipe(
     way that changed lately: telegraf's parsers register in plugins/parsers/all/<name>.go
     since their four newest additions, of fourteen), each with how many of all the changes
     have it, most first."""
-    recent = tasks[-RECENT_CHANGES:]
-    newest = tasks[-NEWEST_WAY:] if len(tasks) >= NEWEST_WAY else []
+    recent, newest = tasks[-RECENT_CHANGES:], tasks[-NEWEST_WAY:]
     found = []
     for part in ("items", "bookkeeping"):
         now: Counter[str] = Counter()
         every: Counter[str] = Counter()
+        lately: Counter[str] = Counter()
         for task in recent:
             now.update(list(getattr(task, part)))
         for task in tasks:
             every.update(list(getattr(task, part)))
-        lately = set.intersection(*(set(getattr(t, part)) for t in newest)) if newest else set()
-        # ...and never one that none of the newest touched: the way it was done before
-        # (telegraf's parsers no longer edit config/config.go).
-        touched = set().union(*(set(getattr(t, part)) for t in newest)) if newest else set(now)
+        for task in newest:
+            lately.update(list(getattr(task, part)))
+        # A file none of the newest touched is the way it was done before (telegraf's
+        # parsers no longer edit config/config.go); one each of them touched, the way now.
         chosen = [
             (i, every[i])
             for i, c in now.items()
-            if (c >= min_share * len(recent) and i in touched) or i in lately
+            if (c >= min_share * len(recent) and lately[i]) or lately[i] == len(newest)
         ]
         found.append(sorted(chosen, key=lambda pair: (-pair[1], pair[0])))
     return found[0], found[1]

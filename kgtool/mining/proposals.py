@@ -347,7 +347,8 @@ def _pitfalls(pattern: Pattern) -> list[str]:
     partial = []
     for item, _ in pattern.items:
         held, newest = pattern.recent_count(item)
-        if held < newest:
+        lately, last = pattern.newest_count(item)
+        if held < newest and lately < last:  # in each of the very newest: the way it is now
             partial.append((item, held, newest))
     for item, held, newest in partial[-2:]:
         among = "" if newest == pattern.support else "newest "
@@ -459,6 +460,9 @@ def _share(pattern: Pattern, key: KeyFile) -> str:
     there are more (lib/rules/index.js is in 13 of eslint's 249 rules, and in all the
     newest: the way it is done now), and of all."""
     recent, newest = pattern.recent_count(key.item)
+    lately, last = pattern.newest_count(key.item)
+    if lately == last < pattern.support and recent < newest / 2:  # chosen by the very newest
+        return f"each of the newest {last}; {key.count} of {pattern.support} in all"
     if newest < pattern.support:
         return f"{recent} of the newest {newest}; {key.count} of {pattern.support} in all"
     return f"{key.count} of {pattern.support}"
