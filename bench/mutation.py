@@ -164,6 +164,7 @@ KILLED = "killed"
 TIMEOUT = "timeout"
 SURVIVED = "survived"
 NO_TESTS = "no tests"
+NOT_RUN = "not run"  # mutmut gave no exit code: the mutant was never tested
 # mutmut's exit codes (mutmut/stats.py); anything else is reported as it is
 STATUS_BY_EXIT_CODE = {1: KILLED, 3: KILLED, 0: SURVIVED, 5: NO_TESTS, 33: NO_TESTS}
 TIMEOUT_CODES = {36, 24, -24, 152, 255}
@@ -204,16 +205,24 @@ class ModuleResult:
         return cls(**{**data, "tests": tuple(data["tests"])})
 
     @property
-    def kill_rate(self) -> float:
-        sampled = len(self.status_by_mutant)
-        return self.count(KILLED, TIMEOUT) / sampled if sampled else 0.0
+    def measured(self) -> int:
+        """The sampled mutants whose tests ran: one mutmut never ran is no result."""
+        return len(self.status_by_mutant) - self.count(NOT_RUN)
+
+    @property
+    def kill_rate(self) -> float | None:
+        return self.count(KILLED, TIMEOUT) / self.measured if self.measured else None
+
+    @property
+    def rate_text(self) -> str:
+        return "not run" if self.kill_rate is None else f"{self.kill_rate:.0%}"
 
 
 def status_of(exit_code: int | None) -> str:
     if exit_code in TIMEOUT_CODES:
         return TIMEOUT
     if exit_code is None:
-        return "not run"
+        return NOT_RUN
     return STATUS_BY_EXIT_CODE.get(exit_code, f"exit {exit_code}")
 
 
@@ -324,7 +333,7 @@ def report(results: list[ModuleResult], per_module: int, seed: int) -> str:
         lines.append(
             f"| {r.name} | `{r.path}` | {r.generated} | {len(r.status_by_mutant)} "
             f"| {r.count(KILLED)} | {r.count(TIMEOUT)} | {r.count(SURVIVED)} "
-            f"| {r.count(NO_TESTS)} | {r.kill_rate:.0%} | {r.seconds / 60:.1f} |"
+            f"| {r.count(NO_TESTS)} | {r.rate_text} | {r.seconds / 60:.1f} |"
         )
     lines += ["", "Tests run per module:", ""]
     for r in results:
@@ -371,7 +380,7 @@ def main() -> int:
         result = run_module(name, workdir, args.per_module, args.seed, args.jobs, log)
         by_name[name] = result
         print(
-            f"{name}: {result.kill_rate:.0%} of {len(result.status_by_mutant)} sampled "
+            f"{name}: {result.rate_text} of {result.measured} sampled and run "
             f"({result.generated} mutants) in {result.seconds / 60:.1f} min",
             flush=True,
         )
