@@ -32,6 +32,7 @@ from kgtool.communities.identity import id_number
 from kgtool.config import Config
 from kgtool.errors import KgError
 from kgtool.escape import printable
+from kgtool.globs import valid_name
 from kgtool.ontology.area_names import area_names
 from kgtool.ontology.diagram import arrow_text
 from kgtool.ontology.map import AREA_PATHS, MAP_FILE
@@ -112,7 +113,7 @@ def page_data(state: MapState, title: str, diff: PageDiff | None = None) -> dict
         changed = {
             path: letter[:1]
             for path, letter in diff.statuses.items()
-            if not path.startswith(f"{KG_DIR}/") and _is_text(path)
+            if not path.startswith(f"{KG_DIR}/") and valid_name(path)
         }
         page["diff"] = {
             "base": printable(diff.base),
@@ -129,14 +130,6 @@ def page_data(state: MapState, title: str, diff: PageDiff | None = None) -> dict
             ),
         }
     return page
-
-
-def _is_text(path: str) -> bool:
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _areas(

@@ -41,7 +41,7 @@ from kgtool.raw.model import (
     FileFacts,
     called_name,
 )
-from kgtool.raw.summary import contribution, patched_by_language, patched_summary, summarize
+from kgtool.raw.summary import contribution, patched_summary, summarize
 from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, Listing, TrackedFile, listing, tracked_files
 from kgtool.store import (
     CACHE_DIR,
@@ -330,6 +330,7 @@ def _update_raw(
         files_by_language,
         name_tables,
         patch_name_tables,
+        patched_by_language,
         stored_name_tables,
     )
 

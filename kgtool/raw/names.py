@@ -5,6 +5,7 @@ patched from the files an edit parsed again."""
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -130,3 +131,17 @@ def files_by_language(languages: Mapping[str, str]) -> dict[str, list[str]]:
     for path in sorted(languages):
         grouped.setdefault(languages[path], []).append(path)
     return grouped
+
+
+def patched_by_language(
+    grouped: dict[str, list[str]], before: dict[str, str], after: dict[str, str]
+) -> dict[str, list[str]]:
+    """``grouped`` (language -> its files, sorted) with the files of ``before`` (path ->
+    language) taken out and those of ``after`` put in."""
+    patched = {language: list(paths) for language, paths in grouped.items()}
+    for path, language in before.items():
+        paths = patched[language]
+        del paths[bisect.bisect_left(paths, path)]
+    for path, language in after.items():
+        bisect.insort(patched.setdefault(language, []), path)
+    return {language: paths for language, paths in sorted(patched.items()) if paths}

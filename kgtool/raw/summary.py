@@ -1,10 +1,9 @@
-"""Layer 1's summary (counts by language, kind, tier, unresolved calls) and the digest of
-every file's folded edges, patched from the files an update changed instead of recounted
-over every file."""
+"""Layer 1's summary (the counts `kgtool update` prints: files, symbols, edges by type and
+tier, unresolved calls) and the digest of every file's folded edges, patched from the files an
+update changed instead of recounted over every file."""
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 from collections import Counter
 from typing import Any, NamedTuple
@@ -15,20 +14,6 @@ from kgtool.raw.model import PARSE_PARTIAL
 # The digest of every file's folded edges is a sum of one term per file, modulo this: an
 # update takes the terms of the files it changed out and puts their new ones in.
 EDGES_DIGEST_MODULUS = 1 << 256
-
-
-def patched_by_language(
-    grouped: dict[str, list[str]], before: dict[str, str], after: dict[str, str]
-) -> dict[str, list[str]]:
-    """``grouped`` (language -> its files, sorted) with the files of ``before`` (path ->
-    language) taken out and those of ``after`` put in."""
-    patched = {language: list(paths) for language, paths in grouped.items()}
-    for path, language in before.items():
-        paths = patched[language]
-        del paths[bisect.bisect_left(paths, path)]
-    for path, language in after.items():
-        bisect.insort(patched.setdefault(language, []), path)
-    return {language: paths for language, paths in sorted(patched.items()) if paths}
 
 
 def summarize(files: CachedFiles) -> dict[str, Any]:
