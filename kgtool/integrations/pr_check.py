@@ -140,21 +140,16 @@ class PullRequestReport:
         findings: list[CheckFinding],
         base: Base,
         head: str,
-        diff: dict[str, Any] | None = None,
-        changed: list[str] | None = None,
-        relevant: list[Relevant] | None = None,
-        refused: int = 0,
-        not_checked: str = "",
     ) -> None:
         self.outcomes = outcomes
         self.findings = findings
         self.base = base
         self.head = head
-        self.diff = diff
-        self.changed = [] if changed is None else changed
-        self.relevant = [] if relevant is None else relevant
-        self.refused = refused
-        self.not_checked = not_checked
+        self.diff = None
+        self.changed = []
+        self.relevant = []
+        self.refused = 0
+        self.not_checked = ""
 
     @property
     def ok(self) -> bool:

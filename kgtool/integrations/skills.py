@@ -46,15 +46,11 @@ class ExportResult:
 
     def __init__(
         self,
-        written: list[str] | None = None,
-        unchanged: list[str] | None = None,
-        removed: list[str] | None = None,
-        skipped: list[str] | None = None,
     ) -> None:
-        self.written = [] if written is None else written
-        self.unchanged = [] if unchanged is None else unchanged
-        self.removed = [] if removed is None else removed
-        self.skipped = [] if skipped is None else skipped
+        self.written = []
+        self.unchanged = []
+        self.removed = []
+        self.skipped = []
 
 
 def skill_name(slug: str) -> str:

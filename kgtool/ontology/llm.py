@@ -454,16 +454,12 @@ class _Run:
     def __init__(
         self,
         taken: set[str],
-        own: dict[str, str] | None = None,
-        given: dict[str, str] | None = None,
-        batch: LabelBatch | None = None,
-        asked: bool = False,
     ) -> None:
         self.taken = taken
-        self.own = {} if own is None else own
-        self.given = {} if given is None else given
-        self.batch = LabelBatch() if batch is None else batch
-        self.asked = asked
+        self.own = {}
+        self.given = {}
+        self.batch = LabelBatch()
+        self.asked = False
 
 
 def _check_key(

@@ -37,12 +37,11 @@ class Bundle:
         task: str,
         notices: list[str],
         words: dict[str, str] | None = None,
-        items: list[Item] | None = None,
     ) -> None:
         self.task = task
         self.notices = notices
         self.words = {} if words is None else words
-        self.items = [] if items is None else items
+        self.items = []
 
     def said(self, terms: list[str]) -> list[str]:
         """Matched stems as the task wrote them."""

@@ -82,20 +82,15 @@ class ImpactReport:
         targets: list[str],
         seeds: list[str],
         depth: int,
-        dependents: list[Dependent] | None = None,
-        ambiguous: list[AmbiguousSite] | None = None,
-        unresolved: dict[str, dict[str, int]] | None = None,
-        notes: list[str] | None = None,
-        own_files: set[str] | None = None,
     ) -> None:
         self.targets = targets
         self.seeds = seeds
         self.depth = depth
-        self.dependents = [] if dependents is None else dependents
-        self.ambiguous = [] if ambiguous is None else ambiguous
-        self.unresolved = {} if unresolved is None else unresolved
-        self.notes = [] if notes is None else notes
-        self.own_files = set() if own_files is None else own_files
+        self.dependents = []
+        self.ambiguous = []
+        self.unresolved = {}
+        self.notes = []
+        self.own_files = set()
 
     @property
     def files(self) -> list[str]:

@@ -133,38 +133,24 @@ class MapState:
         root: Path,
         config: Config,
         store: Store,
-        document: dict[str, Any] | None = None,
-        ontology: Ontology | None = None,
-        raw_hashes: dict[str, str] | None = None,
-        raw_present: bool = False,
-        raw_where: str = raw_graph.WHERE,
-        missing: list[str] | None = None,
-        stale_files: list[str] | None = None,
-        notices: list[str] | None = None,
-        _raw: bytes = b"",
-        _key: str = "",
-        _rows: tuple[Any, ...] | None = None,
-        _index: LayerIndex | None = None,
-        _graph: KgGraph | None = None,
-        _longest: int = -1,
     ) -> None:
         self.root = root
         self.config = config
         self.store = store
-        self.document = document
-        self.ontology = Ontology() if ontology is None else ontology
-        self.raw_hashes = {} if raw_hashes is None else raw_hashes
-        self.raw_present = raw_present
-        self.raw_where = raw_where
-        self.missing = [] if missing is None else missing
-        self.stale_files = [] if stale_files is None else stale_files
-        self.notices = [] if notices is None else notices
-        self._raw = _raw
-        self._key = _key
-        self._rows = _rows
-        self._index = _index
-        self._graph = _graph
-        self._longest = _longest
+        self.document = None
+        self.ontology = Ontology()
+        self.raw_hashes = {}
+        self.raw_present = False
+        self.raw_where = raw_graph.WHERE
+        self.missing = []
+        self.stale_files = []
+        self.notices = []
+        self._raw = b""
+        self._key = ""
+        self._rows = None
+        self._index = None
+        self._graph = None
+        self._longest = -1
 
     @property
     def read_key(self) -> str:
@@ -509,33 +495,22 @@ class KgGraph:
         document: Document,
         _data: bytes = b"",
         _slow: bool = False,
-        _node_index: dict[bytes, int] | None = None,
-        _incoming_index: dict[bytes, list[int]] | None = None,
-        _searches: int = 0,
-        _nodes: dict[str, dict[str, Any] | None] | None = None,
-        _file_hashes: dict[str, str] | None = None,
-        _longest: int = -1,
-        _unresolved: dict[str, dict[str, int]] | None = None,
-        _edge_tables: dict[int, tuple[int, list[Any] | None]] | None = None,
-        _store: Store | None = None,
-        _cache_key: str = "",
-        stale: str = "",
     ) -> None:
         self.root = root
         self.document = document
         self._data = _data
         self._slow = _slow
-        self._node_index = _node_index
-        self._incoming_index = _incoming_index
-        self._searches = _searches
-        self._nodes = {} if _nodes is None else _nodes
-        self._file_hashes = _file_hashes
-        self._longest = _longest
-        self._unresolved = _unresolved
-        self._edge_tables = {} if _edge_tables is None else _edge_tables
-        self._store = _store
-        self._cache_key = _cache_key
-        self.stale = stale
+        self._node_index = None
+        self._incoming_index = None
+        self._searches = 0
+        self._nodes = {}
+        self._file_hashes = None
+        self._longest = -1
+        self._unresolved = None
+        self._edge_tables = {}
+        self._store = None
+        self._cache_key = ""
+        self.stale = ""
 
     def _line_at(self, offset: int) -> bytes:
         start = self._data.rfind(b"\n", 0, offset) + 1

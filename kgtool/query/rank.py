@@ -105,19 +105,13 @@ class Evidence:
 
     def __init__(
         self,
-        names: dict[str, float] | None = None,
-        name_terms: dict[str, list[str]] | None = None,
-        content: dict[str, float] | None = None,
-        content_terms: dict[str, list[str]] | None = None,
-        history: dict[str, float] | None = None,
-        history_changes: dict[str, list[str]] | None = None,
     ) -> None:
-        self.names = {} if names is None else names
-        self.name_terms = {} if name_terms is None else name_terms
-        self.content = {} if content is None else content
-        self.content_terms = {} if content_terms is None else content_terms
-        self.history = {} if history is None else history
-        self.history_changes = {} if history_changes is None else history_changes
+        self.names = {}
+        self.name_terms = {}
+        self.content = {}
+        self.content_terms = {}
+        self.history = {}
+        self.history_changes = {}
 
 
 def content_evidence(evidence: Evidence, lexicon: Lexicon, terms: list[str]) -> None:
