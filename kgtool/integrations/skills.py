@@ -44,9 +44,7 @@ class ExportResult:
     removed: list[str]  # folders of ours no longer exported
     skipped: list[str]  # "playbooks/x.md: why", one a line
 
-    def __init__(
-        self,
-    ) -> None:
+    def __init__(self) -> None:
         self.written = []
         self.unchanged = []
         self.removed = []

@@ -103,9 +103,7 @@ class Evidence:
     history: dict[str, float]
     history_changes: dict[str, list[str]]
 
-    def __init__(
-        self,
-    ) -> None:
+    def __init__(self) -> None:
         self.names = {}
         self.name_terms = {}
         self.content = {}
