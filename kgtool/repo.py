@@ -852,14 +852,20 @@ def untracked_paths(root: Path, *pathspec: str) -> list[str]:
 REPLAYING = ("rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD", "REVERT_HEAD")
 
 
+def named_a_merge() -> bool:
+    """Whether git names the action that runs this process a merge or a pull (its words,
+    read before asking git anything: see ``run_by_a_merge``)."""
+    words = os.environ.get("GIT_REFLOG_ACTION", "").split()
+    return bool(words) and words[0] in ("merge", "pull")
+
+
 def run_by_a_merge(root: Path) -> bool:
     """Whether git runs this process (a hook, a merge driver) for a merge: ``git merge`` or
     a ``git pull`` names its action so in GIT_REFLOG_ACTION (``git commit`` names none), and
     no rebase, cherry-pick or revert is under way. The state is git's own, not the action's
     words: ``pull.rebase=true`` names a rebasing pull plain "pull", and ``--no-rebase``
     holds the word "rebase"."""
-    words = os.environ.get("GIT_REFLOG_ACTION", "").split()
-    if not words or words[0] not in ("merge", "pull"):
+    if not named_a_merge():
         return False
     state = git_dir(root)
     return not any((state / name).exists() for name in REPLAYING)

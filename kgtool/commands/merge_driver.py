@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.escape import printable
-from kgtool.repo import find_root, run_by_a_merge
+from kgtool.repo import find_root, named_a_merge, run_by_a_merge
 
 DESCRIPTION = """\
 What git runs for a file under .kg/ that both sides of a merge changed: keeps our side of the
@@ -58,7 +57,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    if not run_by_a_merge(find_root(Path.cwd())):
+    # The action's words first: a rebase's driver need not look for the repository at all.
+    if not (named_a_merge() and run_by_a_merge(find_root(args.directory))):
         # A rebase or cherry-pick replays commits with no hook to rebuild .kg/ after it:
         # our side kept would be committed stale. Left conflicted (no markers), it stops.
         print(

@@ -18,6 +18,7 @@ same history writes the same bytes.
 from __future__ import annotations
 
 import configparser
+import copy
 import datetime
 import re
 from collections import Counter
@@ -113,6 +114,12 @@ class Proposal:
         self.evidence = evidence
         self.steps = [] if steps is None else steps
         self.prose_by = prose_by
+
+    def retitled(self, title: str, intent: str) -> Proposal:
+        """The same proposal under another title (and its slug) and intent."""
+        other = copy.copy(self)
+        other.slug, other.title, other.intent = slugify(title), title, intent
+        return other
 
     def render(self) -> str:
         p = self.pattern
@@ -286,20 +293,7 @@ def distinct_titles(proposals: list[Proposal]) -> list[Proposal]:
         if said[proposal.title] > 1 and new:
             title = f"{proposal.title} with a new {new}"
             intent = proposal.intent.replace(f"{proposal.title} (a new {new})", title, 1)
-            proposal = Proposal(
-                slugify(title),
-                title,
-                intent,
-                proposal.pattern,
-                proposal.key_files,
-                proposal.concepts,
-                proposal.validation,
-                proposal.pitfalls,
-                proposal.rollback,
-                proposal.evidence,
-                proposal.steps,
-                proposal.prose_by,
-            )
+            proposal = proposal.retitled(title, intent)
         found.append(proposal)
     return found
 
