@@ -547,17 +547,22 @@ def update_communities(
     key = _input_key(raw_digest, keyed, on_disk)
     record = {} if rebaseline else _record(store)
     remembered = {"packages": record.get("packages")}  # what with_packages found last
-    # What is hashed of communities.json, once: whether it is what the last run wrote.
-    read = {COMMUNITIES_FILE: hashlib.sha256(on_disk).hexdigest()} if on_disk is not None else {}
-    ours = _same_outputs(store, record, [COMMUNITIES_FILE], read)
-    if record.get("key") == key:
-        kept = _unchanged(store, record, on_disk, read)
-        if kept is not None:
-            outputs = {COMMUNITIES_FILE: on_disk} if on_disk is not None else {}
-            result = CommunitiesResult(kept, outputs, seconds=time.perf_counter() - started)
-            if settings["boundaries"] == "auto":
-                result.unread = remembered_unread(record.get("packages"))
-            return result
+    # Hashed once: whether communities.json is what the last run wrote.
+    outputs_then = record.get("outputs")
+    ours = (
+        on_disk is not None
+        and isinstance(outputs_then, dict)
+        and outputs_then.get(COMMUNITIES_FILE) == hashlib.sha256(on_disk).hexdigest()
+    )
+    if record.get("key") == key and ours and on_disk is not None:
+        # The last run saw this exact input and left its document there: it is the one
+        # written, checked then.
+        kept = parse_document(on_disk, shape_known=True)
+        outputs = {COMMUNITIES_FILE: on_disk}
+        result = CommunitiesResult(kept, outputs, seconds=time.perf_counter() - started)
+        if settings["boundaries"] == "auto":
+            result.unread = remembered_unread(record.get("packages"))
+        return result
     previous = _previous_document(root, on_disk, ours)
     document: Document | None = None
     document_key = ""
@@ -662,34 +667,6 @@ def _remember(
     digests = {name: hashlib.sha256(data).hexdigest() for name, data in outputs.items()}
     record = {"key": key, "document": document_key, "outputs": digests, "packages": packages}
     store.keep_record(CACHE_KEY_FILE, record)
-
-
-def _same_outputs(
-    store: Store, record: dict[str, Any], names: list[str], read: dict[str, str] | None = None
-) -> bool:
-    """Whether each of ``names`` is on disk as the remembered run left it; ``read``: the
-    sha256 of those this run has read already."""
-    expected = record.get("outputs")
-    if not isinstance(expected, dict):
-        return False
-    for name in names:
-        if read is not None and name in read:
-            digest = read[name]
-        else:
-            data = store.read_bytes(name)
-            digest = hashlib.sha256(data).hexdigest() if data is not None else ""
-        if not digest or digest != expected.get(name):
-            return False
-    return True
-
-
-def _unchanged(
-    store: Store, record: dict[str, Any], on_disk: bytes | None, read: dict[str, str]
-) -> Document | None:
-    """The document on disk when the last run saw this exact input and left it there."""
-    if on_disk is None or not _same_outputs(store, record, [COMMUNITIES_FILE], read):
-        return None
-    return parse_document(on_disk, shape_known=True)  # it is the one written: checked then
 
 
 __all__ = [
