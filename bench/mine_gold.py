@@ -151,13 +151,16 @@ def read_proposal(path: Path, rank: int, printed_title: str) -> Proposal:
     return Proposal(rank, str(data.get("title") or printed_title), keys)
 
 
-def mine(clone: Path, gold: Gold, out: Path, count: int) -> list[Proposal]:
+def mine(
+    clone: Path, gold: Gold, out: Path, count: int, min_support: int | None = None
+) -> list[Proposal]:
     folder = out / f"{gold.name}-proposed"
     shutil.rmtree(folder, ignore_errors=True)  # what a run writes is read back, nothing older
     kgtool(clone, "update", "-q")
     printed = kgtool(
         clone, "mine-playbooks", "--rev", gold.commit, "--max-proposals", str(count),
         "--no-llm", "--out", str(folder),
+        *(["--min-support", str(min_support)] if min_support else []),
     )  # fmt: skip
     order: list[tuple[Path, str]] = []
     for line in printed.splitlines():
@@ -248,6 +251,8 @@ def main() -> int:
     parser.add_argument("--proposals", type=int, default=MAX_PROPOSALS,
                         help="--max-proposals of the miner (its default)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write every proposal's score here")
+    parser.add_argument("--min-support", type=int,
+                        help="--min-support of the miner (default: the miner's)")  # fmt: skip
     args = parser.parse_args()
     if any("=" not in s for s in args.sources):
         parser.error("sources are NAME=SOURCE, NAME a recipe in bench/gold_recipes/")
@@ -261,7 +266,7 @@ def main() -> int:
         gold = load_gold(name, given.get(name))
         print(f"{name}: mining {gold.source} at {gold.commit[:12]}", file=sys.stderr, flush=True)
         out = args.out.resolve()
-        proposals = mine(checkout(out, gold), gold, out, args.proposals)
+        proposals = mine(checkout(out, gold), gold, out, args.proposals, args.min_support)
         rows.append(Row(gold, [score(gold, p) for p in proposals]))
     if args.json:
         dump = {
