@@ -123,8 +123,9 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "pointers": ("kgtool/playbook/resolve.py", POINTER_TESTS),
     "drift": ("kgtool/ontology/drift.py", DRIFT_TESTS),
     "evidence": ("kgtool/ontology/evidence.py", EVIDENCE_TESTS),
-    "patterns": ("kgtool/mining/patterns.py", MINER_TESTS),
-    "titles": ("kgtool/mining/titles.py", MINER_TESTS),
+    # Every miner test: the kinds and tasks tests call patterns.py's grouping directly.
+    "patterns": ("kgtool/mining/patterns.py", MINING_TESTS),
+    "titles": ("kgtool/mining/titles.py", MINING_TESTS),
     # Where kgtool runs: the pull-request check, GitHub's formats, hooks, skill folders.
     "github": ("kgtool/integrations/github.py", PR_TESTS),
     "pr_check": ("kgtool/integrations/pr_check.py", PR_TESTS),

@@ -194,3 +194,38 @@ def test_a_stale_map_is_said_in_the_json_and_many_targets_are_counted(repo: Repo
     repo.write("app/api.py", (repo.root / "app/api.py").read_text() + "\n# edited too\n")
     both = repo.kg("impact", "--diff")  # every changed file is a target
     assert both.out.startswith("impact of 2 changed files (depth 3):"), both.out
+
+
+def test_one_answer_per_dependent_the_most_confident_then_the_firmest_then_the_first_site() -> None:
+    from kgtool.query.impact import Dependent, _better
+
+    def step(confidence: float, tier: str, site: str) -> Dependent:
+        return Dependent("a.py::f", 1, "calls", tier, confidence, site, "b.py::g", "c1")
+
+    sure, guess = step(1.0, "EXTRACTED", "a.py:9"), step(0.9, "INFERRED", "a.py:1")
+    assert _better(sure, guess) and not _better(guess, sure)
+    firm, soft = step(0.9, "EXTRACTED", "a.py:9"), step(0.9, "INFERRED", "a.py:1")
+    assert _better(firm, soft) and not _better(soft, firm)
+    # A tier the ranks do not know is weaker than both.
+    odd = step(0.9, "OTHER", "a.py:1")
+    assert _better(soft, odd) and not _better(odd, soft)
+    odd_later = step(0.9, "OTHER", "a.py:2")  # both unknown: the first site still decides
+    assert _better(odd, odd_later) and not _better(odd_later, odd)
+    first, later = step(0.9, "INFERRED", "a.py:1"), step(0.9, "INFERRED", "a.py:2")
+    assert _better(first, later) and not _better(later, first)
+    assert not _better(first, first)  # the same step is not better than itself
+
+
+def test_the_json_names_each_community_by_its_title_or_its_id() -> None:
+    from kgtool.query.impact import Dependent, ImpactReport, as_json
+
+    report = ImpactReport(["b.py::g"], ["b.py::g"], 1)
+    report.dependents = [
+        Dependent("a.py::f", 1, "calls", "EXTRACTED", 1.0, "a.py:3", "b.py::g", "c1"),
+        Dependent("d.py::h", 1, "calls", "EXTRACTED", 1.0, "d.py:4", "b.py::g", "c2"),
+    ]
+    document = as_json(report, {"c1": "c1 · Store: API"})
+    assert document["communities"] == [
+        {"id": "c1", "title": "c1 · Store: API"},
+        {"id": "c2", "title": "c2"},
+    ]
