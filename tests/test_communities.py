@@ -462,7 +462,7 @@ def test_an_edit_below_a_main_files_doc_line_keeps_the_map(
 
     def layer2_after(doc: str, body: str) -> bool:
         repo.write("pay/jobs.py", jobs(doc, body))
-        return refresh(ctx, write=True, rebaseline=False)[1].redrawn
+        return refresh(ctx, write=True, rebaseline=False)[1].drawn.redrawn
 
     assert not layer2_after("Runs the payroll jobs every night.", "return 1")
     (ctx.store.cache_dir / DOC_LINES_FILE).unlink()

@@ -359,7 +359,7 @@ def test_a_second_update_with_detected_packages_reuses_layer_2(
 
     monkeypatch.setattr(build, "with_packages", detected_again)
     _, layer2 = refresh(ctx, write=True, rebaseline=False)
-    assert not layer2.changed and not layer2.redrawn  # answered from the caches
+    assert not layer2.changed and not layer2.drawn.redrawn  # answered from the caches
 
 
 def test_detected_packages_are_remembered_while_the_files_read_are_the_same(

@@ -7,10 +7,11 @@ import argparse
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import add_format_option, context
-from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult
+from kgtool.communities.build import COMMUNITIES_FILE
 from kgtool.findings import json_document, kept
 from kgtool.pipeline.refresh import (
     SKIPPED,
+    Layer2AndMap,
     drifted_labels,
     notes,
     problems,
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summarize(
-    result: UpdateResult, layer2: CommunitiesResult, check: bool, drifted: int
+    result: UpdateResult, layer2: Layer2AndMap, check: bool, drifted: int
 ) -> dict[str, object]:
     """What ``update --format json`` says besides findings: no timings, so that two runs on
     the same tree print the same bytes."""
@@ -150,23 +151,23 @@ def summarize(
         "edges": edges,
         "unresolved_calls": result.unresolved_calls,
         "communities": len(layer2.document["communities"]),
-        "reclustered": layer2.reclustered,
+        "reclustered": layer2.communities.reclustered,
         "labels_drifted": drifted,
     }
 
 
-def describe_communities(result: CommunitiesResult) -> str:
-    document = result.document
-    how = "re-clustered" if result.reclustered else "graph unchanged, partition kept"
+def describe_communities(result: Layer2AndMap) -> str:
+    document, layer2 = result.document, result.communities
+    how = "re-clustered" if layer2.reclustered else "graph unchanged, partition kept"
     verb = "wrote" if COMMUNITIES_FILE in result.changed else "unchanged"
     line = (
         f"{verb} .kg/{COMMUNITIES_FILE}: {len(document['communities'])} communities over "
-        f"{len(document['files'])} files ({how}) in {result.seconds:.2f}s"
+        f"{len(document['files'])} files ({how}) in {layer2.seconds:.2f}s"
     )
     pages = len(result.changed) - (COMMUNITIES_FILE in result.changed)
     if pages or result.removed:
         line += f"; map: {pages} page(s) written, {len(result.removed)} removed"
-    return f"{line}\n{result.note}" if result.note else line
+    return f"{line}\n{layer2.note}" if layer2.note else line
 
 
 def describe(result: UpdateResult) -> str:

@@ -84,22 +84,16 @@ class CommunitiesResult:
         "note",
         "outputs",
         "reclustered",
-        "redrawn",
-        "removed",
         "seconds",
         "unread",
     )
 
     document: Document
     outputs: dict[str, bytes]  # .kg-relative name -> content: communities.json
-    # Names that differ from disk, and pages of communities that are gone: layer 2's, and
-    # the map's when pipeline.refresh.layer2_from reports both as one.
-    changed: list[str]
-    removed: list[str]
+    changed: list[str]  # names that differ from disk (written when asked)
     reclustered: bool  # Leiden ran (the graph changed, or --rebaseline)
     seconds: float
     note: str  # what changed in the rules the map is formed under (see ``what_changed``)
-    redrawn: bool  # the map was drawn anew (set by pipeline.refresh.layer2_from)
     # Workspace manifests that could not be read (path, line, why): their packages are not.
     unread: list[tuple[str, int, str]]
 
@@ -108,25 +102,17 @@ class CommunitiesResult:
         document: Document,
         outputs: dict[str, bytes],
         changed: list[str] | None = None,
-        removed: list[str] | None = None,
         reclustered: bool = False,
         seconds: float = 0.0,
         note: str = "",
-        redrawn: bool = False,
     ) -> None:
         self.document = document
         self.outputs = outputs
         self.changed = [] if changed is None else changed
-        self.removed = [] if removed is None else removed
         self.reclustered = reclustered
         self.seconds = seconds
         self.note = note
-        self.redrawn = redrawn
         self.unread: list[tuple[str, int, str]] = []
-
-    @property
-    def stale(self) -> bool:
-        return bool(self.changed or self.removed)
 
 
 def library_versions() -> dict[str, str]:
@@ -615,7 +601,6 @@ def update_communities(
         document,
         outputs,
         changed,
-        [],
         reclustered,
         time.perf_counter() - started,
         what_changed(previous, document),

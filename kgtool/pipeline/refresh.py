@@ -5,11 +5,12 @@ skipped files (R106, R107), a tracked cache (R108), unreadable manifests (C202).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgtool.communities.build import COMMUNITIES_FILE, CommunitiesResult, update_communities
 from kgtool.escape import printable
 from kgtool.findings import ERROR, NOTE, WARNING, Finding, kept
+from kgtool.ontology.map import MapUpdate
 from kgtool.pipeline.context import Context
 from kgtool.raw.build import UpdateResult, update_raw
 from kgtool.raw.dependencies import declared, is_declared
@@ -29,8 +30,34 @@ UNREAD_MANIFEST = "C202"
 STALE_NAMED = 5  # source files R101 names before it counts the rest
 
 
+class Layer2AndMap(NamedTuple):
+    """Layer 2 as ``update_communities`` left it and the map drawn over it (layer 3's), which
+    a refresh reports as one: the files of both that changed."""
+
+    communities: CommunitiesResult
+    drawn: MapUpdate
+
+    @property
+    def document(self) -> dict[str, Any]:
+        return self.communities.document
+
+    @property
+    def changed(self) -> list[str]:
+        """Names under .kg/ that differ from disk (written when asked), sorted."""
+        return sorted([*self.communities.changed, *self.drawn.changed])
+
+    @property
+    def removed(self) -> list[str]:
+        """Pages of communities that are gone."""
+        return self.drawn.removed
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.changed or self.removed)
+
+
 def stale_findings(
-    ctx: Context, raw: UpdateResult | None, layer2: CommunitiesResult | None
+    ctx: Context, raw: UpdateResult | None, layer2: Layer2AndMap | None
 ) -> list[Finding]:
     """Errors for the layers on disk that differ from what ``kgtool update`` writes now: one
     line when there is no .kg/ at all (a fresh clone of a repository that never ran kgtool)."""
@@ -75,7 +102,7 @@ def _raw_stale_message(ctx: Context) -> str:
 
 def refresh(
     ctx: Context, write: bool = True, rebaseline: bool = False
-) -> tuple[UpdateResult, CommunitiesResult]:
+) -> tuple[UpdateResult, Layer2AndMap]:
     """Layers 1 and 2 (and the map) brought up to date with the files; the caller holds the
     lock."""
     if write:
@@ -87,18 +114,14 @@ def refresh(
 
 def layer2_from(
     ctx: Context, raw: UpdateResult | None, write: bool, rebaseline: bool = False
-) -> CommunitiesResult:
+) -> Layer2AndMap:
     """Layer 2 as it follows from layer 1 as ``raw`` has it (None: layer 1 on disk), and the
-    map drawn over it (layer 3's), reported as one: the files of both that changed."""
+    map drawn over it."""
     layer2 = update_communities(ctx.root, ctx.config, ctx.store, raw, write, rebaseline)
     data = layer2.outputs[COMMUNITIES_FILE]  # what layer 2 wrote, or kept as it was on disk
     digest = raw.digest if raw is not None else digest_on_disk(ctx.store)
     blobs = raw.blobs if raw is not None else None  # read only when the map is redrawn
-    drawn = ctx.map.update(layer2.document, data, digest, blobs, write)
-    layer2.changed = sorted([*layer2.changed, *drawn.changed])
-    layer2.removed = drawn.removed
-    layer2.redrawn = drawn.redrawn
-    return layer2
+    return Layer2AndMap(layer2, ctx.map.update(layer2.document, data, digest, blobs, write))
 
 
 def drifted_labels(ctx: Context, document: dict[str, Any]) -> int:
@@ -115,7 +138,7 @@ def drifted_labels(ctx: Context, document: dict[str, Any]) -> int:
 
 
 def problems(
-    result: UpdateResult, layer2: CommunitiesResult | None = None, root: Path | None = None
+    result: UpdateResult, layer2: Layer2AndMap | None = None, root: Path | None = None
 ) -> list[Finding]:
     """What the user should fix: broken imports of the repository's own code, and files
     whose syntax errors (or the parser's limits) cost part of their graph.
@@ -154,7 +177,7 @@ def problems(
     return found
 
 
-def unread_manifest_findings(layer2: CommunitiesResult) -> list[Finding]:
+def unread_manifest_findings(layer2: Layer2AndMap) -> list[Finding]:
     """A workspace manifest kgtool could not read (invalid, nested too deep, ...): the
     packages it declares are not boundaries of the map until it is fixed."""
     return [
@@ -165,7 +188,7 @@ def unread_manifest_findings(layer2: CommunitiesResult) -> list[Finding]:
             UNREAD_MANIFEST,
             f"{why}: the packages it declares are not used as boundaries of the map",
         )
-        for path, line, why in layer2.unread
+        for path, line, why in layer2.communities.unread
     ]
 
 
