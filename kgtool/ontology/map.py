@@ -111,7 +111,7 @@ class LabelledMap(NamedTuple):
         for part in (
             raw_digest.encode(),
             data,
-            self.key(),
+            self.labels(),
             canonical_json(self.config.values).encode(),
         ):
             hasher.update(hashlib.sha256(part).digest())
@@ -138,9 +138,10 @@ class LabelledMap(NamedTuple):
     def _remember(self, record: dict[str, Any]) -> None:
         self.store.keep_record(MAP_KEY_FILE, record)
 
-    def key(self) -> bytes:
-        section = canonical_json(self.config.section("ontology")).encode()
-        return section + b"\0" + (self.store.read_bytes(ONTOLOGY_FILE) or b"")
+    def labels(self) -> bytes:
+        """The labels file as it is on disk (b"" when there is none); the settings that name
+        communities are in the whole settings both keys hash."""
+        return self.store.read_bytes(ONTOLOGY_FILE) or b""
 
     def render(self, document: dict[str, Any]) -> dict[str, bytes]:
         # Imported here: a run that finds the map up to date never reads a label.
@@ -160,7 +161,7 @@ class LabelledMap(NamedTuple):
         # what the offline labeler reads (label_view), and nothing else of a file's content
         # is. Not the files' blob ids: an edit below a main file's doc line, as most are,
         # leaves the map as it was.
-        # Imported here, as in render: a run that finds layer 2 up to date reads only key().
+        # Imported here, as in render: a run that finds layer 2 up to date reads only labels().
         from kgtool.ontology.facts import described_files
 
         paths = {
@@ -170,7 +171,7 @@ class LabelledMap(NamedTuple):
         }
         doc_lines = self._doc_lines(paths, blobs or {}, remember)
         read = {"config": self.config.values, "doc_lines": doc_lines}
-        return self.key() + b"\0" + canonical_json(read).encode()
+        return self.labels() + b"\0" + canonical_json(read).encode()
 
     def _doc_lines(
         self, paths: set[str], blobs: Mapping[str, str], remember: bool
