@@ -404,3 +404,41 @@ def test_a_type_alias_is_a_symbol_that_no_call_binds_to_by_name(repo: Repo) -> N
     }
     # Pair() is no call of the type: a type is never called, so its name binds nothing.
     assert [e for e in built.edges("calls") if e.get("dst", "").startswith("src/kinds.ts")] == []
+
+
+def test_an_awaited_call_with_type_arguments_binds_as_the_same_call_without_await(
+    repo: Repo,
+) -> None:
+    # The grammar reads `await c.fetch<T>(...)` as a call of `await c.fetch`: the callee is
+    # still c.fetch, and the awaited result still gives `got` its type.
+    built = repo.build(
+        {
+            "src/client.ts": """\
+                export class Page {
+                  render(): string { return ""; }
+                }
+
+                export class Client {
+                  async fetch<T>(url: string): Promise<T> { return null as T; }
+                  async page(): Promise<Page> { return new Page(); }
+                }
+
+                export async function run(c: Client): Promise<void> {
+                  await c.fetch<string>("x");
+                  c.fetch<string>("y");
+                  const got = await c.page<Page>();
+                  got.render();
+                }
+                """,
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["line"]) for e in built.edges("calls")}
+    run, client = "src/client.ts::run", "src/client.ts::Client"
+    assert calls == {
+        (run, f"{client}.fetch", 11),
+        (run, f"{client}.fetch", 12),
+        (run, f"{client}.page", 13),
+        (run, "src/client.ts::Page.render", 14),
+        (f"{client}.page", "src/client.ts::Page", 7),
+    }
+    assert "unresolved_calls" not in built.nodes()[run]

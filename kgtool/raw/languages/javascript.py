@@ -281,6 +281,10 @@ class JavaScript(Language):
             return self._base_constructor(node)
         if node.type == "non_null_expression" and node.named_children:
             return self.split_callee(node.named_children[0])
+        if node.type == "await_expression" and node.named_children:
+            # The grammar reads ``await x.f<T>(...)`` as a call of ``await x.f`` with type
+            # arguments: what is called is ``x.f``, and the call's result is what is awaited.
+            return self.split_callee(node.named_children[0])
         return super().split_callee(node)
 
     def _base_constructor(self, node: Node) -> tuple[str, str]:
