@@ -1,5 +1,6 @@
 """What a path is by its folders and name alone: data and tests; and whether a file is
-generated, by its name or its first lines.
+generated, by its name or its first lines, or made by a machine some other way (minified,
+vendored, a build's output).
 
 One definition for the three places that ask: layer 2 keeps data apart from code, layer 3's
 offline labeler gives each file a role, and the miner tells a change's tests from its code.
@@ -140,3 +141,31 @@ def is_generated(path: str, head: bytes = b"") -> bool:
         if comment and _GENERATED_BANNER.search(line[comment.end() :]):
             return True
     return False
+
+
+# Folders of code a project keeps but did not write: copies of other projects' code and what
+# a build wrote. Not "build" or "out": those name source folders as often.
+MACHINE_FOLDERS = frozenset(
+    {"vendor", "vendored", "third_party", "third-party", "node_modules", "bower_components", "dist"}
+)
+_MINIFIED_NAME = re.compile(r"[.-]min\.[^/.]+$", re.I)  # jquery.min.js, app-min.css
+LONGEST_HUMAN_LINE = 1000  # bytes: a longer line is a minifier's or a compiler's (doom.js)
+MINIFIED, GENERATED, VENDORED = "minified", "generated", "vendored"
+
+
+def machine_made(path: str, source: bytes) -> str:
+    """Why a source file is a machine's output or another project's copy (MINIFIED,
+    GENERATED, VENDORED), "" when people wrote it here: its folders, its name, its banner, or
+    a line longer than people write."""
+    folders = path.lower().split("/")[:-1]
+    if MACHINE_FOLDERS.intersection(folders):
+        return VENDORED
+    if _MINIFIED_NAME.search(posixpath.basename(path)):
+        return MINIFIED
+    if is_generated(path, source[:GENERATED_HEAD]):
+        return GENERATED
+    if len(source) > LONGEST_HUMAN_LINE and any(
+        len(line) > LONGEST_HUMAN_LINE for line in source.split(b"\n")
+    ):
+        return MINIFIED
+    return ""

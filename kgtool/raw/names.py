@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from kgtool.raw.languages import language_named
+from kgtool.raw.languages.base import MACHINE_MADE
 from kgtool.raw.model import TYPE_ALIAS, FileFacts, symbol_id
 
 # Every top-level symbol and every method of the repository by (ecosystem, bare name): the
@@ -76,7 +77,9 @@ def stored_name_tables(
 
 def _named_symbols(path: str, facts: FileFacts) -> Iterator[tuple[int, tuple[str, str], str]]:
     """(0 for top level or 1 for methods, key, symbol ID) of what a file adds to NameTables."""
-    if not facts.symbols:
+    if not facts.symbols or MACHINE_MADE in facts.extra:
+        # Minified, generated and vendored code defines names people's code only reaches
+        # through imports: by the name alone, ``done()`` is a callback, not doom.js's done.
         return
     ecosystem = language_named(facts.language).ecosystem
     for symbol in facts.symbols:

@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, TypeVar
 
+from kgtool.file_kinds import machine_made
 from kgtool.raw.model import (
     ALIAS,
     ASSIGNED,
@@ -100,6 +101,9 @@ ELEMENT = "[]"
 RAISED = "!"
 # A key of ``FileFacts.extra`` per method declared abstract (no body): ``abstract:Base.run``.
 ABSTRACT = "abstract:"
+# The key of ``FileFacts.extra`` saying why a file is a machine's (``file_kinds.machine_made``):
+# its symbols are no candidates of a name bound by the name alone (``names``).
+MACHINE_MADE = "machine_made"
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
 
 
@@ -355,6 +359,9 @@ class Language:
         facts.bases = sorted(set(facts.bases), key=lambda b: (b.owner, b.line, b.base))
         facts.assigns = sorted(set(facts.assigns))
         facts.extra = self.file_extra(root)
+        made = machine_made(path, source)
+        if made:
+            facts.extra[MACHINE_MADE] = made
         self.refine(facts, root)
         return facts
 
