@@ -7,11 +7,23 @@ import json
 import shutil
 from collections.abc import Callable
 
+import pytest
 from conftest import Repo
 
-from kgtool.query.content_index import content_lexicon
-from kgtool.query.history_index import HISTORY_FILE, history_index
-from kgtool.query.kg import load_map
+from kgtool.query.content_index import VERSION, WORDS_FILE, content_lexicon, refresh
+from kgtool.query.history_index import HISTORY_FILE, HistoryIndex, PastChange, history_index
+from kgtool.query.kg import load_map, read_cached, remember_cached
+from kgtool.query.lexical import build
+from kgtool.query.rank import (
+    DATA,
+    DOCS,
+    HALF_LIFE,
+    Evidence,
+    combine,
+    history_evidence,
+    kind_weight,
+    personalized_pagerank,
+)
 from kgtool.store import Store
 
 
@@ -207,6 +219,37 @@ def test_a_damaged_read_cache_is_built_again(make_repo: Callable[..., Repo]) -> 
             assert answer(repo, "enrol a route") == expected, (name, damage)
 
 
+def test_the_words_kept_per_blob_are_used_when_whole_and_read_again_when_damaged(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = mapped(make_repo(REGISTRY))
+    state = load_map(repo.root, indexed=True)
+    kept = read_cached(state.store, WORDS_FILE, str(VERSION))
+    blob = state.raw_hashes["core/clock.py"]
+    assert isinstance(kept, dict) and kept[blob] == {"def": 1, "return": 1}
+    scratch = refresh(state)
+    # Whole words kept for a blob are what the file holds: it is not read again.
+    remember_cached(state.store, str(VERSION), {**kept, blob: {"doctored": 2}}, WORDS_FILE)
+    doctored = refresh(state)
+    clock = doctored.documents.index("core/clock.py")
+    assert doctored.postings["doctored"] == ([clock], [2])
+    assert clock not in doctored.postings["def"][0]
+    for damage in ({"doctored": 0}, {"doctored": "2"}, {"doctored": True}, {2: 2}, ["now"]):
+        remember_cached(state.store, str(VERSION), {**kept, blob: damage}, WORDS_FILE)
+        assert refresh(state) == scratch, damage
+
+
+def test_a_file_not_in_utf8_is_indexed_by_the_words_it_has(make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo(REGISTRY)
+    repo.write("docs/legacy.txt", "caf\xe9 espresso grinder\n".encode("latin-1"))
+    repo.commit("Add the legacy notes")
+    state = load_map(mapped(repo).root, indexed=True)
+    lexicon = content_lexicon(state)
+    where = lexicon.documents.index("docs/legacy.txt")
+    assert lexicon.postings["espresso"][0] == [where]
+    assert lexicon.postings["grinder"][0] == [where]
+
+
 def test_a_file_edited_since_the_map_is_not_kept_in_the_index(
     make_repo: Callable[..., Repo],
 ) -> None:
@@ -258,3 +301,37 @@ def test_of_equal_past_matches_the_newer_is_cited_first(make_repo: Callable[...,
     assert [c["title"] for c in first["past_changes"]] == [
         "Add the matrix webhook", "Add the zulip webhook", "Add the discord webhook",
     ]  # fmt: skip
+
+
+def test_the_walk_keeps_its_whole_mass_and_a_file_with_no_edges_keeps_its_own() -> None:
+    assert personalized_pagerank({}, {"a.py": 1.0}) == {"a.py": 1.0}
+    joined = {"a.py": (("b.py", 1),), "b.py": (("a.py", 1),)}
+    walk = personalized_pagerank(joined, {"a.py": 1.0, "lone.py": 1.0})
+    assert walk["lone.py"] == pytest.approx(0.5)
+    assert sum(walk.values()) == pytest.approx(1.0)
+
+
+def test_files_under_a_docs_folder_weigh_as_docs_whatever_their_suffix() -> None:
+    assert kind_weight("docs/diagram.svg", [], False) == DOCS
+    assert kind_weight("site/docs/logo.png", [], False) == DOCS
+    assert kind_weight("assets/diagram.svg", [], False) == DATA
+
+
+def test_an_older_past_change_weighs_less_than_a_newer_equal_one() -> None:
+    words = {"new": {"webhook": 1}, "old": {"webhook": 1}}
+    changes = {
+        "old": PastChange(1_000_000_000, "Add a webhook", ("old.py",)),
+        "new": PastChange(1_000_000_000 + HALF_LIFE, "Add a webhook", ("new.py",)),
+    }
+    evidence = Evidence()
+    history = HistoryIndex("new", changes, build(words))
+    history_evidence(evidence, history, ["webhook"], {"old.py": 1, "new.py": 1})
+    assert evidence.history_changes == {"new.py": ["new"], "old.py": ["old"]}
+    # One half-life older: the recency halves, the weight is three quarters.
+    assert evidence.history["old.py"] == pytest.approx(0.75 * evidence.history["new.py"])
+
+
+def test_evidence_that_scores_nothing_ranks_no_file() -> None:
+    evidence = Evidence()
+    evidence.names["a.py"] = 0.0
+    assert combine(evidence, ["a.py"], {}, {"a.py"}, ["thing"]) == []

@@ -43,3 +43,23 @@ def test_skills_matching_more_of_the_task_come_first_then_by_path(tmp_path: Path
         ("mm", ["payment", "provid"]),
     ]  # bb meets one word only: not evidence
     assert matching_skills(tmp_path, {}, []) == []
+
+
+def test_a_skill_too_large_to_read_whole_is_read_by_its_front_matter(tmp_path: Path) -> None:
+    body = "Long instructions.\n" * 2_000  # far past the bytes read of a skill's start
+    skill(tmp_path, ".claude/skills", "long", f"---\nname: Long  one\n---\n{body}")
+    notices: list[str] = []
+    assert read_skills(tmp_path, notices) == [Skill(".claude/skills/long/SKILL.md", "Long one", "")]
+    assert notices == []
+
+
+def test_a_hostile_front_matter_is_left_out_with_a_notice_at_its_file_line(
+    tmp_path: Path,
+) -> None:
+    nested = "[" * 120 + "]" * 120
+    skill(tmp_path, ".claude/skills", "deep", f"---\nname: deep\nnested: {nested}\n---\n")
+    skill(tmp_path, ".claude/skills", "fine", "---\nname: fine\n---\n")
+    notices: list[str] = []
+    assert [s.name for s in read_skills(tmp_path, notices)] == ["fine"]
+    # Line 3 of the file: the front matter's second line, not the YAML's own count.
+    assert notices == [".claude/skills/deep/SKILL.md:3: not read: is nested deeper than 100 levels"]

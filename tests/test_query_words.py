@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kgtool.query.lexical import build, is_lexicon, words_of
 from kgtool.query.words import (
     identifier_words,
     meet,
@@ -62,3 +63,37 @@ def test_words_meet_by_prefix_from_four_letters() -> None:
     assert not meet("pars", "spar")
     assert meets_any("pay", {"pay", "x"}) and meets_any("paym", {"payment"})
     assert not meets_any("pay", {"payment"})
+
+
+def test_the_words_of_a_text_are_counted_through_the_stems_a_memo_keeps() -> None:
+    memo = {"parsing": "kept"}  # a stem an earlier call kept, used as it is
+    assert words_of("parsing the Parser, parsing 2024 x", memo) == {"kept": 2, "parser": 1}
+    # Every word read is kept for the next call; common words and numbers as no stem.
+    assert memo == {"parsing": "kept", "the": "", "parser": "parser", "2024": ""}
+
+
+def test_a_lexicon_read_back_is_used_only_when_every_part_is_whole() -> None:
+    lexicon = build({"a.py": {"pars": 2}, "b.py": {"pars": 1, "tre": 3}})
+    documents, lengths, postings = lexicon
+    assert is_lexicon(tuple(lexicon))  # as the read cache hands it back
+    assert is_lexicon(tuple(build({})))
+    damaged: list[object] = [
+        [documents, lengths, postings],
+        (documents, lengths),
+        (documents, lengths[:1], postings),
+        ([1, "b.py"], lengths, postings),
+        (documents, [3, 3.0], postings),
+        (documents, [3, True], postings),
+        (documents, lengths, {**postings, "tre": [[1], [3]]}),
+        (documents, lengths, {**postings, "tre": ([1], [3], [0])}),
+        (documents, lengths, {**postings, 7: ([1], [3])}),
+        (documents, lengths, {**postings, "tre": ((1,), [3])}),
+        (documents, lengths, {**postings, "tre": ([0, 1], [3])}),
+        (documents, lengths, {**postings, "tre": ([], [])}),
+        (documents, lengths, {**postings, "tre": ([2], [3])}),
+        (documents, lengths, {**postings, "tre": ([-1], [3])}),
+        (documents, lengths, {**postings, "tre": ([1], [0])}),
+        (documents, lengths, {**postings, "tre": (["1"], [3])}),
+    ]
+    for value in damaged:
+        assert not is_lexicon(value), value

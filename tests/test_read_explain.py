@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from conftest import Repo, assert_one_line_error
 from read_helpers import build_read_repo
+
+from kgtool.config import load_config
+from kgtool.ontology.drift import RETIRED, CommunityState, DriftReport
+from kgtool.ontology.model import CommunityLabel
+from kgtool.query.kg import MapState
+from kgtool.query.labels import UNLABELLED, CommunityText, Labels
+from kgtool.store import PAGES_DIR, Store
 
 COMMUNITY_C2 = """\
 c2 · Store: API (unlabelled)  (community)
@@ -183,3 +191,56 @@ def test_community_ids_sort_by_number_and_a_hand_written_one_last() -> None:
     from kgtool.query.kg import cid_order
 
     assert sorted(["c10", "c²", "x", "c2"], key=cid_order) == ["c2", "c10", "c²", "x"]
+
+
+def labels_with_pages(root: Path, pages: dict[str, str], report: DriftReport) -> Labels:
+    folder = root / ".kg" / PAGES_DIR
+    folder.mkdir(parents=True)
+    for cid, text in pages.items():
+        (folder / f"{cid}.md").write_text(text)
+    labels = Labels(MapState(root, load_config(root), Store(root)))
+    labels._report = report  # the drift report, as computed once from the map
+    return labels
+
+
+def test_an_unlabelled_community_is_named_and_summed_up_from_its_page(tmp_path: Path) -> None:
+    page = (
+        "# c1 · Payments: cards\n"
+        "\n"
+        "Charges cards and\n"
+        "refunds them.\n"
+        "\n"
+        "Unlabelled: kgtool made this name.\n"
+        "\n"
+        "3 files · [back to the map](../MAP.md)\n"
+        "\n"
+        "Not the summary.\n"
+    )
+    pages = {"c1": page, "c2": "Summed up on its first line\n\n", "c3": "# c1 · Not c3's\n"}
+    labels = labels_with_pages(tmp_path, pages, DriftReport({}, {}))
+    c1 = labels.text("c1")
+    assert (c1.name, c1.mark, c1.summary) == (
+        "Payments: cards",
+        UNLABELLED,
+        "Charges cards and refunds them.",
+    )
+    assert c1.title == "c1 · Payments: cards (unlabelled)"
+    # A page that does not open with its own heading names nothing: the ID stands alone.
+    for cid in ("c2", "c3", "c4"):
+        assert labels.text(cid).name == "" and labels.text(cid).title == cid
+
+
+def test_a_retired_label_names_nothing(tmp_path: Path) -> None:
+    retired = CommunityState("c1", RETIRED, CommunityLabel("c1", "Old payments", "Gone."))
+    labels = labels_with_pages(tmp_path, {}, DriftReport({"c1": retired}, {}))
+    assert labels.mark("c1") == UNLABELLED
+    assert labels.name("c1") == ""
+    assert labels.text("c1") == CommunityText("c1", "", "", labels.text("c1").why, "")
+
+
+def test_a_symbol_asked_for_under_another_path_is_guessed_by_its_name(repo: Repo) -> None:
+    build_read_repo(repo)
+    assert_one_line_error(
+        repo.kg("explain", "somewhere/else/entirely/moved.py::Cache"),
+        says="did you mean app/cache.py::Cache?",
+    )

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import Repo
+from playbook_helpers import add_playbook
 from read_helpers import build_read_repo
 
 from kgtool.config import load_config
@@ -140,3 +141,14 @@ def test_a_playbook_the_check_did_not_read_is_served_as_its_verdict_alone(
     [answer] = served(repo, [("playbooks", {"name": "leak"})], [])
     text = text_of(answer)
     assert "leads outside the repository" in text and "secret outside" not in text, text
+
+
+def test_playbooks_with_no_map_to_check_them_against_say_what_is_missing(repo: Repo) -> None:
+    repo.write("app/store.py", "def save():\n    return 1\n")
+    add_playbook(repo, "save-records", ["app/store.py::save"])
+    repo.commit("a playbook, no map")
+    [answer] = served(repo, [("playbooks", {})], [])
+    assert answer.is_error
+    assert text_of(answer).endswith(
+        ".kg/ is missing (.kg/raw/, .kg/communities.json not found): run `kgtool update`"
+    )
