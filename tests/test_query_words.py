@@ -97,3 +97,20 @@ def test_a_lexicon_read_back_is_used_only_when_every_part_is_whole() -> None:
     ]
     for value in damaged:
         assert not is_lexicon(value), value
+
+
+def test_a_word_and_its_plural_or_third_person_meet() -> None:
+    from kgtool.query.words import stem
+
+    for one, other in [
+        ("agree", "agrees"),
+        ("employee", "employees"),
+        ("class", "classes"),
+        ("box", "boxes"),
+        ("process", "processes"),
+        ("status", "statuses"),
+        ("index", "indexes"),
+        ("policy", "policies"),
+        ("log", "logging"),
+    ]:
+        assert stem(one) == stem(other), (one, other)

@@ -19,7 +19,7 @@ from kgtool.query.lexical import Lexicon, build, is_lexicon, words_of
 
 INDEX_FILE = CONTENT_INDEX_FILE  # (key, lexicon) for one layer 1
 WORDS_FILE = "read-content-words.marshal"  # (version, {blob id: {word: count}})
-VERSION = 1  # raise when what words_of keeps changes
+VERSION = 2  # raise when what words_of keeps changes
 BINARY_PROBE = 8_000  # a NUL byte in this many first bytes: not text, nothing to index
 
 

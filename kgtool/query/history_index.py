@@ -22,7 +22,7 @@ from kgtool.repo import commit_count, first_parent_history, head_commit
 from kgtool.store import Store
 
 HISTORY_FILE = HISTORY_INDEX_FILE  # (version, (tip, changes, lexicon))
-VERSION = "history-1"  # raise when what is kept per change set changes
+VERSION = "history-2"  # raise when what is kept per change set changes
 # The newest change sets kept: years of work in most repositories, and a bound on the cache.
 MAX_CHANGE_SETS = 10_000
 

@@ -55,7 +55,7 @@ KNOWN_COMMUNITY_FORMATS = {2, 3}  # 3 adds areas, which the read path does not n
 READ_CACHE = "read.marshal"  # in the local cache: layer 1's nodes and words, decoded
 EDGE_CACHE = "read-edges.marshal"  # in the local cache: layer 1's edges by target, as offsets
 UNRESOLVED_CACHE = "read-unresolved.marshal"  # in the local cache: unbound call sites by caller
-READ_CACHE_VERSION = 7  # raise when what read_rows() or the edge index computes changes
+READ_CACHE_VERSION = 8  # raise when what read_rows() or the edge index computes changes
 STALE_NAMED = 3  # changed files named in the notice; the rest are counted
 # Edge types along which a change reaches a dependent (``contains`` is structure, not use).
 DEPENDENCY_TYPES = ("calls", "imports", "inherits")

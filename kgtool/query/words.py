@@ -29,7 +29,11 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def stem(word: str) -> str:
-    for suffix in ("ing", "ies", "ed", "es", "s"):
+    # Not "es": "s" then the final "e" below stem "classes" and "boxes" as well, and "es"
+    # took "agrees" to "agr" while "agree" is "agre".
+    for suffix in ("ing", "ies", "ed", "s"):
+        if suffix == "s" and word.endswith(("ss", "us")):  # "class", "status": no plurals
+            break
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
             # "logging" and "mapped" are "log" and "map" again, not "logg" and "mapp".
