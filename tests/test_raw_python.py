@@ -246,3 +246,42 @@ def test_a_package_module_does_not_import_from_folders_inside_its_package(
     assert nodes["tools/dump.py::dump"]["external_calls"] == 1
     assert nodes["lib/app/parsing/reader.py::read"]["external_calls"] == 1
     assert not [dst for src, dst in calls if src == "lib/app/parsing/reader.py::read"]
+
+
+def test_production_code_never_binds_by_name_to_what_only_tests_define(repo: Repo) -> None:
+    built = repo.build(
+        {
+            "app/__init__.py": "",
+            "app/log.py": "class Sink:\n    def flush(self):\n        return 1\n",
+            "app/run.py": """\
+                def report(logger):
+                    logger.error("x")
+
+
+                def drain(sink):
+                    sink.flush()
+                """,
+            "tests/fakes.py": """\
+                class _Logger:
+                    def error(self, message):
+                        return message
+
+
+                class FakeSink:
+                    def flush(self):
+                        return 0
+                """,
+            "tests/test_run.py": "def test_report(fake):\n    fake.error('y')\n",
+        }
+    )
+    calls = {
+        (e["src"], e.get("dst"), e["tier"], tuple(e.get("candidates", ())))
+        for e in built.edges("calls")
+    }
+    assert calls == {
+        # The production method is the only candidate left: no AMBIGUOUS with the fake's.
+        ("app/run.py::drain", "app/log.py::Sink.flush", "INFERRED", ()),
+        # A test still reaches a test double by its name.
+        ("tests/test_run.py::test_report", "tests/fakes.py::_Logger.error", "INFERRED", ()),
+    }
+    assert built.nodes()["app/run.py::report"]["unresolved_calls"] == {"error": 1}

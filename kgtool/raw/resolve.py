@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from kgtool.file_kinds import is_test
 from kgtool.raw.index import EXTERNAL_VALUE, MAX_LOOKUP_DEPTH, Bound, RepoIndex
 from kgtool.raw.languages import language_named
 from kgtool.raw.languages.base import (
@@ -93,6 +94,9 @@ class FileResolver:
         # Whether a call no scope binds is looked up by its name alone (see _by_name); not
         # for what a site only may call (a raised value, a function passed to a builtin).
         self.guess = True
+        # A test double (a ``_Logger`` with an ``error`` method) is no guess for production
+        # code: only a test reaches what only tests define by its name alone.
+        self.in_tests = is_test(path)
 
     def run(self) -> FileResolution:
         self._contains()
@@ -578,6 +582,8 @@ class FileResolver:
     ) -> None:
         if not self.guess:
             candidates = []
+        elif not self.in_tests:
+            candidates = [c for c in candidates if not is_test(symbol_parts(c)[0])]
         if len(candidates) == 1:
             self._edge(source, kind, candidates[0], line, INFERRED, confidence)
         elif 1 < len(candidates) <= self.index_limit:
