@@ -442,3 +442,68 @@ def test_an_awaited_call_with_type_arguments_binds_as_the_same_call_without_awai
         (f"{client}.page", "src/client.ts::Page", 7),
     }
     assert "unresolved_calls" not in built.nodes()[run]
+
+
+def test_a_function_held_in_a_parameter_or_a_member_is_no_same_named_function(
+    repo: Repo,
+) -> None:
+    built = repo.build(
+        {
+            "src/other.ts": """\
+                export function done(x: number): number { return x; }
+                export class PackageManager {
+                  resolve(name: string): string { return name; }
+                }
+                export class Fancy {
+                  bold(s: string): string { return s; }
+                  shout(s: string): string { return s; }
+                  tint(s: string): string { return s; }
+                }
+                """,
+            "src/app.ts": """\
+                interface Theme {
+                  bold: (s: string) => string;
+                  shout: (s: string) => string;
+                }
+                interface Palette {
+                  tint: (s: string) => string;
+                }
+                class Loud implements Theme {
+                  bold = (s: string): string => s;
+                  shout(s: string): string { return s; }
+                }
+                export function run(done: (e?: Error) => void, ...rest: Array<() => void>): void {
+                  done();
+                  rest[0]();
+                }
+                export function wait(): Promise<number> {
+                  return new Promise((resolve) => {
+                    resolve(1);
+                  });
+                }
+                export class View {
+                  theme: Theme;
+                  palette: Palette;
+                  constructor(theme: Theme, palette: Palette) {
+                    this.theme = theme;
+                    this.palette = palette;
+                  }
+                  paint(): string { return this.theme.bold("x") + this.theme.shout("y"); }
+                  tint(): string { return this.palette.tint("z"); }
+                }
+                """,
+            "src/plain.js": "export function later(done = null) {\n  done();\n}\n",
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["tier"]) for e in built.edges("calls")}
+    assert calls == {
+        # Loud is the one class implementing Theme: its members are what the calls reach,
+        # Fancy's methods of the same names are not.
+        ("src/app.ts::View.paint", "src/app.ts::Loud.bold", "INFERRED"),
+        ("src/app.ts::View.paint", "src/app.ts::Loud.shout", "INFERRED"),
+    }
+    nodes = built.nodes()
+    assert nodes["src/app.ts::run"]["unresolved_calls"] == {"done": 1, "?": 1}
+    assert nodes["src/app.ts::wait"]["unresolved_calls"] == {"resolve": 1}
+    assert nodes["src/app.ts::View.tint"]["unresolved_calls"] == {"tint": 1}  # no Fancy.tint
+    assert nodes["src/plain.js::later"]["unresolved_calls"] == {"done": 1}

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from kgtool.raw.languages import language_named
-from kgtool.raw.languages.base import ABSTRACT, CALL_RESULT, Language, ModuleTarget
+from kgtool.raw.languages.base import ABSTRACT, CALL_RESULT, UNBINDABLE, Language, ModuleTarget
 from kgtool.raw.model import (
     ALIAS,
     ARGUMENT,
@@ -371,6 +371,19 @@ class RepoIndex:
                 if assign.kind != ARGUMENT:  # read by the called function's parameters only
                     table.setdefault(assign.var, []).append(assign)
         return table
+
+    def holds_function(self, class_id: str, name: str) -> bool:
+        """Whether a class or an interface declares ``name`` as a member of a function type
+        (``bold: (s: string) => string``): a call of it goes through the value it holds."""
+        path, qualname = symbol_parts(class_id)
+        if path not in self.facts:
+            return False
+        words = language_named(self.facts[path].language).self_words
+        return any(
+            a.scope == qualname and a.kind == STATED and a.callee == UNBINDABLE
+            for word in words
+            for a in self.assigns_of(path).get(f"{word}.{name}", ())
+        )
 
     def visible_assigns(self, path: str, scope: str, var: str) -> list[AssignFact]:
         """The assignments to ``var`` in scope in ``scope``: its own, its enclosing functions',

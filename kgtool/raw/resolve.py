@@ -412,6 +412,11 @@ class FileResolver:
             if found is not None and found.kind == "symbol":
                 methods.add(found.symbol)
         if not methods and not self.language.static_types:
+            if any(self.index.holds_function(class_id, call.name) for class_id in classes):
+                # A member holding a function: the classes implementing the type may define
+                # it as a method; no other method of that name is a guess for it.
+                self._value_member_call(caller, call, classes)
+                return True
             return False  # a subclass's method, called on a value typed as its base
         if not methods:
             # The receiver's classes are known, and a compiler checked that the method is
@@ -429,6 +434,16 @@ class FileResolver:
         else:
             self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(methods)))
         return True
+
+    def _value_member_call(self, caller: str, call: CallFact, classes: Iterable[str]) -> None:
+        found = self.index.implementations(classes, call.name)
+        if len(found) == 1:
+            confidence = round(CONFIDENCE_VALUE_TYPE * CONFIDENCE_ONLY_IMPLEMENTATION, 2)
+            self._edge(caller, "calls", found[0], call.line, INFERRED, confidence)
+        elif 1 < len(found) <= self.index_limit:
+            self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(found))
+        else:
+            self._unresolved(caller, call.name)
 
     def _outside_base(self, class_id: str, depth: int = 0) -> bool:
         """Whether the class, or a base of it, names a base that binds to no class here."""

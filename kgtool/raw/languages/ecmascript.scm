@@ -89,3 +89,10 @@
 (return_statement [(call_expression) (new_expression) (await_expression)] @assign.call) @assign @returns
 (return_statement [(identifier) (member_expression)] @assign.value) @assign @returns
 (arrow_function body: [(call_expression) (new_expression)] @assign.call) @assign @returns
+
+; ---- parameters ---------------------------------------------------------------------------
+
+; A parameter called by its name is a call through a value (``done()`` of ``run(done)``), never
+; a same-named function bound by its name alone: value_facts keeps the parameters called.
+(formal_parameters) @value.parameters @value
+(arrow_function parameter: (identifier) @value.parameters) @value

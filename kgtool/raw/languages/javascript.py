@@ -15,12 +15,13 @@ Import conventions (see ``ImportFact``):
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
 from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget, Scopes
 from kgtool.raw.languages.npm import workspace_packages
-from kgtool.raw.model import ImportFact
+from kgtool.raw.model import PARAMETER, AssignFact, FileFacts, ImportFact
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -132,6 +133,51 @@ class JavaScript(Language):
 
     def query_files(self) -> tuple[str, ...]:
         return ("ecmascript.scm", "javascript.scm", "jsx.scm")
+
+    def value_facts(
+        self,
+        matches: list[dict[str, list[Node]]],
+        scope_of: Callable[[Node], str],
+        facts: FileFacts,
+    ) -> list[AssignFact]:
+        """The parameters a function calls by their bare names (``done()``, ``cb()``): the call
+        goes through a value its callers pass, so resolution binds no same-named function to
+        it. A parameter of an anonymous callback is its enclosing symbol's, as its calls are."""
+        called: dict[str, set[str]] = {}
+        for call in facts.calls:
+            if not call.receiver:
+                called.setdefault(call.caller, set()).add(call.name)
+        if not called:
+            return []
+        found = []
+        for captures in matches:
+            node = captures["value.parameters"][0]
+            scope = scope_of(node)
+            names = called.get(scope)
+            if not names:
+                continue
+            line = node.start_point[0] + 1
+            for var in self._parameter_names(node):
+                if var in names:
+                    found.append(AssignFact(line, scope, var, "", PARAMETER))
+        return found
+
+    def _parameter_names(self, node: Node) -> list[str]:
+        """The names a parameter list (or an arrow function's one bare parameter) binds, plain,
+        typed, with a default or gathered (``...rest``); not those inside a destructuring."""
+        if node.type == "identifier":
+            return [self.node_text(node)]
+        names = []
+        for child in node.named_children:
+            if child.type in PARAMETERS:  # TypeScript's ``x: T`` and ``x?: T``
+                child = child.child_by_field_name("pattern") or child
+            if child.type == "assignment_pattern":
+                child = child.child_by_field_name("left") or child
+            elif child.type == "rest_pattern" and child.named_children:
+                child = child.named_children[0]
+            if child.type == "identifier":
+                names.append(self.node_text(child))
+        return names
 
     def parse_import(self, node: Node) -> list[ImportFact]:
         line = node.start_point[0] + 1

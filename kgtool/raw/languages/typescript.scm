@@ -73,6 +73,15 @@
   pattern: (identifier) @assign.var
   type: (type_annotation) @assign.type) @assign
 
+; A member declared with a function type (``bold: (s: string) => string``) holds a function
+; value: a call of it goes through the value, and no method of that name is guessed for it.
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @assign.var
+  type: (type_annotation (function_type) @assign.dynamic)) @assign
+(property_signature
+  name: (property_identifier) @assign.var
+  type: (type_annotation (function_type) @assign.dynamic)) @assign
+
 ; What an array declared as ``T[]`` holds: written ``items[]`` (``this.items[]`` for a field).
 (variable_declarator
   name: (identifier) @assign.var
