@@ -285,3 +285,58 @@ def test_production_code_never_binds_by_name_to_what_only_tests_define(repo: Rep
         ("tests/test_run.py::test_report", "tests/fakes.py::_Logger.error", "INFERRED", ()),
     }
     assert built.nodes()["app/run.py::report"]["unresolved_calls"] == {"error": 1}
+
+
+def test_cls_a_property_and_a_module_reached_through_its_package_bind_as_python_runs_them(
+    repo: Repo,
+) -> None:
+    built = repo.build(
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils/__init__.py": "",
+            "pkg/utils/parse.py": "def parse_list(value):\n    return [value]\n",
+            "pkg/base.py": """\
+                from pkg import utils
+
+
+                class URLBase:
+                    def __init__(self, value):
+                        self.value = value
+
+                    def parse_list(self, x):
+                        return x
+
+                    @classmethod
+                    def build(cls, value):
+                        return cls(value)
+
+                    @property
+                    def store(self):
+                        return Store()
+
+                    def save(self):
+                        self.store.flush()
+                        return utils.parse.parse_list(self.value)
+
+
+                class Store:
+                    def flush(self):
+                        return 1
+
+
+                class Other:
+                    def flush(self):
+                        return 2
+                """,
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["tier"]) for e in built.edges("calls")}
+    base = "pkg/base.py"
+    assert calls == {
+        (f"{base}::URLBase.build", f"{base}::URLBase", "EXTRACTED"),  # cls(...)
+        (f"{base}::URLBase.store", f"{base}::Store", "EXTRACTED"),
+        # What the property returns, not every flush by its name.
+        (f"{base}::URLBase.save", f"{base}::Store.flush", "INFERRED"),
+        # The function of the module utils.parse, not the method of the same name.
+        (f"{base}::URLBase.save", "pkg/utils/parse.py::parse_list", "EXTRACTED"),
+    }

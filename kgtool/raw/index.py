@@ -5,6 +5,7 @@ builtins), the types its values hold, the bases and subclasses of its classes. T
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
@@ -301,10 +302,22 @@ class RepoIndex:
             found = self.find_top_level(bound.module.files, name)
             if found is not None:
                 return found
-            return None
+            return self._submodule(bound.module, name)
         if bound.kind == "symbol":
             return self.find_method(bound.symbol, name)
         return bound
+
+    def _submodule(self, package: ModuleTarget, name: str) -> Bound | None:
+        """A package's module as its attribute (``utils.parse`` of ``from pkg import utils``,
+        ``pkg/utils/parse.py``): Python puts a package's imported modules on it."""
+        for path in package.files:
+            if posixpath.basename(path) != "__init__.py":
+                continue
+            folder = posixpath.dirname(path)
+            for candidate in (f"{folder}/{name}.py", f"{folder}/{name}/__init__.py"):
+                if candidate in self.facts:
+                    return Bound("module", module=ModuleTarget((candidate,)))
+        return None
 
     def symbol(self, node_id: str) -> Symbol | None:
         path, qualname = symbol_parts(node_id)
@@ -587,6 +600,12 @@ class RepoIndex:
                     if self.enclosing_class(path, a.scope) == qualname
                 )
             types = self._types_assigned(path, assigns, depth + 1)
+            method = self.symbols_in(path).get(f"{qualname}.{attribute}")
+            if types == UNKNOWN and method is not None and method.kind == "method":
+                # A method read as a value whose members are used is a property (a getter):
+                # its value is what it returns.
+                method_id = symbol_id(path, method.qualname)
+                types = self.result_types(Bound("symbol", symbol=method_id), depth + 1)
             if types == UNKNOWN:
                 for base in self.bases_of(class_id):
                     types = self.attribute_types(base, attribute, depth + 1)

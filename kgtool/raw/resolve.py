@@ -270,6 +270,11 @@ class FileResolver:
             self._receiver_call(caller, call)
 
     def _bare_call(self, caller: str, call: CallFact) -> None:
+        if call.name in self.language.class_words:
+            owner = self._owner_id(call.caller)
+            if owner:  # ``cls(...)`` in a classmethod: the class (or a subclass) constructed
+                self._edge(caller, "calls", owner, call.line, EXTRACTED, 1.0)
+                return
         bound = self.index.bind_name(self.path, call.caller, call.name)
         if bound is None and self.language.implicit_this:
             # Java's ``close()`` is ``this.close()``: the method, never a value held by a name.

@@ -142,6 +142,8 @@ class Language:
     constructions: ClassVar[dict[str, str]] = {}
     # Receiver words that mean the current instance ("self", "this").
     self_words: ClassVar[frozenset[str]] = frozenset()
+    # Names a method gets its class by (Python's ``cls``): calling one constructs the class.
+    class_words: ClassVar[frozenset[str]] = frozenset()
     # Whether a bare call inside a class may mean a method of it (Java's implicit ``this``).
     implicit_this: ClassVar[bool] = False
     # Whether receivers are typed through stated types, aliases and return values (Python):

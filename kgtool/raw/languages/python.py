@@ -56,6 +56,7 @@ class Python(Language):
     extensions = (".py", ".pyi")
     ecosystem = "py"
     self_words: ClassVar[frozenset[str]] = frozenset({"self", "cls"})
+    class_words: ClassVar[frozenset[str]] = frozenset({"cls"})
     member_access: ClassVar[dict[str, tuple[str, str]]] = {"attribute": ("object", "attribute")}
     builtins: ClassVar[frozenset[str]] = frozenset(dir(builtins))
 
