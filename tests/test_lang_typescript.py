@@ -507,3 +507,31 @@ def test_a_function_held_in_a_parameter_or_a_member_is_no_same_named_function(
     assert nodes["src/app.ts::wait"]["unresolved_calls"] == {"resolve": 1}
     assert nodes["src/app.ts::View.tint"]["unresolved_calls"] == {"tint": 1}  # no Fancy.tint
     assert nodes["src/plain.js::later"]["unresolved_calls"] == {"done": 1}
+
+
+def test_super_of_a_base_from_outside_is_an_external_call(repo: Repo) -> None:
+    built = repo.build(
+        {
+            "src/stream.ts": "export class EventStream {\n  close(): void {}\n}\n",
+            "src/sink.ts": """\
+                import { Writable } from "stream";
+                import { EventStream } from "./stream";
+
+                export class Sink extends Writable {
+                  close(): void {
+                    super.close();
+                  }
+                }
+
+                export class Tap extends EventStream {
+                  close(): void {
+                    super.close();
+                  }
+                }
+                """,
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["tier"]) for e in built.edges("calls")}
+    # Not an AMBIGUOUS edge listing Sink.close itself and EventStream.close.
+    assert calls == {("src/sink.ts::Tap.close", "src/stream.ts::EventStream.close", "EXTRACTED")}
+    assert built.nodes()["src/sink.ts::Sink.close"]["external_calls"] == 1

@@ -339,6 +339,11 @@ class FileResolver:
                 if bound is not None and bound.kind == "symbol":
                     self._implementations(caller, call, (class_id,), bound.symbol, 1.0)
                 return
+            if receiver == "super" and self._outside_base(class_id):
+                # super.close() of a base from outside: that base's method, never a method
+                # of the same name here (the caller itself among them).
+                self.result.external_calls[caller] += 1
+                return
             if receiver == "self" and self.language.value_flow:
                 # self.handler = self.on_save, then self.handler(): what the attribute holds.
                 held = self.index.held_functions(self.path, call.caller, f"self.{call.name}")
