@@ -7,6 +7,9 @@ import subprocess
 
 from conftest import GIT_ENV, Repo
 
+from kgtool.mining.history import ChangeSet, FileChange
+from kgtool.mining.patterns import Task
+
 DAY = 24 * 3600
 START = 1_767_225_600  # 2026-01-01T00:00:00Z
 
@@ -68,3 +71,11 @@ def base_files() -> dict[str, str]:
         "CHANGES.md": "# Changes\n",
         "pyproject.toml": '[project]\nname = "app"\nversion = "1.0.0"\n\n[tool.ruff]\n',
     }
+
+
+def task_of(number: int, title: str, edited: list[str], verb: str = "change") -> Task:
+    """The ``number``-th change (its time too), titled ``title``, editing ``edited``: a
+    task as the miner makes one, for the functions that read tasks."""
+    files = tuple(FileChange("M", path) for path in edited)
+    change = ChangeSet(f"{number:040x}", "direct", None, "a", "a@x", number, title, title, files)
+    return Task(change, {path: [path] for path in edited}, set(), set(), verb)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from conftest import Repo
-from mining_helpers import add_provider, base_files, commit_at
+import re
 
-from kgtool.mining.evaluate import CoChange, evaluate
+from conftest import Repo
+from mining_helpers import add_provider, base_files, commit_at, task_of
+
+from kgtool.mining.evaluate import METRICS, CoChange, Interval, Report, _bounds, evaluate
 from kgtool.mining.miner import Options
 
 
@@ -54,3 +56,39 @@ def test_rules_rank_what_changed_with_the_query_before_frequent_files(repo: Repo
     # Its folder's other files, most changed first (each once, in the first commit), never
     # the query itself.
     assert model.folder("tests/test_cli.py") == ["tests/test_base.py", "tests/test_config.py"]
+
+
+def test_rules_break_a_tie_in_confidence_by_the_more_often_changed_file() -> None:
+    model = CoChange(
+        [
+            task_of(1, "Edit", ["app/query.py", "lib/rare.py"]),
+            task_of(2, "Edit", ["app/query.py", "lib/busy.py"]),
+            task_of(3, "Edit", ["lib/busy.py", "docs/busy.md"]),
+        ]
+    )
+    assert model.rules("app/query.py") == ["lib/busy.py", "lib/rare.py"]
+
+
+def test_an_interval_runs_from_the_2_5th_to_the_97_5th_percentile_of_the_resamples() -> None:
+    resampled = [n / 1000 for n in range(1000)]
+    assert _bounds(0.5, resampled) == Interval(0.5, 0.025, 0.975)
+    assert _bounds(0.5, [0.25, 0.75]) == Interval(0.5, 0.25, 0.75)
+
+
+def test_the_tables_header_names_each_column_over_its_values() -> None:
+    cell = Interval(0.5, 0.25, 0.75)
+    report = Report(
+        train=8,
+        test=2,
+        proposals=1,
+        matched=1,
+        proposal_precision=None,
+        proposal_recall=None,
+        queries=4,
+        predictors={name: dict.fromkeys(METRICS, cell) for name in ("rules", "same folder")},
+    )
+    header, *rows = report.lines()[-3:]
+    assert [row.split()[0] for row in rows] == ["rules", "same"]
+    starts = [header.index(metric) for metric in METRICS]
+    for row in rows:
+        assert [m.start() for m in re.finditer(re.escape(str(cell)), row)] == starts, (header, row)

@@ -10,8 +10,17 @@ from conftest import Repo
 from mining_helpers import add_provider, base_files, commit_at, merge_at
 
 from kgtool.errors import KgError
-from kgtool.mining.filters import BOT, RELEASE, REVERT, filter_change_sets
-from kgtool.mining.history import DIRECT, MERGE, SQUASH, read_history
+from kgtool.mining.filters import (
+    BOT,
+    BRANCH_MERGE,
+    MAX_FILES,
+    OVERSIZE,
+    RELEASE,
+    REVERT,
+    filter_change_sets,
+    reason_for,
+)
+from kgtool.mining.history import DIRECT, MERGE, SQUASH, ChangeSet, FileChange, read_history
 
 
 @pytest.fixture
@@ -147,6 +156,10 @@ def test_a_shallow_clone_says_how_deep_a_history_is_needed(providers: Repo, tmp_
     before = Repo(clone).kg("mine-playbooks", "--since", "2026-01-01T12:00:00Z")
     assert before.code == 2
     assert "needs every commit since 2026-01-01T12:00:00Z" in before.err
+    # Neither a date nor a number: all of it, and no --deepen to suggest.
+    whole = Repo(clone).kg("mine-playbooks")
+    assert whole.code == 2
+    assert "mining needs the whole history: run `git fetch --unshallow` (in" in whole.err
 
 
 def test_a_rename_made_on_a_side_branch_is_followed_through_its_merge(repo: Repo) -> None:
@@ -217,3 +230,67 @@ def test_a_monorepo_version_bump_is_set_aside_by_its_files_and_its_title(repo: R
     aside = [c.title for c in filtered.set_aside[RELEASE]]
     assert len(aside) == 8, aside
     assert [c.title for c in filtered.kept] == ["Initial layout"]
+
+
+def _change(
+    title: str, kind: str = DIRECT, files: int = 1, email: str = "ada@example.com"
+) -> ChangeSet:
+    changed = tuple(FileChange("M", f"app/f{n}.py") for n in range(files))
+    return ChangeSet("0" * 40, kind, None, "Ada", email, 0, title, title, changed)
+
+
+@pytest.mark.parametrize(
+    ("title", "branch", "reason"),
+    [
+        # git's own subject for a merge of a line, with no "into ...": a line brought in.
+        ("Merge branch 'release-1.2'", "main", BRANCH_MERGE),
+        ("Merge remote-tracking branch 'origin/main'", "main", BRANCH_MERGE),
+        ("Merge branch 'dev'", "origin/dev", BRANCH_MERGE),  # the default branch, by name
+        ("Merge branch 'dev'", "dev", BRANCH_MERGE),
+        # A topic branch merged without a pull request is the work it brings.
+        ("Merge branch 'feature-x'", "main", ""),
+        ("Merge branch 'ada/feature-x'", "dev", ""),
+    ],
+)
+def test_a_merge_bringing_in_a_line_is_set_aside_and_a_topic_branch_kept(
+    title: str, branch: str, reason: str
+) -> None:
+    assert reason_for(_change(title, MERGE), branch, MAX_FILES) == reason
+
+
+def test_a_bot_authors_change_is_a_bots_whatever_its_title_says() -> None:
+    change = _change("Update translations (French)", email="hosted@weblate.org")
+    assert reason_for(change, "main", MAX_FILES) == BOT
+    assert reason_for(_change("Update translations (French)"), "main", MAX_FILES) == ""
+
+
+def test_a_change_of_as_many_files_as_the_limit_is_kept_and_one_more_is_not() -> None:
+    assert reason_for(_change("Add a feature", files=5), "main", 5) == ""
+    assert reason_for(_change("Add a feature", files=6), "main", 5) == OVERSIZE
+
+
+def test_a_change_set_keeps_the_follow_ups_it_is_given() -> None:
+    fix = _change("Fix the feature")
+    change = ChangeSet("1" * 40, DIRECT, None, "Ada", "a@x", 0, "Add", "Add", (), follow_ups=[fix])
+    assert change.follow_ups == [fix]
+
+
+def test_a_type_change_is_a_modification_and_a_merge_title_is_kept_whole(repo: Repo) -> None:
+    """A file turned into a symbolic link is modified, not a status of its own; a pull
+    request's title is its body's first line, whatever letters it ends in."""
+    repo.write_files(base_files())
+    commit_at(repo, "Initial layout", 0)
+    (repo.root / "app/cli.py").unlink()
+    (repo.root / "app/cli.py").symlink_to("providers/base.py")
+    commit_at(repo, "Point the cli at the base", 1)
+    repo.git("checkout", "-q", "-b", "tex")
+    repo.write("app/tex.py", "X = 1\n")
+    commit_at(repo, "tex", 2)
+    repo.git("checkout", "-q", "main")
+    merge_at(repo, "tex", "Merge pull request #5 from a/tex", "Support XeTeX", 3)
+    history = read_history(repo.root)
+    assert [(c.kind, c.title) for c in history.change_sets][1:] == [
+        (DIRECT, "Point the cli at the base"),
+        (MERGE, "Support XeTeX"),
+    ]
+    assert history.change_sets[1].files == (FileChange("M", "app/cli.py"),)

@@ -4,14 +4,30 @@ layout that is gone, or a run of version bumps whatever their titles say."""
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import cast
+
+import pytest
 from conftest import Repo
 from mining_helpers import commit_at
 from test_mining_tasks import DAY, edit, layout
 
 from kgtool.config import load_config
+from kgtool.mining.history import ChangeSet, FileChange
+from kgtool.mining.instances import instances_alike
 from kgtool.mining.miner import Options, mine, mine_history
 from kgtool.mining.paths import Abstractor, same_kind
-from kgtool.mining.patterns import object_of
+from kgtool.mining.patterns import (
+    CROWDED_FILES,
+    CROWDED_FOLDERS,
+    Pattern,
+    Task,
+    _crowded,
+    _joined,
+    names_its_kind,
+    object_of,
+)
+from kgtool.playbook.layer1 import Layer1
 from kgtool.repo import changed_text
 from kgtool.store import Store
 
@@ -272,7 +288,11 @@ def test_added_files_of_no_common_shape_are_not_a_kind(repo: Repo) -> None:
     assert len(mine_history(repo.root, Options()).patterns) == 2, "both look like kinds"
     titles, summary = mined_titles(repo)
     assert titles == ["Add a widget"], titles
-    assert any("1 whose new files share no symbol" in line for line in summary), summary
+    assert (
+        "passed over 1 patterns: 0 whose diffs rewrite only versions, 0 whose files (or the kind"
+        " of file they add) are gone from the tree, 1 whose new files share no symbol beyond"
+        " their own names" in summary
+    ), summary
 
 
 def test_adding_ci_workflows_is_upkeep(repo: Repo) -> None:
@@ -594,3 +614,146 @@ def test_a_file_each_of_the_newest_changes_added_is_part_of_the_task(repo: Repo)
     assert "parsers/all/<name>.go changed in" not in text, text
     steps = text.split("\n# ", 1)[1]
     assert steps.index("`parsers/all/<name>.go`") < steps.index("`docs/targets.md`")
+
+
+class _Defined:
+    """What layer 1 knows of each file, for :func:`instances_alike`: its symbols."""
+
+    def __init__(self, symbols: dict[str, list[str]]) -> None:
+        self.files = dict.fromkeys(symbols, "blob")
+        self._symbols = symbols
+
+    def symbols(self, path: str) -> list[str]:
+        return self._symbols[path]
+
+
+def _adding(files: dict[str, list[str]]) -> tuple[Pattern, Layer1]:
+    """A pattern whose changes each add one of ``files`` (app/lexers/<name>.py)."""
+    kind = "app/lexers/<name>.py"
+    tasks = []
+    for number, path in enumerate(files):
+        change = ChangeSet(f"{number:040x}", "direct", None, "a", "a@x", number, "Add", "Add",
+                           (FileChange("A", path),))  # fmt: skip
+        tasks.append(Task(change, {kind: [path]}, {kind}, set(), "add"))
+    pattern = Pattern(kind, "add", tasks, [(kind, len(tasks)), ("app/registry.py", 2)], 4)
+    return pattern, cast(Layer1, _Defined(files))
+
+
+@pytest.mark.parametrize(
+    ("files", "alike"),
+    [
+        # Two files sharing nothing but their own names are no kind...
+        ({"app/lexers/zoom.py": ["ZoomReader"], "app/lexers/ping.py": ["PingWriter"]}, False),
+        # ...two of four sharing a shape are half of them: a kind.
+        (
+            {
+                "app/lexers/zoom.py": ["ZoomLexer"],
+                "app/lexers/ping.py": ["PingLexer"],
+                "app/lexers/mail.py": ["send"],
+                "app/lexers/chat.py": ["post"],
+            },
+            True,
+        ),
+        # A word of three letters of the file's name is its own name too (ApiReader in
+        # zoom_api.py is <>reader), and dunder methods are no part of a shape.
+        (
+            {
+                "app/lexers/zoom_api.py": ["ZoomApi", "ZoomApi.__repr__", "ApiReader"],
+                "app/lexers/ping_web.py": ["PingWeb", "PingWeb.__repr__", "WebReader"],
+            },
+            True,
+        ),
+    ],
+)
+def test_files_added_alike_share_a_symbol_beyond_their_own_names(
+    files: dict[str, list[str]], alike: bool
+) -> None:
+    assert instances_alike(*_adding(files)) is alike
+
+
+def _pattern(tasks: list[tuple[str, list[str], list[str]]], verb: str = "add") -> Pattern:
+    """A pattern of changes (title, files added, files edited), oldest first, added files
+    of app/<folder>/<name>.py standing for their kind."""
+    made = []
+    for number, (title, added, edited) in enumerate(tasks):
+        files = tuple([FileChange("A", p) for p in added] + [FileChange("M", p) for p in edited])
+        change = ChangeSet(f"{number:040x}", "direct", None, "a", "a@x", number, title, title,
+                           files)  # fmt: skip
+        kinds = {p: p.rpartition("/")[0] + "/<name>.py" for p in added}
+        items = {kinds[p]: [p] for p in added} | {p: [p] for p in edited}
+        made.append(Task(change, items, set(kinds.values()), set(), verb))
+    counts = Counter(item for task in made for item in task.items)
+    return Pattern(made[0].change.id, verb, made, sorted(counts.items()), len(made))
+
+
+def test_a_short_title_word_ending_the_folders_name_names_its_kind() -> None:
+    """Titles saying "Add a rule" over app/textrules/<name>.py: a word of four letters is
+    long enough to be the end of a folder's name (a shorter one is any folder's letters)."""
+    names = ("alpha", "beta", "gamma", "delta")
+    pattern = _pattern([(f"Add a rule for {n}", [f"app/textrules/{n}.py"], []) for n in names])
+    assert pattern.new_kinds == ["app/textrules/<name>.py"]
+    assert names_its_kind(pattern) and object_of(pattern) == "rule"
+
+
+def test_a_folder_of_as_many_folders_or_files_as_the_bounds_is_crowded() -> None:
+    def tasks(paths: list[str]) -> list[Task]:
+        return _pattern([("Edit", [], paths)]).tasks
+
+    folders = [f"plugins/p{n}/main.py" for n in range(CROWDED_FOLDERS)]
+    assert set(_crowded(tasks(folders))) == {"plugins"}
+    assert _crowded(tasks(folders[1:])) == {}
+    files = [f"rules/r{n}.py" for n in range(CROWDED_FILES)]
+    assert set(_crowded(tasks(files))) == {"rules"}
+    assert _crowded(tasks(files[1:])) == {}
+
+
+def test_two_patterns_joined_are_anchored_on_a_file_of_the_joined_set() -> None:
+    """The first's anchor, when the changes of both no longer hold it in most of them, gives
+    way to the joined set's most frequent file."""
+    first = _pattern([("Add x", [], ["app/a.py", "app/x.py"])] * 2)
+    second = _pattern([("Add b", [], ["app/a.py", "app/b.py"])] * 4)
+    for number, task in enumerate(second.tasks):  # later changes of their own
+        task.change.id, task.change.time = f"{number + 2:040x}", number + 2
+    first.anchor, first.anchor_support = "app/x.py", 9
+    joined = _joined(first, second, 0.5)
+    assert (joined.anchor, joined.support) == ("app/a.py", 6)
+    # Its anchor's changes: as many as either had, and at least its own.
+    assert joined.anchor_support == 9
+    first.anchor_support = 2
+    assert _joined(first, second, 0.5).anchor_support == 6
+    assert joined.items == [("app/a.py", 6), ("app/b.py", 4)]
+
+
+def test_two_patterns_adding_nothing_are_one_task_when_half_the_smaller_is_shared() -> None:
+    """One verb and one object ("cache"), neither adding a kind of file: one task when half
+    the smaller file set is in the other, two when they share less."""
+    from kgtool.mining.patterns import _one_task
+
+    titles = ("Fix the cache expiry", "Fix a stale cache entry", "Fix the cache size")
+
+    def fixes(files: list[str]) -> Pattern:
+        return _pattern([(title, [], files) for title in titles], "fix")
+
+    small = fixes(["app/cache.py", "app/store.py"])
+    assert _one_task(small, fixes(["app/cache.py", "app/keys.py", "app/ttl.py", "app/x.py"]))
+    assert not _one_task(small, fixes(["app/keys.py", "app/ttl.py", "app/x.py"]))
+
+
+def test_the_word_of_a_template_names_its_kind_though_few_titles_say_it() -> None:
+    """Joined from changes titled two ways, a pattern keeps the words both say: the first
+    of them names the folder even where its own titles do not."""
+    names = ("alpha", "beta", "gamma", "delta")
+    pattern = _pattern([(f"Add {n}", [f"app/lexers/{n}.py"], []) for n in names])
+    assert not names_its_kind(pattern)
+    pattern.template = ("add", "lexer", "<name>")
+    assert names_its_kind(pattern) and object_of(pattern) == "lexer"
+
+
+def test_changes_joined_share_a_title_only_when_it_is_half_the_words_of_each() -> None:
+    from kgtool.mining.patterns import _shared_template
+
+    notifier = ("port", "<name>", "notifier")
+    assert _shared_template(("add", "<name>", "notifier"), notifier) == ("add", "notifier")
+    # "Allow a custom format selector", "Add DASH format 272": one word of three in common.
+    custom = ("add", "custom", "format", "selector")
+    assert _shared_template(custom, ("add", "<name>", "format", "<name>")) == ()

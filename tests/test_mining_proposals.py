@@ -14,7 +14,14 @@ from test_mining_history import providers  # noqa: F401 (the fixture)
 
 from kgtool.mining.history import ChangeSet
 from kgtool.mining.patterns import Pattern, Task
-from kgtool.mining.proposals import MAX_EVIDENCE, _delay, _evidence, _validation, project_checks
+from kgtool.mining.proposals import (
+    MAX_EVIDENCE,
+    Proposal,
+    _delay,
+    _evidence,
+    _validation,
+    project_checks,
+)
 from kgtool.playbook.parse import read_playbook
 
 PROPOSAL = "playbooks/proposed/add-a-provider.md"
@@ -296,3 +303,38 @@ def test_tox_environments_are_named_at_most_four(tmp_path: Path) -> None:
     ]  # fmt: skip
     (tmp_path / "tox.ini").write_text("[testenv]\ncommands = pytest\n")
     assert project_checks(tmp_path) == ["tox"]
+
+
+def test_a_readme_in_the_proposals_folder_is_no_playbook_to_overlap(
+    providers: Repo,  # noqa: F811
+) -> None:
+    """A README that explains the proposals folder, naming the files a proposal names, is
+    not a person's playbook: the proposal is still written beside it."""
+    readme = playbook_text(["app/providers/__init__.py", "app/providers/delta.py"])
+    providers.write("playbooks/proposed/README.md", readme, dedent=False)
+    assert providers.kg("update").code == 0
+    result = providers.kg("mine-playbooks")
+    assert result.code == 0, result.err
+    assert "overlaps" not in result.out, result.out
+    assert (providers.root / PROPOSAL).is_file()
+
+
+def test_a_verbose_run_says_each_step_on_stderr(providers: Repo) -> None:  # noqa: F811
+    assert providers.kg("update").code == 0
+    result = providers.kg("mine-playbooks", "-v", "--dry-run")
+    assert result.code == 0, result.err
+    steps = [line.partition("] ")[2] for line in result.err.splitlines()]
+    assert steps[:3] == ["reading history", "read 11 change sets", "found 1 patterns"], steps
+
+
+def test_a_mining_result_holds_the_lists_it_is_given() -> None:
+    from kgtool.mining.filters import Filtered
+    from kgtool.mining.history import History
+    from kgtool.mining.miner import Mined, MineResult
+
+    mined = Mined(History([], "main"), Filtered([], {}))
+    proposals: list[tuple[Proposal, str, str]] = []
+    written = ["playbooks/proposed/add-a-provider.md"]
+    result = MineResult(mined, proposals=proposals, written=written)
+    assert result.proposals is proposals and result.written is written
+    assert MineResult(mined).proposals == []

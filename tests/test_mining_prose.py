@@ -19,7 +19,15 @@ from fake_anthropic import (
 )
 from test_mining_history import providers  # noqa: F401 (the fixture)
 
-from kgtool.mining.prose import SYSTEM_PROMPT, TOOL_NAME, Evidence, mentions
+from kgtool.mining.prose import (
+    KEPT,
+    SYSTEM_PROMPT,
+    TOOL_NAME,
+    Evidence,
+    ProseReport,
+    check_reply,
+    mentions,
+)
 from kgtool.playbook.parse import read_playbook
 
 PROPOSAL = "playbooks/proposed/add-a-provider.md"
@@ -80,6 +88,9 @@ def test_a_good_rewording_is_written(ready: Repo, fake_anthropic: FakeAnthropic)
         "Add gamma provider",
     ]
     assert data["change_sets"][2]["follow_ups"][0]["paths"] == ["app/providers/gamma.py"]
+    # Each key file as the prompt describes it: its path, its pattern, how often it changed.
+    assert {"path": "app/providers/__init__.py", "pattern": "app/providers/__init__.py",
+            "changed_in": 5} in data["key_files"], data["key_files"]  # fmt: skip
     assert "Add gamma provider" not in SYSTEM_PROMPT + json.dumps(body["tools"])
 
     playbook = read_playbook(ready.root, PROPOSAL, 100_000)
@@ -192,3 +203,49 @@ def test_no_api_key_keeps_the_text_with_one_line(
         in result.out.splitlines()
     )
     assert "reworded" not in (ready.root / PROPOSAL).read_text()
+
+
+def test_a_bad_reply_is_told_what_is_wrong_with_each_part() -> None:
+    sent = {"pitfalls": [{"id": "p1", "text": "Keep abc1234 in mind."}], "key_files": []}
+    assert check_reply({"intent": "", "pitfalls": "none"}, sent) == (
+        "",
+        [],
+        ["the intent is empty", "the pitfalls are not a list"],
+    )
+    good = {"intent": "Add one.", "pitfalls": [{"id": "p1", "text": "Mind abc1234."}]}
+    assert check_reply(good, sent) == ("Add one.", ["Mind abc1234."], [])
+
+
+def test_a_pass_stopped_by_a_failure_says_so_after_what_it_did() -> None:
+    report = ProseReport("claude-haiku-4-5", rewritten=1, kept=["“Add a provider”: x"],
+                         failed="the Claude API failed with HTTP 500")  # fmt: skip
+    assert report.lines() == [
+        "prose: 1 reworded by claude-haiku-4-5, 1 kept",
+        "  kept the miner's text for “Add a provider”: x",
+        f"prose: the Claude API failed with HTTP 500; {KEPT}",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("invention", "ending"),
+    [
+        ({"intent": "Add a provider, as abcdef1 did."}, '"abcdef1", which is not in the request'),
+        (
+            {"intent": "Add a provider, as abcdef1 did to app/secrets.py."},
+            '"abcdef1", which is not in the request (and 1 more)',
+        ),
+        (
+            {"intent": "Add it as abcdef1 did to app/secrets.py for #99."},
+            '"abcdef1", which is not in the request (and 2 more)',
+        ),
+    ],
+)
+def test_a_proposal_kept_is_said_with_the_first_problem_and_how_many_more(
+    ready: Repo, fake_anthropic: FakeAnthropic, invention: dict[str, str], ending: str
+) -> None:
+    bad = tool(lambda body: reworded(body, **invention))
+    fake_anthropic.script(bad, bad)
+    result = ready.kg("mine-playbooks", "--llm")
+    assert result.code == 0, result.err
+    [kept] = [line for line in result.out.splitlines() if "kept the miner's text" in line]
+    assert kept.endswith(f"the reply stayed invalid: the intent names {ending}"), kept

@@ -92,3 +92,54 @@ def test_a_quick_follow_up_is_told_from_a_change_of_its_own(
     )
     files = {c.id: {f.path for f in c.files} for c in (earlier, later)}
     assert (_completes(later, [earlier], files) is earlier) is completes
+
+
+def test_a_utf16_list_is_read_and_its_bad_entry_named_by_line(tmp_path: Path) -> None:
+    """A list a Windows shell redirected is UTF-16: read as such, a bad entry named by its
+    line like any other, and a lone surrogate in a title (JSON allows one) read too."""
+    saved = tmp_path / "prs.json"
+    title = "Añadir \ud800"
+    saved.write_bytes(
+        f'[\n  {{"number": 1, "title": "{title}"}}\n]\n'.encode("utf-16", "surrogatepass")
+    )
+    assert load_prs(saved) == [PullRequest(1, title)]
+    saved.write_bytes('[\n  {"number": 1},\n  {"number": "2"}\n]\n'.encode("utf-16"))
+    with pytest.raises(KgError) as bad_entry:
+        load_prs(saved)
+    assert f"{saved}:3:" in str(bad_entry.value), str(bad_entry.value)
+
+
+def test_a_folder_given_as_the_list_is_refused_by_its_name(tmp_path: Path) -> None:
+    with pytest.raises(KgError) as refused:
+        load_prs(tmp_path)
+    assert str(refused.value) == f"{tmp_path}: is not a regular file"
+
+
+def test_a_rebase_merge_is_told_by_its_merge_commit_in_the_list() -> None:
+    """A rebase merge leaves no number in the history: the list's merge commit names it,
+    and it becomes that pull request, squashed, with the list's title, labels and author."""
+    from kgtool.mining.history import DIRECT, SQUASH
+    from kgtool.mining.prs import enrich
+
+    rebased = _change(7, {"a.py": "M"}, title="Add a")
+    numbered = _change(8, {"b.py": "M"}, title="Add b")
+    numbered.pr = 41
+    prs = [
+        PullRequest(40, "Add the alpha", ("feature",), "grace", rebased.id),
+        PullRequest(41, "", ("docs",), "ada"),
+    ]
+    assert enrich([rebased, numbered, _change(9, {"c.py": "M"})], prs) == 2
+    assert (rebased.pr, rebased.kind, rebased.title) == (40, SQUASH, "Add the alpha")
+    assert (rebased.labels, rebased.pr_author) == (("feature",), "grace")
+    # A pull request with no title in the list keeps the history's title.
+    assert (numbered.pr, numbered.kind, numbered.title) == (41, DIRECT, "Add b")
+    assert (numbered.labels, numbered.pr_author) == (("docs",), "ada")
+
+
+def test_a_quick_fix_over_exactly_the_files_of_its_change_completes_it() -> None:
+    from kgtool.mining.filters import _completes
+
+    earlier = _change(1, {"a.py": "M", "b.py": "M"})
+    later = _change(2, {"a.py": "M", "b.py": "M"}, hours=1)
+    files = {c.id: {f.path for f in c.files} for c in (earlier, later)}
+    assert _completes(later, [earlier], files) is earlier

@@ -8,7 +8,7 @@ from conftest import Repo
 from mining_helpers import commit_at
 
 from kgtool.mining.miner import Options, mine_history
-from kgtool.mining.patterns import is_sweep
+from kgtool.mining.patterns import Pattern, is_sweep
 
 PROTOCOLS = ("pop3", "imap", "smtp", "ftp", "http")
 
@@ -88,3 +88,18 @@ def test_the_same_edit_across_sibling_folders_is_a_sweep(repo: Repo) -> None:
     mined = mine_history(repo.root, Options())
     assert mined.patterns == [], [(p.anchor, p.support) for p in mined.patterns]
     assert mined.sweeps >= 1
+
+
+def test_a_sweep_is_told_around_every_file_whatever_else_changed_it() -> None:
+    """Three refactors over lib/{a,b,c,d}.c are a sweep grown around each of the four, also
+    around lib/a.c, which one lone addition changed too."""
+    from mining_helpers import task_of
+
+    from kgtool.mining.patterns import find_patterns
+
+    files = [f"lib/{name}.c" for name in "abcd"]
+    tasks = [task_of(0, "Add the new parser", ["lib/a.c", "lib/new.c"], "add")]
+    tasks += [task_of(n, f"Refactor the parsers {n}", files) for n in (1, 2, 3)]
+    sweeps: list[Pattern] = []
+    assert find_patterns(tasks, sweeps=sweeps) == []
+    assert sorted(p.anchor for p in sweeps if not p.template) == files

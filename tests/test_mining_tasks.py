@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from conftest import Repo
-from mining_helpers import commit_at
+from mining_helpers import commit_at, task_of
 
 from kgtool.mining.miner import Options, mine_history
-from kgtool.mining.patterns import MIN_SUPPORT
+from kgtool.mining.patterns import MIN_SUPPORT, Pattern
 
 TARGETS = ("slack", "discord", "teams")
 BUSY = ("core/registry.py", "core/dispatch.py", "docs/targets.md")
@@ -515,3 +515,99 @@ def test_a_task_whose_layout_changed_keeps_its_core_in_its_newest_changes() -> N
     assert "new/registry.py" in dict(found[0].items) and "old/registry.py" not in dict(
         found[0].items
     ), found[0].items
+
+
+def test_an_edit_of_a_functions_first_line_touches_it_and_three_symbols_at_most(
+    repo: Repo,
+) -> None:
+    from kgtool.mining.symbols import touched_symbols
+
+    source = "".join(f"def {name}():\n    return {n}\n\n\n" for n, name in enumerate("abcd"))
+    repo.write("core/steps.py", source)
+    commit_at(repo, "Initial layout", 0)
+    # a's signature only (its first line), and the bodies of b, c and d.
+    edited = source.replace("def a():", "def a(key=None):")
+    for n in (1, 2, 3):
+        edited = edited.replace(f"return {n}\n", f"return {10 * n}\n")
+    repo.write("core/steps.py", edited)
+    commit = commit_at(repo, "Edit the steps", DAY)
+    reading = touched_symbols(repo.root, [(commit, "core/steps.py")])
+    assert reading.read == 1
+    assert [t.qualname for t in reading.touched] == ["a", "b", "c"]
+
+
+def test_a_file_too_large_to_read_is_not_counted(repo: Repo) -> None:
+    """A file past the size bound is not read, let alone parsed: no change of it counts."""
+    from kgtool.mining.symbols import MAX_BYTES, touched_symbols
+
+    lines = MAX_BYTES // len("VALUE_0000000 = 0\n") + 1
+    repo.write("core/table.py", "".join(f"VALUE_{n:07} = 0\n" for n in range(lines)))
+    commit_at(repo, "Initial layout", 0)
+    text = (repo.root / "core/table.py").read_text()
+    repo.write("core/table.py", text.replace("VALUE_0000001 = 0", "VALUE_0000001 = 1"))
+    commit = commit_at(repo, "Change a value", DAY)
+    assert touched_symbols(repo.root, [(commit, "core/table.py")]).read == 0
+
+
+def test_each_group_of_changes_titled_alike_is_a_candidate_of_its_own() -> None:
+    """One template, two groups of overlapping changes: the older shares a single file (no
+    task), and the newer still is one."""
+    from kgtool.mining.patterns import _titled_alike
+
+    names = ("zoom", "ping", "mail", "chat", "blog", "wiki")
+    files = [["app/common.py", f"app/own_{n}.py"] for n in range(3)]
+    files += [["app/widgets.py", "app/render.py"]] * 3
+    tasks = [task_of(n, f"Add the {names[n].title()} widget", files[n], "add") for n in range(6)]
+    by_item: dict[str, list[int]] = {}
+    for index, task in enumerate(tasks):
+        for item in task.items:
+            by_item.setdefault(item, []).append(index)
+    found = _titled_alike(tasks, by_item, MIN_SUPPORT, 0.5)
+    assert [(p.template, [i for i, _ in p.items], p.support) for p in found] == [
+        (("add", "<name>", "widget"), ["app/render.py", "app/widgets.py"], 3)
+    ]
+
+
+def test_changes_titled_alike_are_joined_by_the_share_of_all_their_files() -> None:
+    """Jaccard: one file shared of nine is too little overlap, however the sets compare."""
+    from kgtool.mining.patterns import _overlapping
+
+    tasks = [
+        task_of(0, "Add x", [f"app/{name}.py" for name in "abcde"]),
+        task_of(1, "Add y", [f"app/{name}.py" for name in "avwxy"]),
+        task_of(2, "Add z", [f"app/{name}.py" for name in "abcdz"]),
+    ]
+    assert _overlapping([0, 1, 2], tasks, 0.25) == [[0, 2], [1]]
+
+
+def test_changes_titled_only_by_a_verb_and_a_name_need_half_their_files_in_common() -> None:
+    """Titles such as "Add Zoom" and "Add Ping" say nothing of the task: a third of their
+    files in common, enough for titles that say words, is not enough for them."""
+    from kgtool.mining.patterns import _titled_alike
+
+    def titled(template: str) -> list[Pattern]:
+        names = ("Zoom", "Ping", "Mail")
+        files = [["app/a.py", "app/b.py", f"app/{name}.py", f"docs/{name}.md"] for name in names]
+        tasks = [task_of(n, template.format(names[n]), files[n], "add") for n in range(3)]
+        by_item: dict[str, list[int]] = {}
+        for index, task in enumerate(tasks):
+            for item in task.items:
+                by_item.setdefault(item, []).append(index)
+        return _titled_alike(tasks, by_item, MIN_SUPPORT, 0.5)
+
+    assert titled("Add {}") == []
+    [widget] = titled("Add the {} widget")
+    assert widget.template == ("add", "<name>", "widget")
+
+
+def test_a_candidate_sharing_half_its_changes_with_a_better_one_is_that_one() -> None:
+    from kgtool.mining.patterns import distinct
+
+    tasks = [task_of(n, "Add x", ["app/a.py", "app/b.py", "app/c.py"], "add") for n in range(4)]
+    better = Pattern("app/a.py", "add", tasks[:3], [("app/a.py", 3), ("app/b.py", 3),
+                     ("app/c.py", 3)], 3)  # fmt: skip
+    other = Pattern("docs/x.md", "document", tasks[1:], [("docs/x.md", 3), ("docs/y.md", 3)], 3)
+    # Two of four changes in common: half of them, one task.
+    assert distinct([other, better]) == [better]
+    other.tasks = [*tasks[2:], task_of(5, "Add y", ["docs/x.md"], "add")]
+    assert distinct([other, better]) == [better, other]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kgtool.mining.patterns import title_words, verb_of
+from kgtool.mining.titles import SLOT, singular, title_templates
 
 
 def test_title_words_are_lowercase_singular_and_once_each() -> None:
@@ -34,3 +35,23 @@ def test_release_pages_and_announcements_are_bookkeeping() -> None:
         assert is_bookkeeping(path), path
     for path in ("src/releaser.py", "docs/releases.md", "src/announcer.py", "docs/guide.md"):
         assert not is_bookkeeping(path), path
+
+
+def test_a_titles_prefix_punctuation_and_short_words() -> None:
+    # A conventional prefix is no word of the title, punctuation around a word no name.
+    assert title_words("feat(api): support tokens") == ["token"]
+    assert title_words("Fix the parser.") == ["parser"]
+    # A word of two letters is a word ("ui", "db"); one letter is not.
+    assert title_words("Fix the ui of a db x") == ["ui", "db"]
+    # -ies of five letters is -y too; of four it is a plural in -s ("ties").
+    assert [singular(w) for w in ("spies", "ties")] == ["spy", "tie"]
+
+
+def test_a_word_said_by_two_titles_is_a_name_and_by_three_a_word() -> None:
+    titles = ["Add Zoom widget", "Add Zoom panel", "Add Ping widget", "Add Mail widget"]
+    assert title_templates(titles) == [
+        ("add", SLOT, "widget"),
+        ("add", SLOT),  # "Zoom panel": two names in a row are one
+        ("add", SLOT, "widget"),
+        ("add", SLOT, "widget"),
+    ]

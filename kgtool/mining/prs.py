@@ -40,7 +40,9 @@ def load_prs(path: Path) -> list[PullRequest]:
     except bounded.Unreadable as exc:
         message = exc.message.replace("is not valid JSON", "is not a JSON pull-request list", 1)
         raise KgError(message, where, exc.line) from None
-    text = raw.decode("utf-8", "replace")  # only to name a bad entry's line
+    # Only to name a bad entry's line, decoded as the list was: a list a Windows shell
+    # redirected is UTF-16, whose bad entry would otherwise be a traceback, not its line.
+    text = raw.decode(json.detect_encoding(raw), "replace")
     if not isinstance(data, list):
         raise KgError("must be a JSON array of pull requests (gh pr list --json ...)", str(path))
     prs = []
