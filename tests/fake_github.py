@@ -79,7 +79,7 @@ class FakeGitHub:
             # comment: leaving a person's comment alone is kgtool's business.
             comment = self.comments[int(single.group(1))]
             comment["body"] = body["body"]
-            return 200, comment
+            return 200, {**comment, "html_url": f"https://example.test/c/{comment['id']}"}
         if route == "/user" and method == "GET":
             if self.login:
                 return 200, {"login": self.login, "type": "User"}

@@ -163,8 +163,12 @@ def test_a_clean_pull_request_passes_with_its_changelog_and_playbooks(
     assert result.code == 0, result.out + result.err
     assert annotations(result) == []
     summary = actions.summary
-    assert summary.startswith("## kgtool ci: passed\n")
-    assert f"base {base[:12]} (the pull request's base), head" in summary
+    assert summary.startswith(
+        f"## kgtool ci: passed\n\nbase {base[:12]} (the pull request's base), head "
+    )
+    assert (
+        "\n\n| check | verdict | problems | warnings |\n|---|---|---:|---:|\n| raw graph |"
+    ) in summary
     assert "| raw graph | ok | 0 | 0 |" in summary and "| playbooks | ok | 0 | 0 |" in summary
     assert section(summary, "Playbooks this change touches") == (
         "\n- this change touches key files of **save-data** (`app/store.py`): its validation "
@@ -373,7 +377,8 @@ def test_a_summary_with_no_room_left_is_said_in_an_annotation(
 
     assert actions.summary == full
     assert any(
-        "no job summary: this step's summary is at GitHub's 1 MiB limit already" in line
+        "no job summary: this step's summary is at GitHub's 1 MiB limit already; the log of "
+        "this step holds the report" in line
         for line in annotations(result)
     ), result.out
 
@@ -537,6 +542,11 @@ def test_the_sticky_comment_is_created_once_then_updated(
     assert (post.method, post.path) == ("POST", "/api/v3/repos/acme/app/issues/12/comments")
     assert post.headers["authorization"] == "Bearer t0ken"
     assert post.headers["x-github-api-version"] == "2022-11-28"
+    # A request with a body says it is JSON; one without (a GET) sends neither.
+    assert post.headers["content-type"] == "application/json"
+    gets = [r for r in fake_github.requests if r.method == "GET"]
+    assert gets and all("content-type" not in r.headers and r.body is None for r in gets)
+    assert all("content-length" not in r.headers for r in gets)
 
     # The next push breaks a playbook: the same comment now says so.
     add_playbook(repo, "broken", ["app/gone.py"])
@@ -554,7 +564,7 @@ def test_the_sticky_comment_is_created_once_then_updated(
         "PATCH",
         f"/api/v3/repos/acme/app/issues/comments/{created[0]['id']}",
     )
-    assert "comment updated: " in log_text(second)
+    assert f"comment updated: https://example.test/c/{created[0]['id']}\n" in log_text(second)
 
 
 def test_with_a_person_s_token_their_own_comment_is_the_sticky_one(
@@ -854,6 +864,10 @@ def test_a_touched_playbook_refused_for_its_validation_says_it_has_none(
         "\n- this change touches key files of **save-data** (`app/store.py`): its validation "
         "is not written down (refused or not active: fix it before following it)\n\n"
     )
+    assert (
+        "  this change touches key files of save-data (app/store.py): its validation is not "
+        "written down (refused or not active: fix it before following it)\n"
+    ) in log_text(result)
 
 
 def test_a_shallow_clone_with_no_pull_request_says_it_lacks_the_merge_base(
@@ -914,3 +928,161 @@ def test_a_pull_request_event_with_a_base_that_is_no_object_reads_as_having_none
     path.write_text(json.dumps({"pull_request": {"number": 3, "base": "main", "head": ["x"]}}))
     found = pr_check.read_event({"GITHUB_EVENT_PATH": str(path), "GITHUB_BASE_REF": "main"})
     assert found == pr_check.Event(base_sha="", base_ref="main", number=3, from_fork=False)
+
+
+def test_a_base_branch_with_no_history_in_common_is_named_with_what_to_fetch(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """The event's base branch is here but shares no commit with HEAD: the base is not
+    found, named after that branch, with what the check lacks."""
+    repo = make_repo({"a.txt": "a\n"})
+    repo.git("checkout", "-q", "--orphan", "feature")
+    repo.write("b.txt", "b\n")
+    repo.commit("unrelated")
+    base = pr_check.find_base(repo.root, None, pr_check.Event(base_ref="main"), False)
+    assert base == pr_check.Base(
+        "",
+        "main",
+        "the architecture diff and the playbooks this change touches need the merge base "
+        "with main, which is not in this clone: fetch it (`git fetch origin`)",
+    )
+
+
+def test_an_unreachable_api_is_said_in_the_network_s_own_words() -> None:
+    """The reason a request failed is what the network said (the refused connection), not
+    the wrapper around it; the query string is not repeated."""
+    client = github._Client("http://127.0.0.1:9", "t0ken")  # discard: refused
+    with pytest.raises(github.CommentSkipped) as caught:
+        client.call("GET", "/user?per_page=100")
+    said = str(caught.value)
+    assert re.fullmatch(r"GET http://127\.0\.0\.1:9/user failed: \[Errno \d+\] .+", said), said
+    assert "urlopen" not in said
+
+
+def test_a_shallow_clone_that_holds_the_merge_base_compares_with_it(
+    make_repo: Callable[..., Repo], tmp_path: Path
+) -> None:
+    """Shallow, yet deep enough: the merge base with the default branch is here, so it is
+    the base, and nothing is said to be missing."""
+    origin, base = merged_pull_request(make_repo)
+    clone = shallow_clone(origin, "pr-merge", 2, tmp_path / "depth2")
+    clone.git("fetch", "-q", "--depth=1", "origin", "main:refs/remotes/origin/main")
+    clone.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+    assert clone.git("rev-parse", "--is-shallow-repository").strip() == "true"
+    found = pr_check.find_base(clone.root, None, pr_check.Event(), True)
+    assert found == pr_check.Base(base, "merge base with origin/main")
+
+
+def test_the_event_s_base_branch_is_the_pull_request_s_own(tmp_path: Path) -> None:
+    """The base branch the event names wins over GITHUB_BASE_REF, which serves without it."""
+    path = tmp_path / "event.json"
+    environ = {"GITHUB_EVENT_PATH": str(path), "GITHUB_BASE_REF": "main"}
+    path.write_text(json.dumps({"pull_request": {"base": {"sha": "abc", "ref": "develop"}}}))
+    assert pr_check.read_event(environ).base_ref == "develop"
+    path.write_text(json.dumps({"pull_request": {"base": {"sha": "abc"}}}))
+    assert pr_check.read_event(environ).base_ref == "main"
+
+
+def failed_report() -> PullRequestReport:
+    problem = Finding("playbooks/p.md", 3, ERROR, "P411", "key file 'x.py' does not resolve")
+    return PullRequestReport(
+        [CheckOutcome("playbooks", [problem])],
+        [CheckFinding("playbooks", problem)],
+        Base("a" * 40, "--base"),
+        "b" * 40,
+    )
+
+
+def test_a_summary_with_room_for_its_verdict_alone_says_the_verdict_and_where_to_look(
+    tmp_path: Path,
+) -> None:
+    summary = tmp_path / "summary.md"
+    earlier = "e" * (SUMMARY_LIMIT - 200) + "\n"  # room for a line or two, not the table
+    summary.write_text(earlier)
+    assert github.write_summary(str(summary), failed_report())
+    assert summary.read_text() == earlier + (
+        "## kgtool ci: failed\n\nCut: the step's summary is nearly at GitHub's 1 MiB limit; "
+        "the log of this step shows the report.\n"
+    )
+
+
+def test_every_playbook_touched_is_one_word_of_its_output() -> None:
+    report = failed_report()
+    report.relevant = [
+        pr_check.Relevant(slug, f"playbooks/{slug}.md", ["app.py"], ["pytest"], True)
+        for slug in ("save-data", "x$(id)", "add.cache")
+    ]
+    assert github.outputs(report, "off")["playbooks-touched"] == "save-data add.cache"
+
+
+def test_an_answer_with_no_message_is_said_by_its_status_alone() -> None:
+    import io
+    import urllib.error
+    from email.message import Message
+
+    def error(code: int, body: bytes) -> urllib.error.HTTPError:
+        return urllib.error.HTTPError("http://x", code, "no", Message(), io.BytesIO(body))
+
+    assert github._http_reason(error(502, b"{}")) == "GitHub answered HTTP 502"
+    assert github._http_reason(error(502, b'{"message": " Bad\\n gateway "}')) == (
+        "GitHub answered HTTP 502 (Bad gateway)"
+    )
+    assert github._http_reason(error(404, b"")) == (
+        "the token may not write to this pull request: HTTP 404"
+    )
+
+
+def test_a_finding_of_no_playbook_or_label_is_listed_among_the_other_findings(
+    make_repo: Callable[..., Repo], actions: Actions
+) -> None:
+    repo, base = pull_request(make_repo)
+    repo.write("package.json", "{not json")  # a manifest nobody can read
+    updated(repo, "a broken manifest")
+    actions.event(base)
+
+    result = repo.kg("ci")
+
+    assert result.code == 0, result.out
+    other = section(actions.summary, "Other findings")
+    assert "- package.json:1: warning: C202 is not valid JSON: " in other, other
+
+
+def test_an_annotation_without_a_title_or_place_has_no_properties() -> None:
+    assert github.command("warning", "a note") == "::warning::a note"
+
+
+def test_without_a_repository_the_comment_is_skipped_saying_why() -> None:
+    said = github.sticky_comment({"GITHUB_TOKEN": "t0ken"}, 3, "body", False)
+    assert said == "comment skipped: GITHUB_REPOSITORY is not set"
+
+
+def test_our_comment_is_found_on_the_last_page_read_and_no_further(fake_github: FakeGitHub) -> None:
+    """Comments are read 100 a page, up to MAX_PAGES pages: ours on the last of them is
+    found (and edited, not posted again)."""
+    for _ in range((github.MAX_PAGES - 1) * 100):
+        fake_github.add(5, "a comment", login="reviewer")
+    ours = fake_github.add(5, f"{MARKER}\nan earlier report")
+    client = github._Client(fake_github.url, "t0ken")
+    assert client.find("/repos/acme/app/issues/5/comments") == ours
+    pages = [r for r in fake_github.requests if "/issues/5/comments" in r.path]
+    assert len(pages) == github.MAX_PAGES
+    # One page further is not read: a comment there is past what a sticky comment looks at.
+    for _ in range(github.MAX_PAGES * 100):
+        fake_github.add(6, "a comment", login="reviewer")
+    fake_github.add(6, f"{MARKER}\ntoo far down")
+    assert client.find("/repos/acme/app/issues/6/comments") == 0
+
+
+def test_a_report_cut_to_fit_never_passes_its_limit() -> None:
+    """Whatever the limit, the sections that fit whole are kept and the rest are stubs, and
+    the whole stays within the limit whenever its head and stubs do."""
+    head = "## head"
+    sections = [(name, f"## {name}\n\n" + name * 300) for name in ("a", "b", "c")]
+    smallest = len(github.fit(head, sections, 0, "the limit").encode("utf-8"))
+    whole = len("\n".join([head] + [body for _, body in sections]).encode("utf-8"))
+    for limit in range(smallest, whole + 1, 5):
+        text = github.fit(head, sections, limit, "the limit")
+        assert len(text.encode("utf-8")) <= limit, limit
+    assert github.fit(head, sections, whole, "the limit") == "\n".join(
+        [head] + [body for _, body in sections]
+    )

@@ -486,3 +486,136 @@ def test_a_community_in_json_has_its_score_and_its_main_symbols(shop: Repo) -> N
     assert "auth/tokens.py::sign_token" in [s["id"] for s in symbols["symbols"]]
     (bridges,) = [i for i in items if i["kind"] == "bridges" and i["parent"] == number]
     assert bridges["community"] == auth and bridges["edges"]
+
+
+def test_a_community_shown_short_still_says_where_it_comes_from(shop: Repo) -> None:
+    """Under a budget its full header does not fit, a community is one line; in JSON that
+    line keeps what a reader needs of it, its source among them."""
+    full = context_for(shop.root, PROVIDER_TASK, 10**9, "json")
+    short: list[dict] = []
+    for budget in range(len(full), 0, -40):
+        items = json.loads(context_for(shop.root, PROVIDER_TASK, budget, "json"))["items"]
+        short = [i for i in items if i["kind"] == "community" and i.get("short")]
+        if short:
+            break
+    assert short, "no budget showed a community short"
+    assert set(short[0]) >= {"id", "name", "offline_name", "label", "size", "source", "short"}
+    assert short[0]["source"] == ".kg/communities.json"
+    # A file shown short is marked short too, with where it is.
+    for budget in range(len(full), 0, -40):
+        items = json.loads(context_for(shop.root, PROVIDER_TASK, budget, "json"))["items"]
+        files = [
+            i
+            for i in items
+            if i["kind"] == "file" and set(i) <= {"kind", "community", "path", "short", "parent"}
+        ]
+        if files:
+            break
+    assert files and all(f.get("short") is True and f["path"] for f in files), files
+
+
+def test_a_concept_whose_community_has_no_bridges_says_it_has_none(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = make_repo(
+        {
+            "notes/store.py": "from notes.words import count\n\n\ndef keep(text):\n"
+            "    return count(text)\n",
+            "notes/words.py": "def count(text):\n    return len(text.split())\n",
+        }
+    )
+    repo.write(
+        "playbooks/keep-notes.md",
+        "---\nintent: keep the notes\nconcepts: [c1, no such thing]\nkey_files:\n"
+        "  - notes/store.py\n"
+        "validation: pytest\n---\n\n# Keep the notes\n",
+        dedent=False,
+    )
+    repo.commit("a playbook")
+    assert repo.kg("update").code == 0
+    out = context_for(repo.root, "keep the notes", 10**9)
+    concept = next(line for line in out.splitlines() if line.startswith("Concept 'c1'"))
+    assert concept.endswith("files (.kg/communities.json); edges: none"), concept
+    # A concept no community matches is said, with where the playbook names it.
+    items = json.loads(context_for(repo.root, "keep the notes", 10**9, "json"))["items"]
+    unresolved = next(i for i in items if i.get("concept") == "no such thing")
+    assert unresolved == {
+        "kind": "concept",
+        "concept": "no such thing",
+        "source": "playbooks/keep-notes.md:3",
+        "community": "",
+        "parent": 0,
+    }
+
+
+def test_the_indexes_are_prepared_in_the_cache_of_the_store_given(
+    shop: Repo, tmp_path: Path
+) -> None:
+    """What ``update`` prepares for the next question is kept where the store it hands over
+    keeps its cache: the decoded layer 1 and the content index alike."""
+    from kgtool.query import CONTENT_INDEX_FILE
+    from kgtool.query.context import prepare_indexes
+    from kgtool.query.kg import READ_CACHE
+    from kgtool.store import Store
+
+    cache = tmp_path / "given-cache"
+    prepare_indexes(shop.root, Store(shop.root, cache_dir=cache))
+    assert (cache / READ_CACHE).is_file() and (cache / CONTENT_INDEX_FILE).is_file()
+
+
+def test_a_playbook_matched_by_two_of_three_task_words_is_the_answer(shop: Repo) -> None:
+    """Two of the task's words that the playbook holds (card, processor) are enough, though
+    the task has a third the repository knows elsewhere (sessions) and names no key file."""
+    out = context_for(shop.root, "card processor for sessions", 10**9)
+    assert out.splitlines()[2:5] == [
+        f"## Playbook: Add a payment provider ({PLAYBOOK_PATH}:1)",
+        "Status: active, executable (checked: every key file resolves)",
+        "Matched task words: card, processor",
+    ]
+
+
+def test_json_names_the_task_words_a_playbook_matched(shop: Repo) -> None:
+    playbook = json.loads(context_for(shop.root, PROVIDER_TASK, 10**9, "json"))["items"][0]
+    assert (playbook["kind"], playbook["matched"]) == ("playbook", ["payment", "provider"])
+
+
+def test_a_key_file_that_is_a_whole_file_is_shown_with_its_length(shop: Repo) -> None:
+    shop.write(
+        PLAYBOOK_PATH,
+        PLAYBOOK.replace(
+            "  - payments/gateway.py::charge_card\n",
+            "  - payments/gateway.py::charge_card\n  - payments/gateway.py\n",
+        ),
+        dedent=False,
+    )
+    shop.commit("a whole file as a key file")
+    out = context_for(shop.root, PROVIDER_TASK, 10**9)
+    assert (
+        f"- `payments/gateway.py` ({PLAYBOOK_PATH}:11) → `payments/gateway.py` (11 lines)"
+    ) in out.splitlines()
+
+
+def test_a_signature_longer_than_the_limit_is_cut_to_it_with_a_mark(repo: Repo) -> None:
+    from kgtool.query.context import SIGNATURE_CHARS, SourceLines
+
+    head = "def long(" + ", ".join(f"argument_{n}" for n in range(40)) + "):"
+    repo.write("long.py", head + "\n    pass\n", dedent=False)
+    signature = SourceLines(repo.root).signature("long.py", 1)
+    assert signature == head[: SIGNATURE_CHARS - 1] + "…"
+    assert len(signature) == SIGNATURE_CHARS
+
+
+def test_json_gives_a_concept_s_size_and_bridges_and_a_community_s_size(shop: Repo) -> None:
+    items = json.loads(context_for(shop.root, PROVIDER_TASK, 10**9, "json"))["items"]
+    concept = next(i for i in items if i["kind"] == "concept")
+    assert concept["size"] == 4
+    assert concept["edges"] == [
+        {
+            "src": "c1",
+            "dst": "c3",
+            "total": 4,
+            "types": {"calls": {"AMBIGUOUS": 2}, "imports": {"EXTRACTED": 2}},
+        }
+    ]
+    community = next(i for i in items if i["kind"] == "community" and i["id"] == "c3")
+    assert community["size"] == 4

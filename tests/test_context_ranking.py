@@ -4,6 +4,7 @@ with a history: what each kind of evidence must bring, and the indexes it reads.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 
@@ -78,6 +79,11 @@ def test_a_recurring_task_brings_the_files_its_past_changes_had_in_common(
         "Add the slack webhook target",
         "Add the teams webhook target",
     ], titles
+    # In markdown, the count (in the plural) and the first change cited by its title.
+    text = repo.kg("context", "add a webhook target for mattermost", "--budget", "12000").out
+    line = next(x for x in text.splitlines() if x.startswith("- `core/dispatch.py`"))
+    cited = r'[0-9a-f]{10} "Add the \w+ webhook target"'
+    assert re.search(rf"changed in 3 similar past changes, e\.g\. {cited}\)$", line), line
 
 
 MONOREPO = {

@@ -7,6 +7,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -609,3 +610,168 @@ def test_a_few_paths_are_named_and_the_rest_counted() -> None:
 
     assert _few(["a", "b", "c"]) == "a, b, c"
     assert _few(["a", "b", "c", "d"]) == "a, b, c and 1 more"
+
+
+def test_the_framework_guard_looks_in_the_framework_s_default_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without PRE_COMMIT_HOME the framework keeps its patches in pre-commit/ under
+    XDG_CACHE_HOME, and without that under ~/.cache: the guard finds this run's patch there."""
+    from kgtool.integrations.git_hooks import _framework_set_aside_kg_changes
+
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    monkeypatch.delenv("PRE_COMMIT_HOME", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    name = f"patch{int(time.time())}-{os.getppid()}"
+    kg_patch = b"diff --git a/.kg/raw/_root.jsonl b/.kg/raw/_root.jsonl\n"
+    assert not _framework_set_aside_kg_changes()  # no home at all: nothing set aside
+    default = tmp_path / ".cache" / "pre-commit"
+    default.mkdir(parents=True)
+    (default / name).write_bytes(kg_patch)
+    assert _framework_set_aside_kg_changes()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert not _framework_set_aside_kg_changes()  # the cache is elsewhere now
+    (tmp_path / "xdg" / "pre-commit").mkdir(parents=True)
+    (tmp_path / "xdg" / "pre-commit" / name).write_bytes(kg_patch)
+    assert _framework_set_aside_kg_changes()
+
+
+def test_without_proc_the_parent_alone_counts_as_started_an_hour_ago(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where /proc cannot be read the guard knows only its parent, taken to have started an
+    hour ago; what /proc said before failing is kept as it is, with nothing added."""
+    from kgtool.integrations import git_hooks
+
+    real_open = open
+    monkeypatch.setattr(git_hooks.time, "time", lambda: 1_700_003_600.5)
+
+    def no_proc(path: object, *args: object, **kwargs: object) -> object:
+        if str(path).startswith("/proc/"):
+            raise OSError("no /proc here")
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(git_hooks, "open", no_proc, raising=False)
+    assert git_hooks._ancestors() == [(os.getppid(), 1_700_000_000)]
+
+    def parent_only(path: object, *args: object, **kwargs: object) -> object:
+        if str(path) not in ("/proc/stat", f"/proc/{os.getppid()}/stat"):
+            raise OSError("gone")
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(git_hooks, "open", parent_only, raising=False)
+    found = git_hooks._ancestors()
+    assert [pid for pid, _ in found] == [os.getppid()]
+    assert found[0][1] != 1_700_000_000  # read from /proc, not assumed
+
+
+def test_install_says_what_the_merge_driver_does(repo: Repo) -> None:
+    mapped_repo(repo)
+    installed = repo.kg("hooks", "install")
+    assert installed.code == 0, installed.err
+    assert installed.out.splitlines()[-1] == (
+        "registered the merge driver for .kg/ (merge.kgtool.driver): a merge keeps our side "
+        "of a .kg/ file, and the pre-merge-commit hook rebuilds .kg/"
+    )
+
+
+def test_hooks_run_in_this_process_stages_nothing_over_kg_changes_the_framework_set_aside(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the framework, with this run's patch touching .kg/, the hook (in this process,
+    so that a mutation test sees which tests reach it) rewrites .kg/ but stages none of it,
+    and says how to go on."""
+    mapped_repo(repo)
+    home = tmp_path / "pre-commit-home"
+    home.mkdir()
+    kg_patch = b"diff --git a/.kg/raw/_root.jsonl b/.kg/raw/_root.jsonl\n"
+    (home / f"patch{int(time.time())}-{os.getppid()}").write_bytes(kg_patch)
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(home))
+    repo.write("app.py", APP + "\n\ndef f():\n    pass\n")
+    repo.git("add", "app.py")
+    refused = repo.kg("hooks", "run")
+    assert refused.code == 1, refused.out + refused.err
+    assert (
+        "kgtool rewrote .kg/ (.kg/raw/_root.jsonl) for what is staged, but .kg/ also has "
+        "changes you did not stage, which pre-commit set aside; staging over them would "
+        "lose them when it puts them back, so nothing was staged: `git add .kg` (or "
+        "`git checkout -- .kg` to drop yours), then commit again\n"
+    ) in refused.out
+    assert repo.git("diff", "--cached", "--name-only") == "app.py\n"
+    assert symbols(repo.layer1()) == {"main", "helper", "f"}
+
+
+def test_one_older_warning_is_counted_in_the_singular_with_where_to_read_it() -> None:
+    from kgtool.findings import Finding
+    from kgtool.integrations.git_hooks import _touched_first
+
+    mine = Finding("mine.py", 3, "warning", "R101", "a syntax error")
+    older = Finding("old.py", 1, "warning", "R101", "a syntax error")
+    general = Finding("", 0, "warning", "R103", "about no file")
+    assert _touched_first([mine, older, general], {"mine.py"}) == [
+        mine.format(),
+        general.format(),
+        "kgtool: 1 older warning about files this commit does not touch "
+        "(`kgtool update` lists them)",
+    ]
+    assert _touched_first([older, older], set())[-1].startswith("kgtool: 2 older warnings ")
+
+
+def test_install_without_review_stages_kg(repo: Repo) -> None:
+    from kgtool.integrations.git_hooks import install
+
+    mapped_repo(repo)
+    said = install(repo.root)
+    assert said[0].endswith(f"{hook_file(repo, HOOK_NAMES[0])} (stages .kg/)"), said
+
+
+def test_the_files_mirrored_are_kgtool_s_own_and_finished(tmp_path: Path) -> None:
+    """What the hook copies back from its checkout: the files kgtool writes under .kg/, not
+    its cache, not a file still being written (.tmp), not layer 3 (people's labels)."""
+    from kgtool.integrations.git_hooks import _generated_files
+    from kgtool.store import CACHE_DIR
+
+    files = {
+        ".kg/raw/_root.jsonl": b"layer 1",
+        ".kg/raw/_root.jsonl.tmp": b"half",
+        ".kg/communities.json": b"layer 2",
+        ".kg/ontology.yaml": b"labels",
+        f".kg/{CACHE_DIR}/read.marshal": b"cache",
+        f".kg/raw/{CACHE_DIR}/kept.jsonl": b"a folder of that name deeper down",
+        "app.py": b"code",
+    }
+    for rel, data in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    assert _generated_files(tmp_path) == {
+        ".kg/raw/_root.jsonl": b"layer 1",
+        ".kg/communities.json": b"layer 2",
+        f".kg/raw/{CACHE_DIR}/kept.jsonl": b"a folder of that name deeper down",
+    }
+
+
+def test_a_hook_in_this_process_reads_the_manifests_before_calling_an_import_broken(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """An import of a package a manifest declares is the package's even where a folder of
+    the repository shares its name: the hook warns only of the repository's own missing
+    module (in this process, so that a mutation test sees which tests reach it)."""
+    repo = make_repo(
+        {
+            "pyproject.toml": (
+                '[project]\nname = "mypkg"\ndependencies = ["ag-ui-protocol>=0.1"]\n'
+            ),
+            "mypkg/__init__.py": "",
+            "mypkg/app.py": "from mypkg.gone import thing\n",
+            "examples/ag_ui/__init__.py": "",
+            "examples/ag_ui/api.py": "from ag_ui.core import Event\n",
+        },
+        commit=False,
+    )
+    repo.git("add", "-A")
+    ran = repo.kg("hooks", "run")
+    assert ran.code == 0, ran.out + ran.err
+    assert "mypkg/app.py:1: warning: R102" in ran.out
+    assert "examples/ag_ui" not in ran.out

@@ -249,6 +249,8 @@ def test_a_slug_a_workflow_cannot_splice_is_left_out_of_the_outputs(
     # The summary says it too, among the playbooks' warnings, with its code.
     warned = section(runner.summary, "Playbook warnings")
     assert "P405" in warned and "left out of the step output playbooks-touched" in warned
+    # A warning, as every playbook warning is: it neither fails the check nor reads as one.
+    assert result.code == 0 and ": warning: P405 left out of the step output" in warned
 
 
 def test_a_labeler_reply_with_a_lone_surrogate_is_a_malformed_reply(

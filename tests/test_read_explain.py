@@ -11,7 +11,8 @@ from read_helpers import build_read_repo
 from kgtool.config import load_config
 from kgtool.ontology.drift import RETIRED, CommunityState, DriftReport
 from kgtool.ontology.model import CommunityLabel
-from kgtool.query.kg import MapState
+from kgtool.query.explain import explain_answer
+from kgtool.query.kg import READ_CACHE, MapState
 from kgtool.query.labels import UNLABELLED, CommunityText, Labels
 from kgtool.store import PAGES_DIR, Store
 
@@ -243,4 +244,59 @@ def test_a_symbol_asked_for_under_another_path_is_guessed_by_its_name(repo: Repo
     assert_one_line_error(
         repo.kg("explain", "somewhere/else/entirely/moved.py::Cache"),
         says="did you mean app/cache.py::Cache?",
+    )
+
+
+def test_explain_reads_the_map_through_the_store_it_is_given(repo: Repo, tmp_path: Path) -> None:
+    """The store handed in (the server's, made once) is the one read through: what it
+    decodes of layer 1 is kept in that store's cache folder, not in a store of its own."""
+    build_read_repo(repo)
+    cache = tmp_path / "given-cache"
+    store = Store(repo.root, cache_dir=cache)
+    output, stale = explain_answer(repo.root, load_config(repo.root), store, "c2")
+    assert output == COMMUNITY_C2 and stale == ""
+    assert (cache / READ_CACHE).is_file()
+
+
+def test_a_file_in_json_says_how_it_was_parsed(repo: Repo) -> None:
+    build_read_repo(repo)
+    repo.write("app/broken.py", "def ok():\n    return 1\n\ndef bad(:\n")
+    repo.git("add", "app/broken.py")
+    assert repo.kg("update").code == 0
+    clean = json.loads(repo.kg("explain", "app/store.py", "--format", "json").out)
+    broken = json.loads(repo.kg("explain", "app/broken.py", "--format", "json").out)
+    assert (clean["kind"], clean["parsed"]) == ("file", "ok")
+    assert (broken["kind"], broken["parsed"]) == ("file", "partial")
+
+
+def test_a_file_with_no_edge_across_says_it_touches_nothing(repo: Repo) -> None:
+    build_read_repo(repo)
+    out = repo.kg("explain", "app/disk.py").out
+    assert (
+        "what it touches (layer-1 edges to and from other files, by community):\n"
+        "  nothing\n\nplaybooks pointing at it:\n  none\n"
+    ) in out
+
+
+def test_a_file_layer_2_does_not_place_is_in_no_community(repo: Repo) -> None:
+    """A layer 2 that lost a file (edited by hand, or older than layer 1) places it nowhere:
+    JSON says so with no ID rather than an empty one."""
+    build_read_repo(repo)
+    layer2 = repo.root / ".kg" / "communities.json"
+    older = layer2.read_bytes()
+    repo.write("app/extra.py", "def spare():\n    return 0\n")
+    repo.git("add", "app/extra.py")
+    assert repo.kg("update").code == 0
+    layer2.write_bytes(older)  # layer 2 from before app/extra.py
+    result = repo.kg("explain", "app/extra.py", "--format", "json")
+    assert json.loads(result.out)["community"] == {"id": None, "title": "(no community)"}
+
+
+def test_a_community_in_json_says_its_id_and_whether_it_is_labelled(repo: Repo) -> None:
+    build_read_repo(repo)
+    document = json.loads(repo.kg("explain", "c2", "--format", "json").out)
+    assert (document["kind"], document["id"], document["mark"]) == (
+        "community",
+        "c2",
+        "unlabelled",
     )

@@ -229,3 +229,64 @@ def test_the_json_names_each_community_by_its_title_or_its_id() -> None:
         {"id": "c1", "title": "c1 · Store: API"},
         {"id": "c2", "title": "c2"},
     ]
+
+
+def test_impact_judges_freshness_by_the_settings_it_is_given(repo: Repo) -> None:
+    """The settings handed in (the server's, read once when it started) say which new files
+    the map leaves out: a new file they exclude does not make .kg/ out of date."""
+    from kgtool.config import Config, load_config
+    from kgtool.query.impact import impact_answer
+    from kgtool.store import Store
+
+    build_read_repo(repo)
+    repo.write("scratch/notes.py", "def jot():\n    return 1\n")
+    repo.git("add", "scratch/notes.py")
+    on_disk = load_config(repo.root)
+    _, stale = impact_answer(repo.root, on_disk, Store(repo.root), "app/store.py", 1)
+    assert "1 file changed" in stale and "scratch/notes.py" in stale
+    given = Config({**on_disk.values, "exclude": ["scratch/**"]}, "the server's")
+    _, stale = impact_answer(repo.root, given, Store(repo.root), "app/store.py", 1)
+    assert stale == ""
+
+
+def test_json_lists_each_ambiguous_site_s_candidates_and_each_caller_s_unresolved_names(
+    repo: Repo,
+) -> None:
+    build_read_repo(repo)
+    document = json.loads(
+        repo.kg("impact", "app/store.py::Store", "--depth", "1", "--format", "json").out
+    )
+    assert document["ambiguous"] == [
+        {
+            "src": "app/api.py::sync",
+            "site": "app/api.py:10",
+            "reaches": "app/store.py::Store.load",
+            "candidates": 2,
+            "community": "c2",
+        }
+    ]
+    assert document["unresolved"] == [{"caller": "app/api.py::sync", "names": {"save": 1}}]
+
+
+def test_subclasses_are_counted_in_the_plural(repo: Repo) -> None:
+    build_read_repo(repo)
+    repo.write("app/kinds.py", "from app.store import Base\n\n\nclass Disk(Base):\n    pass\n")
+    repo.git("add", "app/kinds.py")
+    assert repo.kg("update").code == 0
+    first = repo.kg("impact", "app/store.py::Base", "--depth", "1").out.splitlines()[0]
+    assert "(2 subclasses)" in first, first
+
+
+def test_past_five_unresolved_names_the_summary_names_five_and_others(repo: Repo) -> None:
+    repo.write(".kgtool.yaml", "max_candidates: 1\n")
+    repo.write("app/__init__.py", "")
+    names = ["m1", "m2", "m3", "m4", "m5", "m6"]
+    methods = "".join(f"    def {n}(self):\n        return 1\n\n" for n in names)
+    for cls in ("a", "b"):
+        repo.write(f"app/{cls}.py", f"class {cls.upper()}:\n{methods}")
+    repo.write("app/use.py", "def use(x):\n" + "".join(f"    x.{n}()\n" for n in names))
+    repo.build({})
+    first = repo.kg("impact", "app/a.py::A").out.splitlines()[0]
+    assert (
+        "6 unresolved call sites named `m1`, `m2`, `m3`, `m4`, `m5` and others could also reach it"
+    ) in first, first

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import yaml
 from conftest import Repo
@@ -265,3 +266,106 @@ def test_an_untitled_playbook_s_intent_is_not_said_again_whatever_its_case(repo:
     skill = (repo.root / ".claude/skills/cased/SKILL.md").read_text()
     body = skill.split("\n---\n", 1)[1]
     assert body.startswith("\n# Change The Thing\n\n# Steps\n"), body[:200]
+
+
+def add_executable_playbook(repo: Repo, slug: str, key_files: list[str], **kwargs: str) -> None:
+    repo.write(f"playbooks/{slug}.md", playbook_text(key_files, **kwargs), dedent=False)
+
+
+def test_an_intent_that_ends_without_a_stop_gains_one_whatever_its_last_letter(
+    repo: Repo,
+) -> None:
+    build_read_repo(repo)
+    assert exported_description(repo, "build for macOS X") == (
+        "Use when the task is to: build for macOS X. Key files: app/store.py."
+    )
+
+
+def test_playbooks_with_one_skill_name_are_numbered_from_two(repo: Repo) -> None:
+    """Slugs that differ only by reserved words make one name: the second playbook (by
+    path) takes the name with "-2", the third "-3", and all are exported."""
+    build_read_repo(repo)
+    add_executable_playbook(repo, "records-anthropic", ["app/store.py"])
+    add_executable_playbook(repo, "records-claude", ["app/store.py"])
+    add_executable_playbook(repo, "records", ["app/api.py"])
+    repo.commit("three playbooks with one skill name")
+    result = repo.kg("playbooks", "export", "--to", "claude")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[:4] == [
+        "wrote .claude/skills/records/SKILL.md",
+        "wrote .claude/skills/records-2/SKILL.md",
+        "wrote .claude/skills/records-3/SKILL.md",
+        "wrote .claude/skills/save-records/SKILL.md",
+    ]
+    third = (repo.root / ".claude/skills/records-3/SKILL.md").read_text()
+    assert front_matter(third)["name"] == "records-3"
+    assert front_matter(third)["metadata"]["source"] == "playbooks/records.md"
+
+
+def test_a_skills_folder_outside_the_repository_is_refused_saying_where_it_leads(
+    repo: Repo,
+) -> None:
+    build_read_repo(repo)
+    refused = repo.kg("playbooks", "export", "--to", "claude", "--out", "../elsewhere")
+    assert refused.code == 2, refused.out
+    outside = (repo.root.parent / "elsewhere").resolve()
+    assert (
+        f"the skills folder '../elsewhere' leads outside the repository (to {outside}); "
+        "name a folder inside it"
+    ) in refused.err
+    assert not outside.exists()
+
+
+def test_a_skill_folder_that_is_a_symlink_is_left_and_the_next_playbooks_are_exported(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """A symlinked folder (its SKILL.md would be written wherever it leads) and a person's
+    own skill each hold back their own playbook, never the playbooks after it."""
+    build_read_repo(repo)
+    add_executable_playbook(repo, "save-records-again", ["app/api.py"])
+    add_executable_playbook(repo, "zz-last", ["app/api.py"])
+    repo.commit("more playbooks")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    skills = repo.root / ".claude/skills"
+    skills.mkdir(parents=True)
+    (skills / "save-records").symlink_to(elsewhere)
+    theirs = "---\nname: save-records-again\ndescription: their own\n---\nbody\n"
+    repo.write(".claude/skills/save-records-again/SKILL.md", theirs)
+    result = repo.kg("playbooks", "export", "--to", "claude")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert "wrote .claude/skills/zz-last/SKILL.md" in lines
+    assert (
+        "skipped playbooks/save-records.md: .claude/skills/save-records is a symlink; left as it is"
+    ) in lines
+    assert (
+        "skipped playbooks/save-records-again.md: .claude/skills/save-records-again/ is a "
+        "skill kgtool did not write; left as it is"
+    ) in lines
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_key_file_found_by_its_unique_suffix_says_what_it_resolves_to(repo: Repo) -> None:
+    build_read_repo(repo)
+    add_executable_playbook(repo, "by-suffix", ["disk.py", "app/api.py"])
+    repo.commit("a playbook naming a file by its suffix")
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    skill = (repo.root / ".claude/skills/by-suffix/SKILL.md").read_text()
+    assert "- `disk.py` (resolves to `app/disk.py`)\n- `app/api.py`\n" in skill
+
+
+def test_a_name_of_exactly_the_limit_is_kept_whole() -> None:
+    words = ["a" * 31, "b" * 32]  # 31 + 1 + 32 = 64 characters
+    assert skill_name("-".join(words)) == "-".join(words)
+    assert skill_name("-".join([*words, "c"])) == "-".join(words)  # one more would not fit
+
+
+def test_a_word_that_ends_just_before_the_cut_is_kept(repo: Repo) -> None:
+    """The cut keeps every whole word within MAX_DESCRIPTION - 3 characters (room for
+    "..."), the last one too when a space follows it exactly there."""
+    build_read_repo(repo)
+    prefix = "Use when the task is to: "
+    word = "x" * (MAX_DESCRIPTION - 3 - 1 - len(prefix))
+    description = exported_description(repo, f"{word} and then some more words " * 3)
+    assert description == f"{prefix}{word}..."
