@@ -654,3 +654,7 @@ def test_the_layer_1_cache_key_covers_the_code_that_chooses_its_files(
     before = version()
     (copy / "globs.py").write_text((copy / "globs.py").read_text() + "\n# changed\n")
     assert version() != before
+    # As one that changes which files are a machine's (no by-name targets in them).
+    before = version()
+    (copy / "file_kinds.py").write_text((copy / "file_kinds.py").read_text() + "\n# changed\n")
+    assert version() != before

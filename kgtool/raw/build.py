@@ -234,9 +234,10 @@ def cache_version() -> str:
     """
     hasher = hashlib.sha256(EXTRACTOR_VERSION.encode())
     package = Path(__file__).resolve().parent
-    # globs.py decides which files layer 1 holds (moved out of this package, still its code).
+    # globs.py decides which files layer 1 holds, file_kinds.py which are a machine's (both
+    # outside this package, still its code).
     own = [p for p in sorted(package.rglob("*")) if p.suffix in (".py", ".scm")]
-    for path in [*own, package.parent / "globs.py"]:
+    for path in [*own, package.parent / "globs.py", package.parent / "file_kinds.py"]:
         hasher.update(path.relative_to(package.parent).as_posix().encode() + b"\0")
         hasher.update(path.read_bytes())
     return f"{EXTRACTOR_VERSION}-{hasher.hexdigest()[:16]}"

@@ -9,6 +9,13 @@ import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
+from kgtool.raw.index_tables import (
+    all_arguments,
+    arguments_at,
+    arguments_in,
+    parameters_of,
+    subclasses,
+)
 from kgtool.raw.languages import language_named
 from kgtool.raw.languages.base import ABSTRACT, CALL_RESULT, UNBINDABLE, Language, ModuleTarget
 from kgtool.raw.model import (
@@ -24,7 +31,6 @@ from kgtool.raw.model import (
     AssignFact,
     FileFacts,
     Symbol,
-    called_name,
     symbol_id,
     symbol_parts,
 )
@@ -686,7 +692,7 @@ class RepoIndex:
     def is_parameter(self, path: str, scope: str, name: str) -> bool:
         """Whether ``name`` in ``scope`` is a parameter of an enclosing function."""
         parameters = self.memo(
-            f"values:parameters:{path}", lambda index: _parameters_of(index, path)
+            f"values:parameters:{path}", lambda index: parameters_of(index, path)
         )
         while scope:
             if (scope, name) in parameters:
@@ -790,7 +796,7 @@ class RepoIndex:
         else:
             functions = self._functions_called(path, scope, called, depth + 1)
             sites = self.memo(
-                f"values:arguments-at:{path}", lambda index: _arguments_at(index, path)
+                f"values:arguments-at:{path}", lambda index: arguments_at(index, path)
             )
             prefix = f"{called}("
             passed = {
@@ -901,10 +907,10 @@ class RepoIndex:
         name applied, with its file. Only the files that mention the name are read, when the
         index knows what each mentions."""
         if self._mentioning is None:
-            return self.memo("values:arguments", _all_arguments).get(name, [])
+            return self.memo("values:arguments", all_arguments).get(name, [])
         key = f"values:arguments:{name}"
         if key not in self._memo:
-            self._memo[key] = _arguments_in(self, self._mentioning(name)).get(name, [])
+            self._memo[key] = arguments_in(self, self._mentioning(name)).get(name, [])
         found: list[tuple[str, AssignFact]] = self._memo[key]
         return found
 
@@ -929,7 +935,7 @@ class RepoIndex:
         """The methods a call of a declared-only member on a value of one of ``classes`` may
         reach: what each class below them defines or inherits under ``name``, unless it is
         declared-only as well."""
-        below = self.memo("subclasses", _subclasses)
+        below = self.memo("subclasses", subclasses)
         found: set[str] = set()
         queue = sorted(classes)
         seen = set(queue)
@@ -950,58 +956,6 @@ def _always(
 ) -> Callable[[tuple[int, str]], frozenset[str] | None]:
     """An ``argument`` for ``RepoIndex._returned``: ``value``, whatever the parameter."""
     return lambda _slot: value
-
-
-def _all_arguments(index: RepoIndex) -> dict[str, list[tuple[str, AssignFact]]]:
-    return _arguments_in(index, sorted(index.facts))
-
-
-def _arguments_in(
-    index: RepoIndex, paths: Iterable[str]
-) -> dict[str, list[tuple[str, AssignFact]]]:
-    """The arguments passed and decorators applied in ``paths``, by the called name."""
-    table: dict[str, list[tuple[str, AssignFact]]] = {}
-    for path in paths:
-        for assign in index.full_facts(path).assigns:
-            if assign.kind == ARGUMENT:
-                name = called_name(assign)
-            elif assign.kind == DECORATED:
-                name = assign.callee.rpartition(".")[2]
-            else:
-                continue
-            table.setdefault(name, []).append((path, assign))
-    return table
-
-
-def _subclasses(index: RepoIndex) -> dict[str, list[str]]:
-    """Class ID -> the classes (and interfaces) that extend or implement it, directly; for the
-    languages that list the implementations of declared members (``dispatch_declared``)."""
-    table: dict[str, list[str]] = {}
-    for path in sorted(index.facts):
-        facts = index.facts[path]
-        if not facts.bases or not language_named(facts.language).dispatch_declared:
-            continue
-        for owner in sorted({base.owner for base in facts.bases}):
-            if owner in index.symbols[path]:
-                class_id = symbol_id(path, owner)
-                for base in index.bases_of(class_id):
-                    table.setdefault(base, []).append(class_id)
-    return table
-
-
-def _parameters_of(index: RepoIndex, path: str) -> frozenset[tuple[str, str]]:
-    """(function, parameter) of a file's parameters that its facts state."""
-    assigns = index.full_facts(path).assigns
-    return frozenset((a.scope, a.var) for a in assigns if a.kind == PARAMETER)
-
-
-def _arguments_at(index: RepoIndex, path: str) -> dict[tuple[int, str], list[AssignFact]]:
-    """A file's arguments passed by name, by the line and scope of their call."""
-    table: dict[tuple[int, str], list[AssignFact]] = {}
-    for assign in index.full_facts(path).assigns:
-        if assign.kind == ARGUMENT:
-            table.setdefault((assign.line, assign.scope), []).append(assign)
-    return table
 
 
 MAX_LOOKUP_DEPTH = 8
