@@ -340,3 +340,43 @@ def test_cls_a_property_and_a_module_reached_through_its_package_bind_as_python_
         # The function of the module utils.parse, not the method of the same name.
         (f"{base}::URLBase.save", "pkg/utils/parse.py::parse_list", "EXTRACTED"),
     }
+
+
+def test_a_with_statement_names_what_its_call_gives(repo: Repo) -> None:
+    built = repo.build(
+        {
+            "a.py": """\
+                class Store:
+                    def read(self):
+                        return 1
+
+                    def __enter__(self):
+                        return self
+
+                    def __exit__(self, *exc):
+                        return False
+
+
+                class Other:
+                    def read(self):
+                        return 2
+
+
+                def load(path):
+                    with open(path) as fd:
+                        return fd.read()
+
+
+                def use():
+                    with Store() as store:
+                        return store.read()
+                """,
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["tier"]) for e in built.edges("calls")}
+    # open() gives a file: its read() is Python's, not an AMBIGUOUS of Store's and Other's.
+    assert calls == {
+        ("a.py::use", "a.py::Store", "EXTRACTED"),
+        ("a.py::use", "a.py::Store.read", "INFERRED"),
+    }
+    assert built.nodes()["a.py::load"]["external_calls"] == 2

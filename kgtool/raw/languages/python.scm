@@ -22,6 +22,13 @@
     [(identifier) (attribute)] @assign.value
   ]) @assign
 
+; ``with open(p) as f``, ``with Store() as s``: the name holds what the call gives (what its
+; ``__enter__`` returns: the object itself for most classes, a file for open()).
+(with_item
+  value: (as_pattern
+    (call function: [(identifier) (attribute)] @call.function)
+    alias: (as_pattern_target (identifier) @assign.var))) @assign
+
 ; A decorator is a call of the decorator on the definition, made where the definition stands.
 (decorator [(identifier) (attribute)] @call.function) @call
 ; ``@make(x)``: a call of what ``make(x)`` returns, on the definition (the callee is a call).
