@@ -283,3 +283,36 @@ def test_nothing_binds_by_name_alone_to_minified_generated_or_vendored_code(repo
         "finish": 1,
         "pad": 1,
     }
+
+
+def test_a_platform_method_on_a_value_of_no_known_type_is_not_guessed(repo: Repo) -> None:
+    built = repo.build(
+        {
+            "src/stream.js": """\
+                export class EventStream {
+                  end() {}
+                  setHeader(name) {}
+                }
+                """,
+            "src/server.js": """\
+                import { EventStream } from "./stream.js";
+
+                export function reply(res) {
+                  res.setHeader("a", "b");
+                  res.end("ok");
+                }
+
+                export function close() {
+                  const stream = new EventStream();
+                  stream.end();
+                }
+                """,
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["tier"]) for e in built.edges("calls")}
+    # Node's res.end() is no guess of EventStream.end; a value known to be one still binds.
+    assert calls == {
+        ("src/server.js::close", "src/stream.js::EventStream", "EXTRACTED"),
+        ("src/server.js::close", "src/stream.js::EventStream.end", "INFERRED"),
+    }
+    assert built.nodes()["src/server.js::reply"]["unresolved_calls"] == {"end": 1, "setHeader": 1}

@@ -109,12 +109,14 @@ class JavaScript(Language):
     extensions: ClassVar[tuple[str, ...]] = (".js", ".mjs", ".cjs", ".jsx")
     ecosystem = "npm"
     self_names: ClassVar[frozenset[str]] = frozenset({"this"})
-    # Of String, Array, Map, Set, Promise, Object, Function, Number and RegExp instances.
+    # Of String, Array, Map, Set, Promise, Object, Function, Number and RegExp instances, and
+    # the platform's own (the DOM's events and nodes, web streams, Node's HTTP messages): on a
+    # value of no known type, such a call is the platform's far more often than a method of
+    # the repository's that happens to share the name (``res.setHeader()``).
     builtin_methods: ClassVar[frozenset[str]] = frozenset(
-        resources.files("kgtool.raw.languages")
-        .joinpath("javascript_builtin_methods.txt")
-        .read_text()
-        .split()
+        word
+        for name in ("javascript_builtin_methods.txt", "javascript_platform_methods.txt")
+        for word in resources.files("kgtool.raw.languages").joinpath(name).read_text().split()
     )
     super_names: ClassVar[frozenset[str]] = frozenset({"super"})
     member_access: ClassVar[dict[str, tuple[str, str]]] = {
