@@ -4,14 +4,34 @@ a file's parameters and its arguments by call site."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import Protocol
 
 from kgtool.raw.languages import language_named
-from kgtool.raw.model import ARGUMENT, DECORATED, PARAMETER, AssignFact, called_name, symbol_id
+from kgtool.raw.model import (
+    ARGUMENT,
+    DECORATED,
+    PARAMETER,
+    AssignFact,
+    FileFacts,
+    Symbol,
+    called_name,
+    symbol_id,
+)
 
-if TYPE_CHECKING:
-    from kgtool.raw.index import RepoIndex
+
+class RepoIndex(Protocol):
+    """What these tables read of ``kgtool.raw.index.RepoIndex`` (which imports them)."""
+
+    @property
+    def facts(self) -> Mapping[str, FileFacts]: ...
+
+    @property
+    def symbols(self) -> Mapping[str, dict[str, Symbol]]: ...
+
+    def full_facts(self, path: str) -> FileFacts: ...
+
+    def bases_of(self, class_id: str) -> list[str]: ...
 
 
 def all_arguments(index: RepoIndex) -> dict[str, list[tuple[str, AssignFact]]]:
