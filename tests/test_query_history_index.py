@@ -10,13 +10,18 @@ from kgtool.query.kg import read_cached, remember_cached
 from kgtool.store import Store
 
 
-def test_the_cache_is_read_when_whole_and_read_again_when_damaged(repo: Repo) -> None:
+def _two_changes_mapped(repo: Repo) -> Store:
+    """A repository of two change sets to one file, with its map built: its store."""
     repo.write("app/store.py", "def save():\n    return 1\n")
     repo.commit("Add the store")
     repo.write("app/store.py", "def save():\n    return 2\n")
     repo.commit("Save twice as hard")
     assert repo.kg("update").code == 0
-    store = Store(repo.root)
+    return Store(repo.root)
+
+
+def test_the_cache_is_read_when_whole_and_read_again_when_damaged(repo: Repo) -> None:
+    store = _two_changes_mapped(repo)
     first = history_index(repo.root, store)
     assert [change.title for change in first.changes.values()][-2:] == [
         "Add the store",
@@ -45,12 +50,7 @@ def test_the_cache_is_read_when_whole_and_read_again_when_damaged(repo: Repo) ->
 def test_new_change_sets_are_added_to_the_kept_index_and_the_rest_is_not_read_again(
     repo: Repo,
 ) -> None:
-    repo.write("app/store.py", "def save():\n    return 1\n")
-    repo.commit("Add the store")
-    repo.write("app/store.py", "def save():\n    return 2\n")
-    repo.commit("Save twice as hard")
-    assert repo.kg("update").code == 0
-    store = Store(repo.root)
+    store = _two_changes_mapped(repo)
     history_index(repo.root, store)
     head, changes, lexicon = read_cached(store, HISTORY_FILE, VERSION)
     cid = next(iter(changes))

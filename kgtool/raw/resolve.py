@@ -446,13 +446,7 @@ class FileResolver:
         return True
 
     def _value_member_call(self, caller: str, call: CallFact, classes: Iterable[str]) -> None:
-        found = self.index.implementations(classes, call.name)
-        if len(found) == 1:
-            confidence = round(CONFIDENCE_VALUE_TYPE * CONFIDENCE_ONLY_IMPLEMENTATION, 2)
-            self._edge(caller, "calls", found[0], call.line, INFERRED, confidence)
-        elif 1 < len(found) <= self.index_limit:
-            self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(found))
-        else:
+        if not self._implementation_edge(caller, call, classes, CONFIDENCE_VALUE_TYPE):
             self._unresolved(caller, call.name)
 
     def _outside_base(self, class_id: str, depth: int = 0) -> bool:
@@ -472,14 +466,24 @@ class FileResolver:
         """A call bound to a declared-only member also reaches the methods implementing it
         below the receiver's classes (for the languages that ask): the only one INFERRED,
         several AMBIGUOUS."""
-        if not self.language.dispatch_declared or not self.index.declared_only(member):
-            return
+        if self.language.dispatch_declared and self.index.declared_only(member):
+            self._implementation_edge(caller, call, receivers, confidence)
+
+    def _implementation_edge(
+        self, caller: str, call: CallFact, receivers: Iterable[str], confidence: float
+    ) -> bool:
+        """The methods below ``receivers`` that a call of their type's member may reach: the
+        only one INFERRED (``confidence`` times CONFIDENCE_ONLY_IMPLEMENTATION), several
+        AMBIGUOUS; False when there is none, or more than a list says anything of."""
         found = self.index.implementations(receivers, call.name)
         if len(found) == 1:
             confidence = round(confidence * CONFIDENCE_ONLY_IMPLEMENTATION, 2)
             self._edge(caller, "calls", found[0], call.line, INFERRED, confidence)
         elif 1 < len(found) <= self.index_limit:
             self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(found))
+        else:
+            return False
+        return True
 
     def _held_call(self, caller: str, call: CallFact, bound: Bound | None) -> bool:
         """``f()`` where f holds a function through a parameter, a return, a loop, unpacking,
