@@ -149,7 +149,9 @@ MACHINE_FOLDERS = frozenset(
     {"vendor", "vendored", "third_party", "third-party", "node_modules", "bower_components", "dist"}
 )
 _MINIFIED_NAME = re.compile(r"[.-]min\.[^/.]+$", re.I)  # jquery.min.js, app-min.css
-LONGEST_HUMAN_LINE = 1000  # bytes: a longer line is a minifier's or a compiler's (doom.js)
+# bytes: lines longer than this holding most of a file are a minifier's or a compiler's (doom.js);
+# one such line among many (a base64 icon, a long SQL string) is still people's file
+LONGEST_HUMAN_LINE = 1000
 MINIFIED, GENERATED, VENDORED = "minified", "generated", "vendored"
 
 
@@ -164,8 +166,8 @@ def machine_made(path: str, source: bytes) -> str:
         return MINIFIED
     if is_generated(path, source[:GENERATED_HEAD]):
         return GENERATED
-    if len(source) > LONGEST_HUMAN_LINE and any(
-        len(line) > LONGEST_HUMAN_LINE for line in source.split(b"\n")
-    ):
-        return MINIFIED
+    if len(source) > LONGEST_HUMAN_LINE:
+        long = sum(len(line) for line in source.split(b"\n") if len(line) > LONGEST_HUMAN_LINE)
+        if 2 * long > len(source):
+            return MINIFIED
     return ""

@@ -102,6 +102,8 @@ def test_a_generated_file_is_told_by_its_name_or_a_banner_comment_at_its_top(
         ("build/script.py", b"def f(): pass\n", ""),  # build/ holds sources as often
         ("out/tool.py", b"def f(): pass\n", ""),
         ("src/table.py", b"x = 1\n" + b"y" * 1000 + b"\n", ""),  # 1,000 bytes: people's
+        # One long line (a base64 icon) among many short ones: still people's file.
+        ("src/icons.py", b"def f():\n    pass\n" * 100 + b"ICON = '" + b"A" * 1200 + b"'\n", ""),
     ],
 )
 def test_a_machine_made_file_is_told_by_its_folders_name_banner_or_longest_line(

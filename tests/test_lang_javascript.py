@@ -316,3 +316,24 @@ def test_a_platform_method_on_a_value_of_no_known_type_is_not_guessed(repo: Repo
         ("src/server.js::close", "src/stream.js::EventStream.end", "INFERRED"),
     }
     assert built.nodes()["src/server.js::reply"]["unresolved_calls"] == {"end": 1, "setHeader": 1}
+
+
+def test_a_callback_s_parameter_shadows_only_inside_the_callback(repo: Repo) -> None:
+    built = repo.build(
+        {
+            "src/util.js": "export function done(x) {\n  return x;\n}\n",
+            "src/app.js": """\
+                import { done } from "./util.js";
+
+                export function run(items) {
+                  items.forEach((done) => {
+                    done();
+                  });
+                  done();
+                }
+                """,
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["line"]) for e in built.edges("calls")}
+    # The import is called on line 7; the callback's done (line 5) is not known here.
+    assert ("src/app.js::run", "src/util.js::done", 7) in calls

@@ -60,6 +60,13 @@ def test_add_delete_rename_and_changed_imports_match_a_fresh_build(repo: Repo) -
         lambda: repo.write("app/late.py", "def orphan():\n    pass\n"),
         lambda: repo.write("app/caller.py", "def go():\n    orphan()\n"),
         lambda: repo.write("app/late2.py", "def orphan():\n    pass\n"),
+        # A file turned into a machine's (most of it one long line) is no by-name candidate
+        # any more: the untouched file binding orphan() by its name is resolved again.
+        lambda: repo.write("app/late2.py", "def orphan():\n    pass\n" + "x = 1;" * 400 + "\n"),
+        lambda: repo.write(
+            "app/late.py", "TABLE = [" + "1, " * 600 + "]\ndef orphan():\n    pass\n"
+        ),
+        lambda: repo.write("app/late2.py", "def orphan():\n    pass\n"),
     ]
     for step in steps:
         step()
@@ -71,7 +78,8 @@ def test_add_delete_rename_and_changed_imports_match_a_fresh_build(repo: Repo) -
         update(repo)  # rebuild the cache for the next step
     calls = {(e["src"], e.get("dst"), e["tier"]) for e in repo.edges("calls")}
     assert ("app/main.py::main", "app/tools.py::helper", "EXTRACTED") in calls
-    assert ("app/caller.py::go", None, "AMBIGUOUS") in calls
+    # late.py, most of it one long line, is a machine's: late2.py's orphan is the one left.
+    assert ("app/caller.py::go", "app/late2.py::orphan", "INFERRED") in calls
 
 
 def test_check_flags_a_stale_graph_and_passes_a_fresh_one(repo: Repo) -> None:

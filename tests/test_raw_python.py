@@ -310,6 +310,10 @@ def test_cls_a_property_and_a_module_reached_through_its_package_bind_as_python_
                     def build(cls, value):
                         return cls(value)
 
+                    def each(self, registry):
+                        for cls in registry:  # a loop variable: what it holds is not known
+                            cls()
+
                     @property
                     def store(self):
                         return Store()
@@ -370,6 +374,27 @@ def test_a_with_statement_names_what_its_call_gives(repo: Repo) -> None:
                 def use():
                     with Store() as store:
                         return store.read()
+
+
+                class Conn:
+                    def commit(self):
+                        return 1
+
+
+                class Transaction:
+                    def __init__(self, conn: Conn):
+                        self.conn = conn
+
+                    def __enter__(self) -> Conn:
+                        return self.conn
+
+                    def commit(self):
+                        return 2
+
+
+                def run(conn: Conn):
+                    with Transaction(conn) as entered:
+                        entered.commit()  # what __enter__ returns: the Conn
                 """,
         }
     )
@@ -378,5 +403,40 @@ def test_a_with_statement_names_what_its_call_gives(repo: Repo) -> None:
     assert calls == {
         ("a.py::use", "a.py::Store", "EXTRACTED"),
         ("a.py::use", "a.py::Store.read", "INFERRED"),
+        ("a.py::run", "a.py::Transaction", "EXTRACTED"),
+        ("a.py::run", "a.py::Conn.commit", "INFERRED"),
     }
     assert built.nodes()["a.py::load"]["external_calls"] == 2
+
+
+def test_a_metaclass_cls_and_super_of_an_object_base_are_not_guessed(repo: Repo) -> None:
+    built = repo.build(
+        {
+            "a.py": """\
+                class Meta(type):
+                    def build(cls):
+                        return cls()
+
+
+                class Mixin(object):
+                    def save(self):
+                        return super().save()
+
+
+                class Model:
+                    def save(self):
+                        return 1
+
+
+                class Thing(Mixin, Model):
+                    pass
+                """,
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["tier"]) for e in built.edges("calls")}
+    # A metaclass's cls is the class being made, not the metaclass: nothing is bound.
+    assert not [c for c in calls if c[0] == "a.py::Meta.build"]
+    # object is every class's root, not a base from outside: super() goes on to Model.save,
+    # one of the candidates, not an external call.
+    assert ("a.py::Mixin.save", None, "AMBIGUOUS") in calls
+    assert built.nodes()["a.py::Mixin.save"]["external_calls"] == 1  # super() itself

@@ -33,6 +33,7 @@ from kgtool.raw.model import (
     ARGUMENT,
     CLASS_KINDS,
     DECORATED,
+    MACHINE_MADE,
     MODULE_SEPARATORS,
     RETURNS,
     SKIP_UNREADABLE,
@@ -236,7 +237,8 @@ def cache_version() -> str:
     package = Path(__file__).resolve().parent
     # globs.py decides which files layer 1 holds, file_kinds.py which are a machine's (both
     # outside this package, still its code).
-    own = [p for p in sorted(package.rglob("*")) if p.suffix in (".py", ".scm")]
+    # The word lists (*_builtin_methods.txt) are rules too.
+    own = [p for p in sorted(package.rglob("*")) if p.suffix in (".py", ".scm", ".txt")]
     for path in [*own, package.parent / "globs.py", package.parent / "file_kinds.py"]:
         hasher.update(path.relative_to(package.parent).as_posix().encode() + b"\0")
         hasher.update(path.read_bytes())
@@ -630,7 +632,10 @@ def _unreadable_status(tracked: TrackedFile) -> str:
 def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
     if facts is None:
         return set()
-    found: set[tuple[str, ...]] = {(s.qualname, s.kind) for s in facts.symbols}
+    # Whether the file is a machine's decides whether its symbols are by-name candidates: a
+    # change of it touches every name the file defines.
+    made = facts.extra.get(MACHINE_MADE, "")
+    found: set[tuple[str, ...]] = {(s.qualname, s.kind, made) for s in facts.symbols}
     found.update((i.module, i.name, i.alias) for i in facts.imports)
     found.update((b.owner, b.base) for b in facts.bases)
     found.update(("package", k, v) for k, v in facts.extra.items())

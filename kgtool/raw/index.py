@@ -24,6 +24,7 @@ from kgtool.raw.model import (
     ASSIGNED,
     CLASS_KINDS,
     DECORATED,
+    ENTERED,
     PARAMETER,
     RETURNS,
     STATED,
@@ -43,7 +44,7 @@ NO_MODULE = ModuleTarget()
 EXTERNAL_VALUE = "value"
 
 
-TYPING_KINDS = frozenset({ASSIGNED, STATED, ALIAS})
+TYPING_KINDS = frozenset({ASSIGNED, STATED, ALIAS, ENTERED})
 
 
 T = TypeVar("T")  # what a memo holds
@@ -543,7 +544,27 @@ class RepoIndex:
             return UNKNOWN
         if assign.kind == STATED:
             return (frozenset({found.symbol}), False) if self._is_class(found.symbol) else UNKNOWN
-        return self.result_types(found, depth + 1)
+        types = self.result_types(found, depth + 1)
+        if assign.kind == ENTERED:
+            return self._entered(types, depth + 1)
+        return types
+
+    def _entered(self, types: ValueTypes, depth: int) -> ValueTypes:
+        """What ``with`` gives of values of ``types``: what a class's own ``__enter__``
+        returns, else the value itself (a file, a lock, most context managers)."""
+        classes, external = types
+        found: set[str] = set()
+        for class_id in sorted(classes):
+            enter = self.find_method(class_id, "__enter__")
+            if enter is None or enter.kind != "symbol":
+                found.add(class_id)
+                continue
+            returned, outside = self.result_types(enter, depth + 1)
+            if not returned and not outside:
+                return UNKNOWN  # an __enter__ that returns what no statement types
+            found |= returned
+            external = external or outside
+        return frozenset(found), external
 
     def callable_of(self, path: str, scope: str, dotted: str, depth: int = 0) -> Bound | None:
         """What a dotted callee names: bound by name, else a method of its receiver's type."""

@@ -126,6 +126,7 @@ RETURNS = "return"
 ASSIGNED = ""  # var = Callee(...): an instance of that class, or what that function returns
 STATED = "type"  # var: Callee, a declared type (Python annotations)
 ALIAS = "alias"  # var = callee: the same thing the name callee denotes (``f = g``)
+ENTERED = "entered"  # with Callee(...) as var: what that call's ``__enter__`` returns
 # var is a parameter of the function ``scope``; callee its position ("0", "1"...; "" when it
 # can only be passed by keyword). What it holds is what the call sites pass.
 PARAMETER = "param"
@@ -136,6 +137,9 @@ ARGUMENT = "arg"
 DECORATED = "decorated"
 # ``@functools.wraps(callee)`` above ``def var``: the function var stands for callee.
 WRAPS = "wraps"
+# The key of ``FileFacts.extra`` saying why a file is a machine's (``file_kinds.machine_made``):
+# its symbols are no candidates of a name bound by the name alone (``raw.names``).
+MACHINE_MADE = "machine_made"
 
 
 class AssignFact(NamedTuple):

@@ -11,8 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from kgtool.raw.languages import language_named
-from kgtool.raw.languages.base import MACHINE_MADE
-from kgtool.raw.model import TYPE_ALIAS, FileFacts, symbol_id
+from kgtool.raw.model import MACHINE_MADE, TYPE_ALIAS, FileFacts, symbol_id
 
 # Every top-level symbol and every method of the repository by (ecosystem, bare name): the
 # candidates of a name bound by the name alone; IDs sorted. Kept between runs by the cache.

@@ -9,6 +9,7 @@ call site, counted on the calling symbol.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -29,6 +30,7 @@ from kgtool.raw.model import (
     CONTAINS,
     EXTRACTED,
     INFERRED,
+    PARAMETER,
     STATED,
     AssignFact,
     CallFact,
@@ -57,6 +59,10 @@ CONFIDENCE_UNIQUE_METHOD = 0.5  # the only method of that name, receiver type un
 # confidence of the call's own binding (the value may be an object literal, a test double, a
 # class from outside). Several are AMBIGUOUS.
 CONFIDENCE_ONLY_IMPLEMENTATION = 0.8
+
+
+# Asked of every by-name candidate of production code: a common name has thousands.
+_is_test = functools.lru_cache(maxsize=65536)(is_test)
 
 
 class FileResolution:
@@ -231,6 +237,21 @@ class FileResolver:
             return ""
         return bound.symbol if self._is_class(bound.symbol) else ""
 
+    def _class_parameter(self, call: CallFact) -> str:
+        """The class a call of ``cls`` constructs: the first parameter of a method of a class
+        that is no metaclass (a metaclass's ``cls`` is the class being made, not it); "" for a
+        ``cls`` that is a loop variable or a local."""
+        symbol = self.index.symbols_in(self.path).get(call.caller)
+        owner = self._owner_id(call.caller)
+        if symbol is None or symbol.kind != "method" or not owner:
+            return ""
+        first = any(
+            a.kind == PARAMETER and a.scope == call.caller and a.callee == "0"
+            for a in self.index.assigns_of(self.path).get(call.name, ())
+        )
+        metaclass = any(b.owner == symbol.parent and b.base == "type" for b in self.facts.bases)
+        return owner if first and not metaclass else ""
+
     def _owner_id(self, scope: str) -> str:
         """The class whose instance ``self`` is inside ``scope``, "" outside any class."""
         owner = self.index.enclosing_class(self.path, scope)
@@ -271,7 +292,7 @@ class FileResolver:
 
     def _bare_call(self, caller: str, call: CallFact) -> None:
         if call.name in self.language.class_words:
-            owner = self._owner_id(call.caller)
+            owner = self._class_parameter(call)
             if owner:  # ``cls(...)`` in a classmethod: the class (or a subclass) constructed
                 self._edge(caller, "calls", owner, call.line, EXTRACTED, 1.0)
                 return
@@ -456,7 +477,10 @@ class FileResolver:
         if facts is None or depth > MAX_LOOKUP_DEPTH:
             return False
         bound = self.index.bases_of(class_id)
-        if sum(1 for base in facts.bases if base.owner == qualname) > len(bound):
+        # Python's ``class Mixin(object)`` names the root of every class, not a base from
+        # outside: ``super().save()`` there goes on along the subclass's bases.
+        stated = [b for b in facts.bases if b.owner == qualname and b.base != "object"]
+        if len(stated) > len(bound):
             return True
         return any(self._outside_base(base, depth + 1) for base in bound)
 
@@ -612,7 +636,7 @@ class FileResolver:
         if not self.guess:
             candidates = []
         elif not self.in_tests:
-            candidates = [c for c in candidates if not is_test(symbol_parts(c)[0])]
+            candidates = [c for c in candidates if not _is_test(symbol_parts(c)[0])]
         if len(candidates) == 1:
             self._edge(source, kind, candidates[0], line, INFERRED, confidence)
         elif 1 < len(candidates) <= self.index_limit:

@@ -53,6 +53,8 @@ from kgtool.raw.model import (
     ALIAS,
     ASSIGNED,
     CLASS_KINDS,
+    ENTERED,
+    MACHINE_MADE,
     MAX_DEPTH,
     PARSE_OK,
     PARSE_PARTIAL,
@@ -101,9 +103,6 @@ ELEMENT = "[]"
 RAISED = "!"
 # A key of ``FileFacts.extra`` per method declared abstract (no body): ``abstract:Base.run``.
 ABSTRACT = "abstract:"
-# The key of ``FileFacts.extra`` saying why a file is a machine's (``file_kinds.machine_made``):
-# its symbols are no candidates of a name bound by the name alone (``names``).
-MACHINE_MADE = "machine_made"
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
 
 
@@ -317,7 +316,8 @@ class Language:
                 receiver, name = split if split is not None else self.split_callee(function)
                 if UNBINDABLE in (receiver, name):
                     continue
-                callee, kind = (f"{receiver}.{name}" if receiver else name), ASSIGNED
+                callee = f"{receiver}.{name}" if receiver else name
+                kind = ENTERED if "entered" in captures else ASSIGNED
             elif "assign.type" in captures:
                 # A return annotation's scope is its own function: anchor on the type.
                 node = captures["assign.type"][0]

@@ -144,13 +144,16 @@ class JavaScript(Language):
     ) -> list[AssignFact]:
         """The parameters a function calls by their bare names (``done()``, ``cb()``): the call
         goes through a value its callers pass, so resolution binds no same-named function to
-        it. A parameter of an anonymous callback is its enclosing symbol's, as its calls are."""
-        called: dict[str, set[str]] = {}
+        it. A parameter of an anonymous callback is its enclosing symbol's, as its calls are:
+        kept only when every call of that name there lies inside the callback, since the
+        symbol's other calls of it (``items.forEach((done) => ...); done()``) are not its."""
+        called: dict[str, dict[str, list[int]]] = {}
         for call in facts.calls:
             if not call.receiver:
-                called.setdefault(call.caller, set()).add(call.name)
+                called.setdefault(call.caller, {}).setdefault(call.name, []).append(call.line)
         if not called:
             return []
+        starts = {symbol.qualname: symbol.start_line for symbol in facts.symbols}
         found = []
         for captures in matches:
             node = captures["value.parameters"][0]
@@ -158,10 +161,13 @@ class JavaScript(Language):
             names = called.get(scope)
             if not names:
                 continue
-            line = node.start_point[0] + 1
+            function = node.parent if node.parent is not None else node
+            first, last = function.start_point[0] + 1, function.end_point[0] + 1
+            own = starts.get(scope) == first  # the symbol's own parameters, not a callback's
             for var in self._parameter_names(node):
-                if var in names:
-                    found.append(AssignFact(line, scope, var, "", PARAMETER))
+                lines = names.get(var)
+                if lines and (own or all(first <= line <= last for line in lines)):
+                    found.append(AssignFact(first, scope, var, "", PARAMETER))
         return found
 
     def _parameter_names(self, node: Node) -> list[str]:

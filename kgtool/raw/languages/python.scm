@@ -27,7 +27,7 @@
 (with_item
   value: (as_pattern
     (call function: [(identifier) (attribute)] @call.function)
-    alias: (as_pattern_target (identifier) @assign.var))) @assign
+    alias: (as_pattern_target (identifier) @assign.var))) @assign @entered
 
 ; A decorator is a call of the decorator on the definition, made where the definition stands.
 (decorator [(identifier) (attribute)] @call.function) @call
