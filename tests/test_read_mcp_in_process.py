@@ -152,3 +152,34 @@ def test_playbooks_with_no_map_to_check_them_against_say_what_is_missing(repo: R
     assert text_of(answer).endswith(
         ".kg/ is missing (.kg/raw/, .kg/communities.json not found): run `kgtool update`"
     )
+
+
+def test_the_server_names_itself_and_its_map_and_a_missing_map_names_its_file(
+    repo: Repo,
+) -> None:
+    from kgtool import __version__
+    from kgtool.query.server import build_server
+
+    build_read_repo(repo)
+    server = build_server(repo.root, load_config(repo.root), Store(repo.root))
+
+    async def main() -> tuple[Any, Any, str]:
+        async with Client(server) as client:
+            info = client.server_info
+            listed = await client.list_resources()
+            (repo.root / ".kg" / "MAP.md").unlink()
+            try:
+                await client.read_resource("kgtool://map")
+            except Exception as error:  # the SDK's error for a resource the server refused
+                missing = str(error)
+            else:
+                missing = ""
+            return info, listed, missing
+
+    info, listed, missing = anyio.run(main)
+    assert (info.name, info.version) == ("kgtool", __version__)
+    by_uri = {str(r.uri): r for r in listed.resources}
+    the_map = by_uri["kgtool://map"]
+    assert the_map.name == "MAP.md" and the_map.mime_type == "text/markdown"
+    assert the_map.description == "The community map: names, main files, what each depends on"
+    assert ".kg/MAP.md" in missing
