@@ -477,10 +477,7 @@ class FileResolver:
         if facts is None or depth > MAX_LOOKUP_DEPTH:
             return False
         bound = self.index.bases_of(class_id)
-        # Python's ``class Mixin(object)`` names the root of every class, not a base from
-        # outside: ``super().save()`` there goes on along the subclass's bases.
-        stated = [b for b in facts.bases if b.owner == qualname and b.base != "object"]
-        if len(stated) > len(bound):
+        if sum(1 for base in facts.bases if base.owner == qualname) > len(bound):
             return True
         return any(self._outside_base(base, depth + 1) for base in bound)
 

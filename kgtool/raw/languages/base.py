@@ -143,6 +143,8 @@ class Language:
     self_words: ClassVar[frozenset[str]] = frozenset()
     # Names a method gets its class by (Python's ``cls``): calling one constructs the class.
     class_words: ClassVar[frozenset[str]] = frozenset()
+    # The root every class has (Python's ``object``): written as a base, it is none.
+    root_classes: ClassVar[frozenset[str]] = frozenset()
     # Whether a bare call inside a class may mean a method of it (Java's implicit ``this``).
     implicit_this: ClassVar[bool] = False
     # Whether receivers are typed through stated types, aliases and return values (Python):
@@ -274,7 +276,7 @@ class Language:
             # A scope's bases belong to the type it names (Rust ``impl Trait for T``).
             for base in bases:
                 dotted = self.type_name(base)
-                if dotted:
+                if dotted and dotted not in self.root_classes:
                     facts.bases.append(BaseFact(base.start_point[0] + 1, qualname, dotted))
 
         decorators = Decorators(c["decorator"][0] for c in by_role["decorator"])

@@ -57,6 +57,7 @@ class Python(Language):
     ecosystem = "py"
     self_words: ClassVar[frozenset[str]] = frozenset({"self", "cls"})
     class_words: ClassVar[frozenset[str]] = frozenset({"cls"})
+    root_classes: ClassVar[frozenset[str]] = frozenset({"object"})
     member_access: ClassVar[dict[str, tuple[str, str]]] = {"attribute": ("object", "attribute")}
     builtins: ClassVar[frozenset[str]] = frozenset(dir(builtins))
 
