@@ -5,7 +5,6 @@ builtins), the types its values hold, the bases and subclasses of its classes. T
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
@@ -315,13 +314,13 @@ class RepoIndex:
         return bound
 
     def _submodule(self, package: ModuleTarget, name: str) -> Bound | None:
-        """A package's module as its attribute (``utils.parse`` of ``from pkg import utils``,
-        ``pkg/utils/parse.py``): Python puts a package's imported modules on it."""
+        """A package's module as its attribute, where the language has such (Python's
+        ``utils.parse`` of ``from pkg import utils``)."""
         for path in package.files:
-            if posixpath.basename(path) != "__init__.py":
+            facts = self.facts.get(path)
+            if facts is None or not facts.language:
                 continue
-            folder = posixpath.dirname(path)
-            for candidate in (f"{folder}/{name}.py", f"{folder}/{name}/__init__.py"):
+            for candidate in language_named(facts.language).attribute_modules(path, name):
                 if candidate in self.facts:
                     return Bound("module", module=ModuleTarget((candidate,)))
         return None

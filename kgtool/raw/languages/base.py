@@ -481,6 +481,11 @@ class Language:
         """The module string of ``name`` inside ``module`` (``from pkg import submodule``)."""
         return f"{module}/{name}"
 
+    def attribute_modules(self, package: str, name: str) -> tuple[str, ...]:
+        """The files that may be the module ``name`` of the package whose file is ``package``,
+        reached as its attribute (``utils.parse`` with ``utils`` imported); none by default."""
+        return ()
+
     def package_peers(self, path: str, index: IndexView) -> Iterable[str]:
         """Other files whose top-level names are in scope without an import (Go packages)."""
         return ()

@@ -405,6 +405,13 @@ class Python(Language):
     def submodule(self, module: str, name: str) -> str:
         return f"{module}{name}" if module.endswith(".") else f"{module}.{name}"
 
+    def attribute_modules(self, package: str, name: str) -> tuple[str, ...]:
+        # Python puts a package's imported modules on it: pkg/utils/__init__.py's ``parse``.
+        if posixpath.basename(package) != "__init__.py":
+            return ()
+        folder = posixpath.dirname(package)
+        return (f"{folder}/{name}.py", f"{folder}/{name}/__init__.py")
+
     def resolve_module(self, module: str, importer: str, index: IndexView) -> ModuleTarget:
         if module.startswith("."):
             level = len(module) - len(module.lstrip("."))
