@@ -24,10 +24,15 @@ if str(CHECKOUT) not in sys.path[:1]:
 
 from kgtool.raw.index import RepoIndex  # noqa: E402
 from kgtool.raw.languages import language_for_path  # noqa: E402
-from kgtool.raw.resolve import resolve_files  # noqa: E402
+from kgtool.raw.model import FileFacts  # noqa: E402
+from kgtool.raw.resolve import FileResolution, resolve_files  # noqa: E402
 
 
-def counts(root: Path, languages: set[str], max_candidates: int = 8) -> dict:
+def resolved_layer1(
+    root: Path, languages: set[str], max_candidates: int = 8
+) -> tuple[dict[str, FileFacts], RepoIndex, dict[str, FileResolution]]:
+    """Every tracked file of ``languages`` in a checkout, extracted and resolved in this
+    process as ``kgtool update`` does: (facts by path, their index, resolution by path)."""
     tracked = subprocess.run(
         ["git", "ls-files", "-z"], cwd=root, check=True, capture_output=True
     ).stdout.split(b"\0")
@@ -39,7 +44,11 @@ def counts(root: Path, languages: set[str], max_candidates: int = 8) -> dict:
             continue
         facts[path] = language.extract(path, (root / path).read_bytes())
     index = RepoIndex(facts)
-    results = resolve_files(index, sorted(facts), max_candidates)
+    return facts, index, resolve_files(index, sorted(facts), max_candidates)
+
+
+def counts(root: Path, languages: set[str], max_candidates: int = 8) -> dict:
+    facts, _, results = resolved_layer1(root, languages, max_candidates)
     tiers: Counter[str] = Counter()
     unresolved = external = sites = 0
     for path, result in results.items():

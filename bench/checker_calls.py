@@ -52,6 +52,7 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 if str(CHECKOUT) not in sys.path[:1]:
     sys.path.insert(0, str(CHECKOUT))
 
+from bench.call_tiers import resolved_layer1  # noqa: E402
 from bench.checker_sites import (  # noqa: E402
     DEFAULT_OUT,
     ECOSYSTEM,
@@ -90,7 +91,6 @@ from kgtool.raw.model import (  # noqa: E402
     FileFacts,
     symbol_parts,
 )
-from kgtool.raw.resolve import resolve_files  # noqa: E402
 
 
 class Kgtool(NamedTuple):
@@ -109,14 +109,7 @@ class Kgtool(NamedTuple):
 
 def kgtool_side(root: Path, language: str) -> Kgtool:
     resolved, measured_languages = ECOSYSTEM[language]
-    facts: dict[str, FileFacts] = {}
-    for path in tracked(root):
-        found = language_for_path(path)
-        if found is None or found.name not in resolved:
-            continue
-        facts[path] = found.extract(path, (root / path).read_bytes())
-    index = RepoIndex(facts)
-    results = resolve_files(index, sorted(facts), DEFAULTS["max_candidates"])
+    facts, index, results = resolved_layer1(root, resolved, DEFAULTS["max_candidates"])
     measured = sorted(p for p, f in facts.items() if f.language in measured_languages)
     edges: dict[tuple[str, int], list[Edge]] = defaultdict(list)
     sites: Counter[tuple[str, int]] = Counter()
