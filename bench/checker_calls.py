@@ -91,6 +91,7 @@ from kgtool.raw.model import (  # noqa: E402
     FileFacts,
     symbol_parts,
 )
+from kgtool.raw.resolve import CONFIDENCE_VALUE_TYPE  # noqa: E402
 
 
 class Kgtool(NamedTuple):
@@ -257,6 +258,9 @@ def compare(kg: Kgtool, sites: list[Site], sample: int) -> dict[str, Any]:
     caller_differs: list[str] = []  # checker's caller / kgtool's
     unjudged: list[dict[str, Any]] = []
     ambiguous_wrong: list[dict[str, Any]] = []
+    # Every INFERRED edge below the typed tiers, with its verdict: what a calibration by the
+    # kind of guess is fitted on (written with --guesses, never into the results file).
+    guesses: list[dict[str, Any]] = []
 
     for key, edges in kg.edges.items():
         on_line = by_line.get(key, [])
@@ -315,6 +319,17 @@ def compare(kg: Kgtool, sites: list[Site], sample: int) -> dict[str, Any]:
             else:
                 verdict = "unjudged"
             verdicts[f"{edge.tier} {verdict}"] += 1
+            if edge.tier == INFERRED and edge.confidence < CONFIDENCE_VALUE_TYPE:
+                guesses.append(
+                    {
+                        "at": f"{key[0]}:{key[1]}",
+                        "source": edge.source,
+                        "target": edge.target,
+                        "confidence": edge.confidence,
+                        "verdict": verdict,
+                        "checker": [f"{s.name}: {s.status} {s.detail}" for s in here],
+                    }
+                )
             calibration[(edge.tier, edge.confidence)][verdict] += 1
             if verdict in ("right", "wrong"):
                 kg_pairs[edge.tier].add((edge.source, edge.target))
@@ -432,6 +447,7 @@ def compare(kg: Kgtool, sites: list[Site], sample: int) -> dict[str, Any]:
         "ambiguous_wrong": _sample(ambiguous_wrong, sample, rng),
         "kgtool_missed_total": len(missed),
         "missed_kinds": dict(Counter(m["kind"] for m in missed)),
+        "inferred_guesses": guesses,
     }
 
 
@@ -566,6 +582,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--sample", type=int, default=30)
+    parser.add_argument(
+        "--guesses", type=Path, help="write every INFERRED edge below 0.9, judged (JSON lines)"
+    )
     parser.add_argument("--max-files", type=int, default=0, help="0: every file")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument(
@@ -585,16 +604,20 @@ def main(argv: list[str]) -> int:
         repos.append(repo)
     args.out.mkdir(parents=True, exist_ok=True)
     results = []
+    guesses: list[dict[str, Any]] = []
     for repo in repos:
         results.append(
             measure(repo, args.out, args.sample, args.max_files, args.jobs, args.recheck)
         )
+        guesses += [{"repository": repo.name, **g} for g in results[-1].pop("inferred_guesses")]
         print(text_report(results[-1:]), flush=True)
     report = text_report(results)
     stem = "-".join(r.name.split("/")[1] for r in repos)
     (args.out / f"{stem}.txt").write_text(report)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")
+    if args.guesses:
+        args.guesses.write_text("".join(json.dumps(g, sort_keys=True) + "\n" for g in guesses))
     return 0
 
 

@@ -78,7 +78,7 @@ class Repo(NamedTuple):
     name: str
     language: str
     commit: str
-    role: str  # "tuning" or "held out"
+    role: str  # "tuning", "held out" or "held out (confidences)"
 
 
 def held_out_table() -> dict[str, Repo]:
