@@ -94,14 +94,52 @@ def held_out_table() -> dict[str, Repo]:
 def checkout(repo: Repo, out: Path) -> Path:
     root = out / repo.name.split("/")[1]
     if not (root / ".git").exists():
-        subprocess.run(["git", "clone", "-q", source_of(repo.name), str(root)], check=True)
+        subprocess.run(
+            ["git", "clone", "-q", "--no-checkout", source_of(repo.name), str(root)], check=True
+        )
     have = subprocess.run(
         ["git", "cat-file", "-e", f"{repo.commit}^{{commit}}"], cwd=root, capture_output=True
     )
     if have.returncode:
         subprocess.run(["git", "fetch", "-q", "origin", repo.commit], cwd=root, check=True)
+    _skip_missing_blobs(root, repo.commit)
     subprocess.run(["git", "checkout", "-q", "--force", repo.commit], cwd=root, check=True)
     return root
+
+
+def _skip_missing_blobs(root: Path, commit: str) -> None:
+    """Leave out of the checkout the files whose content the copy lacks (a large binary a
+    mirror keeps only by name), which would fail the whole checkout."""
+    listing = subprocess.run(
+        ["git", "ls-tree", "-r", "-z", commit], cwd=root, capture_output=True, check=True
+    ).stdout.decode()
+    blobs = {}
+    for entry in filter(None, listing.split("\0")):
+        meta, _, path = entry.partition("\t")
+        if meta.split()[1] == "blob":
+            blobs.setdefault(meta.split()[2], []).append(path)
+    checked = subprocess.run(
+        ["git", "cat-file", "--batch-check"],
+        cwd=root,
+        input="".join(f"{sha}\n" for sha in blobs),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    missing = [
+        path
+        for line in checked.splitlines()
+        if line.endswith(" missing")
+        for path in blobs[line.split()[0]]
+    ]
+    if missing:
+        patterns = ["/*", *(f"!/{path}" for path in sorted(missing))]
+        subprocess.run(
+            ["git", "sparse-checkout", "set", "--no-cone", *patterns],
+            cwd=root,
+            check=True,
+            capture_output=True,
+        )
 
 
 def tracked(root: Path) -> list[str]:

@@ -297,6 +297,16 @@ function symbolDecls(node) {
 
 function resolveCallee(site, expression, kind) {
   const named = nameNode(expression);
+  if (kind === "call" && ts.isIdentifier(named)) {
+    // A name declared as a function value (``const f: T["member"] = (...) => ...``) calls
+    // that function: its declared type may be a member of another type, which the resolved
+    // signature names instead.
+    const held = symbolDecls(named).filter(
+      (d) => ts.isVariableDeclaration(d) && d.initializer && isFunctionValue(d.initializer),
+    );
+    const described = held.length === 1 ? describe(held[0]) : null;
+    if (described && described.f) return { how: "signature", decls: [described] };
+  }
   if (kind === "call") {
     let signature;
     try {
