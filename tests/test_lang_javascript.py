@@ -337,3 +337,29 @@ def test_a_callback_s_parameter_shadows_only_inside_the_callback(repo: Repo) -> 
     calls = {(e["src"], e.get("dst"), e["line"]) for e in built.edges("calls")}
     # The import is called on line 7; the callback's done (line 5) is not known here.
     assert ("src/app.js::run", "src/util.js::done", 7) in calls
+
+
+def test_a_bare_name_is_guessed_only_inside_the_caller_s_package(repo: Repo) -> None:
+    built = repo.build(
+        {
+            "packages/app/package.json": '{"name": "@acme/app"}\n',
+            "packages/app/src/selector.js": "export function scroll(n) {\n  return n;\n}\n",
+            "packages/tui/package.json": '{"name": "@acme/tui"}\n',
+            "packages/tui/src/pad.js": "export function pad(s) {\n  return s;\n}\n",
+            "packages/tui/src/input.js": """\
+                export function check(cases) {
+                  for (const { scroll } of cases) {
+                    scroll(1);
+                  }
+                  pad("x");
+                }
+                """,
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["tier"]) for e in built.edges("calls")}
+    # An unbound bare name may be a function of its own package the statements do not show
+    # imported; another package's is reached only through an import, which would have bound it.
+    assert calls == {
+        ("packages/tui/src/input.js::check", "packages/tui/src/pad.js::pad", "INFERRED")
+    }
+    assert built.nodes()["packages/tui/src/input.js::check"]["unresolved_calls"] == {"scroll": 1}

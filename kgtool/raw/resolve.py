@@ -103,6 +103,7 @@ class FileResolver:
         # A test double (a ``_Logger`` with an ``error`` method) is no guess for production
         # code: only a test reaches what only tests define by its name alone.
         self.in_tests = is_test(path)
+        self.package = self.language.package_root(path, index)
 
     def run(self) -> FileResolution:
         self._contains()
@@ -634,12 +635,32 @@ class FileResolver:
             candidates = []
         elif not self.in_tests:
             candidates = [c for c in candidates if not _is_test(symbol_parts(c)[0])]
+        if candidates:
+            candidates = self._within_reach(candidates, scoped=confidence == CONFIDENCE_UNIQUE_NAME)
         if len(candidates) == 1:
             self._edge(source, kind, candidates[0], line, INFERRED, confidence)
         elif 1 < len(candidates) <= self.index_limit:
             self._edge(source, kind, "", line, AMBIGUOUS, 0.0, tuple(sorted(candidates)))
         elif kind == "calls":
             self._unresolved(source, name)
+
+    def _within_reach(self, candidates: Sequence[str], scoped: bool) -> Sequence[str]:
+        """The candidates a name can reach. A name looked up in scopes (a bare call, a base
+        class) reaches another package only through an import, which would have bound it:
+        only the caller's own package's are kept (in a monorepo measured against a type
+        checker, such guesses across packages were right 14 times in 520; within one, 66 in
+        67). A method is reached through whatever value a caller holds: all are kept (keeping
+        the caller's package's first made both INFERRED and AMBIGUOUS less often right)."""
+        if not scoped:
+            return candidates
+        return [c for c in candidates if self._package_of(symbol_parts(c)[0]) == self.package]
+
+    def _package_of(self, path: str) -> str:
+        known: dict[str, str] = self.index.memo("package roots", lambda _: {})
+        root = known.get(path)
+        if root is None:
+            root = known[path] = self.language.package_root(path, self.index)
+        return root
 
     index_limit = 8  # more candidates than this say nothing: the site counts as unresolved
 

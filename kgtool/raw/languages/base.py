@@ -490,6 +490,11 @@ class Language:
         """Other files whose top-level names are in scope without an import (Go packages)."""
         return ()
 
+    def package_root(self, path: str, index: IndexView) -> str:
+        """The folder of the package ``path`` belongs to, which a guess by name alone stays
+        inside when it can: "", the whole repository one package, unless manifests say."""
+        return ""
+
 
 class Manifest(Language):
     """A file read only for what other files' resolution needs (go.mod, package.json): no

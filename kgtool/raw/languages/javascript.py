@@ -20,7 +20,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
 from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget, Scopes
-from kgtool.raw.languages.npm import workspace_packages
+from kgtool.raw.languages.npm import manifest_folders, workspace_packages
 from kgtool.raw.model import PARAMETER, AssignFact, FileFacts, ImportFact
 
 if TYPE_CHECKING:
@@ -448,6 +448,14 @@ class JavaScript(Language):
 
     def submodule(self, module: str, name: str) -> str:
         return NO_SUBMODULE
+
+    def package_root(self, path: str, index: IndexView) -> str:
+        """The folder of the nearest package.json above ``path``: a workspace's package."""
+        folders = index.memo("npm:folders", manifest_folders)
+        folder = posixpath.dirname(path)
+        while folder and folder not in folders:
+            folder = posixpath.dirname(folder)
+        return folder
 
     def resolve_module(self, module: str, importer: str, index: IndexView) -> ModuleTarget:
         if module == THIS_MODULE:

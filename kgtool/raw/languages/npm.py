@@ -54,3 +54,8 @@ def workspace_packages(index: IndexView) -> dict[str, tuple[str, str]]:
             folder = posixpath.dirname(path)
             found.setdefault(extra["npm_name"], []).append((folder, extra.get("npm_entry", "")))
     return {name: places[0] for name, places in found.items() if len(places) == 1}
+
+
+def manifest_folders(index: IndexView) -> frozenset[str]:
+    """The folders holding a package.json: where the repository's packages start."""
+    return frozenset(posixpath.dirname(path) for path in index.paths_of(NpmManifest.name))
