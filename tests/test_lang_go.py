@@ -212,7 +212,7 @@ def test_go_calls_exact(repo: Repo) -> None:
         ("tools/cmd/main.go::main", "tools/gen/gen.go::Run", "EXTRACTED", 10),
     ]
     tiers = {e["tier"]: e["confidence"] for e in repo.edges("calls")}
-    assert tiers == {"EXTRACTED": 1.0, "INFERRED": 0.9}
+    assert tiers == {"EXTRACTED": 1.0, "INFERRED": 0.95}
 
 
 def test_go_unbound_calls_are_counted(repo: Repo) -> None:

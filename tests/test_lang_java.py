@@ -197,7 +197,7 @@ def test_java_calls_exact(repo: Repo) -> None:
             ("Shapes.java::Point", "Shapes.java::Point.check", "EXTRACTED", 4),
         ]
     )
-    assert {e["confidence"] for e in repo.edges("calls") if e["tier"] == "INFERRED"} == {0.9}
+    assert {e["confidence"] for e in repo.edges("calls") if e["tier"] == "INFERRED"} == {0.95}
 
 
 def test_java_unbound_calls_are_counted(repo: Repo) -> None:

@@ -179,7 +179,7 @@ def test_rust_calls_exact(repo: Repo) -> None:
         ("src/net/client.rs::connect", "src/net/mod.rs::helper", "EXTRACTED", 6),
         ("src/util.rs::check", "src/util.rs::helper", "EXTRACTED", 7),
     ]
-    assert {e["confidence"] for e in repo.edges("calls") if e["tier"] == "INFERRED"} == {0.9}
+    assert {e["confidence"] for e in repo.edges("calls") if e["tier"] == "INFERRED"} == {0.95}
 
 
 def test_rust_unbound_and_external_calls_are_counted(repo: Repo) -> None:

@@ -190,9 +190,9 @@ def test_typescript_calls_with_tiers(repo: Repo) -> None:
         for e in built.edges("calls")
         if e["tier"] == "INFERRED"
     }
-    assert confidences[(f"{service}::Service.run", f"{base}::Greeter.greet")] == 0.9
+    assert confidences[(f"{service}::Service.run", f"{base}::Greeter.greet")] == 0.95
     # The only implementation: 0.8, times the confidence of the member's own binding.
-    assert confidences[(f"{service}::Service.run", f"{polite}::Polite.greet")] == 0.72
+    assert confidences[(f"{service}::Service.run", f"{polite}::Polite.greet")] == 0.76
     assert confidences[(f"{base}::Base.hello", f"{polite}::Polite.greet")] == 0.8
     assert all(0 < c < 1 for c in confidences.values())
     nodes = built.nodes()

@@ -1,6 +1,6 @@
 """Layer-1 promises of docs/layer1-raw-graph.md that no other test pinned down.
 
-Confidences of by-name binding (0.5 for the only method of a name, 0.6 for the only
+Confidences of by-name binding (0.7 for the only method of a name, 0.95 for the only
 definition) in the edges of more than one language, ``max_candidates`` at and past its
 limit, ``.pyi`` stubs as Python source, and "cross-file resolution is redone only for the
 files whose names the edit touched" through ``UpdateResult.resolved``.
@@ -23,7 +23,7 @@ def calls_of(repo: Repo) -> dict[str, dict]:
 
 
 def test_python_by_name_calls_carry_the_documented_confidences(repo: Repo) -> None:
-    """Guards CONFIDENCE_UNIQUE_METHOD (0.5) and CONFIDENCE_UNIQUE_NAME (0.6)."""
+    """Guards CONFIDENCE_UNIQUE_METHOD (0.7) and CONFIDENCE_UNIQUE_NAME (0.95)."""
     repo.build(
         {
             "jobs.py": "class Job:\n    def frobnicate(self):\n        pass\n",
@@ -36,13 +36,13 @@ def test_python_by_name_calls_carry_the_documented_confidences(repo: Repo) -> No
     assert (method["dst"], method["tier"], method["confidence"]) == (
         "jobs.py::Job.frobnicate",
         "INFERRED",
-        0.5,
+        0.7,
     )
-    assert (name["dst"], name["tier"], name["confidence"]) == ("util.py::tidy", "INFERRED", 0.6)
+    assert (name["dst"], name["tier"], name["confidence"]) == ("util.py::tidy", "INFERRED", 0.95)
 
 
 def test_typescript_and_java_unique_method_calls_have_confidence_one_half(repo: Repo) -> None:
-    """Guards CONFIDENCE_UNIQUE_METHOD (0.5) through two more languages' resolution."""
+    """Guards CONFIDENCE_UNIQUE_METHOD (0.7) through two more languages' resolution."""
     repo.build(
         {
             "src/job.ts": "export class Job {\n  frobnicate(): void {}\n}\n",
@@ -54,8 +54,8 @@ def test_typescript_and_java_unique_method_calls_have_confidence_one_half(repo: 
     )
     calls = calls_of(repo)
     assert {src: (e["dst"], e["tier"], e["confidence"]) for src, e in calls.items()} == {
-        "src/run.ts::go": ("src/job.ts::Job.frobnicate", "INFERRED", 0.5),
-        "Run.java::Run.go": ("Job.java::Job.frobnicate", "INFERRED", 0.5),
+        "src/run.ts::go": ("src/job.ts::Job.frobnicate", "INFERRED", 0.7),
+        "Run.java::Run.go": ("Job.java::Job.frobnicate", "INFERRED", 0.7),
     }
 
 

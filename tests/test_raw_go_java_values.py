@@ -1,7 +1,7 @@
 """Layer 1 for Go and Java: calls bound through declared types, construct by construct, exact
 edges and tiers.
 
-A call on a value is INFERRED at 0.9 when the value's type is declared (a variable, a field,
+A call on a value is INFERRED at 0.95 when the value's type is declared (a variable, a field,
 a parameter, a loop variable, a function's result) or follows from what creates it
 (``&Store{}``, ``new Store()``, ``NewStore()``): variables are scoped by function, not by block,
 so a name given two types in one function lists both methods (AMBIGUOUS). A call on a value the
@@ -118,7 +118,7 @@ def test_go_locals_typed_by_declaration_literal_result_and_assertion(repo: Repo)
         (save, "EXTRACTED", 23),  # so does a type assertion
         (save, "INFERRED", 25),  # k, ok := any.(*store.Store)
     }
-    assert all(e["confidence"] == 0.9 for e in repo.edges("calls") if e["tier"] == "INFERRED")
+    assert all(e["confidence"] == 0.95 for e in repo.edges("calls") if e["tier"] == "INFERRED")
 
 
 def test_go_struct_fields_parameters_and_receivers(repo: Repo) -> None:

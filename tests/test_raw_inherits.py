@@ -20,9 +20,9 @@ def test_a_base_no_import_binds_is_found_by_its_name(repo: Repo) -> None:
         ("b.py::Child", "a.py::Base", "INFERRED", 1),
         ("b.py::Other", ("c.py::Twice", "d.py::Twice"), "AMBIGUOUS", 5),
     ]
-    # docs/layer1-raw-graph.md: 0.6 for the only top-level definition of the name.
+    # docs/layer1-raw-graph.md: 0.95 for the only top-level definition of the name.
     assert {e["src"]: e["confidence"] for e in repo.edges("inherits")} == {
-        "b.py::Child": 0.6,
+        "b.py::Child": 0.95,
         "b.py::Other": 0.0,
     }
 

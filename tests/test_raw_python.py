@@ -90,7 +90,7 @@ def test_python_program_gives_exact_nodes_and_edges(repo: Repo) -> None:
         ("main.py", "pkg/core.py::Engine.run", 4, "INFERRED"),
     }
     inferred = next(e for e in repo.edges("calls") if e["tier"] == "INFERRED")
-    assert inferred["confidence"] == 0.9  # engine = Engine(); engine.run(): an assigned type
+    assert inferred["confidence"] == 0.95  # engine = Engine(); engine.run(): an assigned type
     # Stated by the syntax: EXTRACTED, never a guess.
     assert {(e["src"], e["dst"], e["tier"], e["confidence"]) for e in repo.edges("inherits")} == {
         ("pkg/core.py::Engine", "pkg/core.py::Base", "EXTRACTED", 1.0)

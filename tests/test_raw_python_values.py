@@ -1,6 +1,6 @@
 """Layer 1 for Python: calls bound through values, construct by construct, exact edges and tiers.
 
-A call on a value is INFERRED at 0.9 when the value's type follows from a stated type
+A call on a value is INFERRED at 0.95 when the value's type follows from a stated type
 (parameter, attribute, return annotation), an attribute set through ``self``, a constructor or
 a function's result, or an alias (``f = g``); it stays unresolved, or a guess by name alone,
 when nothing states it (an untyped parameter, ``getattr``).
@@ -67,7 +67,7 @@ def test_attributes_set_in_init_and_stated_in_the_class_body(repo: Repo) -> None
     run = repo.nodes()["service.py::Service.run"]
     assert run["external_calls"] == 1 and "unresolved_calls" not in run
     edge = next(e for e in repo.edges("calls") if e["src"] == "service.py::Service.run")
-    assert edge["confidence"] == 0.9
+    assert edge["confidence"] == 0.95
 
 
 def test_annotated_parameters_and_optional_types(repo: Repo) -> None:

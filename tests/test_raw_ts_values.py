@@ -1,7 +1,7 @@
 """Layer 1 for TypeScript and JavaScript: calls bound through values, construct by construct,
 exact edges and tiers.
 
-A call on a value is INFERRED at 0.9 when the value's type follows from a declared type (a
+A call on a value is INFERRED at 0.95 when the value's type follows from a declared type (a
 parameter's, a field's, an interface property's, a function's return type), a constructor, a
 function's result, or another name holding it. A call of an interface's or an abstract member
 also reaches the methods implementing it: the only one INFERRED (0.8 times the member's own
@@ -80,7 +80,7 @@ def test_declared_parameter_types(repo: Repo) -> None:
         (f"{disk}.flush", "INFERRED", 14),  # a type named through a namespace import
         (f"{disk}.keys", "INFERRED", 15),  # Readonly<T> is a T
     }
-    assert set(confidences_of(repo, "src/report.ts::summary").values()) == {0.9}
+    assert set(confidences_of(repo, "src/report.ts::summary").values()) == {0.95}
 
 
 def test_return_types_and_calls_on_results(repo: Repo) -> None:
@@ -294,8 +294,8 @@ def test_elements_of_declared_arrays_and_getters(repo: Repo) -> None:
         (f"{disk}.flush", "INFERRED", 17),  # a getter's declared type
     }
     confidences = confidences_of(repo, "src/fleet.ts::Fleet.flushAll")
-    assert confidences[(f"{disk}.flush", 16)] == 0.5
-    assert confidences[(f"{disk}.flush", 17)] == 0.9
+    assert confidences[(f"{disk}.flush", 16)] == 0.7
+    assert confidences[(f"{disk}.flush", 17)] == 0.95
     assert repo.nodes()["src/fleet.ts::Fleet.flushAll"]["external_calls"] == 1
 
 
@@ -363,8 +363,8 @@ def test_interface_members_reach_their_implementations(repo: Repo) -> None:
         (f"{clock}::SystemClock.name", "INFERRED", 9),
     }
     confidences = confidences_of(repo, "src/use.ts::use")
-    assert confidences[("src/store.ts::Store.save", 5)] == 0.9
-    assert confidences[("src/store.ts::DiskStore.save", 5)] == 0.72
+    assert confidences[("src/store.ts::Store.save", 5)] == 0.95
+    assert confidences[("src/store.ts::DiskStore.save", 5)] == 0.76
 
 
 def test_abstract_members_reach_their_implementations(repo: Repo) -> None:
@@ -480,7 +480,7 @@ def test_values_nothing_types_stay_unbound(repo: Repo) -> None:
     )
     node = repo.nodes()["src/dyn.ts::handle"]
     # Untyped and `any` bind through no type: Other.process, the only method of that name,
-    # is a guess by name (0.5), never a typed binding; a call on a cast and a computed
+    # is a guess by name (0.7), never a typed binding; a call on a cast and a computed
     # member are unresolved.
     assert calls_of(repo, "src/dyn.ts::handle") == {
         ("src/dyn.ts::Other.process", "INFERRED", 12),
@@ -489,7 +489,7 @@ def test_values_nothing_types_stay_unbound(repo: Repo) -> None:
         # typed (the element type is not followed), so a guess by name, not an external call.
         ("src/dyn.ts::Other.other", "INFERRED", 20),
     }
-    assert set(confidences_of(repo, "src/dyn.ts::handle").values()) == {0.5}
+    assert set(confidences_of(repo, "src/dyn.ts::handle").values()) == {0.7}
     assert node["unresolved_calls"] == {"?": 1, "process": 1}
     # A string, a Map and an array are typed outside the repository: their calls are
     # external, never the repository's `process`.
@@ -540,7 +540,7 @@ def test_a_changed_return_type_or_field_type_rebinds_callers_in_other_files(
         (f"{store}::DiskStore.save", "INFERRED", 5),
         (f"{store}::DiskStore.save", "INFERRED", 6),
     }
-    assert set(confidences_of(repo, "src/main.ts::main").values()) == {0.9}
+    assert set(confidences_of(repo, "src/main.ts::main").values()) == {0.95}
     assert repo.layer1() == repo.fresh_build()
 
 
