@@ -464,3 +464,65 @@ def test_a_method_named_as_a_builtin_types_is_not_guessed_for_a_value_of_no_know
     }
     node = next(r for r in repo.raw() if r.get("id") == "app.py::parts")
     assert node["unresolved_calls"] == {"split": 1}
+
+
+def test_a_test_s_parameter_is_typed_by_the_pytest_fixture_of_its_name(repo: Repo) -> None:
+    repo.build(
+        {
+            "app/runner.py": """\
+                class CliRunner:
+                    def invoke(self, command):
+                        return command
+
+
+                class Command:
+                    def invoke(self, ctx):
+                        return ctx
+                """,
+            "tests/conftest.py": """\
+                import pytest
+
+                from app.runner import CliRunner, Command
+
+
+                @pytest.fixture(scope="function")
+                def runner():
+                    return CliRunner()
+
+
+                @pytest.fixture
+                def command():
+                    return Command()
+                """,
+            "tests/unit/test_cli.py": """\
+                from pytest import fixture
+
+                from app.runner import Command
+
+
+                @fixture()
+                def runner():
+                    return Command()
+
+
+                def test_run(runner, command, other):
+                    runner.invoke(1)
+                    command.invoke(2)
+                    other.invoke(3)
+
+
+                def helper(command):
+                    command.invoke(4)
+                """,
+        }
+    )
+    both = ("app/runner.py::CliRunner.invoke", "app/runner.py::Command.invoke")
+    # pytest passes the nearest fixture of the parameter's name: the test's own file's runner
+    # first, then conftest.py's command; a parameter no fixture names, or the parameter of a
+    # function pytest does not call, is known by the method's name alone.
+    assert calls_of(repo, "tests/unit/test_cli.py::test_run") == {
+        ("app/runner.py::Command.invoke", "INFERRED", 12),
+        ("app/runner.py::Command.invoke", "INFERRED", 13),
+        (both, "AMBIGUOUS", 14),
+    }
+    assert calls_of(repo, "tests/unit/test_cli.py::helper") == {(both, "AMBIGUOUS", 18)}

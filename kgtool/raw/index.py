@@ -528,6 +528,10 @@ class RepoIndex:
         return frozenset(classes), external
 
     def _assigned_types(self, path: str, assign: AssignFact, depth: int) -> ValueTypes:
+        if assign.kind == PARAMETER:
+            language = language_named(self.facts[path].language)
+            supplied = language.supplied_parameter(path, assign.scope, assign.var, self)
+            return self.result_types(Bound("symbol", supplied), depth + 1) if supplied else UNKNOWN
         if assign.kind not in TYPING_KINDS:
             return UNKNOWN  # a parameter, an argument, a decorator: no type stated
         if assign.kind == ALIAS:

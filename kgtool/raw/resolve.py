@@ -400,6 +400,12 @@ class FileResolver:
                 self._unresolved(caller, call.name)
             return
         bound = self.index.bind_dotted(self.path, call.caller, call.receiver)
+        if (
+            bound is not None
+            and self.language.value_flow
+            and self.index.is_parameter(self.path, call.caller, call.receiver.partition(".")[0])
+        ):
+            bound = None  # a parameter hides the definition or import of its name
         if bound is not None and bound.kind == "symbol" and self.language.implicit_this:
             # With an implicit ``this``, a receiver named like a method is a field of that name.
             symbol = self.index.symbol(bound.symbol)

@@ -103,6 +103,9 @@ ELEMENT = "[]"
 RAISED = "!"
 # A key of ``FileFacts.extra`` per method declared abstract (no body): ``abstract:Base.run``.
 ABSTRACT = "abstract:"
+# A key of ``FileFacts.extra`` per top-level function a test framework passes by its name to
+# the parameters so named (pytest's fixtures): ``fixture:runner``.
+FIXTURE = "fixture:"
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
 
 
@@ -489,6 +492,11 @@ class Language:
     def package_peers(self, path: str, index: IndexView) -> Iterable[str]:
         """Other files whose top-level names are in scope without an import (Go packages)."""
         return ()
+
+    def supplied_parameter(self, path: str, scope: str, var: str, index: IndexView) -> str:
+        """The ID of the function whose result a framework passes to the parameter ``var`` of
+        the function ``scope`` (a pytest fixture of that name), "" for none."""
+        return ""
 
     def package_root(self, path: str, index: IndexView) -> str:
         """The folder of the package ``path`` belongs to, which a guess by name alone stays

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 from kgtool.raw.languages.base import (
     CALL_RESULT,
     ELEMENT,
+    FIXTURE,
     RAISED,
     UNBINDABLE,
     Language,
@@ -28,6 +29,7 @@ from kgtool.raw.model import (
     AssignFact,
     FileFacts,
     ImportFact,
+    symbol_id,
 )
 
 if TYPE_CHECKING:
@@ -217,6 +219,10 @@ class Python(Language):
             if not call.receiver:
                 # ``f()``, ``raise f`` and ``f()()`` read f (the last as ``f()``).
                 _reads(read, call.caller, call.name.removesuffix(RAISED).partition("(")[0])
+            elif _is_test_function(call.caller):
+                # A test's parameters are fixtures: ``runner.invoke()`` is typed by what the
+                # fixture ``runner`` returns (``supplied_parameter``).
+                _reads(read, call.caller, call.receiver.partition(".")[0])
         for assign in (*facts.assigns, *found):
             if assign.kind in (ARGUMENT, ALIAS, WRAPS):
                 _reads(read, assign.scope, assign.callee.partition(".")[0])
@@ -402,6 +408,38 @@ class Python(Language):
                 if var and name:
                     facts.append(AssignFact(line, scope, var, name, ASSIGNED))
 
+    def refine(self, facts: FileFacts, root: Node) -> None:
+        super().refine(facts, root)
+        for node in root.named_children:
+            if node.type != "decorated_definition":
+                continue
+            definition = node.child_by_field_name("definition")
+            name = definition.child_by_field_name("name") if definition is not None else None
+            if name is None or definition is None or definition.type != "function_definition":
+                continue
+            for decorator in node.named_children:
+                if decorator.type == "decorator" and _is_fixture(decorator):
+                    facts.extra[f"{FIXTURE}{self.node_text(name)}"] = ""
+
+    def supplied_parameter(self, path: str, scope: str, var: str, index: IndexView) -> str:
+        """A test's parameter is the fixture of its name that pytest finds first: one in the
+        test's own file, else in the nearest conftest.py above it."""
+        if not _is_test_function(scope):
+            return ""
+        key = f"{FIXTURE}{var}"
+        folder = posixpath.dirname(path)
+        places = [path]
+        while True:
+            places.append(posixpath.join(folder, "conftest.py"))
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+        for place in places:
+            facts = index.facts.get(place)
+            if facts is not None and key in facts.extra:
+                return symbol_id(place, var)
+        return ""
+
     def submodule(self, module: str, name: str) -> str:
         return f"{module}{name}" if module.endswith(".") else f"{module}.{name}"
 
@@ -440,6 +478,22 @@ class Python(Language):
         if len(candidates) > 1:
             return ModuleTarget()  # several roots, no way to choose: not bound
         return ModuleTarget(files=(candidates[0][1],))
+
+
+def _is_test_function(scope: str) -> bool:
+    """Whether the function ``scope`` is one pytest collects (``test_x``, ``TestX.test_y``)."""
+    return scope.rpartition(".")[2].startswith("test")
+
+
+def _is_fixture(decorator: Node) -> bool:
+    """``@pytest.fixture``, ``@fixture``, with or without arguments."""
+    target = decorator.named_children[0] if decorator.named_children else None
+    if target is not None and target.type == "call":
+        target = target.child_by_field_name("function")
+    if target is None or target.type not in ("identifier", "attribute"):
+        return False
+    text = target.text or b""
+    return text in (b"fixture", b"pytest.fixture")
 
 
 def _reads(read: dict[str, set[str]], scope: str, name: str) -> None:
