@@ -363,3 +363,32 @@ def test_a_bare_name_is_guessed_only_inside_the_caller_s_package(repo: Repo) -> 
         ("packages/tui/src/input.js::check", "packages/tui/src/pad.js::pad", "INFERRED")
     }
     assert built.nodes()["packages/tui/src/input.js::check"]["unresolved_calls"] == {"scroll": 1}
+
+
+def test_a_function_declared_in_a_callback_is_not_seen_outside_it(repo: Repo) -> None:
+    built = repo.build(
+        {
+            "src/utils.js": "export function click(selector) {\n  return selector;\n}\n",
+            "src/ui.test.js": """\
+                import { click } from "./utils.js";
+
+                describe("buttons", () => {
+                  it("counts", () => {
+                    const click = () => 1;
+                    click();
+                  });
+                  it("presses", () => {
+                    click("#b");
+                  });
+                });
+                click("#top");
+                """,
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["line"]) for e in built.edges("calls")}
+    # kgtool names the callback's click at the file's top level; only the callback sees it.
+    assert calls == {
+        ("src/ui.test.js", "src/ui.test.js::click", 6),
+        ("src/ui.test.js", "src/utils.js::click", 9),
+        ("src/ui.test.js", "src/utils.js::click", 12),
+    }

@@ -19,6 +19,7 @@ from kgtool.raw.languages import language_named
 from kgtool.raw.languages.base import (
     CALL_RESULT,
     ELEMENT,
+    LOCAL,
     RAISED,
     UNBINDABLE,
 )
@@ -306,7 +307,7 @@ class FileResolver:
             if owner:  # ``cls(...)`` in a classmethod: the class (or a subclass) constructed
                 self._edge(caller, "calls", owner, call.line, EXTRACTED, 1.0)
                 return
-        bound = self.index.bind_name(self.path, call.caller, call.name)
+        bound = self._visible(self.index.bind_name(self.path, call.caller, call.name), call)
         if bound is None and self.language.implicit_this:
             # Java's ``close()`` is ``this.close()``: the method, never a value held by a name.
             owner = self.index.enclosing_class(self.path, call.caller)
@@ -327,6 +328,21 @@ class FileResolver:
         self._by_name(
             caller, "calls", call.line, candidates, CONFIDENCE_UNIQUE_NAME, call.name, scoped=True
         )
+
+    def _visible(self, bound: Bound | None, call: CallFact) -> Bound | None:
+        """``bound``, unless it is a function of this file declared inside an anonymous one
+        the call lies outside (``LOCAL``): then what the file's imports bind the name to."""
+        if bound is None or bound.kind != "symbol" or bound.symbol != self._id(call.name):
+            return bound
+        spans = self.facts.extra.get(f"{LOCAL}{call.name}")
+        if spans is None:
+            return bound
+        for span in spans.split(";"):
+            first, _, last = span.partition("-")
+            if int(first) <= call.line <= int(last):
+                return bound
+        imported = self.index.bindings(self.path).get(call.name)
+        return imported[0] if imported else None
 
     def _result_call(self, caller: str, call: CallFact) -> None:
         """``make()()``: a call of what ``make`` returns, when that is a function or class of

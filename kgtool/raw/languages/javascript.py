@@ -15,11 +15,19 @@ Import conventions (see ``ImportFact``):
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
-from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget, Scopes
+from kgtool.raw.languages.base import (
+    CALL_RESULT,
+    LOCAL,
+    UNBINDABLE,
+    Language,
+    ModuleTarget,
+    Scopes,
+)
 from kgtool.raw.languages.npm import manifest_folders, workspace_packages
 from kgtool.raw.model import PARAMETER, AssignFact, FileFacts, ImportFact
 
@@ -449,6 +457,10 @@ class JavaScript(Language):
     def submodule(self, module: str, name: str) -> str:
         return NO_SUBMODULE
 
+    def refine(self, facts: FileFacts, root: Node) -> None:
+        super().refine(facts, root)
+        _mark_local_functions(facts, root)
+
     def package_root(self, path: str, index: IndexView) -> str:
         """The folder of the nearest package.json above ``path``: a workspace's package."""
         folders = index.memo("npm:folders", manifest_folders)
@@ -571,3 +583,44 @@ def _arguments(call: Node) -> list[Node]:
 
 def _has_function_argument(call: Node) -> bool:
     return any(argument.type in WRAPPED_FUNCTIONS for argument in _arguments(call))
+
+
+# The names a function declaration or a declarator of a function value declares.
+DECLARING = frozenset(
+    {"variable_declarator", "function_declaration", "generator_function_declaration"}
+)
+
+
+def _mark_local_functions(facts: FileFacts, root: Node) -> None:
+    """Marks (``LOCAL``) the functions named at the file's top level but declared inside an
+    anonymous function: a call of that name elsewhere in the file is not theirs."""
+    candidates = [s for s in facts.symbols if s.kind == "function" and "." not in s.qualname]
+    if not candidates:
+        return
+    lines = (root.text or b"").split(b"\n")
+    spans: dict[str, list[str]] = {}
+    top_level: set[str] = set()
+    for symbol in candidates:
+        row = symbol.start_line - 1
+        found = (
+            re.search(rb"\b%s\b" % re.escape(symbol.name.encode()), lines[row])
+            if row < len(lines)
+            else None
+        )
+        if found is None:
+            continue
+        node = root.named_descendant_for_point_range((row, found.start()), (row, found.end() - 1))
+        declaring = node.parent if node is not None else None
+        if declaring is None or declaring.type not in DECLARING:
+            continue
+        enclosing = declaring.parent
+        while enclosing is not None and enclosing.type not in FUNCTION_NODES:
+            enclosing = enclosing.parent
+        if enclosing is None:
+            top_level.add(symbol.qualname)
+        else:
+            first, last = enclosing.start_point[0] + 1, enclosing.end_point[0] + 1
+            spans.setdefault(symbol.qualname, []).append(f"{first}-{last}")
+    for qualname, found_spans in spans.items():
+        if qualname not in top_level:
+            facts.extra[f"{LOCAL}{qualname}"] = ";".join(sorted(set(found_spans)))
