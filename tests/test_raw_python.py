@@ -440,3 +440,28 @@ def test_a_metaclass_cls_and_super_of_an_object_base_are_not_guessed(repo: Repo)
     # one of the candidates, not an external call.
     assert ("a.py::Mixin.save", None, "AMBIGUOUS") in calls
     assert built.nodes()["a.py::Mixin.save"]["external_calls"] == 1  # super() itself
+
+
+def test_an_import_inside_a_function_outranks_the_file_s_own_definition_there(repo: Repo) -> None:
+    repo.build(
+        {
+            "pkg/__init__.py": "",
+            "pkg/_impl.py": "def get_pager_file(color):\n    return color\n",
+            "pkg/termui.py": """\
+                def get_pager_file(color=None):
+                    from ._impl import get_pager_file
+
+                    return get_pager_file(color=color)
+
+
+                def echo_via_pager():
+                    return get_pager_file()
+                """,
+        }
+    )
+    calls = {(e["src"], e.get("dst"), e["line"]) for e in repo.edges("calls")}
+    # Inside the function the import binds the name; elsewhere the file's own function does.
+    assert calls == {
+        ("pkg/termui.py::get_pager_file", "pkg/_impl.py::get_pager_file", 4),
+        ("pkg/termui.py::echo_via_pager", "pkg/termui.py::get_pager_file", 8),
+    }

@@ -330,19 +330,27 @@ class FileResolver:
         )
 
     def _visible(self, bound: Bound | None, call: CallFact) -> Bound | None:
-        """``bound``, unless it is a function of this file declared inside an anonymous one
-        the call lies outside (``LOCAL``): then what the file's imports bind the name to."""
+        """``bound``, the definition of the name at the file's top level, unless the call does
+        not see it: it is declared inside an anonymous function the call lies outside
+        (``LOCAL``), or the calling function imports the name itself (Python's ``from m import
+        f`` inside ``def f``). Then it is what the file's imports bind the name to."""
         if bound is None or bound.kind != "symbol" or bound.symbol != self._id(call.name):
             return bound
         spans = self.facts.extra.get(f"{LOCAL}{call.name}")
-        if spans is None:
-            return bound
-        for span in spans.split(";"):
-            first, _, last = span.partition("-")
-            if int(first) <= call.line <= int(last):
-                return bound
-        imported = self.index.bindings(self.path).get(call.name)
-        return imported[0] if imported else None
+        if spans is not None and not any(
+            int(first) <= call.line <= int(last)
+            for first, _, last in (span.partition("-") for span in spans.split(";"))
+        ):
+            imported = self.index.bindings(self.path).get(call.name)
+            return imported[0] if imported else None
+        caller = self.index.symbols[self.path].get(call.caller)
+        if caller is not None and any(
+            imp.alias == call.name and caller.start_line <= imp.line <= call.line
+            for imp in self.facts.imports
+        ):
+            imported = self.index.bindings(self.path).get(call.name)
+            return imported[0] if imported else bound
+        return bound
 
     def _result_call(self, caller: str, call: CallFact) -> None:
         """``make()()``: a call of what ``make`` returns, when that is a function or class of
