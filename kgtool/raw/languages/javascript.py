@@ -593,34 +593,45 @@ DECLARING = frozenset(
 
 def _mark_local_functions(facts: FileFacts, root: Node) -> None:
     """Marks (``LOCAL``) the functions named at the file's top level but declared inside an
-    anonymous function: a call of that name elsewhere in the file is not theirs."""
+    anonymous function: a call of that name elsewhere in the file is not theirs. A name
+    declared in several callbacks (a ``function Page()`` per test) is one symbol, the first:
+    every declaration of it is read."""
     candidates = [s for s in facts.symbols if s.kind == "function" and "." not in s.qualname]
     if not candidates:
         return
-    lines = (root.text or b"").split(b"\n")
-    spans: dict[str, list[str]] = {}
-    top_level: set[str] = set()
+    source = root.text or b""
+    lines = source.split(b"\n")
     for symbol in candidates:
+        name = re.escape(symbol.name.encode())
         row = symbol.start_line - 1
-        found = (
-            re.search(rb"\b%s\b" % re.escape(symbol.name.encode()), lines[row])
-            if row < len(lines)
-            else None
-        )
-        if found is None:
-            continue
-        node = root.named_descendant_for_point_range((row, found.start()), (row, found.end() - 1))
-        declaring = node.parent if node is not None else None
-        if declaring is None or declaring.type not in DECLARING:
-            continue
-        enclosing = declaring.parent
-        while enclosing is not None and enclosing.type not in FUNCTION_NODES:
-            enclosing = enclosing.parent
-        if enclosing is None:
-            top_level.add(symbol.qualname)
+        first = re.search(rb"\b%s\b" % name, lines[row]) if row < len(lines) else None
+        if first is None or not _enclosing_function(root, row, first.start(), first.end()):
+            continue  # declared at the top level, or not as the statement declaring it
+        spans = set()
+        declared = rb"\b(?:const|let|var|function\s*\*?)\s+(%s)\b" % name
+        for match in re.finditer(declared, source):
+            row = source.count(b"\n", 0, match.start(1))
+            column = match.start(1) - (source.rfind(b"\n", 0, match.start(1)) + 1)
+            enclosing = _enclosing_function(root, row, column, column + len(symbol.name))
+            if enclosing is None:
+                break  # one declaration at the top level: seen everywhere
+            if enclosing:
+                spans.add(enclosing)
         else:
-            first, last = enclosing.start_point[0] + 1, enclosing.end_point[0] + 1
-            spans.setdefault(symbol.qualname, []).append(f"{first}-{last}")
-    for qualname, found_spans in spans.items():
-        if qualname not in top_level:
-            facts.extra[f"{LOCAL}{qualname}"] = ";".join(sorted(set(found_spans)))
+            if spans:
+                facts.extra[f"{LOCAL}{symbol.qualname}"] = ";".join(sorted(spans))
+
+
+def _enclosing_function(root: Node, row: int, start: int, end: int) -> str | None:
+    """The lines ("51-56") of the innermost function around the declaration whose name is at
+    (row, start..end); None at the top level; "" when no declaration's name is there."""
+    node = root.named_descendant_for_point_range((row, start), (row, max(start, end - 1)))
+    declaring = node.parent if node is not None else None
+    if declaring is None or declaring.type not in DECLARING:
+        return ""
+    enclosing = declaring.parent
+    while enclosing is not None and enclosing.type not in FUNCTION_NODES:
+        enclosing = enclosing.parent
+    if enclosing is None:
+        return None
+    return f"{enclosing.start_point[0] + 1}-{enclosing.end_point[0] + 1}"
