@@ -90,6 +90,8 @@ MINING_TESTS = (
     "tests/test_mining_prs.py",
     "tests/test_mining_prose.py",
     "tests/test_mining_tasks.py",
+    "tests/test_mining_paths.py",  # path abstraction: conventions, names, families
+    "tests/test_mining_symbols.py",  # the symbols a task's changes touched
 )
 PR_TESTS = ("tests/test_ci.py", "tests/test_workflows.py", "tests/test_hostile_text.py")
 HOOK_TESTS = ("tests/test_git_hooks.py", "tests/test_hooks.py", "tests/test_hostile_signals.py")

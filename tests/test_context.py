@@ -338,6 +338,18 @@ def test_agent_skill_folders_are_read_as_evidence(shop: Repo) -> None:
     assert skill in out
     assert out.index("## Playbook") < out.index("## Agent skill") < out.index("## Communities")
     assert "release" not in out
+    items = json.loads(context_for(shop.root, PROVIDER_TASK, 10**9, "json"))["items"]
+    assert [i for i in items if i["kind"] == "skill"] == [
+        {
+            "kind": "skill",
+            "path": ".claude/skills/payment-providers/SKILL.md",
+            "source": ".claude/skills/payment-providers/SKILL.md:1",
+            "name": "payment-providers",
+            "description": "How to add a payment provider to the gateway.",
+            "matched": ["payment", "provider"],
+            "checked": False,
+        }
+    ]
 
 
 def test_bad_input_is_one_line(shop: Repo) -> None:
@@ -576,7 +588,11 @@ def test_a_playbook_matched_by_two_of_three_task_words_is_the_answer(shop: Repo)
 
 def test_json_names_the_task_words_a_playbook_matched(shop: Repo) -> None:
     playbook = json.loads(context_for(shop.root, PROVIDER_TASK, 10**9, "json"))["items"][0]
-    assert (playbook["kind"], playbook["matched"]) == ("playbook", ["payment", "provider"])
+    assert (playbook["kind"], playbook["path"], playbook["matched"]) == (
+        "playbook",
+        PLAYBOOK_PATH,
+        ["payment", "provider"],
+    )
 
 
 def test_a_key_file_that_is_a_whole_file_is_shown_with_its_length(shop: Repo) -> None:
@@ -619,3 +635,170 @@ def test_json_gives_a_concept_s_size_and_bridges_and_a_community_s_size(shop: Re
     ]
     community = next(i for i in items if i["kind"] == "community" and i["id"] == "c3")
     assert community["size"] == 4
+
+
+def test_json_leaves_drift_and_label_source_empty_where_there_is_none(shop: Repo) -> None:
+    """A community in JSON gives its label's name; its ``drift`` only for a drifted label,
+    and ``label_source`` (the label's line in the ontology) only when it has a label."""
+    auth = community_of(shop, "auth/login.py")
+    items = json.loads(context_for(shop.root, AUTH_TASK, 10**9, "json"))["items"]
+    (labelled,) = [i for i in items if i["kind"] == "community" and i["id"] == auth]
+    assert (labelled["name"], labelled["label"], labelled["drift"]) == (
+        "User authentication",
+        "fresh",
+        "",
+    )
+    assert labelled["label_source"].startswith(".kg/ontology.yaml:")
+    (shop.root / ".kg" / "ontology.yaml").unlink()
+    items = json.loads(context_for(shop.root, AUTH_TASK, 10**9, "json"))["items"]
+    (unlabelled,) = [i for i in items if i["kind"] == "community" and i["id"] == auth]
+    assert (unlabelled["label"], unlabelled["drift"], unlabelled["label_source"]) == (
+        "unlabelled",
+        "",
+        "",
+    )
+
+
+def test_key_files_read_without_a_map_are_marked_unchecked_in_json(
+    make_repo: Callable[..., Repo],
+) -> None:
+    repo = make_repo({**SHOP_FILES, PLAYBOOK_PATH: PLAYBOOK})
+    items = json.loads(context_for(repo.root, PROVIDER_TASK, 10**9, "json"))["items"]
+    (key_files,) = [i for i in items if i["kind"] == "key_files"]
+    assert key_files["playbook"] == PLAYBOOK_PATH
+    assert [f["outcome"] for f in key_files["files"]] == ["unchecked"] * 3
+    assert key_files["files"][0] == {
+        "pointer": "payments/stripe_provider.py::StripeProvider.charge",
+        "source": f"{PLAYBOOK_PATH}:8",
+        "outcome": "unchecked",
+    }
+
+
+def test_a_map_whose_communities_list_no_main_symbols_is_answered_without_them(
+    shop: Repo,
+) -> None:
+    """``top_symbols`` may be absent from a community of layer 2 (its shape check accepts
+    that): the answer then has no main symbols, and everything else as before."""
+    path = shop.root / ".kg" / "communities.json"
+    document = json.loads(path.read_text())
+    for community in document["communities"].values():
+        del community["top_symbols"]
+    path.write_text(json.dumps(document))
+    result = shop.kg("context", AUTH_TASK, "--budget", "100000", "--format", "json")
+    assert result.code == 0, result.err
+    kinds = {item["kind"] for item in json.loads(result.out)["items"]}
+    assert "main_symbols" not in kinds and {"community", "bridges", "file"} <= kinds
+
+
+def test_a_files_further_symbols_outrank_its_communitys_main_symbols(shop: Repo) -> None:
+    """A detailed file's second and third symbols are ranked after a few lines of the tail,
+    but before the community's bridges and main symbols: a budget a little short of the
+    whole answer leaves out the main symbols first, never the file's own symbols, nor the
+    bridges or the tail's lines (the first of them with the tail's heading)."""
+    full = context_for(shop.root, AUTH_TASK, 10**9)
+    further = "  - `check_password` auth/passwords.py:8 `def check_password(user, password):`"
+    assert further in full.splitlines()
+    short = context_for(shop.root, AUTH_TASK, len(full) - 1)
+    assert "Main symbols of" not in short and "did not fit the budget" in short
+    assert further in short.splitlines()
+    assert "Bridges of " in short  # ranked just before the main symbols
+    assert "- `app.py:7` `main` (c1; inside: passwords)" in short.splitlines()
+    assert "  - `close_session` auth/session.py:10 `def close_session(token):`" in short
+
+
+def test_a_tail_line_in_json_names_its_best_symbol_with_its_line(shop: Repo) -> None:
+    items = json.loads(context_for(shop.root, AUTH_TASK, 10**9, "json"))["items"]
+    tail = {i["path"]: i for i in items if i["kind"] == "file" and i.get("short")}
+    assert tail["app.py"]["symbol"] == {"id": "app.py::main", "line": 7}
+    assert "symbol" not in tail["payments/gateway.py"]  # reached by the walk: no symbol
+
+
+def test_a_community_is_matched_by_the_words_of_its_label_s_name(shop: Repo) -> None:
+    """The word "checkout" is in the name of the gateway's label ('Checkout gateway'), not
+    in its summary: the community still says its label matches it."""
+    gateway = community_of(shop, "payments/gateway.py")
+    lines = context_for(shop.root, "checkout gateway", 10**9).splitlines()
+    header = next(n for n, line in enumerate(lines) if line.startswith(f"### {gateway} "))
+    assert lines[header + 1].startswith("Summary (") and "checkout" not in lines[header + 1]
+    assert lines[header + 2] == "Its label matches: checkout, gateway"
+
+
+def test_a_community_is_scored_by_its_three_best_files_alone(shop: Repo) -> None:
+    """Many weak matches must not lift a community above one with a few strong ones: only
+    its three best files count (here with no label, whose words would add to it)."""
+    auth = community_of(shop, "auth/login.py")
+    (shop.root / ".kg" / "ontology.yaml").unlink()
+    (shop.root / ".kg" / "communities" / f"{auth}.md").unlink()  # no offline name either
+    items = json.loads(context_for(shop.root, AUTH_TASK, 10**9, "json"))["items"]
+    (header,) = [i for i in items if i["kind"] == "community" and i["id"] == auth]
+    scores = [i["score"] for i in items if i["kind"] == "file" and "lines" in i]
+    assert len(scores) == 4 and all(i["community"] == auth for i in items if "lines" in i)
+    assert header["score"] == pytest.approx(sum(scores[:3]), abs=0.002)
+    assert all(score == round(score, 3) for score in scores)  # to three places, as ranked
+    assert scores[3] > 0.01  # counting the fourth file would show in the score
+
+
+def test_a_definition_on_a_file_s_last_line_has_its_signature(repo: Repo) -> None:
+    from kgtool.query.context import SourceLines
+
+    repo.write("short.py", "X = 1\ndef last(): return max(X)", dedent=False)
+    assert SourceLines(repo.root).signature("short.py", 2) == "def last(): return max(X)"
+    assert SourceLines(repo.root).signature("short.py", 3) == ""  # past the end
+
+
+def test_a_playbook_without_validation_still_shows_its_pitfalls_and_rollback(shop: Repo) -> None:
+    shop.write(
+        PLAYBOOK_PATH,
+        PLAYBOOK.replace("validation: python -m pytest tests/test_payments.py\n", ""),
+        dedent=False,
+    )
+    shop.commit("no validation")
+    kinds = [
+        i["kind"] for i in json.loads(context_for(shop.root, PROVIDER_TASK, 10**9, "json"))["items"]
+    ]
+    assert "validation" not in kinds and {"pitfalls", "rollback"} <= set(kinds)
+
+
+def test_a_damaged_layer_2_leaves_a_playbooks_concepts_without_edges(shop: Repo) -> None:
+    """A communities.json the read path cannot use (here: no edges) is said in a notice;
+    the playbook's concepts, which its check still resolves, are shown with no edges."""
+    path = shop.root / ".kg" / "communities.json"
+    document = json.loads(path.read_text())
+    del document["edges"]
+    path.write_text(json.dumps(document))
+    out, err = context(shop, PROVIDER_TASK, "--budget", "100000")
+    assert "communities.json is damaged" in err
+    concepts = [line for line in out.splitlines() if line.startswith("Concept '")]
+    assert len(concepts) == 2 and all(line.endswith("; edges: none") for line in concepts)
+
+
+def test_a_task_with_no_words_of_its_own_matches_no_playbook(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """A task of only short or common words ("do it") has nothing to match with, not even
+    a key symbol whose short name its letters hold."""
+    repo = make_repo({"tools/do.py": "def do():\n    return 1\n"})
+    repo.write(
+        "playbooks/do.md",
+        "---\nintent: run the tool\nkey_files:\n  - tools/do.py::do\n---\n",
+        dedent=False,
+    )
+    repo.commit("a playbook")
+    assert repo.kg("update").code == 0
+    out = context_for(repo.root, "do it", 10**9)
+    assert "## Playbook" not in out
+    assert "no playbook, community, path or symbol matches the task's words" in out
+
+
+def test_a_symbol_whose_file_is_gone_is_located_without_a_signature(repo: Repo) -> None:
+    """The map may name a file deleted since it was drawn: its symbols keep their place
+    (file:line, from the map) and have no signature, none being there to read."""
+    repo.write("app/store.py", "def save_records():\n    return 1\n")
+    repo.commit("the store")
+    assert repo.kg("update").code == 0
+    (repo.root / "app" / "store.py").unlink()
+    items = json.loads(context_for(repo.root, "save records", 10**9, "json"))["items"]
+    (found,) = [i for i in items if i.get("path") == "app/store.py" and "lines" in i]
+    assert [(s["id"], s["line"], s["signature"]) for s in found["symbols"]] == [
+        ("app/store.py::save_records", 1, "")
+    ]

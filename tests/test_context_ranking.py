@@ -341,3 +341,59 @@ def test_evidence_that_scores_nothing_ranks_no_file() -> None:
     evidence = Evidence()
     evidence.names["a.py"] = 0.0
     assert combine(evidence, ["a.py"], {}, {"a.py"}, ["thing"]) == []
+
+
+def test_a_long_past_change_title_is_cited_cut_with_a_mark(make_repo: Callable[..., Repo]) -> None:
+    """In markdown a past change is cited by its title's first 49 characters and "…" when the
+    title runs longer than 50; JSON gives the title whole."""
+    repo = make_repo(REGISTRY)
+    title = "Add the slack webhook target with retries, backoff and a dead letter queue"
+    repo.write("core/registry.py", REGISTRY["core/registry.py"] + "# slack\n")
+    commit = repo.commit(title)
+    mapped(repo)
+    text = repo.kg("context", "add a webhook target", "--budget", "12000").out
+    line = next(x for x in text.splitlines() if x.startswith("- `core/registry.py`"))
+    assert line.endswith(f' "{title[:49]}…")'), line
+    items = answer(repo, "add a webhook target")["items"]
+    first = next(i for i in items if i.get("path") == "core/registry.py")
+    assert first["past_changes"] == [{"id": commit, "title": title}]
+
+
+def test_a_path_naming_the_task_counts_double_and_symbols_add_a_tenth_each_up_to_five(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """By names, a file whose path holds a task word weighs twice one whose symbols do; each
+    symbol holding it adds a tenth of the word's weight, five at most, so that a file of many
+    small matches does not outweigh the file the task names."""
+    from kgtool.query.context import Index
+
+    many = "".join(f"def widget_{n}():\n    return {n}\n\n\n" for n in range(7))
+    repo = make_repo(
+        {"pkg/widget.py": "def run():\n    return 1\n", "pkg/other.py": many, "pkg/clock.py": ""}
+    )
+    assert repo.kg("update").code == 0
+    index = Index(load_map(repo.root, indexed=True))
+    weights = index.idf(["widget"])
+    scores = {m.path: m.score for m in index.match_files(weights)}
+    assert scores == {
+        "pkg/widget.py": pytest.approx(2 * weights["widget"]),
+        "pkg/other.py": pytest.approx((1 + 5 * 0.1) * weights["widget"]),
+    }
+
+
+def test_a_four_letter_task_word_meets_the_longer_names_it_starts(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """Words of four letters or more meet by prefix: "parse" (stemmed "pars") names
+    ``parser.py`` and its ``parser_table``; a shorter word would have to be equal."""
+    repo = make_repo(
+        {
+            "app/parser.py": "def parser_table():\n    return {}\n",
+            "app/clock.py": "def now():\n    return 0\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    items = answer(repo, "parse")["items"]
+    (found,) = [i for i in items if i.get("path") == "app/parser.py" and "lines" in i]
+    assert found["matched"] == ["parse"]
+    assert [s["id"] for s in found["symbols"]] == ["app/parser.py::parser_table"]

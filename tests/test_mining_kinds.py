@@ -4,6 +4,7 @@ layout that is gone, or a run of version bumps whatever their titles say."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import cast
 
@@ -23,7 +24,11 @@ from kgtool.mining.patterns import (
     Pattern,
     Task,
     _crowded,
+    _inside_a_member,
     _joined,
+    _one_component,
+    _one_member,
+    _specificity,
     names_its_kind,
     object_of,
 )
@@ -757,3 +762,92 @@ def test_changes_joined_share_a_title_only_when_it_is_half_the_words_of_each() -
     # "Allow a custom format selector", "Add DASH format 272": one word of three in common.
     custom = ("add", "custom", "format", "selector")
     assert _shared_template(custom, ("add", "<name>", "format", "<name>")) == ()
+    # Two words of three in common ("Add a custom format selector", "Add DASH format
+    # selector"): half of each title, which both say.
+    assert _shared_template(custom, ("add", "<name>", "format", "selector")) == (
+        "add", "format", "selector",
+    )  # fmt: skip
+    # The first word of a title counts as any other ("Add notifier for Zoom", "Port notifier
+    # for Ping").
+    notifier = ("port", "notifier", "<name>")
+    assert _shared_template(("add", "notifier", "<name>"), notifier) == ("add", "notifier")
+
+
+def test_a_pattern_adding_a_kind_and_one_adding_none_are_one_task_by_their_files() -> None:
+    """Which of the two adds files does not matter: "Add the Zoom provider" over the
+    registry alone and over app/providers/<name>.py and the registry are one task."""
+    from kgtool.mining.patterns import _one_task
+
+    names = ("Zoom", "Ping", "Mail")
+    titles = [f"Add the {name} provider" for name in names]
+    registry = _pattern([(t, [], ["app/registry.py", "docs/providers.md"]) for t in titles])
+    files = _pattern([(f"Add the {n} provider", [f"app/providers/{n.lower()}.py"],
+                       ["app/registry.py"]) for n in names])  # fmt: skip
+    assert files.new_kinds == ["app/providers/<name>.py"] and not registry.new_kinds
+    # Half of the smaller file set shared (the registry).
+    assert _one_task(registry, files) and _one_task(files, registry)
+    # No file shared: one task only when the titles say, in words, what the folder holds.
+    elsewhere = _pattern([(t, [], ["docs/a.md", "docs/b.md"]) for t in titles])
+    assert not _one_task(elsewhere, files)
+    elsewhere.template = ("add", "<name>", "provider")
+    assert _one_task(elsewhere, files) and _one_task(files, elsewhere)
+
+
+def test_files_added_inside_one_member_of_a_top_level_family_are_its_growth() -> None:
+    """plugins/ holds a folder per plugin: kibana's own new files are kibana's growth, and
+    a new plugins/<name>.py is one more of the family."""
+    members = [f"plugins/p{n}/main.py" for n in range(CROWDED_FOLDERS)]
+    crowded = _crowded(_pattern([("Edit the plugins", [], members)]).tasks)
+    names = ("alpha", "beta", "gamma", "delta")
+    kibana = _pattern([(f"Add {n} replies", [f"plugins/kibana/{n}.py"], []) for n in names])
+    assert kibana.new_kinds == ["plugins/kibana/<name>.py"]
+    assert _inside_a_member(kibana, crowded)
+    plugins = _pattern([(f"Add the {n} plugin", [f"plugins/{n}.py"], []) for n in names])
+    assert not _inside_a_member(plugins, crowded)
+    # A folder of its own per new plugin (plugins/<name>/<name>.py): one more member, not a
+    # member named "<name>".
+    own = _pattern([(f"Add the {n} plugin", ["plugins/<name>/main.py"], []) for n in names])
+    assert own.new_kinds == ["plugins/<name>/<name>.py"]
+    assert not _inside_a_member(own, crowded)
+
+
+def test_a_word_two_of_a_few_changes_say_is_what_they_are_about() -> None:
+    titles = ("Fix the cache expiry", "Fix a stale cache entry", "Fix the size")
+    fixes = _pattern([(title, [], ["app/cache.py", "app/store.py"]) for title in titles], "fix")
+    assert object_of(fixes) == "cache"
+    # One word each, none said twice: about nothing in common.
+    others = ("Fix the expiry", "Fix a stale entry", "Fix the size")
+    assert object_of(_pattern([(t, [], ["app/cache.py"]) for t in others], "fix")) == ""
+
+
+def test_a_members_file_and_its_test_beside_it_are_that_members() -> None:
+    """lib/rules/indent.js and lib/rules/indent.spec.js in a crowded folder of rules: two
+    files of one member (indent), whatever their extensions and test affix."""
+    rules = [f"lib/rules/r{n}.js" for n in range(CROWDED_FILES)]
+    crowded = _crowded(_pattern([("Edit the rules", [], rules)]).tasks)
+    files = ["lib/rules/indent.js", "lib/rules/indent.spec.js", "docs/rules.md"]
+    indent = _pattern([(f"Fix indent case {n}", [], files) for n in range(3)], "fix")
+    assert _one_member(indent, crowded)
+    # ...and indent_test.js, the test named by a suffix.
+    files = ["lib/rules/indent.js", "lib/rules/indent_test.js", "docs/rules.md"]
+    assert _one_member(_pattern([("Fix indent", [], files)] * 3, "fix"), crowded)
+
+
+def test_changes_saying_a_components_name_are_its_history_when_they_say_it_most() -> None:
+    """Titles that agree on "procstat", the name of their anchor's folder, are that
+    component's history when they are half of the titles saying it, not when the history
+    says it far more often (then it is a task that happens to be done there)."""
+    titles = ("Add pid tags to procstat", "Add cgroup filters to procstat", "Fix procstat pids")
+    procstat = _pattern([(t, [], ["plugins/procstat/procstat.go"]) for t in titles])
+    procstat.anchor = "plugins/procstat/procstat.go"
+    assert _one_component(procstat, Counter(procstat=6))
+    assert not _one_component(procstat, Counter(procstat=7))
+
+
+def test_how_specific_a_patterns_files_are_is_read_from_its_best_five() -> None:
+    """Five files only its three changes touch (a lift of 4 among twelve changes) and a
+    sixth every change touches: the sixth is past the best five and counts for nothing."""
+    files = [f"app/{name}.py" for name in "abcdef"]
+    pattern = _pattern([("Add the widget", [], files)] * 3)
+    by_item = {path: [0, 1, 2] for path in files[:5]} | {files[5]: list(range(12))}
+    assert _specificity(pattern, by_item, 12) == pytest.approx(math.log2(5))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from conftest import Repo
-from mining_helpers import commit_at, task_of
+from mining_helpers import add_provider, base_files, commit_at, task_of
 
 from kgtool.mining.miner import Options, mine_history
 from kgtool.mining.patterns import MIN_SUPPORT, Pattern
@@ -600,6 +600,23 @@ def test_changes_titled_only_by_a_verb_and_a_name_need_half_their_files_in_commo
     assert widget.template == ("add", "<name>", "widget")
 
 
+def test_changes_titled_only_update_and_a_name_are_no_task_whatever_their_files() -> None:
+    """Titles such as "Update Zoom" and "Update Ping", a verb that says only that something
+    changed and a name, say nothing the changes share, however alike their files are."""
+    from kgtool.mining.patterns import _titled_alike
+
+    def titled(template: str) -> list[Pattern]:
+        names = ("Zoom", "Ping", "Mail")
+        tasks = [task_of(n, template.format(names[n]), ["app/a.py", "app/b.py"]) for n in range(3)]
+        by_item = {"app/a.py": [0, 1, 2], "app/b.py": [0, 1, 2]}
+        return _titled_alike(tasks, by_item, MIN_SUPPORT, 0.5)
+
+    assert titled("Update {}") == []
+    # A word beside the name is something they share.
+    [widget] = titled("Update the {} widget")
+    assert widget.template == ("change", "<name>", "widget")
+
+
 def test_a_candidate_sharing_half_its_changes_with_a_better_one_is_that_one() -> None:
     from kgtool.mining.patterns import distinct
 
@@ -611,3 +628,24 @@ def test_a_candidate_sharing_half_its_changes_with_a_better_one_is_that_one() ->
     assert distinct([other, better]) == [better]
     other.tasks = [*tasks[2:], task_of(5, "Add y", ["docs/x.md"], "add")]
     assert distinct([other, better]) == [better, other]
+
+
+def test_a_file_a_change_deletes_is_no_file_of_its_task(repo: Repo) -> None:
+    """Dropping a provider removes its file and edits the registry: the task is the edit
+    (and the changelog its bookkeeping), never the file that is gone."""
+    from kgtool.mining.history import read_history
+    from kgtool.mining.paths import Abstractor
+    from kgtool.mining.patterns import make_tasks
+
+    repo.write_files(base_files())
+    add_provider(repo, "zoom")
+    commit_at(repo, "Add the Zoom provider", 0)
+    (repo.root / "app/providers/zoom.py").unlink()
+    edit(repo, "app/providers/__init__.py", "# zoom dropped")
+    edit(repo, "CHANGES.md", "- zoom dropped")
+    commit_at(repo, "Drop the Zoom provider", DAY)
+    changes = read_history(repo.root).change_sets
+    task = make_tasks(changes, Abstractor([]))[-1]
+    assert task.change.title == "Drop the Zoom provider"
+    assert task.items == {"app/providers/__init__.py": ["app/providers/__init__.py"]}
+    assert (task.added, task.bookkeeping) == (set(), {"CHANGES.md"})

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from kgtool.query.lexical import build, is_lexicon, words_of
+from kgtool.query.lexical import K1, B, Searcher, build, is_lexicon, words_of
 from kgtool.query.words import (
     identifier_words,
     meet,
@@ -114,3 +116,23 @@ def test_a_word_and_its_plural_or_third_person_meet() -> None:
         ("log", "logging"),
     ]:
         assert stem(one) == stem(other), (one, other)
+
+
+def test_a_term_counts_every_word_it_meets_in_a_document() -> None:
+    """The term "pars" meets "parse" and "parser": a document holding both holds it as often
+    as the two together."""
+    searcher = Searcher(build({"a.py": {"parse": 1, "parser": 2}, "b.py": {"parser": 1}}))
+    assert searcher.counts("pars") == {0: 3, 1: 1}
+    assert searcher.counts("tre") == {}
+    assert Searcher(build({})).search(["pars"]) == {}  # no documents: nothing found
+
+
+def test_a_document_is_weighed_against_the_average_length_of_the_documents() -> None:
+    """BM25: a document of the average length (here 2 words) scores one occurrence of a
+    term by the term's rarity alone, and a shorter one scores higher."""
+    lexicon = build({"a.py": {"pars": 1}, "b.py": {"pars": 1, "tre": 1}, "c.py": {"tre": 3}})
+    hits = Searcher(lexicon).search(["pars"])
+    rarity = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))  # in 2 of 3 documents
+    assert hits["b.py"].score == pytest.approx(rarity)
+    assert hits["a.py"].score == pytest.approx(rarity * (K1 + 1) / (1 + K1 * (1 - B + B * 1 / 2)))
+    assert set(hits) == {"a.py", "b.py"} and hits["a.py"].terms == ["pars"]

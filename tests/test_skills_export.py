@@ -11,7 +11,7 @@ from playbook_helpers import playbook_text
 from read_helpers import build_read_repo
 
 from kgtool.integrations.skills import MARKER, MAX_DESCRIPTION, skill_name
-from kgtool.playbook.parse import split_front_matter
+from kgtool.playbook.parse import SKILL_HEAD_BYTES, split_front_matter
 
 NAME_RULE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -369,3 +369,105 @@ def test_a_word_that_ends_just_before_the_cut_is_kept(repo: Repo) -> None:
     word = "x" * (MAX_DESCRIPTION - 3 - 1 - len(prefix))
     description = exported_description(repo, f"{word} and then some more words " * 3)
     assert description == f"{prefix}{word}..."
+
+
+def test_git_and_kg_folders_are_refused_whatever_their_case(repo: Repo) -> None:
+    """``.GIT`` is ``.git`` on macOS and Windows (and ``.KG`` is ``.kg``): the folder is
+    refused by its name as the file system may read it, and nothing is written there."""
+    build_read_repo(repo)
+    for out, says in ((".GIT/skills", "is inside .git/"), (".KG/skills", "is inside .kg/")):
+        refused = repo.kg("playbooks", "export", "--to", "claude", "--out", out)
+        assert refused.code == 2, refused.out
+        assert f"the skills folder {out!r} {says}" in refused.err
+        assert not (repo.root / out).exists()
+
+
+def test_the_repository_root_itself_is_refused_as_the_skills_folder(repo: Repo) -> None:
+    build_read_repo(repo)
+    refused = repo.kg("playbooks", "export", "--to", "claude", "--out", ".")
+    assert refused.code == 2, refused.out
+    assert (
+        "the skills folder '.' is the repository root itself; name a folder inside it"
+    ) in refused.err
+    assert not (repo.root / "save-records").exists()
+
+
+def test_a_git_folder_kept_under_another_name_is_refused(repo: Repo) -> None:
+    """A repository's git folder need not be called ``.git`` (``.git`` may be a file naming
+    it, as ``git init --separate-git-dir`` writes): wherever it lies in the repository,
+    nothing is written in it."""
+    build_read_repo(repo)
+    (repo.root / ".git").rename(repo.root / "meta")
+    (repo.root / ".git").write_text("gitdir: meta\n")
+    refused = repo.kg("playbooks", "export", "--to", "claude", "--out", "meta/skills")
+    assert refused.code == 2, refused.out
+    assert "the skills folder 'meta/skills' is inside .git/" in refused.err
+    assert not (repo.root / "meta" / "skills").exists()
+
+
+def test_an_intent_that_ends_with_a_stop_is_not_given_another(repo: Repo) -> None:
+    build_read_repo(repo)
+    assert exported_description(repo, "Save the records twice!") == (
+        "Use when the task is to: Save the records twice! Key files: app/store.py."
+    )
+
+
+def with_body(after: str) -> str:
+    """A playbook on app/store.py whose text after its closing ``---`` is ``after``."""
+    front = playbook_text(["app/store.py"]).split("\n---\n", 1)[0]
+    return f"{front}\n---{after}"
+
+
+def test_a_playbook_that_ends_at_its_front_matter_has_no_body_in_its_skill(repo: Repo) -> None:
+    """A playbook file may end on its closing ``---`` line, with no newline after it: its
+    skill then has no body of the playbook's own (its front matter is never copied)."""
+    build_read_repo(repo)
+    repo.write("playbooks/bare.md", with_body(""), dedent=False)
+    repo.commit("a playbook with no body")
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    skill = (repo.root / ".claude/skills/bare/SKILL.md").read_text()
+    assert "intent: change the thing" not in skill
+    assert skill.split("\n---\n", 1)[1].startswith("\n# change the thing\n\n## Key files\n")
+
+
+def test_a_body_that_starts_right_after_the_front_matter_is_kept_whole(repo: Repo) -> None:
+    build_read_repo(repo)
+    repo.write("playbooks/tight.md", with_body("\nEdit `args.ts` first.\n"), dedent=False)
+    repo.commit("a playbook with no blank line after its front matter")
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    skill = (repo.root / ".claude/skills/tight/SKILL.md").read_text()
+    assert "\n# change the thing\n\nEdit `args.ts` first.\n\n## Key files\n" in skill
+
+
+def test_a_skill_longer_than_the_head_read_is_still_known_as_kgtools(repo: Repo) -> None:
+    """Whose a skill is, is read from its first lines only: a SKILL.md of ours longer than
+    that (a playbook with long steps) is still ours, left unchanged by the next export and
+    removed when its playbook goes."""
+    build_read_repo(repo)
+    steps = "".join(f"{n}. Edit part {n} of the store, then run its tests.\n" for n in range(600))
+    repo.write("playbooks/long-steps.md", with_body(f"\n\n{steps}"), dedent=False)
+    repo.commit("a playbook with long steps")
+    assert repo.kg("playbooks", "export", "--to", "claude").code == 0
+    skill = repo.root / ".claude/skills/long-steps/SKILL.md"
+    assert len(skill.read_bytes()) > SKILL_HEAD_BYTES
+    again = repo.kg("playbooks", "export", "--to", "claude")
+    assert again.out.splitlines()[-1] == (
+        "2 skill(s) exported (0 written, 2 unchanged), 1 playbook(s) skipped"
+    )  # the skipped one is old-cache, refused
+    (repo.root / "playbooks/long-steps.md").unlink()
+    gone = repo.kg("playbooks", "export", "--to", "claude")
+    assert gone.code == 0, gone.err
+    assert not skill.parent.exists()
+
+
+def test_a_playbook_is_read_as_utf8_whatever_the_locale(repo: Repo) -> None:
+    """Playbooks are UTF-8 files: their text reaches the skill intact under a locale whose
+    encoding is ASCII (the C locale, with Python's own switches to UTF-8 turned off)."""
+    build_read_repo(repo)
+    repo.write("playbooks/accents.md", with_body("\n\nVérifier le café.\n"), dedent=False)
+    repo.commit("a playbook in French")
+    ascii_locale = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    result = repo.kg_process("playbooks", "export", "--to", "claude", env=ascii_locale)
+    assert result.code == 0, result.err
+    skill = (repo.root / ".claude/skills/accents/SKILL.md").read_bytes().decode("utf-8")
+    assert "\nVérifier le café.\n" in skill
