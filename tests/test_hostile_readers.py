@@ -348,3 +348,51 @@ def test_a_byte_that_is_not_utf8_is_named_at_its_line(make_repo, tmp_path) -> No
     settings = repo.kg("check")
     assert settings.code == 2
     assert settings.err.startswith(".kgtool.yaml:2: error: K001 is not valid UTF-8"), settings.err
+
+
+def test_a_damaged_layer_1_of_the_old_single_file_is_named_as_that_file(make_repo) -> None:
+    """Layer 1 as the single-file format left it (.kg/raw.jsonl, read until the next update
+    migrates it), with an escape and a broken file record: the error names that file, not
+    the shard folder it has no part in."""
+    from test_raw_shards import legacy_repo
+
+    repo = legacy_repo(make_repo)
+    legacy = repo.root / ".kg" / "raw.jsonl"
+    lines = legacy.read_bytes().split(b"\n")
+    file_node = next(i for i, line in enumerate(lines) if b'"id":"cli/main.py","kind"' in line)
+    lines[file_node] = lines[file_node][:-1] + SHARD_RECORDS["escaped"] + b"}"
+    legacy.write_bytes(b"\n".join(lines))
+    repo.commit("a hand-made old layer 1")
+    assert_one_line_error(
+        repo.kg("impact", "cli/main.py"),
+        says=".kg/raw.jsonl is damaged or has a format this kgtool does not know",
+    )
+
+
+def test_a_damaged_caller_is_named_at_its_line_when_impact_reaches_it(make_repo) -> None:
+    """impact of pkg/a.py::f reads its callers' edges: the file record of the caller in
+    pkg/b.py, damaged, is named at its line, as the target's own would be."""
+    repo = make_repo(SMALL)
+    assert repo.kg("update").code == 0
+    shard = repo.root / ".kg" / "raw" / "pkg.jsonl"
+    lines = shard.read_bytes().split(b"\n")
+    file_node = next(i for i, line in enumerate(lines) if b'"id":"pkg/b.py","kind":"file"' in line)
+    lines[file_node] = lines[file_node][:-1] + SHARD_RECORDS["deep"] + b"}"
+    shard.write_bytes(b"\n".join(lines))
+    repo.commit("a hand-made layer 1")
+    assert_one_line_error(
+        repo.kg("impact", "pkg/a.py::f"), says=f".kg/raw/pkg.jsonl:{file_node + 1}: is damaged"
+    )
+
+
+def test_a_shard_cut_short_is_one_line_naming_it(make_repo) -> None:
+    """A shard that does not end its last record (a write cut short, a bad merge) cannot be
+    joined to the others: every read command says which, at its line."""
+    repo = make_repo(SMALL)
+    assert repo.kg("update").code == 0
+    shard = repo.root / ".kg" / "raw" / "pkg.jsonl"
+    data = shard.read_bytes()
+    shard.write_bytes(data[:-1])
+    last = data.count(b"\n")
+    for argv in (["impact", "pkg/a.py"], ["explain", "pkg/a.py"]):
+        assert_one_line_error(repo.kg(*argv), says=f".kg/raw/pkg.jsonl:{last}: is damaged")

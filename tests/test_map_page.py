@@ -20,14 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from communities_helpers import communities, update
+from communities_helpers import clique, communities, update
 from conftest import Repo, assert_one_line_error
-from test_communities_areas import linked_cliques
+from test_communities_areas import PYPROJECT, linked_cliques
 from test_map_diagram import assert_grammar
 
 # A file whose path would end the data's <script> element and run its own, were it pasted in
 # as markup: the page must show it as text.
 HOSTILE = 'docs/a</script><img src=x onerror="window.pwned=1">.md'
+# Line and paragraph separators: JSON, but the end of a line of script to older engines.
+SEPARATORS = "docs/line\u2028and\u2029paragraph.md"
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -125,11 +127,13 @@ def artifacts_dir(repo: Repo) -> Path:
 
 def map_repo(make_repo: Callable[..., Repo]) -> Repo:
     """Four rings of four cliques (four areas, sixteen communities, typed edges between
-    them), docs, and a file named to break out of the page's script."""
+    them), docs, a file named to break out of the page's script and one named with the
+    separators that end a line of script."""
     files = linked_cliques(groups=4, per_group=4)
     files["README.md"] = "# Demo\n"
     files["docs/guide.md"] = "# Guide\n"
     files[HOSTILE] = "# Hostile\n"
+    files[SEPARATORS] = "# Separators\n"
     for i in range(25):  # a community of many files, drawn folder by folder
         files[f"docs/guide/page{i}.md"] = f"# Page {i}\n"
         files[f"docs/api/page{i}.md"] = f"# API {i}\n"
@@ -167,9 +171,18 @@ def test_the_page_is_one_file_the_same_bytes_every_time_and_nothing_ends_its_scr
     assert text.count("</script>") == 2
     data = page_json(repo.root.parent / "map.html")
     assert HOSTILE in data["paths"]
+    assert f"<title>{repo.root.name} · code map</title>" in text  # the checkout's folder
+    # The separators are written escaped, and read back as the name they are part of.
+    assert "\u2028" not in text and "\u2029" not in text
+    assert SEPARATORS in data["paths"]
     document = communities(repo)
     assert sorted(data["paths"]) == sorted(document["files"])
     assert {a["id"] for a in data["areas"]} == {*document["areas"], "data"}
+    # Largest first, in each box: the treemap lays out the biggest where it has most room.
+    for box in data["areas"]:
+        sizes = [len(data["communities"][cid]["files"]) for cid in box["communities"]]
+        assert sizes == sorted(sizes, reverse=True), box
+    assert box["id"] == "data" and len(sizes) > 1 and sizes[0] > sizes[-1]
 
 
 def test_the_picture_on_stdout_is_the_one_that_opens_map_md(
@@ -314,23 +327,130 @@ def test_a_diff_names_renames_deletions_and_leaves_out_names_that_are_not_utf8(
     assert data["diff"]["outside"] == []  # the undecodable name is not on the page at all
 
 
+def test_the_page_names_each_area_and_its_package_as_map_md_does(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """A workspace of three packages and a loose tool: each area's box has the name MAP.md
+    gives it and the package it is, then the docs and data."""
+    files: dict[str, str] = {}
+    for name in ("alpha", "beta", "gamma"):
+        files[f"{name}/pyproject.toml"] = PYPROJECT.format(name=name)
+        files.update(clique(name, ["a", "b", "c"], {"a": ["beta.a.beta_a"]}))
+    files.update(clique("tools", ["x", "y"]))
+    files["docs/guide.md"] = "# Guide\n"
+    repo = make_repo(files)
+    update(repo)
+    document = communities(repo)
+    data = page_json(write_page(repo))
+    text = (repo.root / ".kg" / "MAP.md").read_text()
+    *areas, docs = data["areas"]
+    assert sorted(box["id"] for box in areas) == sorted(document["areas"])
+    for box in areas:
+        assert f"**{box['id']} · {box['name']}**" in text, box
+        assert box["package"] == document["areas"][box["id"]]["package"]
+    assert sorted(box["package"] for box in areas) == ["", "alpha", "beta", "gamma"]
+    assert (docs["id"], docs["name"]) == ("data", "docs and data")
+
+
+def two_cliques(make_repo: Callable[..., Repo]) -> Repo:
+    """Two communities, alpha's three files calling beta's four; beta/b2.py, not first by
+    name, is the longest file."""
+    files = {**clique("alpha", ["a0", "a1", "a2"], {"a0": ["beta.b0.beta_b0"]})}
+    files.update(clique("beta", ["b0", "b1", "b2", "b3"]))
+    files["beta/b2.py"] += "".join(f"\n\nVALUE_{n} = {n}\n" for n in range(5))
+    repo = make_repo(files)
+    update(repo)
+    return repo
+
+
+def test_two_communities_draw_their_edge_and_a_file_deleted_since_the_map_is_only_gone(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """A map of two communities draws the edge between them (it names every community there
+    is), and each community's files largest first. A file deleted in the working tree but
+    still in .kg/ is said gone, not modified."""
+    repo = two_cliques(make_repo)
+    document = communities(repo)
+    alpha, beta = document["files"]["alpha/a0.py"], document["files"]["beta/b0.py"]
+    assert sorted(document["communities"]) == sorted([alpha, beta])
+    data = page_json(write_page(repo))
+    assert [edge[:2] for edge in data["edges"]] == [[alpha, beta]]
+    files = [data["paths"][i] for i in data["communities"][beta]["files"]]
+    assert files[0] == "beta/b2.py"
+    lines = [data["lines"][i] for i in data["communities"][beta]["files"]]
+    assert lines == sorted(lines, reverse=True) and lines[0] > lines[1]
+    repo.git("rm", "-q", "beta/b2.py")  # .kg/ not updated: the map still holds it
+    data = page_json(write_page(repo, "--diff", "HEAD"))
+    assert "beta/b2.py" in data["paths"]
+    assert data["diff"]["gone"] == ["beta/b2.py"] and data["diff"]["files"] == {}
+
+
+def test_a_layer_2_from_before_areas_and_kinds_draws_its_code_in_one_box(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """Layer 2 of format 2 has no areas, and its communities no kind: they are code, as
+    MAP.md reads them, and the page opens on all of them in one box, largest first."""
+    repo = two_cliques(make_repo)
+    path = repo.root / ".kg" / "communities.json"
+    document = json.loads(path.read_text())
+    document["format"] = 2
+    for key in ("areas", "next_area_id", "retired_areas"):
+        del document[key]
+    for community in document["communities"].values():
+        del community["area"], community["kind"]
+    path.write_text(json.dumps(document))
+    alpha, beta = document["files"]["alpha/a0.py"], document["files"]["beta/b0.py"]
+    data = page_json(write_page(repo))
+    assert data["areas"] == [
+        {"id": "all", "name": "code", "package": "", "communities": [beta, alpha]}
+    ]
+
+
+def test_a_damaged_layer_1_is_a_one_line_error_not_a_page_of_empty_files(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """Layer 1 holds the files' lines and symbols: a page drawn without them would show every
+    file empty. A record that cannot be read, or a shard cut short, is said as the other
+    read commands say it, and no page is written."""
+    repo = make_repo(clique("pkg", ["a", "b", "c"]))
+    update(repo)
+    shard = repo.root / ".kg" / "raw" / "pkg.jsonl"
+    good = shard.read_bytes()
+    lines = good.split(b"\n")
+    file_node = next(i for i, line in enumerate(lines) if b'"id":"pkg/a.py","kind":"file"' in line)
+    lines[file_node] = lines[file_node][:-1]  # its closing brace gone: not JSON
+    out = repo.root.parent / "map.html"
+    for damaged in (b"\n".join(lines), good[:-1]):
+        shard.write_bytes(damaged)
+        result = repo.kg("map", "--html", "--out", str(out))
+        assert_one_line_error(result, says="is damaged or has a format this kgtool does not know")
+        assert result.err == repo.kg("impact", "pkg/a.py").err
+        assert not out.exists()
+
+
 def test_in_a_browser_a_hand_edited_map_file_cannot_break_the_page(
     make_repo: Callable[..., Repo], browser: Any
 ) -> None:
     """``.kg/communities.json`` is whatever a pull request commits: an edge to a community it
-    does not hold and sizes that say nothing true draw what the members say."""
+    does not hold is left out (the others drawn), sizes that say nothing true draw what the
+    members say, and a code community no area holds is drawn in a box of its own."""
     repo = map_repo(make_repo)
     path = repo.root / ".kg" / "communities.json"
     document = json.loads(path.read_text())
     first, second = sorted(document["communities"], key=lambda c: int(c[1:]))[:2]
-    document["edges"].append(
-        {"src": first, "dst": "c999", "total": 5, "types": {"calls": {"EXTRACTED": 5}}}
+    drawn = len(document["edges"])
+    document["edges"].insert(
+        0, {"src": first, "dst": "c999", "total": 5, "types": {"calls": {"EXTRACTED": 5}}}
     )
     document["communities"][first]["size"] = 0
     document["communities"][second]["size"] = -(10**30)
+    left_out = document["areas"]["A1"]["communities"].pop()
     path.write_text(json.dumps(document))
     data = page_json(write_page(repo))
     assert all("c999" not in edge[:2] for edge in data["edges"])
+    assert len(data["edges"]) == drawn
+    boxes = {box["id"]: (box["name"], box["communities"]) for box in data["areas"]}
+    assert boxes["all"] == ("other code", [left_out])
     sizes = {cid: len(c["files"]) for cid, c in data["communities"].items()}
     assert sizes[first] == len(document["communities"][first]["members"]) > 0
     with Page(browser, repo.root.parent / "map.html", artifacts_dir(repo)) as page:

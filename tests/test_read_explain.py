@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
+from communities_helpers import clique, community_of, update
 from conftest import Repo, assert_one_line_error
 from read_helpers import build_read_repo
+from test_communities import three_packages
 
 from kgtool.config import load_config
-from kgtool.ontology.drift import RETIRED, CommunityState, DriftReport
-from kgtool.ontology.model import CommunityLabel
+from kgtool.ontology.drift import DRIFTED, FRESH, RETIRED, CommunityState, DriftReport, EdgeState
+from kgtool.ontology.model import CommunityLabel, EdgeLabel
 from kgtool.query.explain import explain_answer
 from kgtool.query.kg import READ_CACHE, MapState
 from kgtool.query.labels import UNLABELLED, CommunityText, Labels
@@ -74,6 +77,19 @@ def test_a_file_lists_its_symbols_edges_by_community_and_playbooks(repo: Repo) -
     )
 
 
+def test_the_file_layer_1_holds_last_lists_its_edges_out(repo: Repo) -> None:
+    """report/render.py's records end layer 1: its stretch runs to the end of the data, and
+    its edges out are read as the others' are."""
+    build_read_repo(repo)
+    result = repo.kg("explain", "report/render.py")
+    assert result.code == 0, result.err
+    assert (
+        "what it touches (layer-1 edges to and from other files, by community):\n"
+        "  -> c3 · Report: format (unlabelled): calls×6 / imports×1 (EXTRACTED 7)\n"
+        "  -> c2 · Store: API (unlabelled): imports×1 / inherits×1 (EXTRACTED 2)\n"
+    ) in result.out
+
+
 def test_a_symbol_says_where_it_is_and_which_playbook_holds_it(repo: Repo) -> None:
     build_read_repo(repo)
     document = json.loads(repo.kg("explain", "app/store.py::Store", "--format", "json").out)
@@ -117,10 +133,23 @@ def test_a_file_of_many_symbols_lists_the_first_and_counts_the_rest(repo: Repo) 
     assert "  ... 3 more\n" in text
 
 
+LABEL_SUMMARY = "6 files in app/, around Store and handler; store.py says 'Where records are kept'."
+
+
 def test_a_drifted_label_is_marked_and_says_why(repo: Repo) -> None:
+    """A current label is shown as fact: its name unmarked, its summary, no note; once its
+    community changes it is marked drifted with why, and still shows the summary written."""
     build_read_repo(repo)
     assert repo.kg("label").code == 0
     repo.commit("labels")
+    fresh = json.loads(repo.kg("explain", "c2", "--format", "json").out)
+    assert (fresh["title"], fresh["name"], fresh["mark"], fresh["why"], fresh["summary"]) == (
+        "c2 · Store: API",
+        "Store: API",
+        None,
+        None,
+        LABEL_SUMMARY,
+    )
     for number in range(4):
         repo.write(
             f"app/use{number}.py",
@@ -131,6 +160,32 @@ def test_a_drifted_label_is_marked_and_says_why(repo: Repo) -> None:
     lines = repo.kg("explain", "c2").out.splitlines()
     assert lines[0] == "c2 · Store: API (drifted)  (community)"
     assert lines[1].startswith("Drifted: this label was written for a community that has changed")
+    assert lines[2] == LABEL_SUMMARY
+
+
+def test_a_community_split_off_a_labelled_one_shows_its_label_as_drifted(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """The part split off inherits its parent's label until it has its own: shown marked,
+    never as fact, with the split as the reason."""
+    names = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"]
+    repo = make_repo({**clique("big", names), **three_packages()})
+    update(repo)
+    assert repo.kg("label").code == 0
+    repo.commit("labels")
+    parent = community_of(repo, "big/s0.py")
+    label = json.loads(repo.kg("explain", parent, "--format", "json").out)["name"]
+    repo.write_files({**clique("big", names[:5]), **clique("big", names[5:])})
+    repo.commit("split big")
+    update(repo)
+    part = community_of(repo, "big/s5.py")
+    assert part != parent
+    lines = repo.kg("explain", part).out.splitlines()
+    assert lines[0] == f"{part} · {label} (drifted)  (community)"
+    assert lines[1].startswith(
+        "Drifted: this label was written for a community that has changed "
+        f"(split (split off {parent}, whose label this was))."
+    )
 
 
 def test_an_unknown_subject_is_a_one_line_error_with_guesses(repo: Repo) -> None:
@@ -139,6 +194,10 @@ def test_an_unknown_subject_is_a_one_line_error_with_guesses(repo: Repo) -> None
         repo.kg("explain", "app/store.py::Stor"), says="did you mean app/store.py::Store"
     )
     assert_one_line_error(repo.kg("explain", "c99"), says="names no community")
+    # A symbol of another file is not one of this file's, though layer 1 holds it further on.
+    assert_one_line_error(
+        repo.kg("explain", "app/cache.py::Store"), says="did you mean app/store.py::Store"
+    )
     assert_one_line_error(repo.kg("explain", "Store: APl"), says="did you mean Store: API")
 
 
@@ -152,8 +211,12 @@ def test_the_read_commands_share_one_read_cache_built_only_when_needed(repo: Rep
     edges.unlink(missing_ok=True)
     first = repo.kg("impact", "app/store.py", "--depth", "3")  # many nodes: the edge index
     assert not cache.exists()
-    assert edges.exists() and (repo.cache_dir / "read-unresolved.marshal").exists()
+    unresolved = repo.cache_dir / "read-unresolved.marshal"
+    assert edges.exists() and unresolved.exists()
+    kept_indexes = [(f.stat().st_ino, f.stat().st_mtime_ns) for f in (edges, unresolved)]
     assert repo.kg("impact", "app/store.py", "--depth", "3").out == first.out
+    # ...and read from there by the next question, not built and written again.
+    assert [(f.stat().st_ino, f.stat().st_mtime_ns) for f in (edges, unresolved)] == kept_indexes
     # explain's playbook verdicts need layer 1's symbols: the index is built once, kept...
     assert "playbooks/old-cache.md (refused" in repo.kg("explain", "app/cache.py").out
     kept = cache.read_bytes()
@@ -166,6 +229,25 @@ def test_the_read_commands_share_one_read_cache_built_only_when_needed(repo: Rep
     assert repo.kg("update").code == 0
     assert repo.kg("context", "evict the cache").code == 0
     assert cache.read_bytes() != kept
+
+
+def test_a_layer_1_with_an_escape_is_decoded_once_and_kept_for_the_next_reader(
+    repo: Repo,
+) -> None:
+    """An escaped character makes a reader decode layer 1 record by record, even one that
+    needs no index (impact): it keeps what it decoded in the read cache, and a reader that
+    needs the index (context) reads it from there rather than decoding layer 1 again."""
+    build_read_repo(repo)
+    repo.write('app/odd"name.py', "def helper():\n    return 1\n")
+    repo.commit("a quote in a file name")
+    assert repo.kg("update").code == 0
+    cache = repo.cache_dir / READ_CACHE
+    cache.unlink(missing_ok=True)
+    assert repo.kg("impact", "app/store.py::Store.save").code == 0
+    assert cache.is_file()
+    kept = cache.stat()
+    assert repo.kg("context", "save records").code == 0
+    assert (cache.stat().st_ino, cache.stat().st_mtime_ns) == (kept.st_ino, kept.st_mtime_ns)
 
 
 def test_a_graph_with_escaped_names_lists_its_files_without_asking_itself(
@@ -213,11 +295,14 @@ def test_an_unlabelled_community_is_named_and_summed_up_from_its_page(tmp_path: 
         "\n"
         "Unlabelled: kgtool made this name.\n"
         "\n"
+        "Drifted: left from when a label had drifted.\n"
+        "\n"
         "3 files · [back to the map](../MAP.md)\n"
         "\n"
         "Not the summary.\n"
     )
     pages = {"c1": page, "c2": "Summed up on its first line\n\n", "c3": "# c1 · Not c3's\n"}
+    pages["c5"] = ""  # a page with nothing in it
     labels = labels_with_pages(tmp_path, pages, DriftReport({}, {}))
     c1 = labels.text("c1")
     assert (c1.name, c1.mark, c1.summary) == (
@@ -227,8 +312,38 @@ def test_an_unlabelled_community_is_named_and_summed_up_from_its_page(tmp_path: 
     )
     assert c1.title == "c1 · Payments: cards (unlabelled)"
     # A page that does not open with its own heading names nothing: the ID stands alone.
-    for cid in ("c2", "c3", "c4"):
+    for cid in ("c2", "c3", "c4", "c5"):
         assert labels.text(cid).name == "" and labels.text(cid).title == cid
+
+
+def test_a_long_page_cut_inside_a_character_still_names_its_community(tmp_path: Path) -> None:
+    """Only a page's head is read; the cut may fall inside a character ("·" is two bytes in
+    UTF-8), which is read as a replacement character, not an error."""
+    from kgtool.query.labels import PAGE_HEAD_BYTES
+
+    head = "# c4 · Long: page\n\nMany files.\n\n900 files · [back to the map](../MAP.md)\n\n"
+    pad = "x" if (PAGE_HEAD_BYTES - len(head.encode())) % 2 == 0 else ""  # the cut splits a "·"
+    page = head + pad + "·" * PAGE_HEAD_BYTES
+    assert page.encode()[PAGE_HEAD_BYTES - 1 : PAGE_HEAD_BYTES] == b"\xc2"
+    labels = labels_with_pages(tmp_path, {"c4": page}, DriftReport({}, {}))
+    assert (labels.text("c4").name, labels.text("c4").summary) == ("Long: page", "Many files.")
+
+
+def test_an_edge_phrase_is_marked_when_it_has_drifted(tmp_path: Path) -> None:
+    """A current phrase is given as it is; one written for edges that have changed since
+    comes with its mark, so that no reader shows it as fact."""
+    phrases = {
+        "c1->c2": EdgeState(
+            "c1->c2", "c1", "c2", FRESH, EdgeLabel("c1", "c2", "stores in", line=7)
+        ),
+        "c2->c3": EdgeState(
+            "c2->c3", "c2", "c3", DRIFTED, EdgeLabel("c2", "c3", "logs to", line=9)
+        ),
+    }
+    labels = labels_with_pages(tmp_path, {}, DriftReport({}, phrases))
+    assert labels.phrase("c1->c2") == ("stores in", "", 7)
+    assert labels.phrase("c2->c3") == ("logs to", "drifted", 9)
+    assert labels.phrase("c3->c1") == ("", "", 0)
 
 
 def test_a_retired_label_names_nothing(tmp_path: Path) -> None:

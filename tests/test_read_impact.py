@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
+from pathlib import Path
 
 from conftest import Repo, assert_one_line_error
 from read_helpers import build_read_repo
@@ -31,8 +33,14 @@ def test_impact_of_a_method_counts_inferred_and_unresolved_and_walks_to_depth(re
 def test_depth_limits_the_walk(repo: Repo) -> None:
     build_read_repo(repo)
     result = repo.kg("impact", "app/store.py::Store.save", "--depth", "1", "--format", "json")
-    nodes = [d["node"] for d in json.loads(result.out)["dependents"]]
+    document = json.loads(result.out)
+    nodes = [d["node"] for d in document["dependents"]]
     assert nodes == ["app/api.py::handler", "app/store.py::Store.flush"]
+    # The JSON states the depth walked and the same lower bound the text opens with.
+    text = repo.kg("impact", "app/store.py::Store.save", "--depth", "1").out
+    assert document["depth"] == 1
+    assert text.startswith(f"impact of app/store.py::Store.save (depth 1): {document['summary']}\n")
+    assert document["summary"].startswith("at least 2 dependents")
     assert_one_line_error(repo.kg("impact", "app/store.py", "--depth", "0"), says="--depth")
 
 
@@ -139,6 +147,9 @@ def test_unknown_target_and_missing_kg_are_one_line_errors(repo: Repo) -> None:
         repo.kg("impact", "app/store.py::Stor"), says="did you mean app/store.py::Store"
     )
     assert_one_line_error(repo.kg("impact"), says="--diff")
+    assert repo.kg("impact").err == (
+        "kgtool: error: name a path or path::Symbol, or use --diff [BASE]\n"
+    )
     shutil.rmtree(repo.root / ".kg" / "raw")
     assert_one_line_error(
         repo.kg("impact", "app/store.py"),
@@ -290,3 +301,125 @@ def test_past_five_unresolved_names_the_summary_names_five_and_others(repo: Repo
     assert (
         "6 unresolved call sites named `m1`, `m2`, `m3`, `m4`, `m5` and others could also reach it"
     ) in first, first
+
+
+def test_an_ambiguous_call_site_leaves_the_other_callers_of_the_symbol_counted(
+    repo: Repo,
+) -> None:
+    """Store.load is one of two candidates of sync's call, and called plainly by use: the
+    ambiguous site is set apart, and the walk goes on to the callers after it."""
+    build_read_repo(repo)
+    user = "from app.store import Store\n\n\ndef use():\n    return Store().load()\n"
+    repo.write("app/user.py", user)
+    repo.git("add", "app/user.py")
+    assert repo.kg("update").code == 0
+    document = json.loads(repo.kg("impact", "app/store.py::Store.load", "--format", "json").out)
+    assert [d["node"] for d in document["dependents"]] == ["app/user.py::use"]
+    assert [a["src"] for a in document["ambiguous"]] == ["app/api.py::sync"]
+
+
+def test_a_path_holding_colons_still_names_its_symbols_for_unresolved_sites(repo: Repo) -> None:
+    """A file name may hold '::': the symbol's name is what follows the last one, so a call
+    to ``put`` on a receiver nothing types is still counted as what could reach A.put."""
+    repo.write(".kgtool.yaml", "max_candidates: 1\n")
+    repo.write("lib/odd::a.py", "class A:\n    def put(self):\n        return 1\n")
+    repo.write("lib/b.py", "class B:\n    def put(self):\n        return 1\n")
+    repo.write("app/use.py", "def use(x):\n    return x.put()\n")
+    repo.build({})
+    document = json.loads(repo.kg("impact", "lib/odd::a.py::A", "--format", "json").out)
+    assert document["unresolved"] == [{"caller": "app/use.py::use", "names": {"put": 1}}]
+    # Asked for under a path of its own, A is still guessed by its name.
+    assert_one_line_error(
+        repo.kg("impact", "somewhere/else/entirely/moved::z.py::A"),
+        says="did you mean lib/odd::a.py::A",
+    )
+
+
+def test_impact_reads_the_map_through_the_store_it_is_given(repo: Repo, tmp_path: Path) -> None:
+    """The store handed in (the server's, made once) is the one read through: the edges by
+    target and the unbound call sites impact reads are kept in that store's cache folder."""
+    from kgtool.config import load_config
+    from kgtool.query.impact import impact_answer
+    from kgtool.query.kg import EDGE_CACHE, UNRESOLVED_CACHE
+    from kgtool.store import Store
+
+    build_read_repo(repo)
+    cache = tmp_path / "given-cache"
+    store = Store(repo.root, cache_dir=cache)
+    output, stale = impact_answer(repo.root, load_config(repo.root), store, "app/store.py", 3)
+    assert output == repo.kg("impact", "app/store.py").out and stale == ""
+    assert (cache / EDGE_CACHE).is_file() and (cache / UNRESOLVED_CACHE).is_file()
+
+
+def test_a_short_walk_searches_layer_1_in_place_and_a_longer_one_builds_the_edge_index(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """Each node walked asks for its incoming edges: the first few are searched for in
+    layer 1 itself (cheaper than indexing every edge); past them the index is built, and
+    kept for the next reader."""
+    from kgtool.query.kg import EDGE_CACHE, SEARCHES_BEFORE_INDEX
+
+    chain = "def f0():\n    return 0\n"
+    chain += "".join(f"\n\ndef f{n}():\n    return f{n - 1}()\n" for n in range(1, 8))
+    repo = make_repo({"chain.py": chain})
+    assert repo.kg("update").code == 0
+    index = repo.cache_dir / EDGE_CACHE
+    index.unlink(missing_ok=True)
+    # One node a level: a walk to depth N asks for the incoming edges of N nodes.
+    depth = str(SEARCHES_BEFORE_INDEX)
+    short = json.loads(repo.kg("impact", "chain.py::f0", "--depth", depth, "--format", "json").out)
+    assert [d["node"] for d in short["dependents"]] == [
+        f"chain.py::f{n}" for n in range(1, SEARCHES_BEFORE_INDEX + 1)
+    ]
+    assert not index.exists()
+    longer = repo.kg("impact", "chain.py::f0", "--depth", str(SEARCHES_BEFORE_INDEX + 1))
+    assert f"chain.py::f{SEARCHES_BEFORE_INDEX + 1}" in longer.out
+    assert index.is_file()
+
+
+def test_a_dependent_layer_2_does_not_place_is_grouped_under_no_community(repo: Repo) -> None:
+    """A layer 2 older than layer 1 (edited by hand, or not rebuilt) does not place a new
+    caller: it is counted, under "(no community)", not left out or titled by nothing."""
+    build_read_repo(repo)
+    layer2 = repo.root / ".kg" / "communities.json"
+    older = layer2.read_bytes()
+    repo.write("app/extra.py", "from app.cli import ping\n\n\ndef spare():\n    return ping()\n")
+    repo.git("add", "app/extra.py")
+    assert repo.kg("update").code == 0
+    layer2.write_bytes(older)  # layer 2 from before app/extra.py
+    text = repo.kg("impact", "app/cli.py::ping", "--depth", "1").out
+    assert "\n(no community): 1\n  1  caller    app/extra.py::spare  app/extra.py:5  " in text
+
+
+def test_ambiguous_sites_are_listed_by_community_first(repo: Repo) -> None:
+    """Two call sites of ``load`` are ambiguous (Store.load or Cache.load): sync's, in c2, and
+    late's, in a file layer 2 does not place yet. The one in no community is listed first,
+    as the text groups it, though the walk and the callers' names put it last."""
+    build_read_repo(repo)
+    layer2 = repo.root / ".kg" / "communities.json"
+    older = layer2.read_bytes()
+    repo.write("zz/late.py", "def late(thing):\n    return thing.load()\n")
+    repo.git("add", "zz/late.py")
+    assert repo.kg("update").code == 0
+    layer2.write_bytes(older)  # layer 2 from before zz/late.py
+    document = json.loads(repo.kg("impact", "app/store.py::Store.load", "--format", "json").out)
+    assert [(a["src"], a["community"]) for a in document["ambiguous"]] == [
+        ("zz/late.py::late", None),
+        ("app/api.py::sync", "c2"),
+    ]
+
+
+def test_an_ambiguous_site_between_two_symbols_of_the_target_is_counted_once(
+    repo: Repo,
+) -> None:
+    """z's call of ``go`` could be T.go or U.go, both in lib/t.py: asked about the file, it
+    is one call site that could also reach it, reached from each."""
+    repo.write(".kgtool.yaml", "max_candidates: 2\n")
+    repo.write("lib/__init__.py", "")
+    two = "class T:\n    def go(self):\n        return 1\n\n\nclass U:\n    def go(self):\n"
+    repo.write("lib/t.py", two + "        return 2\n")
+    repo.write("lib/z.py", "def z(x):\n    return x.go()\n")
+    repo.build({})
+    document = json.loads(repo.kg("impact", "lib/t.py", "--format", "json").out)
+    assert [(a["src"], a["site"]) for a in document["ambiguous"]] == [("lib/z.py::z", "lib/z.py:2")]
+    assert document["summary"].endswith("; 1 ambiguous call site could also reach it")

@@ -241,7 +241,7 @@ def write_page(
     state = load_map(root, config, store, indexed=True)
     if state.missing:
         raise KgError(missing_notice(state.missing))
-    if state.document is None:
+    if state.document is None or not state.raw_present:  # layer 1 damaged: said, no page
         raise KgError(next(iter(state.notices), f"{KG_DIR}/ cannot be read: run `kgtool update`"))
     diff = None
     if base is not None:
