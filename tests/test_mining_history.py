@@ -21,6 +21,7 @@ from kgtool.mining.filters import (
     reason_for,
 )
 from kgtool.mining.history import DIRECT, MERGE, SQUASH, ChangeSet, FileChange, read_history
+from kgtool.mining.miner import Options, read_changes
 
 
 @pytest.fixture
@@ -294,3 +295,35 @@ def test_a_type_change_is_a_modification_and_a_merge_title_is_kept_whole(repo: R
         (MERGE, "Support XeTeX"),
     ]
     assert history.change_sets[1].files == (FileChange("M", "app/cli.py"),)
+
+
+def test_a_pull_of_the_line_mined_into_itself_is_set_aside_on_any_branch_name(
+    repo: Repo,
+) -> None:
+    """On a line called dev (no name a release line has), "Merge branch 'dev' of ..." — what
+    git pull writes — brings the line into itself: set aside, as the line mined is dev."""
+    repo.write_files(base_files())
+    commit_at(repo, "Initial layout", 0)
+    repo.git("branch", "-q", "-m", "dev")
+    repo.write("app/cli.py", "def main():\n    return 1\n")
+    commit_at(repo, "Tune the exit code", 10)
+    repo.git("checkout", "-q", "-b", "upstream", "HEAD~1")
+    repo.write("app/providers/base.py", "class Provider:\n    name = ''\n")
+    commit_at(repo, "Name the providers", 12)
+    repo.git("checkout", "-q", "dev")
+    repo.git("merge", "-q", "--no-ff", "upstream", "-m", "Merge branch 'dev' of github.com:a/app")
+    mined = read_changes(repo.root, Options(revision="dev"))
+    assert mined.history.branch == "dev"
+    assert [c.title for c in mined.filtered.set_aside[BRANCH_MERGE]] == [
+        "Merge branch 'dev' of github.com:a/app"
+    ]
+
+
+def test_changes_over_the_file_limit_asked_for_are_set_aside_as_oversize(
+    providers: Repo,
+) -> None:
+    """Each provider's addition changes four files: kept under the default limit, set aside
+    under a limit of three."""
+    assert read_changes(providers.root, Options()).filtered.set_aside[OVERSIZE] == []
+    oversize = read_changes(providers.root, Options(max_files=3)).filtered.set_aside[OVERSIZE]
+    assert "Add beta provider" in [c.title for c in oversize]

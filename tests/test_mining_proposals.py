@@ -9,20 +9,30 @@ from pathlib import Path
 
 import pytest
 from conftest import Repo
+from mining_helpers import commit_at, task_of
 from playbook_helpers import add_playbook, playbook_text
 from test_mining_history import providers  # noqa: F401 (the fixture)
+from test_mining_kinds import mined_titles
+from test_mining_tasks import BUSY, DAY, TARGETS, edit, layout, webhook_targets_mined
 
-from kgtool.mining.history import ChangeSet
+from kgtool.config import load_config
+from kgtool.mining.history import ChangeSet, FileChange
+from kgtool.mining.miner import Options, mine, mine_history
 from kgtool.mining.patterns import Pattern, Task
 from kgtool.mining.proposals import (
+    MARK,
     MAX_EVIDENCE,
+    KeyFile,
     Proposal,
     _delay,
     _evidence,
+    _pitfalls,
     _validation,
+    place,
     project_checks,
 )
 from kgtool.playbook.parse import read_playbook
+from kgtool.store import Store
 
 PROPOSAL = "playbooks/proposed/add-a-provider.md"
 
@@ -105,6 +115,18 @@ def test_a_persons_playbook_with_the_same_files_wins(providers: Repo) -> None:  
     assert not (providers.root / PROPOSAL).exists()
 
 
+def test_a_persons_playbook_wins_beside_a_proposals_folder_already_there(
+    providers: Repo,  # noqa: F811
+) -> None:
+    """The playbooks folder is read for overlaps as well as the proposals folder, when that
+    one already holds files."""
+    add_playbook(providers, "add-provider", ["app/providers/__init__.py", "app/providers/delta.py"])
+    providers.write("playbooks/proposed/README.md", "Proposals of the miner, to review.\n")
+    result = providers.kg("mine-playbooks")
+    assert "overlaps playbooks/add-provider.md" in result.out, result.out
+    assert not (providers.root / PROPOSAL).exists()
+
+
 def test_a_persons_file_at_the_proposals_path_is_kept_byte_for_byte(
     providers: Repo,  # noqa: F811
 ) -> None:
@@ -120,6 +142,22 @@ def test_a_persons_file_at_the_proposals_path_is_kept_byte_for_byte(
     moved = PROPOSAL.replace(".md", "-2.md")
     assert read_playbook(providers.root, moved, 100_000).status == "proposed"
     assert f"{moved}: Add a provider" in result.out, result.out
+
+
+def test_only_a_mark_in_a_files_head_makes_it_the_miners(providers: Repo) -> None:  # noqa: F811
+    """The miner's mark counts in a file's first 400 characters, where the miner writes it:
+    a person's playbook that quotes it further down is the person's. A file of the folder
+    that is not UTF-8 is read all the same."""
+    theirs = playbook_text(["app/cli.py"]) + "Notes: "
+    theirs += "." * (400 - len(theirs) - len(MARK) + 1) + MARK + "\n"
+    assert theirs.index(MARK) + len(MARK) == 401  # its last character just past the head
+    path = providers.write(PROPOSAL, theirs)
+    providers.write("playbooks/proposed/notes.md", b"# Notes\n\xff\xfe not UTF-8\n")
+    assert providers.kg("update").code == 0
+    result = providers.kg("mine-playbooks")
+    assert result.code == 0, result.err
+    assert path.read_text() == theirs
+    assert f"{PROPOSAL.replace('.md', '-2.md')}: Add a provider" in result.out, result.out
 
 
 def test_an_earlier_proposal_gets_its_evidence_updated(mined: Repo) -> None:
@@ -328,13 +366,270 @@ def test_a_verbose_run_says_each_step_on_stderr(providers: Repo) -> None:  # noq
 
 
 def test_a_mining_result_holds_the_lists_it_is_given() -> None:
-    from kgtool.mining.filters import Filtered
+    from kgtool.mining.filters import REASONS, Filtered
     from kgtool.mining.history import History
     from kgtool.mining.miner import Mined, MineResult
 
     mined = Mined(History([], "main"), Filtered([], {}))
+    assert mined.patterns == []
+    # Made without counts: no line of matched pull requests, no candidate set aside as a sweep.
+    assert MineResult(mined).summary()[1:3] == [
+        f"set aside 0: {', '.join(f'{reason} 0' for reason in REASONS)}",
+        "0 tasks (0 follow-ups grouped with the change they complete); 0 patterns found, 0 "
+        "candidates set aside as sweeps",
+    ]
+    patterns: list[Pattern] = []
+    assert Mined(History([], "main"), Filtered([], {}), patterns=patterns).patterns is patterns
     proposals: list[tuple[Proposal, str, str]] = []
     written = ["playbooks/proposed/add-a-provider.md"]
     result = MineResult(mined, proposals=proposals, written=written)
     assert result.proposals is proposals and result.written is written
     assert MineResult(mined).proposals == []
+
+
+def test_an_edit_task_says_its_gone_file_its_rollback_and_each_symbol_of_a_step(
+    repo: Repo,
+) -> None:
+    """A task that only edits files: the file it edited that was deleted since is said in
+    its pitfalls, the rollback says to revert the whole change, and a step lists each
+    symbol the changes wrote in, comma-separated."""
+    dispatch = (
+        "def route(key):\n    seen = []\n{0}    return seen\n\n\n"
+        "def register():\n    seen = []\n{0}    return seen\n"
+    )
+    webhook_targets_mined(
+        repo,
+        {
+            "core/dispatch.py": (dispatch, "    seen.append('{}')\n"),
+            "core/legacy.py": ("KNOWN = [\n{}]\n", "    '{}',\n"),
+        },
+    )
+    (repo.root / "core/legacy.py").unlink()
+    commit_at(repo, "Drop the legacy shim", DAY * 10)
+    assert repo.kg("update").code == 0
+    assert repo.kg("mine-playbooks").code == 0
+    path = "playbooks/proposed/add-a-webhook-target.md"
+    playbook = read_playbook(repo.root, path, 100_000)
+    assert playbook.pitfalls[0] == (
+        "core/legacy.py (3 of 3 changes) is no longer in the repository (deleted or renamed "
+        "since): left out of key_files."
+    )
+    assert playbook.rollback == [
+        "Not additive: it edits existing files (core/dispatch.py, core/legacy.py); revert the "
+        "whole change (git revert of its commit) rather than part of it.",
+        "No revert of any of the 3 change sets was seen.",
+    ]
+    steps = [line for line in (repo.root / path).read_text().splitlines() if line[:3] == "1. "]
+    assert steps == [
+        "1. Edit `core/dispatch.py` (3 of 3): `core/dispatch.py::register` (3 of the 3 newest),"
+        " `core/dispatch.py::route` (3 of the 3 newest)."
+    ]
+
+
+def test_a_step_follows_a_symbol_moved_into_a_file_whose_name_holds_a_double_colon(
+    repo: Repo,
+) -> None:
+    """A qualname never holds "::", a file name may: route, moved to core/v2::routes.py, is
+    found there by what follows the pointer's last "::"."""
+    dispatch = (
+        "def unrelated():\n    return 0\n\n\n"
+        "def route(key):\n    targets = []\n{}    return targets\n"
+    )
+    registry = "def enrol():\n    known = []\n{}    return known\n"
+    webhook_targets_mined(
+        repo,
+        {
+            "core/dispatch.py": (dispatch, "    targets.append('{}')\n"),
+            "core/registry.py": (registry, "    known.append('{}')\n"),
+        },
+    )
+    kept, moved = (repo.root / "core/dispatch.py").read_text().split("\n\n\n")
+    repo.write("core/dispatch.py", kept + "\n")
+    repo.write("core/v2::routes.py", moved)
+    commit_at(repo, "Split the dispatcher", DAY * 10)
+    assert repo.kg("update").code == 0
+    assert repo.kg("mine-playbooks").code == 0
+    text = (repo.root / "playbooks/proposed/add-a-webhook-target.md").read_text()
+    assert [line for line in text.splitlines() if line[:3] == "1. "] == [
+        "1. Edit `core/dispatch.py` (3 of 3): `core/v2::routes.py::route` (moved) (3 of the 3 "
+        "newest)."
+    ], text
+
+
+def test_a_proposal_made_without_steps_ends_at_its_title() -> None:
+    """Steps are optional to a Proposal: without them it renders its front matter and its
+    title, and nothing after."""
+    pattern = Pattern("lib/x.py", "add", [], [("lib/x.py", 3)], 4)
+    proposal = Proposal("add-x", "Add x", "Add x: the change made 3 times.", pattern, [], [],
+                        [], [], [], [])  # fmt: skip
+    assert proposal.steps == []
+    assert proposal.render().endswith("---\n\n# Add x\n\n")
+
+
+def test_a_first_run_writes_its_proposal_into_the_folder_asked_for(
+    providers: Repo,  # noqa: F811
+) -> None:
+    """--out with a trailing slash names the folder all the same; a proposal new there is
+    written (not updated), and a run given no pull-request list says nothing of one."""
+    assert providers.kg("update").code == 0
+    result = providers.kg("mine-playbooks", "--out", "review/")
+    assert result.code == 0, result.err
+    assert "review/add-a-provider.md: Add a provider (support 5" in result.out, result.out
+    assert "proposals: 1 written, 0 updated, 0 unchanged, 0 skipped" in result.out.splitlines()
+    assert "saved pull request" not in result.out
+    assert read_playbook(providers.root, "review/add-a-provider.md", 100_000).status == "proposed"
+
+
+# A Go version, pinned in three files.
+PINNED = {"Makefile": "GO_VERSION := 1.20.1\n", "scripts/install_go.sh": "V=1.20.1\n",
+          "docker/ci.docker": "FROM golang:1.20.1\n"}  # fmt: skip
+
+
+def test_a_run_of_version_bumps_passed_over_leaves_the_next_pattern_proposed(repo: Repo) -> None:
+    """The bumps, newer and more often done, make the first pattern; passed over, the task
+    after it, three webhook targets, is still proposed."""
+    layout(repo)
+    for number, name in enumerate(TARGETS, 1):
+        for path in BUSY:
+            edit(repo, path, f"# {name}")
+        commit_at(repo, f"Add a webhook target for {name}", DAY * 10 * number)
+    repo.write_files(PINNED)
+    commit_at(repo, "Build with Go", DAY * 40)
+    for number, version in enumerate(("1.20.2", "1.21.0", "1.21.3", "1.22.0", "1.22.4"), 5):
+        repo.write_files({path: text.replace("1.20.1", version) for path, text in PINNED.items()})
+        commit_at(repo, f"Add support for toolchain {version}", DAY * 10 * number)
+    first, second = mine_history(repo.root, Options()).patterns
+    assert (first.template, second.template) == (
+        ("add", "toolchain", "<name>"),
+        ("add", "webhook", "target", "<name>"),
+    )
+    result = mine(repo.root, load_config(repo.root), Store(repo.root),
+                  Options(dry_run=True, llm=False))  # fmt: skip
+    assert [p.title for p, _, _ in result.proposals] == ["Add a webhook target"]
+    assert result.version_bumps == 1
+
+
+def test_a_task_done_fewer_times_than_the_support_asked_for_is_no_pattern(repo: Repo) -> None:
+    """Three webhook targets are a pattern at the default support of three, and none when
+    four changes are asked for."""
+    layout(repo)
+    for number, name in enumerate(TARGETS, 1):
+        for path in BUSY:
+            edit(repo, path, f"# {name}")
+        commit_at(repo, f"Add a webhook target for {name}", DAY * 10 * number)
+    assert len(mine_history(repo.root, Options()).patterns) == 1
+    assert mine_history(repo.root, Options(min_support=len(TARGETS) + 1)).patterns == []
+
+
+def test_a_pitfall_names_what_a_follow_up_changed_beyond_its_change() -> None:
+    """A quick fix that touched files its change had not is said by those files ("also
+    changed", the first three of them), not as the change's files changed again."""
+    touched = ("lib/x.py", "lib/registry.py", "docs/x.md", "CHANGES.md", "tests/test_x.py")
+    fix = ChangeSet("f" * 40, "direct", None, "a", "a@x", 1_800, "Register it", "Register it",
+                    tuple(FileChange("M", path) for path in touched))  # fmt: skip
+    change = task_of(0, "Add x", ["lib/x.py"]).change
+    change.follow_ups = [fix]
+    task = Task(change, {"lib/x.py": ["lib/x.py"]}, set(), set(), "add")
+    pattern = Pattern("lib/x.py", "add", [task], [("lib/x.py", 1)], 1)
+    assert _pitfalls(pattern)[0] == (
+        f"fffffff “Register it” completed {change.short} “Add x” within the hour: it also "
+        "changed CHANGES.md, docs/x.md, lib/registry.py."
+    )
+
+
+@pytest.mark.parametrize(("support", "among"), [(5, ""), (12, "newest ")])
+def test_a_file_only_some_changes_touched_is_a_pitfall_out_of_those_read(
+    support: int, among: str
+) -> None:
+    """docs/extra.md, in three of the changes (the newest, the one before and the fourth
+    newest) but not in each of the newest four: out of all of them when there are few, out
+    of the newest ten (which chose the file set) when there are more."""
+    paged = {support - 1, support - 2, support - 4}
+    both = ["lib/core.py", "docs/extra.md"]
+    tasks = [task_of(n, "Edit core", both if n in paged else both[:1]) for n in range(support)]
+    pattern = Pattern("lib/core.py", "change", tasks,
+                      [("lib/core.py", support), ("docs/extra.md", 3)], support)  # fmt: skip
+    held, newest = pattern.recent_count("docs/extra.md")
+    assert (held, newest) == (3, min(support, 10))
+    assert (
+        f"docs/extra.md changed in 3 of the {among}{newest} change sets only: check whether "
+        "yours needs it."
+    ) in _pitfalls(pattern)
+
+
+def test_nox_sessions_are_checks_and_scripts_that_are_no_table_are_none(tmp_path: Path) -> None:
+    """Each @nox.session of noxfile.py (decorated further or not) is run by name; a
+    package.json whose "scripts" is a list names no script."""
+    (tmp_path / "noxfile.py").write_text(
+        "import nox\n\n\n@nox.session\ndef tests(session):\n    pass\n\n\n"
+        "@nox.session(python='3.12')\n@nox.parametrize('x', [1])\ndef lint(session, x):\n"
+        "    pass\n"
+    )
+    (tmp_path / "package.json").write_text('{"scripts": ["test", "lint"]}')
+    assert project_checks(tmp_path) == ["nox -s tests", "nox -s lint"]
+
+
+def test_changes_of_which_only_half_bump_a_version_are_a_task(repo: Repo) -> None:
+    """Of the four changes over the pinned files, two only bump the version and two add a
+    build flag: bumps are no more than half of them, and the task is proposed."""
+    layout(repo)
+    repo.write_files(PINNED)
+    commit_at(repo, "Build with Go", DAY)
+    version, flags = "1.20.1", ""
+    for number, step in enumerate(("1.20.2", "-race", "1.21.0", "-trimpath"), 1):
+        if step.startswith("-"):  # a build flag, a line of its own in each file
+            flags += f"# {step}\n"
+        else:
+            version = step
+        repo.write_files({path: text.replace("1.20.1", version) + flags
+                          for path, text in PINNED.items()})  # fmt: skip
+        commit_at(repo, f"Add support for toolchain {number}", DAY * 10 * number)
+    titles, summary = mined_titles(repo)
+    assert titles == ["Add a toolchain"], (titles, summary)
+
+
+def test_a_proposal_after_one_that_takes_its_earlier_path_is_placed_too(tmp_path: Path) -> None:
+    """The first proposal rewrites the miner's earlier proposal at its path; the next, new,
+    goes to a path of its own."""
+    folder = "playbooks/proposed"
+    (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / folder / "add-x.md").write_text(playbook_text(["lib/x.py"]))
+    earlier = read_playbook(tmp_path, f"{folder}/add-x.md", 100_000)
+    pattern = Pattern("lib/x.py", "add", [], [("lib/x.py", 3)], 3)
+
+    def proposing(slug: str, path: str) -> Proposal:
+        key = KeyFile(path, path, 3)
+        return Proposal(slug, slug, slug, pattern, [key], [], [], [], [], [])
+
+    first, second = proposing("add-x", "lib/x.py"), proposing("add-y", "lib/y.py")
+    assert place([first, second], [(earlier, True)], folder) == [
+        (first, f"{folder}/add-x.md", ""),
+        (second, f"{folder}/add-y.md", ""),
+    ]
+
+
+def test_an_automake_projects_check_targets_are_read_from_makefile_am(tmp_path: Path) -> None:
+    (tmp_path / "Makefile.am").write_text("SUBDIRS = src\ncheck-local:\ncheck:\n")
+    assert project_checks(tmp_path) == ["make check"]
+
+
+def test_of_two_playbooks_overlapping_a_proposal_alike_the_first_is_named(tmp_path: Path) -> None:
+    """Two persons' playbooks share the proposal's files equally: the first of them, in
+    path order, is the one the proposal overlaps."""
+    for slug in ("a-first", "b-second"):
+        add_playbook(Repo(tmp_path), slug, ["lib/x.py", "lib/y.py"])
+    existing = [
+        (read_playbook(tmp_path, f"playbooks/{slug}.md", 100_000), False)
+        for slug in ("a-first", "b-second")
+    ]
+    pattern = Pattern("lib/x.py", "add", [], [("lib/x.py", 3)], 3)
+    keys = [KeyFile(path, path, 3) for path in ("lib/x.py", "lib/y.py")]
+    proposal = Proposal("add-x", "Add x", "Add x", pattern, keys, [], [], [], [], [])
+    assert place([proposal], existing, "playbooks/proposed") == [
+        (proposal, "playbooks/a-first.md", "overlaps playbooks/a-first.md")
+    ]
+
+
+def test_a_package_json_that_is_no_object_names_no_check(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('["test", "lint"]')
+    assert project_checks(tmp_path) == []

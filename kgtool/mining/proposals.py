@@ -434,7 +434,8 @@ def _symbols_of(pattern: Pattern, key: KeyFile, resolver: Resolver) -> list[str]
             found_by_name, count = resolver.symbol_index().elsewhere(
                 touched.qualname, key.pointer, MAX_MOVED_CANDIDATES
             )
-            same = [n for n in found_by_name if n.partition("::")[2] == touched.qualname]
+            # The qualname follows the last "::": a file's own name may hold one.
+            same = [n for n in found_by_name if n.rpartition("::")[2] == touched.qualname]
             if len(same) != 1 or count > MAX_MOVED_CANDIDATES:
                 continue
             pointer = same[0]
