@@ -690,6 +690,27 @@ def test_a_map_whose_communities_list_no_main_symbols_is_answered_without_them(
     assert "main_symbols" not in kinds and {"community", "bridges", "file"} <= kinds
 
 
+def test_a_community_whose_size_is_left_out_is_counted_by_its_members(shop: Repo) -> None:
+    """A layer 2 written by hand may leave out a community's ``size`` (its shape check accepts
+    that): the answer counts the members, as ``kgtool explain`` does, never "0 files"."""
+    path = shop.root / ".kg" / "communities.json"
+    document = json.loads(path.read_text())
+    for community in document["communities"].values():
+        del community["size"]
+    path.write_text(json.dumps(document))
+    auth = community_of(shop, "auth/login.py")
+    result = shop.kg("context", AUTH_TASK, "--budget", "100000", "--format", "json")
+    assert result.code == 0, result.err
+    sizes = {
+        item["id"]: item["size"]
+        for item in json.loads(result.out)["items"]
+        if item["kind"] == "community"
+    }
+    assert sizes[auth] == 5
+    out, _ = context(shop, AUTH_TASK, "--budget", "100000")
+    assert "0 files" not in out and "— 5 files (.kg/communities.json" in out
+
+
 def test_a_files_further_symbols_outrank_its_communitys_main_symbols(shop: Repo) -> None:
     """A detailed file's second and third symbols are ranked after a few lines of the tail,
     but before the community's bridges and main symbols: a budget a little short of the

@@ -436,7 +436,7 @@ def _concept(
         )
     name = _title(labels, cid)
     community = state.communities.get(cid, {})
-    size = community.get("size", 0)
+    size = _size(community)
     bridges = _bridges(state, cid)
     shown = "; ".join(_bridge_text(labels, e, cid) for e in bridges)
     stale = f" — its label has DRIFTED: {concept.stale}" if concept.stale else ""
@@ -742,9 +742,15 @@ def _reasons(
     return why
 
 
+def _size(community: dict[str, Any]) -> int:
+    """A community's file count: its "size", else its members counted (a layer 2 written by
+    hand may leave the size out), as ``kgtool explain`` counts them."""
+    return int(community.get("size", len(community.get("members", ()))))
+
+
 def _community_line(state: MapState, labels: Labels, cid: str) -> tuple[str, dict[str, Any]]:
     """A community in one line, for when its full header does not fit."""
-    size = state.communities[cid].get("size", 0)
+    size = _size(state.communities[cid])
     return f"### {cid} {_title(labels, cid)} — {_files(size)} ({KG_DIR}/{COMMUNITIES_FILE})", {
         "kind": "community",
         "id": cid,
@@ -763,7 +769,7 @@ def _community_header(
     community = state.communities[cid]
     mark = labels.mark(cid)
     head = [
-        f"### {cid} {_title(labels, cid)} — {_files(community.get('size', 0))} "
+        f"### {cid} {_title(labels, cid)} — {_files(_size(community))} "
         f"({KG_DIR}/{COMMUNITIES_FILE}; page {KG_DIR}/{PAGES_DIR}/{cid}.md)"
     ]
     where = f"{KG_DIR}/{ONTOLOGY_FILE}:{labels.line(cid)}"
@@ -794,7 +800,7 @@ def _community_header(
         "label": mark,
         "drift": labels.why(cid) if mark == "drifted" else "",
         "summary": summary,
-        "size": community.get("size", 0),
+        "size": _size(community),
         "source": f"{KG_DIR}/{COMMUNITIES_FILE}",
         "label_source": where if mark != "unlabelled" else "",
         "score": round(score, 3),
