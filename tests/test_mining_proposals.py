@@ -13,7 +13,15 @@ from mining_helpers import commit_at, task_of
 from playbook_helpers import add_playbook, playbook_text
 from test_mining_history import providers  # noqa: F401 (the fixture)
 from test_mining_kinds import mined_titles
-from test_mining_tasks import BUSY, DAY, TARGETS, edit, layout, webhook_targets_mined
+from test_mining_tasks import (
+    BUSY,
+    DAY,
+    TARGETS,
+    edit,
+    layout,
+    routes_and_enrolments_mined,
+    webhook_targets_mined,
+)
 
 from kgtool.config import load_config
 from kgtool.mining.history import ChangeSet, FileChange
@@ -431,18 +439,7 @@ def test_a_step_follows_a_symbol_moved_into_a_file_whose_name_holds_a_double_col
 ) -> None:
     """A qualname never holds "::", a file name may: route, moved to core/v2::routes.py, is
     found there by what follows the pointer's last "::"."""
-    dispatch = (
-        "def unrelated():\n    return 0\n\n\n"
-        "def route(key):\n    targets = []\n{}    return targets\n"
-    )
-    registry = "def enrol():\n    known = []\n{}    return known\n"
-    webhook_targets_mined(
-        repo,
-        {
-            "core/dispatch.py": (dispatch, "    targets.append('{}')\n"),
-            "core/registry.py": (registry, "    known.append('{}')\n"),
-        },
-    )
+    routes_and_enrolments_mined(repo)
     kept, moved = (repo.root / "core/dispatch.py").read_text().split("\n\n\n")
     repo.write("core/dispatch.py", kept + "\n")
     repo.write("core/v2::routes.py", moved)

@@ -194,7 +194,9 @@ def test_steps_name_the_symbols_each_change_touched(repo: Repo) -> None:
     ], text
 
 
-def test_a_step_follows_a_symbol_that_moved_and_leaves_out_one_gone(repo: Repo) -> None:
+def routes_and_enrolments_mined(repo: Repo) -> None:
+    """The webhook-target task mined from changes that each add a line to ``route`` (beside
+    an ``unrelated`` function) and to ``enrol``."""
     dispatch = (
         "def unrelated():\n    return 0\n\n\n"
         "def route(key):\n    targets = []\n{}    return targets\n"
@@ -207,6 +209,10 @@ def test_a_step_follows_a_symbol_that_moved_and_leaves_out_one_gone(repo: Repo) 
             "core/registry.py": (registry, "    known.append('{}')\n"),
         },
     )
+
+
+def test_a_step_follows_a_symbol_that_moved_and_leaves_out_one_gone(repo: Repo) -> None:
+    routes_and_enrolments_mined(repo)
     # Since: route moved to a module of its own, and enrol is gone.
     moved = (repo.root / "core/dispatch.py").read_text().split("\n\n\n")
     repo.write("core/dispatch.py", moved[0] + "\n")

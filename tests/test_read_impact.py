@@ -377,16 +377,24 @@ def test_a_short_walk_searches_layer_1_in_place_and_a_longer_one_builds_the_edge
     assert index.is_file()
 
 
-def test_a_dependent_layer_2_does_not_place_is_grouped_under_no_community(repo: Repo) -> None:
-    """A layer 2 older than layer 1 (edited by hand, or not rebuilt) does not place a new
-    caller: it is counted, under "(no community)", not left out or titled by nothing."""
+def added_after_layer_2(repo: Repo, path: str, text: str) -> None:
+    """The read repository with ``path`` added to layer 1 while layer 2 stays as it was before
+    (edited by hand, or not rebuilt): a file no community places."""
     build_read_repo(repo)
     layer2 = repo.root / ".kg" / "communities.json"
     older = layer2.read_bytes()
-    repo.write("app/extra.py", "from app.cli import ping\n\n\ndef spare():\n    return ping()\n")
-    repo.git("add", "app/extra.py")
+    repo.write(path, text)
+    repo.git("add", path)
     assert repo.kg("update").code == 0
-    layer2.write_bytes(older)  # layer 2 from before app/extra.py
+    layer2.write_bytes(older)
+
+
+def test_a_dependent_layer_2_does_not_place_is_grouped_under_no_community(repo: Repo) -> None:
+    """A layer 2 older than layer 1 (edited by hand, or not rebuilt) does not place a new
+    caller: it is counted, under "(no community)", not left out or titled by nothing."""
+    added_after_layer_2(
+        repo, "app/extra.py", "from app.cli import ping\n\n\ndef spare():\n    return ping()\n"
+    )
     text = repo.kg("impact", "app/cli.py::ping", "--depth", "1").out
     assert "\n(no community): 1\n  1  caller    app/extra.py::spare  app/extra.py:5  " in text
 
@@ -395,13 +403,7 @@ def test_ambiguous_sites_are_listed_by_community_first(repo: Repo) -> None:
     """Two call sites of ``load`` are ambiguous (Store.load or Cache.load): sync's, in c2, and
     late's, in a file layer 2 does not place yet. The one in no community is listed first,
     as the text groups it, though the walk and the callers' names put it last."""
-    build_read_repo(repo)
-    layer2 = repo.root / ".kg" / "communities.json"
-    older = layer2.read_bytes()
-    repo.write("zz/late.py", "def late(thing):\n    return thing.load()\n")
-    repo.git("add", "zz/late.py")
-    assert repo.kg("update").code == 0
-    layer2.write_bytes(older)  # layer 2 from before zz/late.py
+    added_after_layer_2(repo, "zz/late.py", "def late(thing):\n    return thing.load()\n")
     document = json.loads(repo.kg("impact", "app/store.py::Store.load", "--format", "json").out)
     assert [(a["src"], a["community"]) for a in document["ambiguous"]] == [
         ("zz/late.py::late", None),
