@@ -104,6 +104,19 @@ def test_install_refuses_a_foreign_hook_then_chains_it_and_uninstall_restores_it
     assert hooks == ["pre-commit"]
 
 
+def test_install_refuses_a_foreign_hook_after_a_hook_kgtool_already_holds(repo: Repo) -> None:
+    """Every hook is checked, not only up to the first that is kgtool's own: a foreign
+    pre-merge-commit beside kgtool's pre-commit is refused and left as it is."""
+    mapped_repo(repo)
+    assert repo.kg("hooks", "install").code == 0
+    foreign = hook_file(repo, "pre-merge-commit")
+    foreign.write_text(FOREIGN)
+    refused = repo.kg("hooks", "install")
+    assert refused.code == 2
+    assert f"{foreign} exists and is not kgtool's" in refused.err
+    assert foreign.read_text() == FOREIGN
+
+
 def test_a_failing_chained_hook_stops_the_commit_before_kgtool(repo: Repo) -> None:
     mapped_repo(repo)
     hook_file(repo).write_text("#!/bin/sh\necho 'lint failed'\nexit 3\n")
