@@ -302,6 +302,21 @@ def test_playbooks_with_one_skill_name_are_numbered_from_two(repo: Repo) -> None
     assert front_matter(third)["metadata"]["source"] == "playbooks/records.md"
 
 
+def test_a_numbered_skill_name_stays_within_the_published_limit(repo: Repo) -> None:
+    """A name already 64 characters long (the limit) gives up its end to its number: the
+    second skill is still 64 characters, "-2" at its end."""
+    build_read_repo(repo)
+    long_slug = f"{'a' * 30}-{'b' * 33}"
+    add_executable_playbook(repo, long_slug, ["app/store.py"])
+    add_executable_playbook(repo, f"{long_slug}-claude", ["app/api.py"])
+    repo.commit("two playbooks with one long skill name")
+    result = repo.kg("playbooks", "export", "--to", "claude")
+    assert result.code == 0, result.err
+    second = f"{'a' * 30}-{'b' * 31}-2"
+    assert len(second) == 64
+    assert f"wrote .claude/skills/{second}/SKILL.md" in result.out.splitlines()
+
+
 def test_a_skills_folder_outside_the_repository_is_refused_saying_where_it_leads(
     repo: Repo,
 ) -> None:
