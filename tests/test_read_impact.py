@@ -377,6 +377,16 @@ def test_a_short_walk_searches_layer_1_in_place_and_a_longer_one_builds_the_edge
     assert index.is_file()
 
 
+def test_a_target_written_from_the_current_folder_is_the_same_path(repo: Repo) -> None:
+    """``./app/store.py::Store.save``, as a shell completes a path, names what
+    ``app/store.py::Store.save`` names."""
+    build_read_repo(repo)
+    plain = repo.kg("impact", "app/store.py::Store.save")
+    dotted = repo.kg("impact", "./app/store.py::Store.save")
+    assert plain.code == 0 and dotted.code == 0, dotted.err
+    assert dotted.out == plain.out
+
+
 def added_after_layer_2(repo: Repo, path: str, text: str) -> None:
     """The read repository with ``path`` added to layer 1 while layer 2 stays as it was before
     (edited by hand, or not rebuilt): a file no community places."""
