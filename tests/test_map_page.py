@@ -183,6 +183,12 @@ def test_the_page_is_one_file_the_same_bytes_every_time_and_nothing_ends_its_scr
         sizes = [len(data["communities"][cid]["files"]) for cid in box["communities"]]
         assert sizes == sorted(sizes, reverse=True), box
     assert box["id"] == "data" and len(sizes) > 1 and sizes[0] > sizes[-1]
+    # Every community carries what the panel shows, named as the page's script reads it.
+    fields = {"name", "mark", "why", "summary", "files", "main"}
+    assert all(set(c) == fields for c in data["communities"].values())
+    # Fixed bytes: the data's keys are written sorted, at every level.
+    embedded = re.search(r'id="kg-data">(.*?)</script>', text, re.S)
+    assert embedded is not None and embedded.group(1).startswith('{"areas":[{"communities":[')
 
 
 def test_the_picture_on_stdout_is_the_one_that_opens_map_md(
