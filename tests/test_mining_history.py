@@ -13,11 +13,13 @@ from kgtool.errors import KgError
 from kgtool.mining.filters import (
     BOT,
     BRANCH_MERGE,
+    FIX_SECONDS,
     MAX_FILES,
     OVERSIZE,
     RELEASE,
     REVERT,
     filter_change_sets,
+    group_follow_ups,
     reason_for,
 )
 from kgtool.mining.history import DIRECT, MERGE, SQUASH, ChangeSet, FileChange, read_history
@@ -268,6 +270,32 @@ def test_a_bot_authors_change_is_a_bots_whatever_its_title_says() -> None:
 def test_a_change_of_as_many_files_as_the_limit_is_kept_and_one_more_is_not() -> None:
     assert reason_for(_change("Add a feature", files=5), "main", 5) == ""
     assert reason_for(_change("Add a feature", files=6), "main", 5) == OVERSIZE
+
+
+def test_a_pull_request_syncing_one_line_into_another_is_set_aside() -> None:
+    assert reason_for(_change("Merge stable into main", MERGE), "main", MAX_FILES) == BRANCH_MERGE
+    assert reason_for(_change("Merge ada/topic into main", MERGE), "main", MAX_FILES) == ""
+
+
+def test_a_revert_is_known_by_what_it_reverts_or_by_its_title_alone() -> None:
+    undone = ChangeSet("1" * 40, DIRECT, None, "Ada", "a@x", 0, "Undo the cache", "Undo the cache",
+                       (FileChange("M", "app/cache.py"),), reverts="2" * 40)  # fmt: skip
+    assert reason_for(undone, "main", MAX_FILES) == REVERT
+    assert reason_for(_change('Revert "Add the cache"'), "main", MAX_FILES) == REVERT
+    assert reason_for(_change("Revert 'Add the cache'"), "main", MAX_FILES) == REVERT
+
+
+def test_fixes_up_to_a_week_after_a_change_are_grouped_with_it_and_counted() -> None:
+    added = (FileChange("A", "app/cache.py"),)
+    task = ChangeSet("1" * 40, DIRECT, None, "Ada", "a@x", 0, "Add a cache", "Add a cache", added)
+    fixed = (FileChange("M", "app/cache.py"),)
+    fixes = [
+        ChangeSet(str(n) * 40, DIRECT, None, "Bo", "b@x", when, "Fix it", "Fix it", fixed)
+        for n, when in ((2, 3600), (3, FIX_SECONDS))
+    ]
+    tasks, grouped = group_follow_ups([task, *fixes])
+    assert (tasks, grouped) == ([task], 2)
+    assert task.follow_ups == fixes
 
 
 def test_a_change_set_keeps_the_follow_ups_it_is_given() -> None:
