@@ -14,6 +14,7 @@ Import conventions (see ``ImportFact``):
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from collections.abc import Callable
@@ -591,35 +592,46 @@ DECLARING = frozenset(
 )
 
 
+# A declaration's name: ``const f``, ``let f``, ``var f``, ``function f``, ``function* f``.
+DECLARED_NAME = re.compile(rb"\b(?:const|let|var|function\s*\*?)\s+([A-Za-z_$][\w$]*)")
+
+
 def _mark_local_functions(facts: FileFacts, root: Node) -> None:
     """Marks (``LOCAL``) the functions named at the file's top level but declared inside an
     anonymous function: a call of that name elsewhere in the file is not theirs. A name
     declared in several callbacks (a ``function Page()`` per test) is one symbol, the first:
     every declaration of it is read."""
-    candidates = [s for s in facts.symbols if s.kind == "function" and "." not in s.qualname]
-    if not candidates:
+    nested = set()
+    for symbol in facts.symbols:
+        if symbol.kind != "function" or "." in symbol.qualname:
+            continue
+        # Most are declared at the top level: the start of their line is outside any function.
+        row = symbol.start_line - 1
+        probe = root.named_descendant_for_point_range((row, 0), (row, 0))
+        while probe is not None and probe.type not in FUNCTION_NODES:
+            probe = probe.parent
+        if probe is not None:
+            nested.add(symbol.qualname)
+    if not nested:
         return
     source = root.text or b""
-    lines = source.split(b"\n")
-    for symbol in candidates:
-        name = re.escape(symbol.name.encode())
-        row = symbol.start_line - 1
-        first = re.search(rb"\b%s\b" % name, lines[row]) if row < len(lines) else None
-        if first is None or not _enclosing_function(root, row, first.start(), first.end()):
-            continue  # declared at the top level, or not as the statement declaring it
-        spans = set()
-        declared = rb"\b(?:const|let|var|function\s*\*?)\s+(%s)\b" % name
-        for match in re.finditer(declared, source):
-            row = source.count(b"\n", 0, match.start(1))
-            column = match.start(1) - (source.rfind(b"\n", 0, match.start(1)) + 1)
-            enclosing = _enclosing_function(root, row, column, column + len(symbol.name))
-            if enclosing is None:
-                break  # one declaration at the top level: seen everywhere
-            if enclosing:
-                spans.add(enclosing)
-        else:
-            if spans:
-                facts.extra[f"{LOCAL}{symbol.qualname}"] = ";".join(sorted(spans))
+    starts = [0, *(m.end() for m in re.finditer(rb"\n", source))]
+    spans: dict[str, set[str]] = {}
+    top_level: set[str] = set()
+    for match in DECLARED_NAME.finditer(source):
+        name = match.group(1).decode("utf-8", "replace")
+        if name not in nested or name in top_level:
+            continue
+        row = bisect.bisect_right(starts, match.start(1)) - 1
+        column = match.start(1) - starts[row]
+        enclosing = _enclosing_function(root, row, column, column + len(match.group(1)))
+        if enclosing is None:
+            top_level.add(name)  # one declaration at the top level: seen everywhere
+        elif enclosing:
+            spans.setdefault(name, set()).add(enclosing)
+    for name, found in spans.items():
+        if name not in top_level:
+            facts.extra[f"{LOCAL}{name}"] = ";".join(sorted(found))
 
 
 def _enclosing_function(root: Node, row: int, start: int, end: int) -> str | None:
