@@ -690,6 +690,17 @@ def test_a_map_whose_communities_list_no_main_symbols_is_answered_without_them(
     assert "main_symbols" not in kinds and {"community", "bridges", "file"} <= kinds
 
 
+def test_the_json_answer_is_written_in_one_canonical_form(shop: Repo) -> None:
+    """Keys sorted at every level, no spaces, one newline: the same answer is the same bytes,
+    whatever order the items were built in."""
+    result = shop.kg("context", AUTH_TASK, "--budget", "100000", "--format", "json")
+    assert result.code == 0, result.err
+    canonical = json.dumps(
+        json.loads(result.out), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    assert result.out == canonical + "\n"
+
+
 def test_a_community_whose_size_is_left_out_is_counted_by_its_members(shop: Repo) -> None:
     """A layer 2 written by hand may leave out a community's ``size`` (its shape check accepts
     that): the answer counts the members, as ``kgtool explain`` does, never "0 files"."""
