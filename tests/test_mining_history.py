@@ -22,8 +22,17 @@ from kgtool.mining.filters import (
     group_follow_ups,
     reason_for,
 )
-from kgtool.mining.history import DIRECT, MERGE, SQUASH, ChangeSet, FileChange, read_history
+from kgtool.mining.history import (
+    DIRECT,
+    MERGE,
+    SQUASH,
+    ChangeSet,
+    FileChange,
+    final_names,
+    read_history,
+)
 from kgtool.mining.miner import Options, read_changes
+from kgtool.repo import LogCommit, LogFile
 
 
 @pytest.fixture
@@ -296,6 +305,20 @@ def test_fixes_up_to_a_week_after_a_change_are_grouped_with_it_and_counted() -> 
     tasks, grouped = group_follow_ups([task, *fixes])
     assert (tasks, grouped) == ([task], 2)
     assert task.follow_ups == fixes
+
+
+def test_a_name_taken_again_after_a_rename_is_the_new_file_s() -> None:
+    """a.py renamed to b.py, then a new a.py: the old a.py's changes are b.py's, the new
+    one's are a.py's (commits oldest first, as read)."""
+    commits = [
+        LogCommit("1" * 40, (), "Ada", "a@x", 0, "Add a", (LogFile("A", "a.py"),)),
+        LogCommit("2" * 40, (), "Ada", "a@x", 1, "Edit a", (LogFile("M", "a.py"),)),
+        LogCommit("3" * 40, (), "Ada", "a@x", 2, "Rename", (LogFile("R", "b.py", "a.py"),)),
+        LogCommit("4" * 40, (), "Ada", "a@x", 3, "New a", (LogFile("A", "a.py"),)),
+    ]
+    assert final_names(commits) == [{"a.py": "b.py"}, {"a.py": "b.py"}, {"b.py": "b.py"},
+                                     {"a.py": "a.py"}]  # fmt: skip
+    assert final_names([]) == []
 
 
 def test_a_change_set_keeps_the_follow_ups_it_is_given() -> None:
