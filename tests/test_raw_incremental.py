@@ -666,3 +666,40 @@ def test_the_layer_1_cache_key_covers_the_code_that_chooses_its_files(
     before = version()
     (copy / "file_kinds.py").write_text((copy / "file_kinds.py").read_text() + "\n# changed\n")
     assert version() != before
+
+
+def test_package_manifests_and_fixtures_an_edit_changes_match_a_fresh_build(repo: Repo) -> None:
+    """A by-name guess depends on which package the caller is in, and a test's parameter on
+    the fixture a conftest.py defines: editing those files alone must resolve again the
+    untouched files whose edges they decide."""
+    repo.write_files(
+        {
+            "a/x.js": "export function go() {\n  helper();\n}\n",
+            "b/y.js": "function helper() {\n  return 1;\n}\n",
+            "app/runner.py": "class Runner:\n    def invoke(self):\n        return 1\n\n\n"
+            "class Other:\n    def invoke(self):\n        return 2\n",
+            "tests/conftest.py": "import pytest\n",
+            "tests/test_cli.py": "def test_run(runner):\n    runner.invoke()\n",
+        }
+    )
+    repo.commit()
+    update(repo)
+    fixture = (
+        "import pytest\n\nfrom app.runner import Runner\n\n\n"
+        "@pytest.fixture\ndef runner():\n    return Runner()\n"
+    )
+    steps = [
+        lambda: repo.write("b/package.json", '{"name": "b"}\n'),
+        lambda: (repo.root / "b" / "package.json").unlink(),
+        lambda: repo.write("tests/conftest.py", fixture),
+        lambda: repo.write("tests/conftest.py", fixture.replace("Runner()", "Other()")),
+        lambda: repo.write("tests/conftest.py", "import pytest\n"),
+    ]
+    for number, step in enumerate(steps):
+        step()
+        repo.git("add", "-A")
+        result = update(repo)
+        incremental = repo.layer1()
+        assert result.content == incremental
+        assert repo.fresh_build() == incremental, number
+        update(repo)

@@ -686,6 +686,13 @@ def _affected(
         if before is None or after is None:
             touched_names |= _names_of(path)
             touched_dirs.add(_folder(path))
+            if _roots_package(before or after):
+                # A package's bounds moved: what is below them is guessed apart from the rest.
+                below = _below(new, _folder(path))
+                affected.update(below)
+                touched_names.update(
+                    s.name for p in below for s in new[p].facts.symbols if "." not in s.qualname
+                )
         for item in difference:
             touched_names.add(item[0].rsplit(".", 1)[-1])
             touched_names.update(part for part in item[1:] if part)
@@ -718,3 +725,21 @@ def _mentioning(files: CachedFiles, names: cache.NamesData) -> Callable[[Iterabl
 
 def _folder(path: str) -> str:
     return path.rpartition("/")[0]
+
+
+def _roots_package(facts: FileFacts | None) -> bool:
+    """Whether a file added or removed is a manifest whose folder roots a package."""
+    if facts is None or not facts.language:
+        return False
+    # Imported here: a run with no edit never asks, and loads no language (a parse's cost).
+    from kgtool.raw.languages import language_named
+    from kgtool.raw.languages.base import Manifest
+
+    language = language_named(facts.language)
+    return isinstance(language, Manifest) and language.roots_package
+
+
+def _below(files: CachedFiles, folder: str) -> list[str]:
+    """The files of ``folder`` and of every folder inside it."""
+    prefix = f"{folder}/" if folder else ""
+    return [path for path in files.blob_ids if path.startswith(prefix)]

@@ -513,6 +513,9 @@ class Manifest(Language):
     grammar, no symbols. Other files with the same extension stay plain text."""
 
     manifest_name: ClassVar[str]  # the file name, e.g. "go.mod"
+    # Whether its folder is a package's root (``Language.package_root``): adding or removing
+    # one moves the bounds of the guesses by name of every file below it.
+    roots_package: ClassVar[bool] = False
 
     def read(self, source: bytes) -> dict[str, str] | None:
         """The facts it states, kept in ``FileFacts.extra``; None when it cannot be read."""

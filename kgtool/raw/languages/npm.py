@@ -26,6 +26,7 @@ class NpmManifest(Manifest):
     extensions = (".json",)
     ecosystem = "npm"
     manifest_name = "package.json"
+    roots_package = True  # JavaScript.package_root
 
     def read(self, source: bytes) -> dict[str, str] | None:
         try:
