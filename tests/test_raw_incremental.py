@@ -703,3 +703,23 @@ def test_package_manifests_and_fixtures_an_edit_changes_match_a_fresh_build(repo
         assert result.content == incremental
         assert repo.fresh_build() == incremental, number
         update(repo)
+
+
+def test_moving_a_callback_s_own_function_resolves_only_its_file(repo: Repo) -> None:
+    """Where a function declared in a callback is seen is its own file's business: a line
+    added above it moves it, and no other file is resolved again."""
+    test = 'describe("x", () => {\n  const helper = () => 1;\n  helper();\n});\n'
+    repo.write_files(
+        {
+            "src/ui.test.js": test,
+            "src/other.js": "export function run() {\n  return helper();\n}\n",
+            "src/helper.js": "export function helper() {\n  return 2;\n}\n",
+        }
+    )
+    repo.commit()
+    update(repo)
+    repo.write("src/ui.test.js", "// moved\n" + test)
+    result = update(repo)
+    assert result.parsed == ["src/ui.test.js"]
+    assert result.resolved == 1
+    assert repo.fresh_build() == repo.layer1()

@@ -33,6 +33,7 @@ from kgtool.raw.model import (
     ARGUMENT,
     CLASS_KINDS,
     DECORATED,
+    LOCAL,
     MACHINE_MADE,
     MODULE_SEPARATORS,
     RETURNS,
@@ -638,7 +639,7 @@ def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
     found: set[tuple[str, ...]] = {(s.qualname, s.kind, made) for s in facts.symbols}
     found.update((i.module, i.name, i.alias) for i in facts.imports)
     found.update((b.owner, b.base) for b in facts.bases)
-    found.update(("package", k, v) for k, v in facts.extra.items())
+    found.update(("package", k, v) for k, v in facts.extra.items() if not k.startswith(LOCAL))
     # What other files read through values: a function's result, a class's attributes (the
     # attribute or function name first, as a call mentions it; "self" would touch every file).
     classes = {s.qualname for s in facts.symbols if s.kind in CLASS_KINDS}

@@ -140,6 +140,11 @@ WRAPS = "wraps"
 # The key of ``FileFacts.extra`` saying why a file is a machine's (``file_kinds.machine_made``):
 # its symbols are no candidates of a name bound by the name alone (``raw.names``).
 MACHINE_MADE = "machine_made"
+# A key of ``FileFacts.extra`` per function named at the file's top level (kgtool names no
+# anonymous scope) but declared inside an anonymous function (a callback, an object literal's
+# method): its value, ``"51-56;107-112"``, the lines of those functions, where alone it is seen.
+# Only its own file's calls read it: it is none of the names the file offers others.
+LOCAL = "local:"
 
 
 class AssignFact(NamedTuple):

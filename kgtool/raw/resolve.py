@@ -19,7 +19,6 @@ from kgtool.raw.languages import language_named
 from kgtool.raw.languages.base import (
     CALL_RESULT,
     ELEMENT,
-    LOCAL,
     RAISED,
     UNBINDABLE,
 )
@@ -31,6 +30,7 @@ from kgtool.raw.model import (
     CONTAINS,
     EXTRACTED,
     INFERRED,
+    LOCAL,
     PARAMETER,
     STATED,
     AssignFact,

@@ -106,10 +106,6 @@ ABSTRACT = "abstract:"
 # A key of ``FileFacts.extra`` per top-level function a test framework passes by its name to
 # the parameters so named (pytest's fixtures): ``fixture:runner``.
 FIXTURE = "fixture:"
-# A key of ``FileFacts.extra`` per function named at the file's top level (kgtool names no
-# anonymous scope) but declared inside an anonymous function (a callback, an object literal's
-# method): its value, ``"51-56;107-112"``, the lines of those functions, where alone it is seen.
-LOCAL = "local:"
 DOTTED_CHAIN = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)+")
 
 

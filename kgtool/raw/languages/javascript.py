@@ -23,14 +23,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 from kgtool.raw.languages.base import (
     CALL_RESULT,
-    LOCAL,
     UNBINDABLE,
     Language,
     ModuleTarget,
     Scopes,
 )
 from kgtool.raw.languages.npm import manifest_folders, workspace_packages
-from kgtool.raw.model import PARAMETER, AssignFact, FileFacts, ImportFact
+from kgtool.raw.model import LOCAL, PARAMETER, AssignFact, FileFacts, ImportFact
 
 if TYPE_CHECKING:
     from tree_sitter import Node
