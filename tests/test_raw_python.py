@@ -6,6 +6,8 @@ import json
 
 from conftest import Repo
 
+from kgtool.raw.languages.python import Python
+
 PROGRAM = {
     "pkg/__init__.py": "from .core import Engine as Engine\n",
     "pkg/core.py": """\
@@ -465,3 +467,14 @@ def test_an_import_inside_a_function_outranks_the_file_s_own_definition_there(re
         ("pkg/termui.py::get_pager_file", "pkg/_impl.py::get_pager_file", 4),
         ("pkg/termui.py::echo_via_pager", "pkg/termui.py::get_pager_file", 8),
     }
+
+
+def test_a_package_s_modules_are_its_attributes_at_any_depth() -> None:
+    python = Python()
+    assert python.attribute_modules("pkg/utils/__init__.py", "parse") == (
+        "pkg/utils/parse.py",
+        "pkg/utils/parse/__init__.py",
+    )
+    # A package at the repository's top: its folder is "", no path starts with "/".
+    assert python.attribute_modules("__init__.py", "parse") == ("parse.py", "parse/__init__.py")
+    assert python.attribute_modules("pkg/utils.py", "parse") == ()  # a module has none

@@ -533,7 +533,7 @@ class RepoIndex:
             supplied = language.supplied_parameter(path, assign.scope, assign.var, self)
             return self.result_types(Bound("symbol", supplied), depth + 1) if supplied else UNKNOWN
         if assign.kind not in TYPING_KINDS:
-            return UNKNOWN  # a parameter, an argument, a decorator: no type stated
+            return UNKNOWN  # an argument, a decorator: no type stated
         if assign.kind == ALIAS:
             return self.value_types(path, assign.scope, assign.callee, depth + 1)
         found = self.callable_of(path, assign.scope, assign.callee, depth + 1)

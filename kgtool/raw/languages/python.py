@@ -447,8 +447,8 @@ class Python(Language):
         # Python puts a package's imported modules on it: pkg/utils/__init__.py's ``parse``.
         if posixpath.basename(package) != "__init__.py":
             return ()
-        folder = posixpath.dirname(package)
-        return (f"{folder}/{name}.py", f"{folder}/{name}/__init__.py")
+        folder = posixpath.dirname(package)  # "" for a package at the repository's top
+        return (posixpath.join(folder, f"{name}.py"), posixpath.join(folder, name, "__init__.py"))
 
     def resolve_module(self, module: str, importer: str, index: IndexView) -> ModuleTarget:
         if module.startswith("."):
