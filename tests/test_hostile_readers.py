@@ -233,15 +233,21 @@ SHARD_RECORDS = {
 }
 
 
+def damage_file_record(layer1: Path, file_id: str, added: bytes) -> int:
+    """Adds ``added`` to the file record of ``file_id`` in a layer-1 file; its line number."""
+    lines = layer1.read_bytes().split(b"\n")
+    marker = f'"id":"{file_id}","kind":"file"'.encode()
+    at = next(i for i, line in enumerate(lines) if marker in line)
+    lines[at] = lines[at][:-1] + added + b"}"
+    layer1.write_bytes(b"\n".join(lines))
+    return at + 1
+
+
 @pytest.mark.parametrize("case", sorted(SHARD_RECORDS))
 def test_a_deep_or_long_layer_1_record_is_damage_not_a_crash(make_repo, case: str) -> None:
     repo = make_repo(SMALL)
     assert repo.kg("update").code == 0
-    shard = repo.root / ".kg" / "raw" / "pkg.jsonl"
-    lines = shard.read_bytes().split(b"\n")
-    file_node = next(i for i, line in enumerate(lines) if b'"id":"pkg/a.py","kind":"file"' in line)
-    lines[file_node] = lines[file_node][:-1] + SHARD_RECORDS[case] + b"}"
-    shard.write_bytes(b"\n".join(lines))
+    damage_file_record(repo.root / ".kg" / "raw" / "pkg.jsonl", "pkg/a.py", SHARD_RECORDS[case])
     repo.commit("a hand-made layer 1")
     clone = make_repo()
     clone.git("pull", "-q", str(repo.root), "main")  # no cache: layer 1 read as committed
@@ -357,11 +363,7 @@ def test_a_damaged_layer_1_of_the_old_single_file_is_named_as_that_file(make_rep
     from test_raw_shards import legacy_repo
 
     repo = legacy_repo(make_repo)
-    legacy = repo.root / ".kg" / "raw.jsonl"
-    lines = legacy.read_bytes().split(b"\n")
-    file_node = next(i for i, line in enumerate(lines) if b'"id":"cli/main.py","kind"' in line)
-    lines[file_node] = lines[file_node][:-1] + SHARD_RECORDS["escaped"] + b"}"
-    legacy.write_bytes(b"\n".join(lines))
+    damage_file_record(repo.root / ".kg" / "raw.jsonl", "cli/main.py", SHARD_RECORDS["escaped"])
     repo.commit("a hand-made old layer 1")
     assert_one_line_error(
         repo.kg("impact", "cli/main.py"),
@@ -375,13 +377,10 @@ def test_a_damaged_caller_is_named_at_its_line_when_impact_reaches_it(make_repo)
     repo = make_repo(SMALL)
     assert repo.kg("update").code == 0
     shard = repo.root / ".kg" / "raw" / "pkg.jsonl"
-    lines = shard.read_bytes().split(b"\n")
-    file_node = next(i for i, line in enumerate(lines) if b'"id":"pkg/b.py","kind":"file"' in line)
-    lines[file_node] = lines[file_node][:-1] + SHARD_RECORDS["deep"] + b"}"
-    shard.write_bytes(b"\n".join(lines))
+    line = damage_file_record(shard, "pkg/b.py", SHARD_RECORDS["deep"])
     repo.commit("a hand-made layer 1")
     assert_one_line_error(
-        repo.kg("impact", "pkg/a.py::f"), says=f".kg/raw/pkg.jsonl:{file_node + 1}: is damaged"
+        repo.kg("impact", "pkg/a.py::f"), says=f".kg/raw/pkg.jsonl:{line}: is damaged"
     )
 
 
