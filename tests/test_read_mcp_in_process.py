@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import select
 import sys
 import threading
 from collections.abc import Callable
@@ -295,23 +296,41 @@ def served_over_stdio(
         },
     }
 
+    pending = bytearray()
+
+    def answer() -> bytes:
+        """The server's next line; b"" once it is gone or silent for a minute (closing its
+        stdin then ends it: a server that stops answering fails the test, never hangs it)."""
+        while b"\n" not in pending:
+            if not select.select([out_read], [], [], 60)[0]:
+                return b""
+            chunk = os.read(out_read, 65536)
+            if not chunk:
+                return b""
+            pending.extend(chunk)
+        line, _, rest = bytes(pending).partition(b"\n")
+        pending[:] = rest
+        return line
+
     def client() -> None:
         # The handshake's answer first; the notice that it is done goes with the first request.
         rounds = [[hello], [{"method": "notifications/initialized"}, requests[0]]]
         rounds += [[request] for request in requests[1:]]
-        with (
-            open(in_write, "w", encoding="utf-8") as send,
-            open(out_read, encoding="utf-8") as read,
-        ):
-            for messages in rounds:
-                send.write("".join(json.dumps({"jsonrpc": "2.0", **m}) + "\n" for m in messages))
-                send.flush()
-                line = read.readline()
-                if not line:  # the server is gone
-                    return
-                answers.append(json.loads(line))
-                if len(answers) == 1:  # serving
-                    threads.extend((t.name, t.daemon) for t in threading.enumerate())
+        try:
+            with open(in_write, "w", encoding="utf-8") as send:
+                for messages in rounds:
+                    send.write(
+                        "".join(json.dumps({"jsonrpc": "2.0", **m}) + "\n" for m in messages)
+                    )
+                    send.flush()
+                    line = answer()
+                    if not line:  # the server is gone, or silent
+                        return
+                    answers.append(json.loads(line))
+                    if len(answers) == 1:  # serving
+                        threads.extend((t.name, t.daemon) for t in threading.enumerate())
+        finally:
+            os.close(out_read)
 
     asking = threading.Thread(target=client)
     asking.start()
