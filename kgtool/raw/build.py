@@ -684,16 +684,22 @@ def _affected(
         before = old[path].hydrate() if path in old else None
         after = new[path].hydrate() if path in new else None
         difference = _exports(before) ^ _exports(after)
+        rescoped: list[str] = []
         if before is None or after is None:
             touched_names |= _names_of(path)
             touched_dirs.add(_folder(path))
             if _roots_package(before or after):
                 # A package's bounds moved: what is below them is guessed apart from the rest.
-                below = _below(new, _folder(path))
-                affected.update(below)
-                touched_names.update(
-                    s.name for p in below for s in new[p].facts.symbols if "." not in s.qualname
-                )
+                rescoped.append(_folder(path))
+        if _configures(before, after):
+            # A TypeScript config's "paths" changed: the files reading it map imports anew.
+            rescoped.extend(_configured_folders(path, new))
+        for folder in rescoped:
+            below = _below(new, folder)
+            affected.update(below)
+            touched_names.update(
+                s.name for p in below for s in new[p].facts.symbols if "." not in s.qualname
+            )
         for item in difference:
             touched_names.add(item[0].rsplit(".", 1)[-1])
             touched_names.update(part for part in item[1:] if part)
@@ -738,6 +744,29 @@ def _roots_package(facts: FileFacts | None) -> bool:
 
     language = language_named(facts.language)
     return isinstance(language, Manifest) and language.roots_package
+
+
+def _configures(before: FileFacts | None, after: FileFacts | None) -> bool:
+    """Whether a file is a TypeScript config whose stated facts changed (added, removed, or
+    edited in what it maps)."""
+    from kgtool.raw.languages.tsconfig import CONFIG  # a run with no edit never asks
+
+    stated = [f.extra for f in (before, after) if f is not None and CONFIG in f.extra]
+    return bool(stated) and (len(stated) == 1 or stated[0] != stated[1])
+
+
+def _configured_folders(config: str, files: CachedFiles) -> set[str]:
+    """The folders whose files may read ``config``: its own, and those of every config whose
+    ``extends`` chain reaches it."""
+    from kgtool.raw.languages.tsconfig import CONFIG, configs_reaching, is_config
+
+    configs = {}
+    for path in files.blob_ids:
+        if is_config(posixpath.basename(path)):
+            extra = files[path].facts.extra
+            if CONFIG in extra:
+                configs[path] = extra
+    return {_folder(path) for path in configs_reaching(config, configs)} | {_folder(config)}
 
 
 def _below(files: CachedFiles, folder: str) -> list[str]:

@@ -513,13 +513,14 @@ class Manifest(Language):
     # one moves the bounds of the guesses by name of every file below it.
     roots_package: ClassVar[bool] = False
 
-    def read(self, source: bytes) -> dict[str, str] | None:
-        """The facts it states, kept in ``FileFacts.extra``; None when it cannot be read."""
+    def read(self, source: bytes, name: str) -> dict[str, str] | None:
+        """The facts a file of this ``name`` states, kept in ``FileFacts.extra``; None when it
+        cannot be read, or is not a file this reader reads."""
         raise NotImplementedError
 
     def extract(self, path: str, source: bytes) -> FileFacts:
         lines = line_count(source)
-        extra = self.read(source) if posixpath.basename(path) == self.manifest_name else None
+        extra = self.read(source, posixpath.basename(path))
         if extra is None:
             return FileFacts(path, "", PARSE_TEXT, line_count=lines)
         return FileFacts(path, self.name, PARSE_OK, line_count=lines, extra=extra)

@@ -224,7 +224,9 @@ class GoMod(Manifest):
     ecosystem = "go"
     manifest_name = "go.mod"
 
-    def read(self, source: bytes) -> dict[str, str]:
+    def read(self, source: bytes, name: str) -> dict[str, str] | None:
+        if name != self.manifest_name:
+            return None
         found = _MODULE_LINE.search(source)
         return {"module": found.group(1).decode("utf-8", "replace")} if found else {}
 

@@ -28,7 +28,8 @@ from kgtool.raw.languages.base import (
     ModuleTarget,
     Scopes,
 )
-from kgtool.raw.languages.npm import manifest_folders, workspace_packages
+from kgtool.raw.languages.npm import config_folders, manifest_folders, workspace_packages
+from kgtool.raw.languages.tsconfig import path_map
 from kgtool.raw.model import LOCAL, PARAMETER, AssignFact, FileFacts, ImportFact
 
 if TYPE_CHECKING:
@@ -483,6 +484,16 @@ class JavaScript(Language):
             return ModuleTarget(broken=not (stem == ".." or stem.startswith("../")))
         if module.startswith("/") or "\\" in module:
             return ModuleTarget()
+        # The project's own map first (tsconfig "paths", "baseUrl"), as the compiler reads it.
+        configs = index.memo("npm:configs", config_folders)
+        mapped = path_map(
+            importer, index, configs, index.memo("npm:workspaces", workspace_packages)
+        )
+        if mapped is not None:
+            for stem in mapped.stems(module):
+                found = self._probe(stem, index)
+                if found:
+                    return ModuleTarget(files=(found,))
         for alias in ROOT_ALIASES:
             if module.startswith(alias):
                 for root in SOURCE_ROOTS:

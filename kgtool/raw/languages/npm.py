@@ -1,5 +1,7 @@
 """package.json files: a workspace package's name and entry, so that an import of
 ``@acme/ui`` from another package of the same repository binds to that package's files.
+The same reader reads TypeScript's configs (``tsconfig.py``): they are the other ``.json``
+files resolution needs.
 
 Like go.mod, this is a manifest, not a language with symbols: no query, no grammar.
 """
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kgtool import bounded
 from kgtool.raw.languages.base import Manifest
+from kgtool.raw.languages.tsconfig import APPLYING, CONFIG, is_config, read_config
 
 if TYPE_CHECKING:
     from kgtool.raw.languages.base import IndexView
@@ -28,7 +31,11 @@ class NpmManifest(Manifest):
     manifest_name = "package.json"
     roots_package = True  # JavaScript.package_root
 
-    def read(self, source: bytes) -> dict[str, str] | None:
+    def read(self, source: bytes, name: str) -> dict[str, str] | None:
+        if is_config(name):
+            return read_config(source, name)
+        if name != self.manifest_name:
+            return None
         try:
             manifest = bounded.load_json(source, self.manifest_name)
         except bounded.Unreadable:
@@ -51,7 +58,7 @@ def workspace_packages(index: IndexView) -> dict[str, tuple[str, str]]:
     found: dict[str, list[tuple[str, str]]] = {}
     for path in index.paths_of(NpmManifest.name):
         extra = index.facts[path].extra
-        if "npm_name" in extra:
+        if "npm_name" in extra and posixpath.basename(path) == NpmManifest.manifest_name:
             folder = posixpath.dirname(path)
             found.setdefault(extra["npm_name"], []).append((folder, extra.get("npm_entry", "")))
     return {name: places[0] for name, places in found.items() if len(places) == 1}
@@ -59,4 +66,21 @@ def workspace_packages(index: IndexView) -> dict[str, tuple[str, str]]:
 
 def manifest_folders(index: IndexView) -> frozenset[str]:
     """The folders holding a package.json: where the repository's packages start."""
-    return frozenset(posixpath.dirname(path) for path in index.paths_of(NpmManifest.name))
+    return frozenset(
+        posixpath.dirname(path)
+        for path in index.paths_of(NpmManifest.name)
+        if posixpath.basename(path) == NpmManifest.manifest_name
+    )
+
+
+def config_folders(index: IndexView) -> dict[str, str]:
+    """Folder -> the TypeScript config its files use (tsconfig.json before jsconfig.json)."""
+    found: dict[str, str] = {}
+    configs = (
+        path
+        for path in index.paths_of(NpmManifest.name)
+        if posixpath.basename(path) in APPLYING and CONFIG in index.facts[path].extra
+    )
+    for path in sorted(configs, key=lambda p: APPLYING.index(posixpath.basename(p))):
+        found.setdefault(posixpath.dirname(path), path)
+    return found
