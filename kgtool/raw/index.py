@@ -34,6 +34,7 @@ from kgtool.raw.model import (
     symbol_id,
     symbol_parts,
 )
+from kgtool.raw.module_values import defining_value, top_level_assigns
 from kgtool.raw.names import NameLookup, NameTable, NameTables, files_by_language, name_tables
 
 NO_MODULE = ModuleTarget()
@@ -463,6 +464,10 @@ class RepoIndex:
                 types = self._field_types(path, scope, head, depth + 1)
             elif not assigns:
                 types = self._peer_variable_types(path, head, depth + 1)
+                defined = defining_value(self, path, head) if types == UNKNOWN else None
+                if defined is not None and defined[0] != path:  # imported from another file
+                    assigned = top_level_assigns(self, *defined)
+                    types = self._types_assigned(defined[0], assigned, depth + 1)
         return self._attributes_of(types, rest, depth)
 
     def _attributes_of(self, types: ValueTypes, attributes: list[str], depth: int) -> ValueTypes:

@@ -40,6 +40,7 @@ from kgtool.raw.model import (
     symbol_id,
     symbol_parts,
 )
+from kgtool.raw.module_values import defining_value, top_level_assigns
 
 # Confidence of an INFERRED edge, by what it was inferred from: the share of such edges a
 # type checker confirmed on real code (bench/checker_calls.py, bench/results/checker-calls.md,
@@ -408,7 +409,7 @@ class FileResolver:
                     return
         # self.attr.method(): the attribute's type, if some method assigned it.
         elif self.language.value_flow:
-            if self._typed_call(caller, call, call.receiver):
+            if self._member_call(caller, call) or self._typed_call(caller, call, call.receiver):
                 return
             if CALL_RESULT in call.receiver:  # self.make().run(), as make().run()
                 self._unresolved(caller, call.name)
@@ -446,7 +447,7 @@ class FileResolver:
                 self._unresolved(caller, call.name)
                 return
         elif self.language.value_flow:
-            if self._typed_call(caller, call, call.receiver):
+            if self._member_call(caller, call) or self._typed_call(caller, call, call.receiver):
                 return
             if self._stated_dynamic(call.caller, call.receiver):
                 self._unresolved(caller, call.name)
@@ -454,6 +455,35 @@ class FileResolver:
         elif self._assigned_call(caller, call, call.caller, call.receiver):
             return
         self._by_method_name(caller, call)
+
+    def _member_call(self, caller: str, call: CallFact) -> bool:
+        """``ops.create()`` where ``ops`` is an object whose literal names a function for
+        ``create`` (``const ops = { create }``), here or in the file it is imported from:
+        INFERRED, as ``f = g; f()`` is; AMBIGUOUS when several assignments name several."""
+        receiver = call.receiver
+        if "." in receiver or receiver in self.language.self_words:
+            return False
+        where, scope = self.path, call.caller
+        member = f"{receiver}.{call.name}"
+        assigns = self.index.visible_assigns(where, scope, member)
+        if not assigns and not self.index.visible_assigns(where, scope, receiver):
+            defined = defining_value(self.index, where, receiver)
+            if defined is not None:
+                where, scope = defined[0], ""
+                assigns = top_level_assigns(self.index, where, f"{defined[1]}.{call.name}")
+        if not assigns or any(a.kind != ALIAS for a in assigns):
+            return False
+        targets = set()
+        for assign in assigns:
+            found = self.index.callable_of(where, assign.scope, assign.callee)
+            if found is None or found.kind != "symbol":
+                return False
+            targets.add(found.symbol)
+        if len(targets) == 1:
+            self._edge(caller, "calls", targets.pop(), call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
+        else:
+            self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(targets)))
+        return True
 
     def _stated_dynamic(self, scope: str, receiver: str) -> bool:
         """Whether ``receiver`` is a variable whose stated type names no class (an anonymous

@@ -95,4 +95,6 @@
 ; A parameter called by its name is a call through a value (``done()`` of ``run(done)``), never
 ; a same-named function bound by its name alone: value_facts keeps the parameters called.
 (formal_parameters) @value.parameters @value
+; const ops = { create, remove: removeNode }: ops.create() calls create (see value_facts).
+(variable_declarator name: (identifier) @value.holder value: (object) @value.object) @value
 (arrow_function parameter: (identifier) @value.parameters) @value

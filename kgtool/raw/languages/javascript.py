@@ -30,7 +30,7 @@ from kgtool.raw.languages.base import (
 )
 from kgtool.raw.languages.npm import config_folders, manifest_folders, workspace_packages
 from kgtool.raw.languages.tsconfig import path_map
-from kgtool.raw.model import LOCAL, PARAMETER, AssignFact, FileFacts, ImportFact
+from kgtool.raw.model import ALIAS, LOCAL, PARAMETER, AssignFact, FileFacts, ImportFact
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -155,16 +155,25 @@ class JavaScript(Language):
         goes through a value its callers pass, so resolution binds no same-named function to
         it. A parameter of an anonymous callback is its enclosing symbol's, as its calls are:
         kept only when every call of that name there lies inside the callback, since the
-        symbol's other calls of it (``items.forEach((done) => ...); done()``) are not its."""
+        symbol's other calls of it (``items.forEach((done) => ...); done()``) are not its.
+
+        And the names an object literal gives its members (``const ops = { create }``)."""
+        found = [
+            member
+            for captures in matches
+            if "value.object" in captures
+            for member in self._object_members(captures, scope_of)
+        ]
         called: dict[str, dict[str, list[int]]] = {}
         for call in facts.calls:
             if not call.receiver:
                 called.setdefault(call.caller, {}).setdefault(call.name, []).append(call.line)
         if not called:
-            return []
+            return found
         starts = {symbol.qualname: symbol.start_line for symbol in facts.symbols}
-        found = []
         for captures in matches:
+            if "value.parameters" not in captures:
+                continue
             node = captures["value.parameters"][0]
             scope = scope_of(node)
             names = called.get(scope)
@@ -178,6 +187,32 @@ class JavaScript(Language):
                 if lines and (own or all(first <= line <= last for line in lines)):
                     found.append(AssignFact(first, scope, var, "", PARAMETER))
         return found
+
+    def _object_members(
+        self, captures: dict[str, list[Node]], scope_of: Callable[[Node], str]
+    ) -> list[AssignFact]:
+        """``const ops = { create, remove: removeNode }``: ``ops.create`` holds what
+        ``create`` names, ``ops.remove`` what ``removeNode`` names (an alias each). A member
+        written as a function in the literal is no symbol, and is not stated."""
+        holder = self.node_text(captures["value.holder"][0])
+        literal = captures["value.object"][0]
+        scope = scope_of(literal)
+        members = []
+        for child in literal.named_children:
+            if child.type == "shorthand_property_identifier":
+                key = value = self.node_text(child)
+            elif child.type == "pair":
+                key_node = child.child_by_field_name("key")
+                value_node = child.child_by_field_name("value")
+                if key_node is None or value_node is None or key_node.type != "property_identifier":
+                    continue
+                key, value = self.node_text(key_node), self.dotted(value_node)
+            else:
+                continue
+            if value:
+                line = child.start_point[0] + 1
+                members.append(AssignFact(line, scope, f"{holder}.{key}", value, ALIAS))
+        return members
 
     def _parameter_names(self, node: Node) -> list[str]:
         """The names a parameter list (or an arrow function's one bare parameter) binds, plain,
