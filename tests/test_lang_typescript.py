@@ -535,3 +535,23 @@ def test_super_of_a_base_from_outside_is_an_external_call(repo: Repo) -> None:
     # Not an AMBIGUOUS edge listing Sink.close itself and EventStream.close.
     assert calls == {("src/sink.ts::Tap.close", "src/stream.ts::EventStream.close", "EXTRACTED")}
     assert built.nodes()["src/sink.ts::Sink.close"]["external_calls"] == 1
+
+
+def test_a_name_exported_by_name_outranks_the_same_name_a_star_export_brings(
+    repo: Repo,
+) -> None:
+    repo.build(
+        {
+            "core/client.ts": "export class Client {\n  fetch(): void {}\n}\n",
+            "core/index.ts": "export * from './client'\n",
+            "react/client.ts": (
+                "import { Client as Base } from '../core'\n"
+                "export class Client extends Base {\n  mount(): void {}\n}\n"
+            ),
+            # The star export first: the module's own export of the name still wins.
+            "react/index.ts": "export * from '../core'\nexport { Client } from './client'\n",
+            "app.ts": "import { Client } from './react'\nexport const app = () => new Client()\n",
+        }
+    )
+    assert ("app.ts::app", "react/client.ts::Client", "EXTRACTED", 2) in repo.edge_rows("calls")
+    assert ("app.ts::app", "core/client.ts::Client", "EXTRACTED", 2) not in repo.edge_rows("calls")

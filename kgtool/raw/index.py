@@ -201,7 +201,9 @@ class RepoIndex:
             if facts is None or not facts.language:  # a JSON or CSS import: no names in it
                 continue
             language = language_named(facts.language)
-            for imp in facts.imports:
+            # A name the module imports or exports by name outranks one a star export brings
+            # (ES modules: a local export shadows ``export *``), whatever their order.
+            for imp in sorted(facts.imports, key=lambda i: i.name == "*"):
                 if imp.alias == name and imp.name not in ("", "*"):
                     target = self.module(language, imp.module, path)
                     if target.external:
