@@ -79,6 +79,7 @@ from bench.checker_sites import (  # noqa: E402
     tracked,
 )
 from kgtool.config import DEFAULTS  # noqa: E402
+from kgtool.raw.implementations import declared_only  # noqa: E402
 from kgtool.raw.index import RepoIndex  # noqa: E402
 from kgtool.raw.languages import language_for_path  # noqa: E402
 from kgtool.raw.languages.base import CALL_RESULT  # noqa: E402
@@ -469,7 +470,7 @@ def _dispatched(kg: Kgtool, edge: Edge, edges: list[Edge], right: set[str]) -> b
     return any(
         other.target in right
         and symbol_parts(other.target)[1].rpartition(".")[2] == name
-        and kg.repo_index.declared_only(other.target)
+        and declared_only(kg.repo_index, other.target)
         for other in edges
         if other is not edge
     )

@@ -13,10 +13,9 @@ from kgtool.raw.index_tables import (
     arguments_at,
     arguments_in,
     parameters_of,
-    subclasses,
 )
 from kgtool.raw.languages import language_named
-from kgtool.raw.languages.base import ABSTRACT, CALL_RESULT, UNBINDABLE, Language, ModuleTarget
+from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget
 from kgtool.raw.model import (
     ALIAS,
     ARGUMENT,
@@ -948,38 +947,6 @@ class RepoIndex:
     def _is_class(self, node_id: str) -> bool:
         symbol = self.symbol(node_id)
         return symbol is not None and symbol.kind in CLASS_KINDS
-
-    # ---- declared members and their implementations --------------------------------------
-
-    def declared_only(self, member_id: str) -> bool:
-        """Whether a method is declared without a body: an interface's, or an abstract one."""
-        symbol = self.symbol(member_id)
-        if symbol is None or symbol.kind != "method":
-            return False
-        path = symbol_parts(member_id)[0]
-        owner = self.symbols[path].get(symbol.parent)
-        if owner is not None and owner.kind == "interface":
-            return True
-        return f"{ABSTRACT}{symbol.qualname}" in self.facts[path].extra
-
-    def implementations(self, classes: Iterable[str], name: str) -> list[str]:
-        """The methods a call of a declared-only member on a value of one of ``classes`` may
-        reach: what each class below them defines or inherits under ``name``, unless it is
-        declared-only as well."""
-        below = self.memo("subclasses", subclasses)
-        found: set[str] = set()
-        queue = sorted(classes)
-        seen = set(queue)
-        while queue:
-            for class_id in below.get(queue.pop(), ()):
-                if class_id in seen:
-                    continue
-                seen.add(class_id)
-                queue.append(class_id)
-                method = self.find_method(class_id, name)
-                if method is not None and not self.declared_only(method.symbol):
-                    found.add(method.symbol)
-        return sorted(found)
 
 
 def _always(

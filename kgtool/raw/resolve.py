@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from kgtool.file_kinds import is_test
+from kgtool.raw.implementations import declared_only, implementations
 from kgtool.raw.index import EXTERNAL_VALUE, MAX_LOOKUP_DEPTH, Bound, RepoIndex
 from kgtool.raw.languages import language_named
 from kgtool.raw.languages.base import (
@@ -559,7 +560,7 @@ class FileResolver:
         """A call bound to a declared-only member also reaches the methods implementing it
         below the receiver's classes (for the languages that ask): the only one INFERRED,
         several AMBIGUOUS."""
-        if self.language.dispatch_declared and self.index.declared_only(member):
+        if self.language.dispatch_declared and declared_only(self.index, member):
             self._implementation_edge(caller, call, receivers, confidence)
 
     def _implementation_edge(
@@ -568,7 +569,7 @@ class FileResolver:
         """The methods below ``receivers`` that a call of their type's member may reach: the
         only one INFERRED (``confidence`` times CONFIDENCE_ONLY_IMPLEMENTATION), several
         AMBIGUOUS; False when there is none, or more than a list says anything of."""
-        found = self.index.implementations(receivers, call.name)
+        found = implementations(self.index, receivers, call.name)
         if len(found) == 1:
             confidence = round(confidence * CONFIDENCE_ONLY_IMPLEMENTATION, 2)
             self._edge(caller, "calls", found[0], call.line, INFERRED, confidence)
