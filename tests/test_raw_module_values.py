@@ -106,3 +106,54 @@ def test_an_imported_instance_is_typed_by_what_its_file_assigns_it(repo: Repo) -
         ("main.ts::main", "store.ts::Store.save", "INFERRED"),
         ("app/main.py::main", "app/settings.py::Settings.load", "INFERRED"),
     }
+
+
+def test_a_destructured_result_holds_what_the_functions_returned_literal_names(
+    repo: Repo,
+) -> None:
+    repo.build(
+        {
+            "utils.ts": """\
+                export function setupBrowser() {
+                  async function click(selector: string): Promise<void> {}
+                  function page(): string {
+                    return 'p'
+                  }
+                  const helpers = [1].map(() => {
+                    return { click: page }  // a callback's return: not setupBrowser's
+                  })
+                  return { page, click, timeout: 5 }
+                }
+                export class Session {
+                  prompt(): void {}
+                }
+                export class Draft {
+                  prompt(): void {}
+                }
+                export async function create() {
+                  const session = new Session()
+                  return { session }
+                }
+                """,
+            # Same-named functions elsewhere: what a guess by the bare name would list.
+            "other.ts": "export function click(): void {}\nexport function page(): void {}\n",
+            "spec.ts": """\
+                import { setupBrowser, create } from './utils'
+                export async function run(): Promise<void> {
+                  const { click, page: getPage } = setupBrowser()
+                  await click('#a')
+                  getPage()
+                  const { session } = await create()
+                  session.prompt()
+                }
+                """,
+        }
+    )
+    calls = [r for r in repo.edge_rows("calls") if r[0] == "spec.ts::run"]
+    assert calls == [
+        ("spec.ts::run", "utils.ts::Session.prompt", "INFERRED", 7),
+        ("spec.ts::run", "utils.ts::create", "EXTRACTED", 6),
+        ("spec.ts::run", "utils.ts::setupBrowser", "EXTRACTED", 3),
+        ("spec.ts::run", "utils.ts::setupBrowser.click", "INFERRED", 4),
+        ("spec.ts::run", "utils.ts::setupBrowser.page", "INFERRED", 5),
+    ]

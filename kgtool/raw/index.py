@@ -33,7 +33,7 @@ from kgtool.raw.model import (
     symbol_id,
     symbol_parts,
 )
-from kgtool.raw.module_values import defining_value, top_level_assigns
+from kgtool.raw.module_values import defining_value, returned_member, top_level_assigns
 from kgtool.raw.names import NameLookup, NameTable, NameTables, files_by_language, name_tables
 
 NO_MODULE = ModuleTarget()
@@ -450,6 +450,9 @@ class RepoIndex:
             return self.result_types(found, depth + 1) if found else UNKNOWN
         if CALL_RESULT + "." in dotted:  # ``a().b``: an attribute of a call's result
             receiver, _, attribute = dotted.rpartition(".")
+            returned = returned_member(self, path, scope, receiver, attribute, depth)
+            if returned is not None:  # ``return { session }``: what that name holds
+                return self._types_assigned(returned[0], returned[1], depth + 1)
             types = self.value_types(path, scope, receiver, depth + 1)
             return self._attributes_of(types, [attribute], depth)
         head, *rest = dotted.split(".")
@@ -586,6 +589,11 @@ class RepoIndex:
         if bound is not None:
             return bound
         receiver, _, name = dotted.rpartition(".")
+        returned = returned_member(self, path, scope, receiver, name, depth)
+        if returned is not None:  # ``create().run`` of ``return { run }``
+            where, assigns = returned
+            held = {self.callable_of(where, a.scope, a.callee, depth + 1) for a in assigns}
+            return held.pop() if len(held) == 1 else None
         classes, external = self.value_types(path, scope, receiver, depth + 1)
         if len(classes) == 1:
             return self.find_method(next(iter(classes)), name)

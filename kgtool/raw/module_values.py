@@ -13,11 +13,21 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from kgtool.raw.languages import language_named
-from kgtool.raw.languages.base import Language, ModuleTarget
-from kgtool.raw.model import AssignFact, FileFacts
+from kgtool.raw.languages.base import CALL_RESULT, Language, ModuleTarget
+from kgtool.raw.model import RETURNS, AssignFact, FileFacts, symbol_parts
 
 T = TypeVar("T")
 MAX_DEPTH = 8  # re-exports followed before giving up (``MAX_LOOKUP_DEPTH`` of the index)
+
+
+class Bound(Protocol):
+    """What ``kgtool.raw.index.Bound`` tells these functions."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def symbol(self) -> str: ...
 
 
 class RepoIndex(Protocol):
@@ -31,6 +41,8 @@ class RepoIndex(Protocol):
     def module(self, language: Language, module: str, importer: str) -> ModuleTarget: ...
 
     def memo(self, key: str, build: Callable[[Any], T]) -> T: ...
+
+    def callable_of(self, path: str, scope: str, dotted: str, depth: int = 0) -> Bound | None: ...
 
 
 def top_level_assigns(index: RepoIndex, path: str, var: str) -> list[AssignFact]:
@@ -93,3 +105,22 @@ def _defining(index: RepoIndex, path: str, name: str, depth: int) -> tuple[str, 
                 if found is not None:
                     return found
     return None
+
+
+def returned_member(
+    index: RepoIndex, path: str, scope: str, call: str, member: str, depth: int
+) -> tuple[str, list[AssignFact]] | None:
+    """What the result of ``call`` (``create()``) holds under ``member``, when the function
+    returns an object literal naming it (``return { session }``): (the function's file, the
+    assignments stating it); None when no such literal is known."""
+    if not call.endswith(CALL_RESULT):
+        return None
+    function = index.callable_of(path, scope, call[: -len(CALL_RESULT)], depth + 1)
+    if function is None or function.kind != "symbol":
+        return None
+    where, qualname = symbol_parts(function.symbol)
+    if where not in index.facts:
+        return None
+    stated = index.assigns_of(where).get(f"{RETURNS}.{member}", ())
+    assigns = [a for a in stated if a.scope == qualname]
+    return (where, assigns) if assigns else None

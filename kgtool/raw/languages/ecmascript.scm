@@ -97,4 +97,8 @@
 (formal_parameters) @value.parameters @value
 ; const ops = { create, remove: removeNode }: ops.create() calls create (see value_facts).
 (variable_declarator name: (identifier) @value.holder value: (object) @value.object) @value
+; return { create, remove }: the function's result holds those functions as its members.
+(return_statement (object) @value.object) @value
+; const { a, b: c } = make(), await make() or a value: each name holds that member of it.
+(variable_declarator name: (object_pattern) @value.pattern value: (_) @value.source) @value
 (arrow_function parameter: (identifier) @value.parameters) @value

@@ -30,7 +30,15 @@ from kgtool.raw.languages.base import (
 )
 from kgtool.raw.languages.npm import config_folders, manifest_folders, workspace_packages
 from kgtool.raw.languages.tsconfig import path_map
-from kgtool.raw.model import ALIAS, LOCAL, PARAMETER, AssignFact, FileFacts, ImportFact
+from kgtool.raw.model import (
+    ALIAS,
+    LOCAL,
+    PARAMETER,
+    RETURNS,
+    AssignFact,
+    FileFacts,
+    ImportFact,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -158,19 +166,19 @@ class JavaScript(Language):
         symbol's other calls of it (``items.forEach((done) => ...); done()``) are not its.
 
         And the names an object literal gives its members (``const ops = { create }``)."""
-        found = [
-            member
-            for captures in matches
-            if "value.object" in captures
-            for member in self._object_members(captures, scope_of)
-        ]
+        starts = {symbol.qualname: symbol.start_line for symbol in facts.symbols}
+        found = []
+        for captures in matches:
+            if "value.object" in captures:
+                found += self._object_members(captures, scope_of, starts)
+            elif "value.pattern" in captures:
+                found += self._destructured(captures, scope_of)
         called: dict[str, dict[str, list[int]]] = {}
         for call in facts.calls:
             if not call.receiver:
                 called.setdefault(call.caller, {}).setdefault(call.name, []).append(call.line)
         if not called:
             return found
-        starts = {symbol.qualname: symbol.start_line for symbol in facts.symbols}
         for captures in matches:
             if "value.parameters" not in captures:
                 continue
@@ -189,14 +197,28 @@ class JavaScript(Language):
         return found
 
     def _object_members(
-        self, captures: dict[str, list[Node]], scope_of: Callable[[Node], str]
+        self,
+        captures: dict[str, list[Node]],
+        scope_of: Callable[[Node], str],
+        starts: dict[str, int],
     ) -> list[AssignFact]:
         """``const ops = { create, remove: removeNode }``: ``ops.create`` holds what
         ``create`` names, ``ops.remove`` what ``removeNode`` names (an alias each). A member
-        written as a function in the literal is no symbol, and is not stated."""
-        holder = self.node_text(captures["value.holder"][0])
+        written as a function in the literal is no symbol, and is not stated.
+
+        ``return { create }`` states the members of what the function returns
+        (``return.create``), when the return is the function's own, not a callback's."""
         literal = captures["value.object"][0]
         scope = scope_of(literal)
+        if "value.holder" in captures:
+            holder = self.node_text(captures["value.holder"][0])
+        else:
+            function = literal.parent
+            while function is not None and function.type not in FUNCTION_NODES:
+                function = function.parent
+            if function is None or starts.get(scope) != function.start_point[0] + 1:
+                return []
+            holder = RETURNS
         members = []
         for child in literal.named_children:
             if child.type == "shorthand_property_identifier":
@@ -213,6 +235,46 @@ class JavaScript(Language):
                 line = child.start_point[0] + 1
                 members.append(AssignFact(line, scope, f"{holder}.{key}", value, ALIAS))
         return members
+
+    def _destructured(
+        self, captures: dict[str, list[Node]], scope_of: Callable[[Node], str]
+    ) -> list[AssignFact]:
+        """``const { session, run: start } = await create()``: ``session`` holds the member
+        ``session`` of what ``create`` returns (``create().session``), ``start`` its ``run``.
+        Members with a default, nested patterns and the rest are not followed."""
+        source = captures["value.source"][0]
+        while source.type in TRANSPARENT:
+            if not source.named_children:
+                return []
+            source = source.named_children[-1]
+        if source.type == "call_expression":
+            function = source.child_by_field_name("function")
+            held = self.dotted(function) if function is not None else ""
+            if not held or held in (REQUIRE, "import"):
+                return []  # an import (see _require)
+            held += CALL_RESULT
+        else:
+            held = self.dotted(source)
+        if not held:
+            return []
+        pattern = captures["value.pattern"][0]
+        scope = scope_of(pattern)
+        found = []
+        for child in pattern.named_children:
+            if child.type == "shorthand_property_identifier_pattern":
+                key = var = self.node_text(child)
+            elif child.type == "pair_pattern":
+                key_node = child.child_by_field_name("key")
+                value_node = child.child_by_field_name("value")
+                if key_node is None or value_node is None or value_node.type != "identifier":
+                    continue
+                if key_node.type != "property_identifier":
+                    continue
+                key, var = self.node_text(key_node), self.node_text(value_node)
+            else:
+                continue
+            found.append(AssignFact(child.start_point[0] + 1, scope, var, f"{held}.{key}", ALIAS))
+        return found
 
     def _parameter_names(self, node: Node) -> list[str]:
         """The names a parameter list (or an arrow function's one bare parameter) binds, plain,
