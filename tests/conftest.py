@@ -139,7 +139,8 @@ class Repo:
         for edge in self.edges(kind):
             target = edge.get("dst") or tuple(edge["candidates"])
             rows.append((edge["src"], target, edge["tier"], edge["line"]))
-        return sorted(rows)
+        # A list of candidates sorts beside a target by its text: a line may hold both.
+        return sorted(rows, key=lambda row: (row[0], str(row[1]), *row[2:]))
 
     def fresh_build(self) -> bytes:
         """Layer 1 (joined) as a build with no cache makes it: what an incremental update

@@ -555,3 +555,74 @@ def test_a_name_exported_by_name_outranks_the_same_name_a_star_export_brings(
     )
     assert ("app.ts::app", "react/client.ts::Client", "EXTRACTED", 2) in repo.edge_rows("calls")
     assert ("app.ts::app", "core/client.ts::Client", "EXTRACTED", 2) not in repo.edge_rows("calls")
+
+
+EXTERNAL_RECEIVERS = {
+    "bus.ts": """\
+        export class Bus {
+          emit(event: string): void {}
+          remove(): void {}
+          transaction(): void {}
+          run(): void {}
+        }
+        export class Queue {
+          emit(event: string): void {}
+          remove(): void {}
+          transaction(): void {}
+          run(): void {}
+        }
+        """,
+    "stdin.ts": """\
+        import { EventEmitter } from "events";
+        type Events = { data: [string] };
+        export class StdinBuffer extends EventEmitter<Events> {
+          private frame?: HTMLIFrameElement;
+          flush(): void {
+            this.emit("data", "x");
+            this.frame?.remove();
+          }
+          private async open(): Promise<IDBDatabase> {
+            return null as unknown as IDBDatabase;
+          }
+          async save(): Promise<void> {
+            const db = await this.open();
+            db.transaction();
+          }
+          start(): void {
+            this.run();  // defined below, in a subclass: not surely the base's
+          }
+        }
+        export class Lines extends StdinBuffer {
+          run(): void {}
+        }
+        export function each<T>(item: T): void {
+          (item as T).toString();
+          pick(item);
+        }
+        function pick<Bus>(value: Bus): void {
+          value.transaction();  // a type parameter named as a class is no class
+        }
+        """,
+}
+
+
+def test_a_receiver_of_a_platform_type_or_an_outside_base_makes_an_external_call(
+    repo: Repo,
+) -> None:
+    repo.build(EXTERNAL_RECEIVERS)
+    calls = {(r[0], r[1], r[2]) for r in repo.edge_rows("calls") if r[0].startswith("stdin.ts")}
+    assert calls == {
+        ("stdin.ts::StdinBuffer.save", "stdin.ts::StdinBuffer.open", "EXTRACTED"),
+        # A subclass defines it: guessed by the name, as ever.
+        (
+            "stdin.ts::StdinBuffer.start",
+            ("bus.ts::Bus.run", "bus.ts::Queue.run", "stdin.ts::Lines.run"),
+            "AMBIGUOUS",
+        ),
+        ("stdin.ts::each", "stdin.ts::pick", "EXTRACTED"),
+        # By the method's name alone, as before a type parameter was told from a class.
+        ("stdin.ts::pick", ("bus.ts::Bus.transaction", "bus.ts::Queue.transaction"), "AMBIGUOUS"),
+    }
+    nodes = repo.nodes()
+    assert nodes["stdin.ts::StdinBuffer.flush"]["external_calls"] == 2  # emit, remove
+    assert nodes["stdin.ts::StdinBuffer.save"]["external_calls"] == 1  # transaction

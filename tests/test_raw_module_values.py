@@ -157,3 +157,30 @@ def test_a_destructured_result_holds_what_the_functions_returned_literal_names(
         ("spec.ts::run", "utils.ts::setupBrowser.click", "INFERRED", 4),
         ("spec.ts::run", "utils.ts::setupBrowser.page", "INFERRED", 5),
     ]
+
+
+def test_a_declared_result_type_outranks_the_returned_literal(repo: Repo) -> None:
+    repo.build(
+        {
+            "utils.ts": """\
+                export interface Browser {
+                  click(selector: string): void
+                }
+                export function setupBrowser(): Browser {
+                  function click(selector: string): void {}
+                  return { click }
+                }
+                """,
+            "spec.ts": """\
+                import { setupBrowser } from './utils'
+                export function run(): void {
+                  const { click } = setupBrowser()
+                  click('#a')
+                }
+                """,
+        }
+    )
+    calls = [r for r in repo.edge_rows("calls") if r[0] == "spec.ts::run"]
+    # As a type checker reads it: the member the declared type gives.
+    assert ("spec.ts::run", "utils.ts::Browser.click", "INFERRED", 4) in calls
+    assert not any(r[1] == "utils.ts::setupBrowser.click" for r in calls)

@@ -546,6 +546,10 @@ class RepoIndex:
         if assign.kind == ALIAS:
             return self.value_types(path, assign.scope, assign.callee, depth + 1)
         found = self.callable_of(path, assign.scope, assign.callee, depth + 1)
+        if found is None and assign.kind == STATED:
+            # A declared type the repository neither defines nor imports: the platform's.
+            ambient = language_named(self.facts[path].language).ambient_types
+            return (frozenset(), True) if ambient else UNKNOWN
         if found is None:
             return UNKNOWN
         if found.kind == "external" and assign.kind == STATED:

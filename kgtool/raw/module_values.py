@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from kgtool.raw.languages import language_named
-from kgtool.raw.languages.base import CALL_RESULT, Language, ModuleTarget
-from kgtool.raw.model import RETURNS, AssignFact, FileFacts, symbol_parts
+from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget
+from kgtool.raw.model import RETURNS, STATED, AssignFact, FileFacts, symbol_parts
 
 T = TypeVar("T")
 MAX_DEPTH = 8  # re-exports followed before giving up (``MAX_LOOKUP_DEPTH`` of the index)
@@ -111,8 +111,9 @@ def returned_member(
     index: RepoIndex, path: str, scope: str, call: str, member: str, depth: int
 ) -> tuple[str, list[AssignFact]] | None:
     """What the result of ``call`` (``create()``) holds under ``member``, when the function
-    returns an object literal naming it (``return { session }``): (the function's file, the
-    assignments stating it); None when no such literal is known."""
+    returns an object literal naming it (``return { session }``) and declares no type of its
+    result: (the function's file, the assignments stating it); None when no such literal is
+    known, or a declared type says what the members are (as a type checker reads them)."""
     if not call.endswith(CALL_RESULT):
         return None
     function = index.callable_of(path, scope, call[: -len(CALL_RESULT)], depth + 1)
@@ -121,6 +122,11 @@ def returned_member(
     where, qualname = symbol_parts(function.symbol)
     if where not in index.facts:
         return None
-    stated = index.assigns_of(where).get(f"{RETURNS}.{member}", ())
-    assigns = [a for a in stated if a.scope == qualname]
+    table = index.assigns_of(where)
+    if any(
+        a.scope == qualname and a.kind == STATED and a.callee != UNBINDABLE
+        for a in table.get(RETURNS, ())
+    ):
+        return None  # a declared return type is what the compiler reads members from
+    assigns = [a for a in table.get(f"{RETURNS}.{member}", ()) if a.scope == qualname]
     return (where, assigns) if assigns else None

@@ -408,6 +408,15 @@ class FileResolver:
                 held = self.index.held_functions(self.path, call.caller, f"self.{call.name}")
                 if held and self._held_edge(caller, call, held):
                     return
+            if (
+                receiver == "self"
+                and self._outside_base(class_id)
+                and not implementations(self.index, (class_id,), call.name)
+            ):
+                # this.emit() in a class extending EventEmitter: the base from outside gives
+                # it (no class below defines it), never a method of that name elsewhere.
+                self.result.external_calls[caller] += 1
+                return
         # self.attr.method(): the attribute's type, if some method assigned it.
         elif self.language.value_flow:
             if self._member_call(caller, call) or self._typed_call(caller, call, call.receiver):

@@ -156,6 +156,9 @@ class Language:
     # Whether a compiler checks that a method called on a value of a declared type is that
     # type's (Go, Java): then a method the type lacks is never another type's of that name.
     static_types: ClassVar[bool] = False
+    # Whether a declared type that names nothing of the repository (no definition, no import)
+    # is one the platform declares (TypeScript's lib.dom.d.ts, @types/node): from outside.
+    ambient_types: ClassVar[bool] = False
     # Whether a call bound to a member declared without a body (an interface's, an abstract
     # one: see ABSTRACT) also lists the methods that implement it, INFERRED or AMBIGUOUS.
     dispatch_declared: ClassVar[bool] = False
