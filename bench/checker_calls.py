@@ -211,7 +211,12 @@ def _typescript_site(raw: dict[str, Any], file: str, caller: str, names: Names) 
     detail = f"{raw['how']}: {detail}" if decls else raw["how"]
     if not decls:
         return Site(file, raw["l"], raw["n"], caller, UNKNOWN, (), detail)
-    if all(not d["f"] for d in decls):
+    if all(not d["f"] for d in decls) or (
+        any(not d["f"] for d in decls) and all(d["kind"] == "value" for d in decls if d["f"])
+    ):
+        # Outside, or the platform's declaration merged with the repository's augmentation of
+        # it (``String(x)`` beside ``interface String`` in a global .d.ts): the callee is the
+        # platform's.
         return Site(file, raw["l"], raw["n"], caller, OUTSIDE, (), detail)
     mapped = [
         names.symbol(d["f"], d["n"], d["l"], d["kind"] in ("fn", "class")) for d in decls if d["f"]

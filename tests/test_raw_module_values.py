@@ -184,3 +184,65 @@ def test_a_declared_result_type_outranks_the_returned_literal(repo: Repo) -> Non
     # As a type checker reads it: the member the declared type gives.
     assert ("spec.ts::run", "utils.ts::Browser.click", "INFERRED", 4) in calls
     assert not any(r[1] == "utils.ts::setupBrowser.click" for r in calls)
+
+
+def test_an_imported_alias_calls_the_function_it_names(repo: Repo) -> None:
+    repo.build(
+        {
+            "vnode.ts": """\
+                function _createVNode(type: string): object {
+                  return { type }
+                }
+                function withArgs(type: string): object {
+                  return _createVNode(type)
+                }
+                declare const DEV: boolean
+                export const createVNode = (DEV ? withArgs : _createVNode) as typeof _createVNode
+                export const h = _createVNode
+                """,
+            "index.ts": "export { createVNode, h } from './vnode'\n",
+            "spec.ts": """\
+                import { createVNode, h } from './index'
+                export function mount(): void {
+                  createVNode('div')
+                  h('p')
+                }
+                """,
+        }
+    )
+    assert [r for r in repo.edge_rows("calls") if r[0] == "spec.ts::mount"] == [
+        ("spec.ts::mount", "vnode.ts::_createVNode", "INFERRED", 3),
+        ("spec.ts::mount", "vnode.ts::_createVNode", "INFERRED", 4),
+    ]
+
+
+def test_a_destructured_parameter_holds_the_members_of_its_declared_type(repo: Repo) -> None:
+    repo.build(
+        {
+            "codegen.ts": """\
+                export interface Context {
+                  helper(key: string): string
+                  push(code: string): void
+                }
+                export class Other {
+                  helper(key: string): string {
+                    return key
+                  }
+                  push(code: string): void {}
+                }
+                export function genAssets(assets: string[], { helper, push: add }: Context): void {
+                  add(helper('x'))
+                }
+                export function genText(context: Context): void {
+                  const { push } = context
+                  push('y')
+                }
+                """,
+        }
+    )
+    calls = {(r[0], r[1], r[2]) for r in repo.edge_rows("calls")}
+    assert calls == {
+        ("codegen.ts::genAssets", "codegen.ts::Context.helper", "INFERRED"),
+        ("codegen.ts::genAssets", "codegen.ts::Context.push", "INFERRED"),
+        ("codegen.ts::genText", "codegen.ts::Context.push", "INFERRED"),
+    }

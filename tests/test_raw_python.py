@@ -478,3 +478,23 @@ def test_a_package_s_modules_are_its_attributes_at_any_depth() -> None:
     # A package at the repository's top: its folder is "", no path starts with "/".
     assert python.attribute_modules("__init__.py", "parse") == ("parse.py", "parse/__init__.py")
     assert python.attribute_modules("pkg/utils.py", "parse") == ()  # a module has none
+
+
+def test_importing_a_submodule_binds_its_package_too(repo: Repo) -> None:
+    repo.build(
+        {
+            "pkg/__init__.py": "from .utils import echo\n",
+            "pkg/utils.py": "def echo(x):\n    return x\n\n\ndef other():\n    return 1\n",
+            "tests/test_a.py": (
+                "import pkg.utils\n\n\ndef test_it():\n    pkg.echo(1)\n    pkg.utils.other()\n"
+            ),
+            "tests/test_b.py": (  # ``import x.y as z`` binds z alone
+                "import pkg.utils as u\n\n\ndef test_it():\n    pkg.echo(1)\n    u.other()\n"
+            ),
+        }
+    )
+    assert [r for r in repo.edge_rows("calls") if r[0].startswith("tests/")] == [
+        ("tests/test_a.py::test_it", "pkg/utils.py::echo", "EXTRACTED", 5),
+        ("tests/test_a.py::test_it", "pkg/utils.py::other", "EXTRACTED", 6),
+        ("tests/test_b.py::test_it", "pkg/utils.py::other", "EXTRACTED", 6),
+    ]

@@ -168,6 +168,13 @@ class RepoIndex:
                 if bound is None:
                     continue
             table.setdefault(imp.alias, []).append(bound)
+        for imp in facts.imports:
+            head = imp.alias.partition(".")[0]
+            if imp.alias == imp.module and head != imp.alias and head not in table:
+                # Python's ``import a.b`` binds ``a`` as well: ``a.f()`` is the package's f.
+                target = self.module(language, head, path)
+                if target.files:
+                    table[head] = [Bound("module", module=target)]
         return table
 
     def _member_of_module(

@@ -621,16 +621,22 @@ class FileResolver:
         return True
 
     def _alias_call(self, caller: str, call: CallFact) -> bool:
-        """``f = g; f()`` calls g, INFERRED: f may be rebound where the statements do not show.
+        """``f = g; f()`` calls g, INFERRED: f may be rebound where the statements do not show;
+        so does ``f()`` with ``f`` imported from the file assigning it.
 
         A name given several functions (a container of them: ``STAGES[k]()``) lists them all
         as AMBIGUOUS: which one the key or index picks is not followed."""
-        assigns = self.index.visible_assigns(self.path, call.caller, call.name)
+        where = self.path
+        assigns = self.index.visible_assigns(where, call.caller, call.name)
+        if not assigns:  # ``import { f } from "./m"`` with ``export const f = g`` there
+            defined = defining_value(self.index, where, call.name)
+            if defined is not None and defined[0] != where:
+                where, assigns = defined[0], top_level_assigns(self.index, *defined)
         if not assigns or any(a.kind != ALIAS for a in assigns):
             return False
         targets = set()
         for assign in assigns:
-            found = self.index.callable_of(self.path, assign.scope, assign.callee)
+            found = self.index.callable_of(where, assign.scope, assign.callee)
             if found is None or found.kind != "symbol":
                 return False
             targets.add(found.symbol)

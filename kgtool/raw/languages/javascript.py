@@ -35,6 +35,7 @@ from kgtool.raw.model import (
     LOCAL,
     PARAMETER,
     RETURNS,
+    STATED,
     AssignFact,
     FileFacts,
     ImportFact,
@@ -173,6 +174,8 @@ class JavaScript(Language):
                 found += self._object_members(captures, scope_of, starts)
             elif "value.pattern" in captures:
                 found += self._destructured(captures, scope_of)
+            elif captures["value.parameters"][0].type == "formal_parameters":
+                found += self._typed_patterns(captures["value.parameters"][0], scope_of)
         called: dict[str, dict[str, list[int]]] = {}
         for call in facts.calls:
             if not call.receiver:
@@ -258,7 +261,28 @@ class JavaScript(Language):
         if not held:
             return []
         pattern = captures["value.pattern"][0]
-        scope = scope_of(pattern)
+        return self._pattern_members(pattern, held, scope_of(pattern))
+
+    def _typed_patterns(self, node: Node, scope_of: Callable[[Node], str]) -> list[AssignFact]:
+        """``function gen({ helper, push }: Context)``: each name holds that member of a value
+        of the declared type, held by a name no code can write (``{}`` and where the
+        pattern stands)."""
+        found = []
+        for child in node.named_children:
+            pattern = child.child_by_field_name("pattern") if child.type in PARAMETERS else None
+            annotation = child.child_by_field_name("type") if pattern is not None else None
+            if pattern is None or annotation is None or pattern.type != "object_pattern":
+                continue
+            declared = self.type_name(annotation)
+            if declared:
+                line, column = child.start_point[0] + 1, child.start_point[1]
+                holder, scope = f"{{}}{line}:{column}", scope_of(node)
+                found.append(AssignFact(line, scope, holder, declared, STATED))
+                found += self._pattern_members(pattern, holder, scope)
+        return found
+
+    def _pattern_members(self, pattern: Node, held: str, scope: str) -> list[AssignFact]:
+        """The names an object pattern binds, each an alias of that member of ``held``."""
         found = []
         for child in pattern.named_children:
             if child.type == "shorthand_property_identifier_pattern":

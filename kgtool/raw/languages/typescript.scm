@@ -109,3 +109,8 @@
 ; kind of node with a return type compiles in a tenth of the time of one pattern each; an
 ; interface's call signature is left out by returns_from).
 (_ return_type: (type_annotation) @assign.type) @assign @returns
+
+; const f = (DEV ? g2 : g) as typeof g: f holds a function of g's type, as the compiler reads it.
+(variable_declarator
+  name: (identifier) @assign.var
+  value: (as_expression (type_query [(identifier) (member_expression)] @assign.value))) @assign
