@@ -33,6 +33,9 @@ ALLOWED = {
     # The entries of a pull-request list bounded.load_json has read already, found again to
     # name the line of a bad one.
     ("kgtool/mining/prs.py", "json.JSONDecoder("): 1,
+    # What a TypeScript config states, as tsconfig.py wrote it into a file's facts once
+    # bounded.load_json had read the config: a flat table of strings and a list of strings.
+    ("kgtool/raw/languages/tsconfig.py", "json.loads("): 3,
 }
 
 

@@ -294,7 +294,7 @@ def test_elements_of_declared_arrays_and_getters(repo: Repo) -> None:
         (f"{disk}.flush", "INFERRED", 17),  # a getter's declared type
     }
     confidences = confidences_of(repo, "src/fleet.ts::Fleet.flushAll")
-    assert confidences[(f"{disk}.flush", 16)] == 0.7
+    assert confidences[(f"{disk}.flush", 16)] == 0.94
     assert confidences[(f"{disk}.flush", 17)] == 0.95
     assert repo.nodes()["src/fleet.ts::Fleet.flushAll"]["external_calls"] == 1
 
@@ -480,7 +480,7 @@ def test_values_nothing_types_stay_unbound(repo: Repo) -> None:
     )
     node = repo.nodes()["src/dyn.ts::handle"]
     # Untyped and `any` bind through no type: Other.process, the only method of that name,
-    # is a guess by name (0.7), never a typed binding; a call on a cast and a computed
+    # is a guess by name (0.94), never a typed binding; a call on a cast and a computed
     # member are unresolved.
     assert calls_of(repo, "src/dyn.ts::handle") == {
         ("src/dyn.ts::Other.process", "INFERRED", 12),
@@ -489,7 +489,7 @@ def test_values_nothing_types_stay_unbound(repo: Repo) -> None:
         # typed (the element type is not followed), so a guess by name, not an external call.
         ("src/dyn.ts::Other.other", "INFERRED", 20),
     }
-    assert set(confidences_of(repo, "src/dyn.ts::handle").values()) == {0.7}
+    assert set(confidences_of(repo, "src/dyn.ts::handle").values()) == {0.94}
     assert node["unresolved_calls"] == {"?": 1, "process": 1}
     # A string, a Map and an array are typed outside the repository: their calls are
     # external, never the repository's `process`.
