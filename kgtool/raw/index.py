@@ -209,8 +209,11 @@ class RepoIndex:
             language = language_named(facts.language)
             # A name the module imports or exports by name outranks one a star export brings
             # (ES modules: a local export shadows ``export *``), whatever their order.
-            for imp in sorted(facts.imports, key=lambda i: i.name == "*"):
-                if imp.alias == name and imp.name not in ("", "*"):
+            stars = []
+            for imp in facts.imports:
+                if imp.name == "*":
+                    stars.append(imp)
+                elif imp.alias == name and imp.name:
                     target = self.module(language, imp.module, path)
                     if target.external:
                         return Bound("external", external=target.external)
@@ -218,16 +221,16 @@ class RepoIndex:
                         return self._member_of_module(
                             language, target, imp.module, imp.name, path, depth + 1
                         )
-                elif imp.alias == name and not imp.name:
+                elif imp.alias == name:
                     target = self.module(language, imp.module, path)
                     if target.files:
                         return Bound("module", module=target)
-                elif imp.name == "*":
-                    target = self.module(language, imp.module, path)
-                    if target.files and path not in target.files:
-                        found = self.find_top_level(target.files, name, depth + 1)
-                        if found is not None:
-                            return found
+            for imp in stars:
+                target = self.module(language, imp.module, path)
+                if target.files and path not in target.files:
+                    found = self.find_top_level(target.files, name, depth + 1)
+                    if found is not None:
+                        return found
         return None
 
     def bind_dotted(self, path: str, scope: str, dotted: str) -> Bound | None:
