@@ -723,3 +723,73 @@ def test_moving_a_callback_s_own_function_resolves_only_its_file(repo: Repo) -> 
     assert result.parsed == ["src/ui.test.js"]
     assert result.resolved == 1
     assert repo.fresh_build() == repo.layer1()
+
+
+def _clone(source: Repo, branch: str, into: Path) -> Repo:
+    import subprocess
+
+    subprocess.run(
+        ["git", "clone", "-q", "--branch", branch, str(source.root), str(into)], check=True
+    )
+    return Repo(into)
+
+
+def check(repo: Repo) -> UpdateResult:
+    return update_raw(repo.root, load_config(repo.root), Store(repo.root), write=False)
+
+
+def test_a_check_that_finds_layer_1_true_keeps_a_cache_a_fresh_clone_can_start_from(
+    repo: Repo, tmp_path: Path
+) -> None:
+    repo.write_files(FILES)
+    repo.commit()
+    assert repo.kg("update").code == 0
+    repo.commit("the map")
+    repo.git("switch", "-q", "-c", "pr")
+    repo.write("app/other.py", "def unrelated():\n    return 3\n")
+    assert repo.kg("update").code == 0
+    repo.commit("a pull request")
+    # The default branch's check in a fresh clone parses everything, and keeps its cache.
+    main_run = _clone(repo, "main", tmp_path / "main-run")
+    assert len(check(main_run).parsed) == 4
+    assert load_manifest(Store(main_run.root), cache_key(load_config(main_run.root)))
+    # The pull request's check in another fresh clone, that cache restored: one file parsed,
+    # and the verdict of a build without it.
+    pr_run = _clone(repo, "pr", tmp_path / "pr-run")
+    shutil.copytree(main_run.cache_dir, pr_run.cache_dir)
+    result = check(pr_run)
+    assert result.parsed == ["app/other.py"] and not result.changed
+    assert pr_run.kg("update", "--check").code == 0
+    assert pr_run.fresh_build() == pr_run.layer1()
+    # A check that finds .kg/raw/ stale keeps no cache: it would describe shards not on disk.
+    stale = _clone(repo, "pr", tmp_path / "stale-run")
+    stale.write("app/util.py", "def helper():\n    return 5\n")
+    assert check(stale).changed
+    assert load_manifest(Store(stale.root), cache_key(load_config(stale.root))) is None
+
+
+def test_a_new_function_s_types_and_kind_touch_no_file_that_merely_writes_them(
+    repo: Repo,
+) -> None:
+    """A new exported function returning ``number`` re-resolves no file that only writes
+    ``number`` or ``function`` itself; its callers, found by its name, follow a new type."""
+    files = {"src/lib.ts": "export class Meter { read(): number { return 1; } }\n"}
+    for n in range(20):
+        files[f"src/m{n}.ts"] = (
+            f"export function f{n}(x: number, type: string): number {{\n  return x;\n}}\n"
+        )
+    files["src/caller.ts"] = (
+        "import { make } from './lib';\nexport const go = () => make().read();\n"
+    )
+    repo.write_files(files)
+    repo.commit()
+    update(repo)
+    update(repo)
+    added = files["src/lib.ts"] + "export function make(): Meter { return new Meter(); }\n"
+    repo.write("src/lib.ts", added)
+    result = update(repo)
+    assert result.parsed == ["src/lib.ts"] and result.resolved == 2  # lib.ts, caller.ts
+    assert repo.fresh_build() == repo.layer1()
+    repo.write("src/lib.ts", added.replace("make(): Meter", "make(): number"))
+    assert update(repo).resolved == 2
+    assert repo.fresh_build() == repo.layer1()

@@ -334,3 +334,65 @@ def test_the_mining_job_installs_kgtool_itself_and_mines_another_repository(
     assert opened["if"] == (
         "inputs.command == 'mine-playbooks' && steps.mine.outputs.proposals == 'true'"
     )
+
+
+def _outputs(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines())
+
+
+def test_layer1_s_cache_is_keyed_by_its_code_and_the_base_s_map(repo: Repo, tmp_path: Path) -> None:
+    from kgtool.raw.build import cache_version
+
+    repo.build({"app.py": "def main():\n    return 1\n"})
+    base = repo.commit()  # .kg/ with it
+    base_map = repo.git("rev-parse", "HEAD:.kg").strip()
+    repo.write("app.py", "def main():\n    return 2\n")
+    assert repo.kg("update").code == 0
+    repo.commit()
+    runner = tmp_path / "runner"
+    runner.mkdir()
+    outputs = runner / "outputs"
+    env = {
+        "PYTHON": sys.executable,
+        "RUNNER_OS": "Linux",
+        "GITHUB_OUTPUT": str(outputs),
+        "HOME": str(repo.root.parent),
+    }
+    # A pull request: the base's .kg/ names the cache the default branch saved for it.
+    done = _run_step("Key for layer 1's cache", {**env, "BASE_SHA": base}, runner, repo.root)
+    assert done.returncode == 0, done.stderr
+    prefix = f"kgtool-layer1-Linux-{cache_version()}-"
+    assert _outputs(outputs) == {
+        "path": str((repo.root / ".git" / "kgtool-cache").resolve()),
+        "key": prefix + base_map,
+        "restore-prefix": prefix,
+    }
+    # A push: this commit's map, which is what the run leaves the cache made for.
+    outputs.unlink()
+    done = _run_step("Key for layer 1's cache", {**env, "BASE_SHA": ""}, runner, repo.root)
+    assert _outputs(outputs)["key"] == prefix + repo.git("rev-parse", "HEAD:.kg").strip()
+    # A base the shallow clone lacks: a key no cache bears, and the prefix still restores.
+    outputs.unlink()
+    done = _run_step("Key for layer 1's cache", {**env, "BASE_SHA": "0" * 40}, runner, repo.root)
+    assert done.returncode == 0, done.stderr
+    assert _outputs(outputs)["key"] == prefix + "none"
+
+
+def test_only_a_push_to_the_default_branch_saves_layer1_s_cache(tmp_path: Path) -> None:
+    decide = _action_step("Whether to save layer 1's cache")
+    assert "github.event_name == 'push'" in decide["if"]
+    assert "github.event.repository.default_branch" in decide["if"]
+    assert _action_step("Save layer 1's cache")["if"] == (
+        "steps.layer1-cache-save.outputs.save == 'true'"
+    )
+    restore = _action_step("Restore layer 1's cache")
+    assert "save" not in restore["uses"]
+    outputs = tmp_path / "outputs"
+    cache = tmp_path / "kgtool-cache"
+    env = {"CACHE_PATH": str(cache), "GITHUB_OUTPUT": str(outputs)}
+    done = _run_step("Whether to save layer 1's cache", env, tmp_path)
+    assert done.returncode == 0 and not outputs.exists()
+    assert "nothing to save" in done.stdout
+    cache.mkdir()
+    assert _run_step("Whether to save layer 1's cache", env, tmp_path).returncode == 0
+    assert _outputs(outputs) == {"save": "true"}

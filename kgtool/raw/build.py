@@ -454,6 +454,12 @@ def _update_raw(
             new_files.read_shards_of(dirty)
     written, removed, stamps = write_shards(store, layout, shard_bytes, kept, manifest, write)
     changed = bool(written or removed or legacy)
+    # A check that finds .kg/raw/ to be this layer 1 keeps its cache too (outside the
+    # repository): a pull request's check on a fresh clone then starts from the default
+    # branch's (the GitHub Action restores it).
+    keep_cache = write or not changed
+    if keep_cache and not write and trusted:
+        new_files.read_shards_of(dirty)
     content_digest = raw_graph.content_digest(
         {
             name: stamps[name][0] if name in stamps else digest(shard_bytes[name])
@@ -462,9 +468,9 @@ def _update_raw(
     )
     if write:  # what a reader of the content then reads is on disk
         shard_bytes = {}
-    if write:
-        if legacy:
-            store.path(LEGACY_RAW_FILE).unlink()
+    if write and legacy:
+        store.path(LEGACY_RAW_FILE).unlink()
+    if keep_cache:
         # Only the cache shards of entries that changed are rewritten (every file missing
         # from the old cache was parsed, so it is among them).
         parts = manifest.parts if trusted and manifest else cache.Parts.for_files(len(new_files))
@@ -630,13 +636,22 @@ def _unreadable_status(tracked: TrackedFile) -> str:
     return SKIP_UNREADABLE
 
 
+# Marks what another file reads through a value (a function's result, an attribute, an
+# argument): only the name it is read by, the item's first, is a name to touch. Its other
+# parts (a type, ``number``; a kind) are what must stay the same, and are mentioned by most
+# files: touching them would resolve the whole repository again for a new function.
+VALUE_READ = "\0value"
+# Marks a definition: its qualname's names are touched, its kind and origin only compared.
+DEFINED = "\0defined"
+
+
 def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
     if facts is None:
         return set()
     # Whether the file is a machine's decides whether its symbols are by-name candidates: a
     # change of it touches every name the file defines.
     made = facts.extra.get(MACHINE_MADE, "")
-    found: set[tuple[str, ...]] = {(s.qualname, s.kind, made) for s in facts.symbols}
+    found: set[tuple[str, ...]] = {(DEFINED, s.qualname, s.kind, made) for s in facts.symbols}
     found.update((i.module, i.name, i.alias) for i in facts.imports)
     found.update((b.owner, b.base) for b in facts.bases)
     found.update(("package", k, v) for k, v in facts.extra.items() if not k.startswith(LOCAL))
@@ -646,11 +661,12 @@ def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
     for assign in facts.assigns:
         if assign.kind == ARGUMENT:
             # Read by the called function's parameters: the called name first, as it is met.
-            found.add((called_name(assign), assign.scope, assign.var, assign.callee, assign.kind))
+            name = called_name(assign)
+            found.add((VALUE_READ, name, assign.scope, assign.var, assign.callee, assign.kind))
         elif assign.kind == DECORATED:
-            found.add((assign.var, assign.scope, assign.callee, assign.kind))
+            found.add((VALUE_READ, assign.var, assign.scope, assign.callee, assign.kind))
         elif assign.var == RETURNS:
-            found.add((assign.scope, assign.callee, assign.kind))
+            found.add((VALUE_READ, assign.scope, assign.callee, assign.kind))
         elif (
             assign.scope in classes
             or not assign.scope  # a package-level variable, seen from the package's other files
@@ -658,7 +674,7 @@ def _exports(facts: FileFacts | None) -> set[tuple[str, ...]]:
             or assign.kind == STATED
         ):
             attribute = assign.var.rsplit(".", 1)[-1]
-            found.add((attribute, assign.scope, assign.callee, assign.kind))
+            found.add((VALUE_READ, attribute, assign.scope, assign.callee, assign.kind))
     return found
 
 
@@ -701,6 +717,12 @@ def _affected(
                 s.name for p in below for s in new[p].facts.symbols if "." not in s.qualname
             )
         for item in difference:
+            if item[0] == VALUE_READ:
+                touched_names.add(item[1].rsplit(".", 1)[-1])
+                continue
+            if item[0] == DEFINED:  # a definition is mentioned by its names, not its kind
+                touched_names.update(item[1].split("."))
+                continue
             touched_names.add(item[0].rsplit(".", 1)[-1])
             touched_names.update(part for part in item[1:] if part)
             touched_names.update(item[0].split("."))

@@ -163,7 +163,8 @@ def write_shards(
 ) -> tuple[list[str], list[str], dict[str, cache.ShardStamp]]:
     """Write the shards whose bytes changed and remove those no file lands in any more;
     (written, removed, each shard's stamp for the manifest). Nothing is written unless
-    ``write``: the lists then say what would be."""
+    ``write``: the lists then say what would be, and the stamps are given only when nothing
+    would be (the shards on disk are then this layer 1's)."""
     folder = store.path(RAW_DIR)
     if write:  # even with no shard: an empty layer 1 is not a missing one
         folder.mkdir(exist_ok=True)
@@ -182,11 +183,12 @@ def write_shards(
             same = False
         if not same:
             written.append(name)
+    removed = sorted(on_disk.keys() - layout.members.keys())
     if write:
         write_durably({folder / name: shard_bytes[name] for name in written})
+    if write or not (written or removed):  # on disk now, written or found the same
         for name in sorted(shard_bytes):
             stamps[name] = cache.stamp(store, name, hashlib.sha256(shard_bytes[name]).hexdigest())
-    removed = sorted(on_disk.keys() - layout.members.keys())
     if write:
         for name in removed:
             (folder / name).unlink(missing_ok=True)
