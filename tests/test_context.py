@@ -560,19 +560,22 @@ def test_a_concept_whose_community_has_no_bridges_says_it_has_none(
     }
 
 
-def test_the_indexes_are_prepared_in_the_cache_of_the_store_given(
-    shop: Repo, tmp_path: Path
-) -> None:
-    """What ``update`` prepares for the next question is kept where the store it hands over
-    keeps its cache: the decoded layer 1 and the content index alike."""
-    from kgtool.query import CONTENT_INDEX_FILE
-    from kgtool.query.context import prepare_indexes
-    from kgtool.query.kg import READ_CACHE
-    from kgtool.store import Store
+def test_update_leaves_the_read_indexes_to_the_first_question(shop: Repo) -> None:
+    """A commit's update builds no index of ``context`` (at 10,000 files they cost it 5 s);
+    the first question builds them where the store keeps its cache, the next reads them."""
+    from kgtool.query import CONTENT_INDEX_FILE, HISTORY_INDEX_FILE
 
-    cache = tmp_path / "given-cache"
-    prepare_indexes(shop.root, Store(shop.root, cache_dir=cache))
-    assert (cache / READ_CACHE).is_file() and (cache / CONTENT_INDEX_FILE).is_file()
+    shop.write("app/notes.py", "def jot():\n    return 1\n")
+    assert shop.kg("update", "-q").code == 0
+    indexes = [shop.cache_dir / name for name in (CONTENT_INDEX_FILE, HISTORY_INDEX_FILE)]
+    for index in indexes:
+        index.unlink(missing_ok=True)
+    shop.write("app/notes.py", "def jot():\n    return 2\n")
+    assert shop.kg("update", "-q").code == 0
+    assert not any(index.exists() for index in indexes)
+    first = context_for(shop.root, PROVIDER_TASK, 10**9)
+    assert all(index.is_file() for index in indexes)
+    assert context_for(shop.root, PROVIDER_TASK, 10**9) == first
 
 
 def test_a_playbook_matched_by_two_of_three_task_words_is_the_answer(shop: Repo) -> None:

@@ -18,7 +18,6 @@ from kgtool.pipeline.refresh import (
     refresh,
     stale_findings,
 )
-from kgtool.query import CONTENT_INDEX_FILE, HISTORY_INDEX_FILE
 from kgtool.raw.build import UpdateResult
 from kgtool.raw.graph import LEGACY_WHERE
 from kgtool.raw.graph import WHERE as RAW_WHERE
@@ -75,15 +74,10 @@ def run(args: argparse.Namespace) -> int:
     ctx = context(args)
     write = not args.check
     with ctx.store.lock():
+        # What `context` reads besides the layers (its content and history indexes) is left to
+        # the first question that needs it: built here, it cost every commit of a 10,000-file
+        # repository 5 s and 600 MB (bench/results/edit-cost.md).
         result, layer2 = refresh(ctx, write, args.rebaseline)
-        indexes = (CONTENT_INDEX_FILE, HISTORY_INDEX_FILE)
-        missing = not all((ctx.store.cache_dir / name).is_file() for name in indexes)
-        if write and (result.changed or layer2.stale or missing):
-            # What `context` reads besides the layers, kept ready in the read cache (a run
-            # that changed nothing leaves them to the question that finds them behind).
-            from kgtool.query.context import prepare_indexes
-
-            prepare_indexes(ctx.root, ctx.store)
     ignore = ctx.config["ignore"]
     # Only --check reports staleness: a run that writes has just made the layers fresh.
     out_of_date = stale_findings(ctx, result, layer2) if args.check else []

@@ -5,7 +5,7 @@ wrote, through one loader (``kgtool.query.kg``), and says so in the same words w
 missing or older than the working tree.
 """
 
-# The read cache's indexes that ``kgtool update`` keeps ready for ``context`` (named here,
-# where a run that finds nothing changed can check they are there without importing more).
+# The read cache's indexes ``context`` builds on its first question after a change (named
+# here, where a reader can check they are there without importing more).
 CONTENT_INDEX_FILE = "read-content.marshal"
 HISTORY_INDEX_FILE = "read-history.marshal"

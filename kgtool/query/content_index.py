@@ -1,11 +1,11 @@
 """What is inside each file, for ``context``: a lexical index of its identifiers, comments,
 docstrings and strings, kept in the read cache.
 
-Built by ``kgtool update`` (and by the first question when the cache lacks it), from the
-files layer 1 lists. Each file's words are kept by its blob id, so that a refresh reads only
-the files whose content is new: an update after an edit tokenizes the edited files alone,
-and the index it writes equals one built from scratch (both are :func:`lexical.build` of the
-same words).
+Built by the first question after a change (never by ``kgtool update``, whose commit it
+would slow), from the files layer 1 lists. Each file's words are kept by its blob id, so
+that a refresh reads only the files whose content is new: a question after an edit
+tokenizes the edited files alone, and the index it writes equals one built from scratch
+(both are :func:`lexical.build` of the same words).
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from kgtool.query.kg import MapState, Symbol, load_map, missing_notice
 from kgtool.query.labels import Labels
 from kgtool.query.words import MEET_LENGTH, identifier_words, meet, meets_any, task_terms
 from kgtool.raw.graph import WHERE as RAW_WHERE
-from kgtool.store import KG_DIR, ONTOLOGY_FILE, PAGES_DIR, Store
+from kgtool.store import KG_DIR, ONTOLOGY_FILE, PAGES_DIR
 
 FORMATS = ("markdown", "json")
 MAX_PLAYBOOKS = 2  # playbooks shown in full; a task rarely fits more than one recipe
@@ -85,18 +85,6 @@ def bundle_and_render(root: Path, task: str, budget: int, fmt: str) -> tuple[str
     bundle = build_bundle(load_map(root, indexed=True), task)
     text = render_json(bundle, budget) if fmt == "json" else render_markdown(bundle, budget)
     return text, bundle.notices
-
-
-def prepare_indexes(root: Path, store: Store) -> None:
-    """Bring the read cache's content and history indexes up to date (what ``update`` does
-    after writing the layers, so that the next question reads them ready)."""
-    from kgtool.query.content_index import content_lexicon
-    from kgtool.query.history_index import history_index
-
-    state = load_map(root, store=store, indexed=True)
-    if state.layered:
-        content_lexicon(state)
-        history_index(root, store)
 
 
 # -- the bundle ----------------------------------------------------------------------------
