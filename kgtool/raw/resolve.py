@@ -486,19 +486,7 @@ class FileResolver:
             if defined is not None:
                 where, scope = defined[0], ""
                 assigns = top_level_assigns(self.index, where, f"{defined[1]}.{call.name}")
-        if not assigns or any(a.kind != ALIAS for a in assigns):
-            return False
-        targets = set()
-        for assign in assigns:
-            found = self.index.callable_of(where, assign.scope, assign.callee)
-            if found is None or found.kind != "symbol":
-                return False
-            targets.add(found.symbol)
-        if len(targets) == 1:
-            self._edge(caller, "calls", targets.pop(), call.line, INFERRED, CONFIDENCE_VALUE_TYPE)
-        else:
-            self._edge(caller, "calls", "", call.line, AMBIGUOUS, 0.0, tuple(sorted(targets)))
-        return True
+        return self._aliases_edge(caller, call, where, assigns)
 
     def _stated_dynamic(self, scope: str, receiver: str) -> bool:
         """Whether ``receiver`` is a variable whose stated type names no class (an anonymous
@@ -637,6 +625,14 @@ class FileResolver:
             defined = defining_value(self.index, where, call.name)
             if defined is not None and defined[0] != where:
                 where, assigns = defined[0], top_level_assigns(self.index, *defined)
+        return self._aliases_edge(caller, call, where, assigns)
+
+    def _aliases_edge(
+        self, caller: str, call: CallFact, where: str, assigns: Sequence[AssignFact]
+    ) -> bool:
+        """The edge of a call through names that alias functions (``assigns``, in ``where``):
+        one function INFERRED, several AMBIGUOUS; False when some alias names no function of
+        the repository, or when they are more than a list says anything of."""
         if not assigns or any(a.kind != ALIAS for a in assigns):
             return False
         targets = set()
