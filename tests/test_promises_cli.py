@@ -138,7 +138,7 @@ def test_every_shard_opens_with_the_exact_meta_line(repo: Repo) -> None:
     firsts = {data.decode().splitlines()[0] for data in repo.shards().values()}
     assert len(repo.shards()) == 2 and len(firsts) == 1
     first = firsts.pop()
-    assert first == '{"extractor":"33","format":3,"rec":"meta"}'
+    assert first == '{"extractor":"34","format":3,"rec":"meta"}'
     page = (PROJECT_ROOT / "docs" / "layer1-raw-graph.md").read_text()
     assert f"The first line is `{first}`" in page
 

@@ -498,3 +498,27 @@ def test_importing_a_submodule_binds_its_package_too(repo: Repo) -> None:
         ("tests/test_a.py::test_it", "pkg/utils.py::other", "EXTRACTED", 6),
         ("tests/test_b.py::test_it", "pkg/utils.py::other", "EXTRACTED", 6),
     ]
+
+
+def test_a_template_method_defined_in_a_subclass_keeps_its_guess(repo: Repo) -> None:
+    """``self.process()`` in a class whose base is from outside, defined only in a subclass
+    (the template method): still bound by the name, not taken for the base's."""
+    repo.build(
+        {
+            "server.py": (
+                "from socketserver import BaseRequestHandler\n\n\n"
+                "class Handler(BaseRequestHandler):\n"
+                "    def handle(self):\n"
+                "        self.process()\n"
+            ),
+            "echo.py": (
+                "from server import Handler\n\n\n"
+                "class Echo(Handler):\n"
+                "    def process(self):\n"
+                "        return 1\n"
+            ),
+        }
+    )
+    assert ("server.py::Handler.handle", "echo.py::Echo.process", "INFERRED", 6) in (
+        repo.edge_rows("calls")
+    )

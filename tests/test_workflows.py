@@ -381,6 +381,8 @@ def test_layer1_s_cache_is_keyed_by_its_code_and_the_base_s_map(repo: Repo, tmp_
 def test_only_a_push_to_the_default_branch_saves_layer1_s_cache(tmp_path: Path) -> None:
     decide = _action_step("Whether to save layer 1's cache")
     assert "github.event_name == 'push'" in decide["if"]
+    assert "steps.ci.outcome == 'success'" in decide["if"]  # only a check that kept its cache
+    assert _action_step("kgtool ci")["id"] == "ci"
     assert "github.event.repository.default_branch" in decide["if"]
     assert _action_step("Save layer 1's cache")["if"] == (
         "steps.layer1-cache-save.outputs.save == 'true'"

@@ -14,6 +14,7 @@ import hashlib
 import marshal
 import os
 import posixpath
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -636,6 +637,10 @@ def _unreadable_status(tracked: TrackedFile) -> str:
     return SKIP_UNREADABLE
 
 
+# How many files deep a change is passed on through values that other files read by their
+# own names (``store`` of ``export const store = make()``), as resolution follows them.
+MAX_VALUE_HOPS = 8
+NAME_BREAKS = re.compile(r"[.()\[\]]+")  # a value's name from ``make().a``, ``xs[]``
 # Marks what another file reads through a value (a function's result, an attribute, an
 # argument): only the name it is read by, the item's first, is a name to touch. Its other
 # parts (a type, ``number``; a kind) are what must stay the same, and are mentioned by most
@@ -710,6 +715,8 @@ def _affected(
         if _configures(before, after):
             # A TypeScript config's "paths" changed: the files reading it map imports anew.
             rescoped.extend(_configured_folders(path, new))
+        if posixpath.basename(path) == "package.json" and _renames_package(before, after):
+            rescoped.extend(_extending_packages(new))
         for folder in rescoped:
             below = _below(new, folder)
             affected.update(below)
@@ -729,11 +736,42 @@ def _affected(
             # A module string or package name is mentioned by its pieces (see extract.mentions).
             for part in item[1:]:
                 touched_names.update(filter(None, MODULE_SEPARATORS.split(part)))
-    if touched_names:
-        affected.update(mentioning(sorted(touched_names)))
+    touched_names.discard("")  # the head of "./util": every file "mentions" it
+    names, seen = touched_names, set(touched_names)
+    found = set(affected)  # the files parsed again read the names touched too
+    for _ in range(MAX_VALUE_HOPS):
+        if not names:
+            break
+        found |= set(mentioning(sorted(names))) - affected
+        affected |= found
+        # A value another file reads through one of these names (``export const store =
+        # make()``, ``{ create }``, ``return { click }``) changes with it: the files reading
+        # that value by its own name resolve again too.
+        following: set[str] = set()
+        for path in sorted(found):
+            if path in new:
+                following |= _values_reading(new[path].hydrate(), names)
+        names = following - seen
+        seen |= names
+        found = set()
     if touched_dirs:
         affected.update(path for path in new.blob_ids if _folder(path) in touched_dirs)
     return affected
+
+
+def _values_reading(facts: FileFacts, names: set[str]) -> set[str]:
+    """The names a file's values are read by elsewhere that are stated through ``names``: a
+    top-level variable or its member assigned from one of them, and a function whose result
+    (or its result's member) is."""
+    found = set()
+    for assign in facts.assigns:
+        if assign.kind == ARGUMENT or not names.intersection(NAME_BREAKS.split(assign.callee)):
+            continue
+        if not assign.scope:
+            found.add(assign.var.partition(".")[0])
+        elif assign.var == RETURNS or assign.var.startswith(f"{RETURNS}."):
+            found.add(assign.scope.rpartition(".")[2])
+    return found
 
 
 def _mentioning(files: CachedFiles, names: cache.NamesData) -> Callable[[Iterable[str]], list[str]]:
@@ -780,15 +818,43 @@ def _configures(before: FileFacts | None, after: FileFacts | None) -> bool:
 def _configured_folders(config: str, files: CachedFiles) -> set[str]:
     """The folders whose files may read ``config``: its own, and those of every config whose
     ``extends`` chain reaches it."""
-    from kgtool.raw.languages.tsconfig import CONFIG, configs_reaching, is_config
+    from kgtool.raw.languages.tsconfig import CONFIG, configs_reaching
+
+    configs = _configs_of(files)
+    # A config removed still names what extended it: those configs re-read their chain.
+    configs.setdefault(config, {CONFIG: "1"})
+    return {_folder(path) for path in configs_reaching(config, configs)} | {_folder(config)}
+
+
+def _configs_of(files: CachedFiles) -> dict[str, dict[str, str]]:
+    """The TypeScript configs among ``files``, with what each states."""
+    from kgtool.raw.languages.tsconfig import CONFIG, is_config
 
     configs = {}
     for path in files.blob_ids:
         if is_config(posixpath.basename(path)):
             extra = files[path].facts.extra
             if CONFIG in extra:
-                configs[path] = extra
-    return {_folder(path) for path in configs_reaching(config, configs)} | {_folder(config)}
+                configs[path] = dict(extra)
+    return configs
+
+
+def _renames_package(before: FileFacts | None, after: FileFacts | None) -> bool:
+    """Whether a package.json added, removed or edited names another package: an ``extends``
+    naming a package may now read another config."""
+    names = [f.extra.get("npm_name") for f in (before, after) if f is not None]
+    return any(names) and (len(names) == 1 or names[0] != names[1])
+
+
+def _extending_packages(files: CachedFiles) -> set[str]:
+    """The folders of the configs whose ``extends`` names a package."""
+    from kgtool.raw.languages.tsconfig import extends_of
+
+    return {
+        _folder(path)
+        for path, extra in _configs_of(files).items()
+        if any(not e.startswith(("./", "../")) for e in extends_of(extra))
+    }
 
 
 def _below(files: CachedFiles, folder: str) -> list[str]:

@@ -42,7 +42,7 @@ FORMAT_VERSION = 3
 KNOWN_FORMATS = frozenset({1, 2, 3})
 # Bump when extraction or resolution changes what they produce; each shard's meta line says
 # which it is (FORMAT_VERSION, above, is the records' shape).
-EXTRACTOR_VERSION = "33"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
+EXTRACTOR_VERSION = "34"  # 3: broken imports, too-deep files; 4: Go and Java values typed;
 # 5: TypeScript and JavaScript values; 6: Python functions held in values; 7: sharded;
 # 8: Python ``raise A``, calls of a call's result, functions passed to map/sorted/...;
 # 9: Python absolute imports from the folders Python searches (no folder inside a package);
@@ -63,7 +63,8 @@ EXTRACTOR_VERSION = "33"  # 3: broken imports, too-deep files; 4: Go and Java va
 # "baseUrl", "extends") and imports mapped through them; 29: the functions a JavaScript object
 # literal names for its members; 30: what a returned literal names, and destructured values;
 # 31: a TypeScript type parameter is no class; 32: ``x as typeof g`` aliases g; 33: a guess by
-# a method's name restated by ecosystem (0.94 TypeScript, 0.9 Python).
+# a method's name restated by ecosystem (0.94 TypeScript, 0.9 Python); 34: type parameters'
+# scopes read from the query, not by walking up from each annotation.
 SPANS = "spans"  # a file node's: its symbols' [first, last] lines, in the order of their records
 EDGE_LINES = "edge_lines"  # a file node's: its edges' lines, in the order of their records
 # Only nodes have a "kind", only edges a "type" (a string: the counts of unresolved_calls,

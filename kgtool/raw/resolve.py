@@ -415,11 +415,14 @@ class FileResolver:
                     return
             if (
                 receiver == "self"
+                and self.language.ambient_types
                 and self._outside_base(class_id)
-                and not implementations(self.index, (class_id,), call.name)
+                and not self._defined_below(class_id, call.name)
             ):
-                # this.emit() in a class extending EventEmitter: the base from outside gives
-                # it (no class below defines it), never a method of that name elsewhere.
+                # this.emit() in a TypeScript class extending EventEmitter: the compiler
+                # checked it against a declared member, which no class here has and none below
+                # defines, so the base from outside gives it. (Python's template methods,
+                # self.hook() defined only in subclasses, keep their guess by name.)
                 self.result.external_calls[caller] += 1
                 return
         # self.attr.method(): the attribute's type, if some method assigned it.
@@ -544,6 +547,23 @@ class FileResolver:
     def _value_member_call(self, caller: str, call: CallFact, classes: Iterable[str]) -> None:
         if not self._implementation_edge(caller, call, classes, CONFIDENCE_VALUE_TYPE):
             self._unresolved(caller, call.name)
+
+    def _defined_below(self, class_id: str, name: str) -> bool:
+        """Whether a class below ``class_id`` defines a method ``name``: read from the
+        methods of that name and their bases, never from a table of every class's subclasses
+        (which an edit would build over the whole repository)."""
+        for method in self.index.methods_by_name.get((self.language.ecosystem, name), []):
+            owner = method.rpartition(".")[0]
+            seen: set[str] = set()
+            bases = list(self.index.bases_of(owner)) if owner != class_id else []
+            while bases and len(seen) < MAX_LOOKUP_DEPTH * 4:
+                base = bases.pop()
+                if base == class_id:
+                    return True
+                if base not in seen:
+                    seen.add(base)
+                    bases.extend(self.index.bases_of(base))
+        return False
 
     def _outside_base(self, class_id: str, depth: int = 0) -> bool:
         """Whether the class, or a base of it, names a base that binds to no class here."""

@@ -169,13 +169,22 @@ class JavaScript(Language):
         And the names an object literal gives its members (``const ops = { create }``)."""
         starts = {symbol.qualname: symbol.start_line for symbol in facts.symbols}
         found = []
+        type_parameters: list[tuple[str, int, int]] = []
         for captures in matches:
             if "value.object" in captures:
                 found += self._object_members(captures, scope_of, starts)
             elif "value.pattern" in captures:
                 found += self._destructured(captures, scope_of)
+            elif "value.type_parameter" in captures:
+                declared = captures["value"][0]
+                first, last = declared.start_point[0] + 1, declared.end_point[0] + 1
+                type_parameters += [
+                    (self.node_text(name), first, last) for name in captures["value.type_parameter"]
+                ]
             elif captures["value.parameters"][0].type == "formal_parameters":
                 found += self._typed_patterns(captures["value.parameters"][0], scope_of)
+        if type_parameters:
+            facts.assigns = _without_type_parameters(facts.assigns, type_parameters)
         called: dict[str, dict[str, list[int]]] = {}
         for call in facts.calls:
             if not call.receiver:
@@ -670,6 +679,25 @@ class JavaScript(Language):
             if candidate in files:
                 return candidate
         return ""
+
+
+def _without_type_parameters(
+    assigns: list[AssignFact], declared: list[tuple[str, int, int]]
+) -> list[AssignFact]:
+    """The stated types that name no type parameter in scope: ``x: T`` inside ``function
+    f<T>`` names no class, whatever a class of the repository is named (a declaration's
+    lines bound its parameters' scope; found from query captures, never by walking up the
+    tree, which costs a file of nested generics its square)."""
+    scopes: dict[str, list[tuple[int, int]]] = {}
+    for name, first, last in declared:
+        scopes.setdefault(name, []).append((first, last))
+    return [
+        a
+        for a in assigns
+        if a.kind != STATED
+        or a.callee not in scopes
+        or not any(first <= a.line <= last for first, last in scopes[a.callee])
+    ]
 
 
 def package_name(module: str) -> str:

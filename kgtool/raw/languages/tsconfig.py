@@ -207,9 +207,14 @@ def chain(
         seen.add(path)
         yield path, facts.extra
         if EXTENDS in facts.extra:
-            entries = json.loads(facts.extra[EXTENDS])
-            found = (extended(e, path, index.facts, packages) for e in entries)
+            found = (extended(e, path, index.facts, packages) for e in extends_of(facts.extra))
             stack.extend(reversed([p for p in found if p]))
+
+
+def extends_of(extra: Mapping[str, str]) -> list[str]:
+    """The configs a config's facts say it extends, in the order they apply."""
+    entries = json.loads(extra.get(EXTENDS, "[]"))
+    return [e for e in entries if isinstance(e, str)] if isinstance(entries, list) else []
 
 
 def extended(
@@ -237,7 +242,7 @@ def configs_reaching(changed: str, configs: Mapping[str, Mapping[str, str]]) -> 
     which package holds which name is not known here, and a config's edit is rare."""
     extending: dict[str, set[str]] = {}  # config -> those extending it
     for path, extra in configs.items():
-        for entry in json.loads(extra.get(EXTENDS, "[]")):
+        for entry in extends_of(extra):
             target = extended(entry, path, configs, {})
             if target:
                 extending.setdefault(target, set()).add(path)

@@ -109,11 +109,8 @@ class TypeScript(JavaScript):
                 if name not in UNWRAPPED or arguments is None or not arguments.named_children:
                     return name
                 node = arguments.named_children[0]
-            elif kind == "type_identifier":
-                name = self.dotted(node)
-                return "" if _type_parameter(node, name) else name
-            elif kind == "nested_type_identifier":
-                return self.dotted(node)
+            elif kind in ("type_identifier", "nested_type_identifier"):
+                return self.dotted(node)  # a type parameter's name is dropped in value_facts
             elif kind == "predefined_type":
                 text = self.node_text(node)
                 return text if text in TYPE_GLOBALS else ""
@@ -139,21 +136,6 @@ class TypeScript(JavaScript):
             lines = (root.text or b"").split(b"\n")
             if all(_grammar_limitation(lines, line) for line in facts.error_lines):
                 facts.partial = PARTIAL_GRAMMAR
-
-
-def _type_parameter(node: Node, name: str) -> bool:
-    """Whether ``name``, written at ``node``, is a type parameter of a declaration around it
-    (``function f<T>(x: T)``, ``class Box<T>``): no class, whatever a class may be named."""
-    around = node.parent
-    while around is not None:
-        parameters = around.child_by_field_name("type_parameters")
-        if parameters is not None:
-            for parameter in parameters.named_children:
-                declared = parameter.child_by_field_name("name")
-                if declared is not None and declared.text == name.encode():
-                    return True
-        around = around.parent
-    return False
 
 
 def _union_members(node: Node) -> list[Node]:

@@ -114,3 +114,6 @@
 (variable_declarator
   name: (identifier) @assign.var
   value: (as_expression (type_query [(identifier) (member_expression)] @assign.value))) @assign
+
+; function f<T>(x: T), class Box<T>: T names no class where it is declared (see value_facts).
+(_ type_parameters: (type_parameters (type_parameter name: (type_identifier) @value.type_parameter))) @value
