@@ -246,3 +246,25 @@ def test_a_destructured_parameter_holds_the_members_of_its_declared_type(repo: R
         ("codegen.ts::genAssets", "codegen.ts::Context.push", "INFERRED"),
         ("codegen.ts::genText", "codegen.ts::Context.push", "INFERRED"),
     }
+
+
+def test_a_generic_file_keeps_its_destructured_parameters(repo: Repo) -> None:
+    """A file declaring a type parameter drops the stated types that name it, and keeps
+    every other fact its values give (the destructured parameter's members)."""
+    repo.build(
+        {
+            "codegen.ts": """\
+                export interface Context {
+                  helper(key: string): string
+                }
+                export function wrap<T>(value: T): T {
+                  return value
+                }
+                export function gen({ helper }: Context): void {
+                  helper('x')
+                }
+                """,
+        }
+    )
+    calls = {(r[0], r[1], r[2]) for r in repo.edge_rows("calls")}
+    assert ("codegen.ts::gen", "codegen.ts::Context.helper", "INFERRED") in calls

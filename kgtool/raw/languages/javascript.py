@@ -184,7 +184,8 @@ class JavaScript(Language):
             elif captures["value.parameters"][0].type == "formal_parameters":
                 found += self._typed_patterns(captures["value.parameters"][0], scope_of)
         if type_parameters:
-            facts.assigns = _without_type_parameters(facts.assigns, type_parameters)
+            # In place: the caller extends this very list with what is returned.
+            facts.assigns[:] = _without_type_parameters(facts.assigns, type_parameters)
         called: dict[str, dict[str, list[int]]] = {}
         for call in facts.calls:
             if not call.receiver:
