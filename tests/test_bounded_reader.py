@@ -166,3 +166,15 @@ def test_kgtool_s_own_document_may_be_larger_than_a_manifest() -> None:
     with pytest.raises(bounded.Unreadable, match="over the limit"):
         bounded.load_json(document, "package.json")
     assert len(bounded.load_json(document, "communities.json", bounded.DOCUMENT_BYTES)["files"])
+
+
+def test_a_document_kgtool_wrote_is_not_measured_again() -> None:
+    """``written_here``: bytes a kept digest vouches for skip the bounds a commit's bytes get
+    (a number too long here): two passes over communities.json on every run that changed
+    nothing. Any other document is measured."""
+    from kgtool import bounded
+
+    text = '{"n": ' + "7" * (bounded.MAX_DIGITS + 1) + "}"
+    with pytest.raises(bounded.Unreadable):
+        bounded.load_json(text, "x.json")
+    assert bounded.load_json(text, "x.json", written_here=True) == {"n": int(text[6:-1])}

@@ -27,7 +27,7 @@ def parse_document(
     if data is None:
         return {}
     try:
-        document = bounded.load_json(data, where, bounded.DOCUMENT_BYTES)
+        document = bounded.load_json(data, where, bounded.DOCUMENT_BYTES, shape_known)
     except bounded.Unreadable as exc:
         # Too deep, a number too long: said as such; any other fault is broken JSON.
         reason = "is not valid JSON" if isinstance(exc, bounded.Malformed) else exc.message
