@@ -23,6 +23,7 @@ from kgtool.raw.model import (
     CLASS_KINDS,
     DECORATED,
     ENTERED,
+    MAX_LOOKUP_DEPTH,
     PARAMETER,
     RETURNS,
     STATED,
@@ -30,6 +31,7 @@ from kgtool.raw.model import (
     AssignFact,
     FileFacts,
     Symbol,
+    imports_binding,
     symbol_id,
     symbol_parts,
 )
@@ -207,24 +209,17 @@ class RepoIndex:
             if facts is None or not facts.language:  # a JSON or CSS import: no names in it
                 continue
             language = language_named(facts.language)
-            # A name the module imports or exports by name outranks one a star export brings
-            # (ES modules: a local export shadows ``export *``), whatever their order.
-            stars = []
-            for imp in facts.imports:
-                if imp.name == "*":
-                    stars.append(imp)
-                elif imp.alias == name and imp.name:
-                    target = self.module(language, imp.module, path)
-                    if target.external:
-                        return Bound("external", external=target.external)
-                    if target.files:
-                        return self._member_of_module(
-                            language, target, imp.module, imp.name, path, depth + 1
-                        )
-                elif imp.alias == name:
-                    target = self.module(language, imp.module, path)
-                    if target.files:
-                        return Bound("module", module=target)
+            named, stars = imports_binding(facts.imports, name)
+            for imp in named:
+                target = self.module(language, imp.module, path)
+                if imp.name and target.external:
+                    return Bound("external", external=target.external)
+                if imp.name and target.files:
+                    return self._member_of_module(
+                        language, target, imp.module, imp.name, path, depth + 1
+                    )
+                if not imp.name and target.files:
+                    return Bound("module", module=target)
             for imp in stars:
                 target = self.module(language, imp.module, path)
                 if target.files and path not in target.files:
@@ -976,9 +971,6 @@ def _always(
 ) -> Callable[[tuple[int, str]], frozenset[str] | None]:
     """An ``argument`` for ``RepoIndex._returned``: ``value``, whatever the parameter."""
     return lambda _slot: value
-
-
-MAX_LOOKUP_DEPTH = 8
 
 
 # What a value can be: the repository's classes it may be an instance of, and whether some

@@ -79,6 +79,11 @@ class Symbol(NamedTuple):
         return self.qualname.rpartition(".")[0]
 
 
+# How deep a lookup follows re-exports, aliases and values before giving up (a cycle, or code
+# no one writes).
+MAX_LOOKUP_DEPTH = 8
+
+
 class ImportFact(NamedTuple):
     """One name an import statement brings into the file's scope.
 
@@ -93,6 +98,17 @@ class ImportFact(NamedTuple):
     name: str = ""
     alias: str = ""
     reexport: bool = False
+
+
+def imports_binding(
+    imports: Iterable[ImportFact], name: str
+) -> tuple[list[ImportFact], list[ImportFact]]:
+    """The imports through which a module hands out ``name``: (those binding ``name`` itself,
+    a member or a whole module, then its star exports). The first outrank the second whatever
+    the order of the statements (ES modules: a local export shadows ``export *``)."""
+    imports = list(imports)
+    named = [i for i in imports if i.alias == name and i.name != "*"]
+    return named, [i for i in imports if i.name == "*"]
 
 
 class CallFact(NamedTuple):

@@ -14,10 +14,17 @@ from typing import Any, Protocol, TypeVar
 
 from kgtool.raw.languages import language_named
 from kgtool.raw.languages.base import CALL_RESULT, UNBINDABLE, Language, ModuleTarget
-from kgtool.raw.model import RETURNS, STATED, AssignFact, FileFacts, symbol_parts
+from kgtool.raw.model import (
+    MAX_LOOKUP_DEPTH,
+    RETURNS,
+    STATED,
+    AssignFact,
+    FileFacts,
+    imports_binding,
+    symbol_parts,
+)
 
 T = TypeVar("T")
-MAX_DEPTH = 8  # re-exports followed before giving up (``MAX_LOOKUP_DEPTH`` of the index)
 
 
 class Bound(Protocol):
@@ -56,7 +63,7 @@ def defining_value(
     """(file, its name there) of the top-level variable that ``name`` reads at the top level
     of ``path``: assigned there, else imported (through re-exports); None when it is not one
     (a function, a class, a module, a package's value)."""
-    if depth > MAX_DEPTH:
+    if depth > MAX_LOOKUP_DEPTH:
         return None
     table: dict[tuple[str, str], tuple[str, str] | None]
     table = index.memo("values:defining", lambda _: {})
@@ -87,13 +94,10 @@ def _defining(index: RepoIndex, path: str, name: str, depth: int) -> tuple[str, 
     if name in _top_level_heads(index, path):
         return path, name
     language = language_named(facts.language)
-    stars = []
-    for imp in facts.imports:
-        if imp.name == "*":
-            stars.append(imp)
-        elif imp.alias == name and imp.name:
-            target = index.module(language, imp.module, path)
-            for file in target.files:
+    named, stars = imports_binding(facts.imports, name)
+    for imp in named:
+        if imp.name:  # a member imported or exported by name; a whole module holds no value
+            for file in index.module(language, imp.module, path).files:
                 found = defining_value(index, file, imp.name, depth + 1)
                 if found is not None:
                     return found

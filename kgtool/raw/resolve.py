@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from kgtool.file_kinds import is_test
 from kgtool.raw.implementations import declared_only, implementations
-from kgtool.raw.index import EXTERNAL_VALUE, MAX_LOOKUP_DEPTH, Bound, RepoIndex
+from kgtool.raw.index import EXTERNAL_VALUE, Bound, RepoIndex
 from kgtool.raw.languages import language_named
 from kgtool.raw.languages.base import (
     CALL_RESULT,
@@ -32,6 +32,7 @@ from kgtool.raw.model import (
     EXTRACTED,
     INFERRED,
     LOCAL,
+    MAX_LOOKUP_DEPTH,
     PARAMETER,
     STATED,
     AssignFact,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
@@ -70,6 +70,7 @@ CLASS_NODES = frozenset({"class_declaration", "abstract_class_declaration", "cla
 # ``await x`` (a promise's value: a declared ``Promise<T>`` is read as T, see typescript.py).
 TRANSPARENT = frozenset({"parenthesized_expression", "non_null_expression", "await_expression"})
 PARAMETERS = frozenset({"required_parameter", "optional_parameter"})
+SHORTHAND_PATTERN = "shorthand_property_identifier_pattern"  # ``{ a }`` destructured
 REQUIRE = "require"
 # What a wrapper such as React.memo or forwardRef is handed (see ``wraps_function``).
 WRAPPED_FUNCTIONS = frozenset({"arrow_function", "function_expression"})
@@ -233,21 +234,25 @@ class JavaScript(Language):
                 return []
             holder = RETURNS
         members = []
-        for child in literal.named_children:
-            if child.type == "shorthand_property_identifier":
-                key = value = self.node_text(child)
-            elif child.type == "pair":
-                key_node = child.child_by_field_name("key")
-                value_node = child.child_by_field_name("value")
-                if key_node is None or value_node is None or key_node.type != "property_identifier":
-                    continue
-                key, value = self.node_text(key_node), self.dotted(value_node)
-            else:
-                continue
+        for line, key, value_node in self._named_members(literal):
+            shorthand = value_node.type == "shorthand_property_identifier"
+            value = key if shorthand else self.dotted(value_node)
             if value:
-                line = child.start_point[0] + 1
                 members.append(AssignFact(line, scope, f"{holder}.{key}", value, ALIAS))
         return members
+
+    def _named_members(self, node: Node) -> Iterator[tuple[int, str, Node]]:
+        """(line, key, the node it names) of each member an object literal or an object
+        pattern writes by a plain key: ``{ a, b: c }`` gives a (named by its own node) and b
+        (by c's); computed keys, spreads, defaults and methods none."""
+        for child in node.named_children:
+            if child.type in ("shorthand_property_identifier", SHORTHAND_PATTERN):
+                yield child.start_point[0] + 1, self.node_text(child), child
+            elif child.type in ("pair", "pair_pattern"):
+                key = child.child_by_field_name("key")
+                value = child.child_by_field_name("value")
+                if key is not None and value is not None and key.type == "property_identifier":
+                    yield child.start_point[0] + 1, self.node_text(key), value
 
     def _destructured(
         self, captures: dict[str, list[Node]], scope_of: Callable[[Node], str]
@@ -293,22 +298,11 @@ class JavaScript(Language):
 
     def _pattern_members(self, pattern: Node, held: str, scope: str) -> list[AssignFact]:
         """The names an object pattern binds, each an alias of that member of ``held``."""
-        found = []
-        for child in pattern.named_children:
-            if child.type == "shorthand_property_identifier_pattern":
-                key = var = self.node_text(child)
-            elif child.type == "pair_pattern":
-                key_node = child.child_by_field_name("key")
-                value_node = child.child_by_field_name("value")
-                if key_node is None or value_node is None or value_node.type != "identifier":
-                    continue
-                if key_node.type != "property_identifier":
-                    continue
-                key, var = self.node_text(key_node), self.node_text(value_node)
-            else:
-                continue
-            found.append(AssignFact(child.start_point[0] + 1, scope, var, f"{held}.{key}", ALIAS))
-        return found
+        return [
+            AssignFact(line, scope, self.node_text(name), f"{held}.{key}", ALIAS)
+            for line, key, name in self._named_members(pattern)
+            if name.type in ("identifier", SHORTHAND_PATTERN)  # not a nested pattern
+        ]
 
     def _parameter_names(self, node: Node) -> list[str]:
         """The names a parameter list (or an arrow function's one bare parameter) binds, plain,
