@@ -25,27 +25,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from raw_speed import GIT, RUN_ENV, generate
+from raw_speed import RUN_ENV, generate, git, timed_kgtool
 
 ADDED = "\nexport function prAdded(): number {\n  return 1;\n}\n"
-
-
-def timed(argv: list[str], cwd: Path) -> float:
-    started = time.perf_counter()
-    subprocess.run(argv, cwd=cwd, env=RUN_ENV, capture_output=True, check=False)
-    return time.perf_counter() - started
-
-
-def kgtool(*args: str) -> list[str]:
-    return [sys.executable, "-m", "kgtool", *args]
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run([*GIT, *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
 
 
 def clone(remote: Path, branch: str, into: Path) -> Path:
@@ -61,14 +46,16 @@ def measure(files: int, repeat: int, out: Path) -> dict[str, float]:
     shutil.rmtree(source, ignore_errors=True)
     generate(source, "typescript", files, 7)
     git(source, "branch", "-M", "main")
-    full = timed(kgtool("update", "-q"), source)
+    full = timed_kgtool(source, "update", "-q")
     git(source, "add", "-A")
     git(source, "commit", "-qm", "the map")
     git(source, "switch", "-q", "-c", "pr")
     edited = sorted(p for p in git(source, "ls-files", "src").split() if p.endswith(".ts"))
     path = source / edited[len(edited) // 2]
     path.write_text(path.read_text() + ADDED)
-    subprocess.run(kgtool("update", "-q"), cwd=source, env=RUN_ENV, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "kgtool", "update", "-q"], cwd=source, env=RUN_ENV, check=True
+    )
     git(source, "add", "-A")
     git(source, "commit", "-qm", "a pull request")
     git(source, "switch", "-q", "main")
@@ -78,11 +65,11 @@ def measure(files: int, repeat: int, out: Path) -> dict[str, float]:
     main_runs, cold, warm = [], [], []
     for _ in range(repeat):
         main_run = clone(remote, "main", out / "main-run")
-        main_runs.append(timed(kgtool("ci"), main_run))
-        cold.append(timed(kgtool("ci", "--base", "main"), clone(remote, "pr", out / "pr-cold")))
+        main_runs.append(timed_kgtool(main_run, "ci"))
+        cold.append(timed_kgtool(clone(remote, "pr", out / "pr-cold"), "ci", "--base", "main"))
         pr_warm = clone(remote, "pr", out / "pr-warm")
         shutil.copytree(main_run / ".git" / "kgtool-cache", pr_warm / ".git" / "kgtool-cache")
-        warm.append(timed(kgtool("ci", "--base", "main"), pr_warm))
+        warm.append(timed_kgtool(pr_warm, "ci", "--base", "main"))
     return {
         "files": files,
         "full_build_s": round(full, 2),

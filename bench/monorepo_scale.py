@@ -24,11 +24,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from raw_speed import GIT, RUN_ENV
+from raw_speed import git, timed_kgtool
 
 SOURCE_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs", ".json")
 
@@ -74,28 +73,14 @@ def copy_packages(root: Path, packages: str, times: int) -> int:
     return added
 
 
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True)
-
-
-def update(root: Path) -> float:
-    started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "kgtool", "update", "-q"],
-        cwd=root,
-        env=RUN_ENV,
-        check=True,
-        capture_output=True,
-    )
-    return time.perf_counter() - started
-
-
 def edited_file(root: Path, packages: str) -> str:
     """The original packages' source file in the middle of their sorted list."""
     listed = subprocess.run(
         ["git", "ls-files", packages], cwd=root, capture_output=True, text=True, check=True
     ).stdout.split()
     sources = [p for p in listed if p.endswith((".ts", ".tsx")) and "-copy" not in p]
+    if not sources:
+        raise SystemExit(f"no TypeScript file under {packages}/ of {root}: a JS/TS monorepo?")
     return sources[len(sources) // 2]
 
 
@@ -114,7 +99,7 @@ def main(argv: list[str]) -> int:
         added = copy_packages(root, args.packages, times) if times > 1 else 0
         git(root, "add", "-A")
         git(root, "commit", "-qm", f"packages x{times}", "--allow-empty")
-        full = update(root)
+        full = timed_kgtool(root, "update", "-q")
         files = len(
             subprocess.run(
                 ["git", "ls-files"], cwd=root, capture_output=True, text=True
@@ -130,7 +115,7 @@ def main(argv: list[str]) -> int:
             text = target.read_text()
             line = "\n// kgtool bench edit\n"
             target.write_text(text + line if n % 2 == 0 else text.replace(line, ""))
-            timings[label].append(update(root))
+            timings[label].append(timed_kgtool(root, "update", "-q"))
     medians = {label: statistics.median(values) for label, values in timings.items()}
     for label, value in medians.items():
         print(f"{label}: one-file edit {value:.3f} s (median of {args.repeat}), {path}")

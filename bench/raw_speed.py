@@ -50,6 +50,23 @@ class Run:
     layer2_s: float  # and for layer 2 (communities)
 
 
+def git(cwd: Path, *args: str) -> str:
+    """A git command of the bench's (as its fixed author), its output; failing loudly."""
+    return subprocess.run([*GIT, *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def timed_kgtool(root: Path, *args: str) -> float:
+    """Wall seconds of one ``kgtool`` process of this checkout, interpreter start included."""
+    started = time.perf_counter()
+    # A failing run is no figure: raised, with what it said.
+    done = subprocess.run(
+        [sys.executable, "-m", "kgtool", *args], cwd=root, env=RUN_ENV, capture_output=True
+    )
+    if done.returncode:
+        raise RuntimeError(f"kgtool {' '.join(args)} in {root}: {done.stderr.decode()[-500:]}")
+    return time.perf_counter() - started
+
+
 def tracked_paths(root: Path) -> list[str]:
     """The files git tracks in ``root`` (names may hold spaces)."""
     listed = subprocess.run(
