@@ -184,3 +184,24 @@ def test_nested_generic_functions_cost_their_size_not_its_cube(repo: Repo) -> No
     # ``item: T`` is the parameter T, not the class T: a guess by the name, never typed.
     calls = {e["src"]: e for e in repo.edges("calls")}
     assert calls["generic.ts::each"]["confidence"] == 0.94
+
+
+def test_a_commit_adding_hundreds_of_configs_costs_their_number_not_its_square(
+    repo: Repo,
+) -> None:
+    """600 tsconfig.json files, each extending a package by name, in one commit: which
+    configs reach which is worked out once for them all (it was once per config, over every
+    config, with every config's files listed again: hours)."""
+    repo.write_files({"src/app.ts": "export function app(): number {\n  return 1\n}\n"})
+    repo.commit()
+    assert repo.kg("update").code == 0
+    configs = {
+        f"pkg{n}/tsconfig.json": '{"extends": "@acme/tsconfig/tsconfig.json"}\n' for n in range(600)
+    }
+    repo.write_files({**configs, **{f"pkg{n}/a.ts": "export const a = 1\n" for n in range(600)}})
+    repo.commit()
+    started = time.monotonic()
+    result = repo.kg("update")
+    assert result.code == 0, result.err
+    assert time.monotonic() - started < 20
+    assert repo.fresh_build() == repo.layer1()

@@ -699,30 +699,26 @@ def _affected(
     touched_names: set[str] = set()
     touched_dirs: set[str] = set()
     affected = {p for p in reparsed if p in new}
+    rescoped: set[str] = set()  # folders whose files all resolve again
+    configs_changed: list[str] = []
+    package_renamed = False
     for path in reparsed | (old.keys() - new.keys()):
         # Hydrated: a cached file's calls and assignments stay undecoded until asked for, and
         # an empty list there would count every value the file exports as new.
         before = old[path].hydrate() if path in old else None
         after = new[path].hydrate() if path in new else None
         difference = _exports(before) ^ _exports(after)
-        rescoped: list[str] = []
         if before is None or after is None:
             touched_names |= _names_of(path)
             touched_dirs.add(_folder(path))
             if _roots_package(before or after):
                 # A package's bounds moved: what is below them is guessed apart from the rest.
-                rescoped.append(_folder(path))
+                rescoped.add(_folder(path))
         if _configures(before, after):
             # A TypeScript config's "paths" changed: the files reading it map imports anew.
-            rescoped.extend(_configured_folders(path, new))
+            configs_changed.append(path)
         if posixpath.basename(path) == "package.json" and _renames_package(before, after):
-            rescoped.extend(_extending_packages(new))
-        for folder in rescoped:
-            below = _below(new, folder)
-            affected.update(below)
-            touched_names.update(
-                s.name for p in below for s in new[p].facts.symbols if "." not in s.qualname
-            )
+            package_renamed = True  # an ``extends`` naming a package may read another config
         for item in difference:
             if item[0] == VALUE_READ:
                 touched_names.add(item[1].rsplit(".", 1)[-1])
@@ -736,6 +732,14 @@ def _affected(
             # A module string or package name is mentioned by its pieces (see extract.mentions).
             for part in item[1:]:
                 touched_names.update(filter(None, MODULE_SEPARATORS.split(part)))
+    if configs_changed or package_renamed:
+        rescoped |= _configured_folders(configs_changed, package_renamed, new)
+    if rescoped:
+        below = _below_any(new, rescoped)
+        affected.update(below)
+        touched_names.update(
+            s.name for p in below for s in new[p].facts.symbols if "." not in s.qualname
+        )
     touched_names.discard("")  # the head of "./util": every file "mentions" it
     names, seen = touched_names, set(touched_names)
     found = set(affected)  # the files parsed again read the names touched too
@@ -815,15 +819,23 @@ def _configures(before: FileFacts | None, after: FileFacts | None) -> bool:
     return bool(stated) and (len(stated) == 1 or stated[0] != stated[1])
 
 
-def _configured_folders(config: str, files: CachedFiles) -> set[str]:
-    """The folders whose files may read ``config``: its own, and those of every config whose
-    ``extends`` chain reaches it."""
-    from kgtool.raw.languages.tsconfig import CONFIG, configs_reaching
+def _configured_folders(changed: list[str], package_renamed: bool, files: CachedFiles) -> set[str]:
+    """The folders whose files may read a changed config: each one's own, those of every
+    config whose ``extends`` chain reaches it, and, when a package was renamed, those of the
+    configs whose ``extends`` names a package. One pass over the configs for them all."""
+    from kgtool.raw.languages.tsconfig import CONFIG, configs_reaching, extends_of
 
     configs = _configs_of(files)
-    # A config removed still names what extended it: those configs re-read their chain.
-    configs.setdefault(config, {CONFIG: "1"})
-    return {_folder(path) for path in configs_reaching(config, configs)} | {_folder(config)}
+    for config in changed:  # a config removed still names what extended it
+        configs.setdefault(config, {CONFIG: "1"})
+    reached = configs_reaching(changed, configs) | set(changed)
+    if package_renamed:
+        reached |= {
+            path
+            for path, extra in configs.items()
+            if any(not e.startswith(("./", "../")) for e in extends_of(extra))
+        }
+    return {_folder(path) for path in reached}
 
 
 def _configs_of(files: CachedFiles) -> dict[str, dict[str, str]]:
@@ -846,18 +858,15 @@ def _renames_package(before: FileFacts | None, after: FileFacts | None) -> bool:
     return any(names) and (len(names) == 1 or names[0] != names[1])
 
 
-def _extending_packages(files: CachedFiles) -> set[str]:
-    """The folders of the configs whose ``extends`` names a package."""
-    from kgtool.raw.languages.tsconfig import extends_of
-
-    return {
-        _folder(path)
-        for path, extra in _configs_of(files).items()
-        if any(not e.startswith(("./", "../")) for e in extends_of(extra))
-    }
-
-
-def _below(files: CachedFiles, folder: str) -> list[str]:
-    """The files of ``folder`` and of every folder inside it."""
-    prefix = f"{folder}/" if folder else ""
-    return [path for path in files.blob_ids if path.startswith(prefix)]
+def _below_any(files: CachedFiles, folders: set[str]) -> list[str]:
+    """The files of ``folders`` and of every folder inside them, in one pass however many."""
+    if "" in folders:
+        return list(files.blob_ids)
+    found = []
+    for path in files.blob_ids:
+        folder = _folder(path)
+        while folder and folder not in folders:
+            folder = _folder(folder)
+        if folder:
+            found.append(path)
+    return found

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from kgtool import bounded
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
 
     from kgtool.raw.languages.base import IndexView
 
@@ -236,10 +236,14 @@ def extended(
     return ""
 
 
-def configs_reaching(changed: str, configs: Mapping[str, Mapping[str, str]]) -> set[str]:
-    """The configs of ``configs`` (path -> stated facts) whose ``extends`` chain may reach
-    ``changed``. An entry naming a package is taken to reach any config of that file name:
-    which package holds which name is not known here, and a config's edit is rare."""
+def configs_reaching(changed: Iterable[str], configs: Mapping[str, Mapping[str, str]]) -> set[str]:
+    """The configs of ``configs`` (path -> stated facts) whose ``extends`` chain may reach one
+    of ``changed``. An entry naming a package is taken to reach any config of that file name:
+    which package holds which name is not known here. Linear in the configs and their entries,
+    however many a commit adds."""
+    by_name: dict[str, list[str]] = {}
+    for path in configs:
+        by_name.setdefault(posixpath.basename(path), []).append(path)
     extending: dict[str, set[str]] = {}  # config -> those extending it
     for path, extra in configs.items():
         for entry in extends_of(extra):
@@ -247,16 +251,12 @@ def configs_reaching(changed: str, configs: Mapping[str, Mapping[str, str]]) -> 
             if target:
                 extending.setdefault(target, set()).add(path)
             elif not entry.startswith(("./", "../")):
-                wanted = (
-                    posixpath.basename(entry)
-                    if entry.count("/") > entry.startswith("@")
-                    else "tsconfig.json"
-                )
-                for other in configs:
-                    if posixpath.basename(other) in (wanted, f"{wanted}.json"):
-                        extending.setdefault(other, set()).add(path)
+                named = entry.count("/") > entry.startswith("@")
+                wanted = posixpath.basename(entry) if named else "tsconfig.json"
+                for other in by_name.get(wanted, []) + by_name.get(f"{wanted}.json", []):
+                    extending.setdefault(other, set()).add(path)
     reached: set[str] = set()
-    stack = [changed]
+    stack = list(changed)
     while stack:
         for path in extending.get(stack.pop(), ()):
             if path not in reached:
