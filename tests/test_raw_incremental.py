@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -726,8 +727,6 @@ def test_moving_a_callback_s_own_function_resolves_only_its_file(repo: Repo) -> 
 
 
 def _clone(source: Repo, branch: str, into: Path) -> Repo:
-    import subprocess
-
     subprocess.run(
         ["git", "clone", "-q", "--branch", branch, str(source.root), str(into)], check=True
     )

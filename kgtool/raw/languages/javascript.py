@@ -167,7 +167,10 @@ class JavaScript(Language):
         kept only when every call of that name there lies inside the callback, since the
         symbol's other calls of it (``items.forEach((done) => ...); done()``) are not its.
 
-        And the names an object literal gives its members (``const ops = { create }``)."""
+        And what objects and patterns name: an object literal's members (``const ops = {
+        create }``), a function's returned literal, destructured names and parameters. A
+        stated type naming a type parameter in scope (``x: T`` in ``f<T>``) is taken out of
+        ``facts.assigns`` itself: it names no class."""
         starts = {symbol.qualname: symbol.start_line for symbol in facts.symbols}
         found = []
         type_parameters: list[tuple[str, int, int]] = []
