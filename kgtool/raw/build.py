@@ -358,7 +358,9 @@ def _update_raw(
         if not tracked.blob or old_blobs.get(path) != tracked.blob
     )
     readable = [p for p in stale_paths if _readable(current[p])]
-    parsed, mentions = extract_files(root, readable, config["max_file_bytes"], config["jobs"])
+    parsed, mentions, bodies = extract_files(
+        root, readable, config["max_file_bytes"], config["jobs"]
+    )
     for path in stale_paths:
         if path not in parsed:
             parsed[path] = FileFacts(path, "", _unreadable_status(current[path]))
@@ -369,7 +371,9 @@ def _update_raw(
         new_files.drop(path)
     for path in sorted(parsed):
         facts = parsed[path]
-        new_files.put(path, CachedFile(current[path].blob, facts, mentions=mentions[path]))
+        entry = CachedFile(current[path].blob, facts, mentions=mentions[path])
+        entry.body = bodies.get(path)
+        new_files.put(path, entry)
 
     if trusted:
         assert manifest is not None and names_on_disk is not None
@@ -413,30 +417,26 @@ def _update_raw(
         grouped_by_language = files_by_language(
             {path: head.language for path, head in new_files.heads.items()}
         )
-    for path in sorted(to_resolve):
-        new_files[path].hydrate()
     # A few files resolved read the facts of the files they ask for, and look up what is
     # passed to a parameter in the files that name the function; many read them all.
     few = len(to_resolve) * 4 < len(new_files)
+    hydrator = Hydrator(new_files)
     index = RepoIndex(
         Projected(new_files, lambda p: new_files[p].facts)
         if few
         else {path: new_files[path].facts for path in new_files},
-        # Every file resolved is hydrated already.
-        hydrate=None if len(to_resolve) == len(new_files) else lambda p: new_files[p].hydrate(),
+        hydrate=hydrator,
         names=tables,
         by_language=grouped_by_language,
         mentioning=(lambda name: mentioning([name])) if few and trusted else None,
     )
-    _resolve_and_render(index, new_files, sorted(to_resolve), config)
+    _resolve_and_render(index, new_files, hydrator, sorted(to_resolve), config)
     for path in to_resolve:
         new_files.refresh_head(path)
 
     layout = plan_layout(new_files, to_resolve, manifest.spans if manifest is not None else {})
     kept = kept_shards(layout, manifest, matching, to_resolve)
     shard_bytes = shard_contents(store, layout, kept, new_files, to_resolve, manifest)
-    for path in to_resolve:  # in the shards now: at 100k files, half a gigabyte kept twice
-        new_files[path].lines = b""
     if trusted:
         assert manifest is not None
         summary = patched_summary(
@@ -512,17 +512,45 @@ def _update_raw(
     result._layout = (layout, shard_bytes, store)
     result.digest = content_digest
     result.written, result.removed, result.migrated = written, removed, legacy
-    result._heads = new_files.heads
+    # Every file's head, without the entries: a full build's facts, held through the layers
+    # above, were most of their memory. An update's heads are read from the cache if asked.
+    result._heads = new_files.heads if trusted else dict(new_files.heads.items())
     result._blobs = new_files.blob_ids  # not changed past here; blobs() hands out copies
     return result
 
 
+class Hydrator:
+    """Decodes a file's calls and assignments when a resolution first reads them. A worker
+    holds back again those it decoded for a chunk once the chunk is done: else each would
+    end up holding every file's, as a whole repository's facts decoded at once."""
+
+    def __init__(self, files: CachedFiles) -> None:
+        self.files = files
+        self.decoded: dict[str, bytes] | None = None  # path -> its body, while held
+
+    def __call__(self, path: str) -> FileFacts:
+        entry = self.files[path]
+        if self.decoded is not None and entry.body is not None:
+            self.decoded[path] = entry.body
+        return entry.hydrate()
+
+    def hold(self) -> None:
+        """From now on, keep what is decoded, to ``hold_back``."""
+        self.decoded = {}
+
+    def hold_back(self) -> None:
+        """Hold back again what was decoded since ``hold``."""
+        for path, body in (self.decoded or {}).items():
+            self.files[path].hold_back(body)
+        self.decoded = {}
+
+
 # What forked resolution workers read: set just before the fork, so never pickled.
-_SHARED: tuple[RepoIndex, CachedFiles, int] | None = None
+_SHARED: tuple[RepoIndex, CachedFiles, Hydrator, int] | None = None
 
 
 def _resolve_and_render(
-    index: RepoIndex, files: CachedFiles, paths: list[str], config: Config
+    index: RepoIndex, files: CachedFiles, hydrator: Hydrator, paths: list[str], config: Config
 ) -> None:
     """Resolve and render ``paths`` into their entries, on every core when there are many."""
     from kgtool.raw.extract import PARALLEL_THRESHOLD
@@ -536,7 +564,7 @@ def _resolve_and_render(
         return
     from kgtool.raw.pool import worker_pool
 
-    _SHARED = (index, files, config["max_candidates"])
+    _SHARED = (index, files, hydrator, config["max_candidates"])
     try:
         count = workers * CHUNKS_PER_WORKER
         chunks = [paths[i::count] for i in range(count)]
@@ -564,7 +592,8 @@ def _resolve_chunk(paths: list[str]) -> bytes:
     from kgtool.raw.resolve import resolve_files
 
     assert _SHARED is not None
-    index, files, max_candidates = _SHARED
+    index, files, hydrator, max_candidates = _SHARED
+    hydrator.hold()
     out = []
     for path, resolution in resolve_files(index, paths, max_candidates).items():
         entry = files[path]
@@ -585,6 +614,7 @@ def _resolve_chunk(paths: list[str]) -> bytes:
         entry.lines = b""  # sent back: a worker keeps nothing of what it rendered
     # Nor what it learnt of the chunk's files: its memory stays that of one chunk.
     index.forget_files()
+    hydrator.hold_back()
     return marshal.dumps(out)
 
 

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping, Seq
 from typing import Any, NamedTuple, TypeVar
 
 from kgtool.raw import graph as raw_graph
-from kgtool.raw.model import AssignFact, CallFact, FileEdge, FileFacts
+from kgtool.raw.model import AssignFact, CallFact, FileEdge, FileFacts, packed_body, unpacked_body
 from kgtool.store import RAW_DIR, Store, atomic_write
 
 MANIFEST_FILE = "raw.manifest"
@@ -143,7 +143,7 @@ class CachedFile:
     broken_imports: tuple[tuple[int, str], ...]  # (line, module) of imports that broke
     # Calls and assignments as stored, until ``hydrate``: only the files being resolved need
     # them, and decoding every file's would cost more than the rest of an update.
-    body: bytes | None  # marshal of (calls, assigns): decoded only by ``hydrate``
+    body: bytes | None  # ``packed_body`` of (calls, assigns): decoded only by ``hydrate``
 
     def __init__(
         self,
@@ -171,11 +171,17 @@ class CachedFile:
 
     def hydrate(self) -> FileFacts:
         if self.body is not None:
-            calls, assigns = marshal.loads(self.body)
+            calls, assigns = unpacked_body(self.body)
             self.facts.calls = list(map(CallFact._make, calls))
             self.facts.assigns = list(map(AssignFact._make, assigns))
             self.body = None
         return self.facts
+
+    def hold_back(self, body: bytes) -> None:
+        """Hold the calls and assignments back again as ``body``, what ``hydrate`` decoded."""
+        self.facts.calls = []
+        self.facts.assigns = []
+        self.body = body
 
     def head(self) -> Head:
         return Head(
@@ -190,7 +196,7 @@ class CachedFile:
         facts = self.facts.to_json()
         body = self.body
         if body is None:
-            body = marshal.dumps((facts["calls"], facts["assigns"]))
+            body = packed_body(facts["calls"], facts["assigns"])
         # The body travels as bytes in the "calls" slot, undecoded until a resolution needs it.
         facts["calls"], facts["assigns"] = body, ()
         return marshal.dumps(

@@ -25,6 +25,7 @@ from kgtool.raw.model import (
     FileFacts,
     called_name,
     line_count,
+    packed_body,
 )
 
 # Below this many files, starting worker processes costs more than it saves.
@@ -37,10 +38,14 @@ BINARY_SNIFF_BYTES = 8192
 
 
 class Parsed(NamedTuple):
-    """What parsing files gives, by path: their facts, and the names each mentions."""
+    """What parsing files gives, by path: their facts, the names each mentions, and the
+    calls and assignments of files parsed by workers, held back as the cache stores them
+    (``CachedFile.body``): a full build's were half of its memory, and a file's are read
+    only while it, or a file passing values to it, is resolved."""
 
     facts: dict[str, FileFacts]
     mentions: dict[str, tuple[str, ...]]
+    bodies: dict[str, bytes]
 
 
 def extract_file(root: Path, path: str, max_bytes: int) -> FileFacts:
@@ -119,6 +124,8 @@ def _extract_chunk(args: tuple[str, list[str], int]) -> bytes:
         facts = extract_file(Path(root), path, max_bytes)
         record = _shared_strings(facts.to_json())
         record["mentions"] = tuple(map(intern, mentions(facts)))
+        record["body"] = packed_body(record["calls"], record["assigns"])
+        record["calls"] = record["assigns"] = ()
         records.append(record)
     return marshal.dumps(records)
 
@@ -151,13 +158,14 @@ def extract_files(root: Path, paths: list[str], max_bytes: int, jobs: int) -> Pa
     workers = jobs or os.cpu_count() or 1
     results: dict[str, FileFacts] = {}
     mentioned: dict[str, tuple[str, ...]] = {}
+    bodies: dict[str, bytes] = {}
     with progress.counting("parsing", len(paths)) as counter:
         if workers <= 1 or len(paths) < PARALLEL_THRESHOLD:
             for path in sorted(paths):
                 results[path] = extract_file(root, path, max_bytes)
                 mentioned[path] = mentions(results[path])
                 counter.advance()
-            return Parsed(results, mentioned)
+            return Parsed(results, mentioned, bodies)
         # Imported here: multiprocessing is 13 ms of imports an edit of a few files never uses.
         from concurrent.futures import as_completed
 
@@ -173,6 +181,7 @@ def extract_files(root: Path, paths: list[str], max_bytes: int, jobs: int) -> Pa
                 for record in records:
                     results[record["path"]] = FileFacts.from_json(record)
                     mentioned[record["path"]] = record["mentions"]
+                    bodies[record["path"]] = record["body"]
                 counter.advance(len(records))
     ordered = sorted(results)  # not in the order they came
-    return Parsed({p: results[p] for p in ordered}, {p: mentioned[p] for p in ordered})
+    return Parsed({p: results[p] for p in ordered}, {p: mentioned[p] for p in ordered}, bodies)

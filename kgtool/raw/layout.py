@@ -118,7 +118,9 @@ def shard_contents(
     manifest: cache.Manifest | None,
 ) -> dict[str, bytes]:
     """The bytes of every shard but the ``kept`` ones: a file rendered again brings its new
-    records; another's are cut from its shard as the cache wrote it (read once each)."""
+    records, which its entry then lets go (held in both, a full build's records at 100k files
+    were half a gigabyte twice); another's are cut from its shard as the cache wrote it (read
+    once each)."""
     old_shards: dict[str, bytes] = {}
     folder = store.path(RAW_DIR)
     contents: dict[str, bytes] = {}
@@ -128,7 +130,9 @@ def shard_contents(
         parts = [meta_line()]
         for path in paths:
             if path in rendered:
-                parts.append(files[path].lines)
+                entry = files[path]
+                parts.append(entry.lines)
+                entry.lines = b""
                 continue
             assert manifest is not None
             old, start, end = manifest.spans[path]

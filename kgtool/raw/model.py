@@ -6,7 +6,9 @@ hash. Edges that cross files are made later by resolution, from the facts of all
 
 from __future__ import annotations
 
+import marshal
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any, NamedTuple
@@ -176,6 +178,19 @@ class AssignFact(NamedTuple):
 # The modules a commit hook's ``kgtool update`` imports hold their records in NamedTuples and
 # plain classes, never dataclasses: importing ``dataclasses`` (and with it ``inspect``, ``ast``,
 # ``dis``, ``tokenize``) and generating each class's methods took ~15% of every hook run.
+def packed_body(calls: Any, assigns: Any) -> bytes:
+    """A file's calls and assignments (as ``FileFacts.to_json`` lays them out) held back as
+    bytes until its resolution reads them. Compressed: a full build holds every file's at
+    once, and they shrink to about a third for ten microseconds of decoding a file."""
+    return zlib.compress(marshal.dumps((calls, assigns)), 1)
+
+
+def unpacked_body(body: bytes) -> tuple[Any, Any]:
+    """(calls, assigns) of a ``packed_body``."""
+    calls, assigns = marshal.loads(zlib.decompress(body))
+    return calls, assigns
+
+
 class FileFacts:
     """Everything one file states about itself, independent of every other file."""
 
