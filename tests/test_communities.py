@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 from collections.abc import Callable
 
+import pytest
 from communities_helpers import broken_links, clique, communities, community_of, members, update
 from conftest import Repo
 
@@ -514,3 +516,41 @@ def test_the_map_is_drawn_again_when_only_the_document_or_a_setting_changed(
     repo.write(".kgtool.yaml", "communities:\n  default_weight: 0.75\n")  # read by drift
     reconfigured = LabelledMap(repo.root, load_config(repo.root), store)
     assert reconfigured.update(document, data, digest, None, write=False).redrawn
+
+
+def test_an_edit_reads_no_map_page_whose_stat_is_as_the_map_left_it(
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update trusts a page whose (size, mtime, inode, ctime) is what the map took when
+    it drew it, and reads it otherwise: a hand edit of a page, even one of the same size
+    whose mtime was set back, is drawn over; a check (``--check``) reads every page."""
+    repo = make_repo(
+        {
+            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
+            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
+            "web/views.py": "def index():\n    return 2\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    read: list[str] = []
+    original = Store.read_bytes
+
+    def reading(self: Store, name: str) -> bytes | None:
+        read.append(name)
+        return original(self, name)
+
+    monkeypatch.setattr(Store, "read_bytes", reading)
+    repo.write("web/views.py", "def index():\n    return 3\n")  # another layer 1, same map
+    assert repo.kg("update").code == 0
+    pages = [name for name in repo.kg_bytes() if name.startswith("communities/c")]
+    assert pages and not [name for name in read if name.startswith("communities/c")]
+    page = repo.root / ".kg" / pages[0]
+    drawn, info = page.read_bytes(), page.stat()
+    page.write_bytes(drawn.replace(b"#", b"!", 1))  # same size, mtime set back
+    os.utime(page, ns=(info.st_atime_ns, info.st_mtime_ns))
+    repo.write("web/views.py", "def index():\n    return 4\n")
+    assert repo.kg("update").code == 0
+    assert page.read_bytes() == drawn
+    read.clear()
+    assert repo.kg("update", "--check").code == 0
+    assert pages[0] in read

@@ -62,8 +62,18 @@ MANIFEST_TABLES: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+# A manifest below the repository's root, by how its path ends (lower-cased).
+_IN_A_FOLDER = tuple(f"/{name}" for name in MANIFEST_TABLES)
+
+
 def is_manifest(path: str) -> bool:
     return posixpath.basename(path).lower() in MANIFEST_TABLES
+
+
+def manifests_below_root(paths: list[str]) -> list[str]:
+    """The manifests among ``paths`` that lie in a folder, in their order: two string
+    methods a path, since the map asks this of every file of every community on each edit."""
+    return [path for path in paths if path.lower().endswith(_IN_A_FOLDER)]
 
 
 def manifest_description(path: str, text: str) -> str:

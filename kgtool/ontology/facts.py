@@ -15,7 +15,13 @@ from typing import Any
 
 from kgtool import bounded
 from kgtool.communities.identity import id_number
-from kgtool.ontology.docstrings import HEAD_BYTES, MANIFEST_BYTES, first_doc_line, is_manifest
+from kgtool.ontology.docstrings import (
+    HEAD_BYTES,
+    MANIFEST_BYTES,
+    first_doc_line,
+    is_manifest,
+    manifests_below_root,
+)
 from kgtool.ontology.items import CommunityItem, EdgeItem, TypedCounts, edge_key
 
 Document = dict[str, Any]
@@ -56,7 +62,7 @@ def package_manifest(community: dict[str, Any]) -> str:
     repository's root): its description says what the package is when its paths say little
     ("Clai: code"). The members are sorted, so a folder's are one run of them."""
     members: list[str] = community["members"]
-    manifests = [p for p in members if "/" in p and is_manifest(p)]
+    manifests = manifests_below_root(members)
     for manifest in sorted(manifests, key=lambda p: (p.count("/"), p)):
         folder = posixpath.dirname(manifest) + "/"
         # "/" sorts just before "0": the paths under folder/ lie between the two.

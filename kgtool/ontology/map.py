@@ -14,6 +14,7 @@ exist, so an agent following them never hits a dead end.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -77,7 +78,8 @@ class LabelledMap(NamedTuple):
         started = self._quick_key(data, raw_digest)
         record = self._record()
         pages = self.on_disk()
-        digests = self._digests(pages)
+        # A run that writes nothing is a check, and judges the pages by their bytes.
+        digests, stats = self._digests(pages, record if write else {})
         same = record.get("pages") == digests
         if same and record.get("key") == started:
             return MapUpdate([], [], False)
@@ -86,7 +88,7 @@ class LabelledMap(NamedTuple):
         drawing = hashlib.sha256(b"\0".join((version, data, inputs))).hexdigest()
         if same and record.get("drawing") == drawing:
             # What the drawing reads has not moved: the files on disk are the map.
-            self._remember({"key": started, "drawing": drawing, "pages": digests})
+            self._remember({"key": started, "drawing": drawing, "pages": digests, "stats": stats})
             return MapUpdate([], [], False)
         outputs = self.render(document)
         made = {name: hashlib.sha256(text).hexdigest() for name, text in outputs.items()}
@@ -100,7 +102,8 @@ class LabelledMap(NamedTuple):
                 self.store.path(name).unlink(missing_ok=True)
         if write or not (changed or removed):
             # What is on disk now is exactly what this input makes: remember it for next time.
-            self._remember({"key": started, "drawing": drawing, "pages": made})
+            stats = {name: _stat(self.store.path(name)) for name in sorted(made)}
+            self._remember({"key": started, "drawing": drawing, "pages": made, "stats": stats})
         return MapUpdate(changed, removed, True)
 
     def _quick_key(self, data: bytes, raw_digest: str) -> str:
@@ -117,19 +120,30 @@ class LabelledMap(NamedTuple):
             hasher.update(hashlib.sha256(part).digest())
         return hasher.hexdigest()
 
-    def _digests(self, names: list[str]) -> dict[str, str]:
-        """Each file's sha256; "" for one larger than any page kgtool writes (a pull request
-        can commit one), which is then not read, and never matches."""
-        found = {}
+    def _digests(
+        self, names: list[str], record: dict[str, Any]
+    ) -> tuple[dict[str, str], dict[str, list[int]]]:
+        """Each file's sha256 ("" for one larger than any page kgtool writes, which a pull
+        request can commit: it is then not read, and never matches), and its stat. A file
+        whose stat is the one ``record`` took when it remembered the file's digest keeps that
+        digest unread: at hundreds of communities, reading every page cost an edit more than
+        drawing the map did."""
+        remembered = record.get("pages")
+        remembered = remembered if isinstance(remembered, dict) else {}
+        taken = record.get("stats")
+        taken = taken if isinstance(taken, dict) else {}
+        found, stats = {}, {}
         for name in names:
             path = self.store.path(name)
-            try:
-                too_large = path.stat().st_size > bounded.MAX_BYTES
-            except OSError:
-                too_large = False
+            stats[name] = stat = _stat(path)
+            digest = remembered.get(name)
+            if stat and taken.get(name) == stat and isinstance(digest, str):
+                found[name] = digest
+                continue
+            too_large = bool(stat) and stat[0] > bounded.MAX_BYTES
             data = None if too_large else self.store.read_bytes(name)
             found[name] = hashlib.sha256(data).hexdigest() if data is not None else ""
-        return found
+        return found, stats
 
     def _record(self) -> dict[str, Any]:
         """What the last run that drew the map remembered; {} when nothing."""
@@ -210,6 +224,16 @@ class LabelledMap(NamedTuple):
         names = sorted(p.name for p in pages.glob("c*.md") if PAGE_NAME.fullmatch(p.name))
         found = [f"{PAGES_DIR}/{name}" for name in names]
         return [MAP_FILE, *found] if self.store.path(MAP_FILE).is_file() else found
+
+
+def _stat(path: Path) -> list[int]:
+    """(size, mtime_ns, inode, ctime_ns) of a file, [] when there is none. The ctime, which
+    no tool can set back, makes a same-size edit whose mtime was put back a change."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return []
+    return [info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns]
 
 
 def marked(text: str, mark: str) -> str:
