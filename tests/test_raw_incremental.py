@@ -230,9 +230,9 @@ def test_the_cache_has_parts_for_its_size_and_more_once_the_repository_outgrows_
     repo.git("add", "-A")
     result = update(repo)
     assert result.resolved == result.files == 74  # written whole again
-    assert cache_parts(repo) == (64, 128)
+    assert cache_parts(repo) == (128, 128)
     assert cache_files() == sorted(
-        [f"raw.cache.{n:02d}" for n in range(64)] + [f"raw.names.{n:03d}" for n in range(128)]
+        [f"raw.cache.{n:02d}" for n in range(128)] + [f"raw.names.{n:03d}" for n in range(128)]
     )
     repo.write("app/util.py", "def helper():\n    return 5\n")
     result = update(repo)
@@ -792,3 +792,31 @@ def test_a_new_function_s_types_and_kind_touch_no_file_that_merely_writes_them(
     repo.write("src/lib.ts", added.replace("make(): Meter", "make(): number"))
     assert update(repo).resolved == 2
     assert repo.fresh_build() == repo.layer1()
+
+
+def test_an_edit_decodes_the_heads_it_reads_not_those_of_their_shard_mates(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache shard holds about a hundred files at any size; an edit that reads one of
+    them decodes that file's head alone (each was decoded with its shard, so that an edit's
+    cost grew with the repository's shard size)."""
+    from kgtool.raw import cache
+
+    repo.write_files({f"pkg/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(200)})
+    repo.write_files(FILES)
+    repo.commit()
+    update(repo)
+    assert cache_parts(repo).shards == 4  # 50 files and more a shard
+    decoded: list[bytes] = []
+    unpacked = cache._unpacked_head
+
+    def counting(packed: bytes) -> cache.Head | None:
+        decoded.append(packed)
+        return unpacked(packed)
+
+    monkeypatch.setattr(cache, "_unpacked_head", counting)
+    repo.write("app/other.py", "def unrelated():\n    return 3\n")
+    result = update(repo)
+    assert result.parsed == ["app/other.py"] and result.resolved == 1
+    assert 0 < len(decoded) <= 2
+    assert repo.layer1() == repo.fresh_build()

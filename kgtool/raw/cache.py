@@ -54,9 +54,10 @@ NAMES_FILE = "raw.names"
 CHECKSUM_BYTES = 8
 CACHE_FILE = "raw.cache"
 # An edit reads the cache shards of the files it resolves and of those they import, whole:
-# at 100k files a shard of 64 holds ~1,600 files (~8 MB), where one of 16 held 30 MB. A small
-# repository has fewer of each (see ``Parts``).
-MAX_SHARDS = 64
+# at 100k files a shard of 1024 holds ~100 files, as at 6,000 (where 64 shards of ~100 files
+# each made an edit cost a third more than at 700: a shard's read grew with the repository).
+# A small repository has fewer of each (see ``Parts``).
+MAX_SHARDS = 1024
 MAX_NAME_SHARDS = 256
 T = TypeVar("T")
 
@@ -260,10 +261,10 @@ class ShardReader:
         self._store = store
         self._version = version
         self._checksums = checksums
-        self._read: dict[int, tuple[dict[str, Head], dict[str, bytes]]] = {}
+        self._read: dict[int, tuple[dict[str, bytes], dict[str, bytes]]] = {}
 
-    def read(self, shard: int) -> tuple[dict[str, Head], dict[str, bytes]]:
-        """(heads, encoded entries) of a shard's files; raises ``CacheDamaged``."""
+    def read(self, shard: int) -> tuple[dict[str, bytes], dict[str, bytes]]:
+        """(packed heads, encoded entries) of a shard's files; raises ``CacheDamaged``."""
         if shard not in self._read:
             name = _shard_name(shard)
             parsed = _parse_shard(_vouched(self._store, name, self._checksums), self._version)
@@ -315,6 +316,9 @@ class CachedFiles(Projected[CachedFile]):
         # The cache's layout as read (a lazy reader's is its manifest's).
         self.parts = parts if parts is not None else LARGEST
         self._heads: dict[str, Head] = heads if heads is not None else {}
+        # Heads as a lazily read shard holds them (``pack_head``), each decoded when first
+        # asked for: a shard holds a hundred files, of which an edit reads a few.
+        self._packed_heads: dict[str, bytes] = {}
         self._encoded: dict[str, bytes] = encoded if encoded is not None else {}
         self._decoded: dict[str, CachedFile] = {}
         # Of each cache file as loaded: what a manifest written without rewriting it names.
@@ -331,14 +335,23 @@ class CachedFiles(Projected[CachedFile]):
 
     def head(self, path: str) -> Head:
         head = self._heads.get(path)
-        if head is None:
-            if path not in self._blobs:
-                raise KeyError(path)
+        if head is not None:
+            return head
+        if path not in self._blobs:
+            raise KeyError(path)
+        if path not in self._packed_heads:
             self.read_shards({self.parts.shard_of(path)})
-            head = self._heads.get(path)
-            if head is None:  # the manifest names a file its shard lacks
-                raise CacheDamaged(_shard_name(self.parts.shard_of(path)))
+        packed = self._packed_heads.pop(path, None)
+        head = _unpacked_head(packed) if packed is not None else None
+        if head is None:  # the manifest names a file its shard lacks, or not as a head
+            raise CacheDamaged(_shard_name(self.parts.shard_of(path)))
+        self._heads[path] = head
         return head
+
+    def packed_head(self, path: str) -> bytes:
+        """A file's head as a cache shard holds it (not decoded when it was never read)."""
+        packed = self._packed_heads.get(path)
+        return packed if packed is not None else pack_head(self.head(path))
 
     def read_all(self) -> None:
         """Read every cache shard now."""
@@ -355,10 +368,10 @@ class CachedFiles(Projected[CachedFile]):
             assert self._reader is not None
             heads, encoded = self._reader.read(shard)
             self._unread.discard(shard)
-            for path, head in heads.items():
+            for path, packed in heads.items():
                 # Neither put nor dropped since the update began.
                 if path in self._blobs and path not in self._heads:
-                    self._heads[path] = head
+                    self._packed_heads[path] = packed
                     self._encoded[path] = encoded[path]
 
     def blob(self, path: str) -> str:
@@ -407,17 +420,20 @@ class CachedFiles(Projected[CachedFile]):
             dict(self._blobs),
             self.parts,
         )
+        other._packed_heads = dict(self._packed_heads)
         other._unread = set(self._unread)
         return other
 
     def put(self, path: str, entry: CachedFile) -> None:
         self._decoded[path] = entry
         self._encoded.pop(path, None)
+        self._packed_heads.pop(path, None)
         self._heads[path] = entry.head()
         self._blobs[path] = entry.blob
 
     def drop(self, path: str) -> None:
         self._heads.pop(path, None)
+        self._packed_heads.pop(path, None)
         self._encoded.pop(path, None)
         self._decoded.pop(path, None)
         self._blobs.pop(path, None)
@@ -433,7 +449,8 @@ class CachedFiles(Projected[CachedFile]):
         entry = self._decoded.get(path)
         if entry is not None:
             return entry.dump()
-        self.head(path)
+        if path not in self._encoded:
+            self.head(path)  # reads its shard
         return self._encoded[path]
 
 
@@ -604,23 +621,36 @@ def load_files(store: Store, version: str, parts: Parts | None = None) -> Cached
         parsed = _parse_shard(data, version)
         if parsed is None:
             continue
-        heads.update(parsed[0])
-        encoded.update(parsed[1])
+        for path, packed in parsed[0].items():
+            head = _unpacked_head(packed)
+            if head is not None:  # else a damaged head: the file is parsed again
+                heads[path] = head
+                encoded[path] = parsed[1][path]
         checksums[name] = checksum
     return CachedFiles(heads, encoded, checksums, parts=parts)
 
 
-def _parse_shard(data: Any, version: str) -> tuple[dict[str, Head], dict[str, bytes]] | None:
-    """(heads, encoded entries) of a cache shard's data; None for another version's or data
-    not shaped as kgtool writes it."""
+def _parse_shard(data: Any, version: str) -> tuple[dict[str, bytes], dict[str, bytes]] | None:
+    """(packed heads, encoded entries) of a cache shard's data; None for another version's
+    or data not shaped as kgtool writes it."""
     if not isinstance(data, dict) or data.get("version") != version:
         return None
-    try:
-        heads = {path: Head._make(head) for path, head in data["heads"].items()}
-        encoded = data["files"]
-    except (KeyError, TypeError, AttributeError):
+    heads, encoded = data.get("heads"), data.get("files")
+    if not isinstance(heads, dict) or not isinstance(encoded, dict):
         return None
     return (heads, encoded) if heads.keys() == encoded.keys() else None
+
+
+def pack_head(head: Head) -> bytes:
+    return marshal.dumps(tuple(head))
+
+
+def _unpacked_head(packed: Any) -> Head | None:
+    """A ``pack_head``'s head; None when it is not one."""
+    try:
+        return Head._make(marshal.loads(packed))
+    except (EOFError, ValueError, TypeError):
+        return None
 
 
 def load_file_edges(
@@ -809,7 +839,7 @@ def save(
             {
                 "version": version,
                 "files": {path: files.encoded(path) for path in paths},
-                "heads": {path: tuple(files.heads[path]) for path in paths},
+                "heads": {path: files.packed_head(path) for path in paths},
             },
         )
     names.write()
