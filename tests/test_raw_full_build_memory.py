@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import Repo
 
 from kgtool.raw.build import Hydrator
@@ -46,7 +47,9 @@ def test_files_parsed_by_workers_hold_their_calls_back_packed(repo: Repo) -> Non
         assert pooled.mentions[path] == serial.mentions[path]
 
 
-def test_a_worker_packs_again_what_it_decoded_for_a_chunk(repo: Repo) -> None:
+def test_a_worker_keeps_the_files_it_read_last_decoded_and_packs_the_rest(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
     paths = _package(repo, PARALLEL_THRESHOLD + 1)
     parsed = extract_files(repo.root, paths, 1_000_000, 2)
     files = CachedFiles()
@@ -54,17 +57,20 @@ def test_a_worker_packs_again_what_it_decoded_for_a_chunk(repo: Repo) -> None:
         entry = CachedFile("blob", parsed.facts[path], mentions=parsed.mentions[path])
         entry.body = parsed.bodies[path]
         files.put(path, entry)
+    monkeypatch.setattr(Hydrator, "KEEP_DECODED", 2)
     hydrator = Hydrator(files)
-    first, second = paths[0], paths[1]
+    first, second, third, fourth = paths[:4]
     assert hydrator(first).calls != []  # not holding: decoded for good
     hydrator.hold()
-    assert hydrator(second).calls != []
+    for path in (second, third, fourth, second):  # the second read again, last
+        assert hydrator(path).calls != []
     hydrator.hold_back()
     assert files[first].facts.calls != [] and files[first].body is None
-    assert files[second].facts.calls == [] and files[second].facts.assigns == []
-    assert files[second].body == parsed.bodies[second]
+    assert files[third].facts.calls == [] and files[third].facts.assigns == []
+    assert files[third].body == parsed.bodies[third]
+    assert files[second].body is None and files[fourth].body is None
     # Decoded again when a later chunk reads it.
-    assert [tuple(c) for c in hydrator(second).calls] == unpacked_body(parsed.bodies[second])[0]
+    assert [tuple(c) for c in hydrator(third).calls] == unpacked_body(parsed.bodies[third])[0]
 
 
 def test_a_rendered_files_records_are_let_go_once_its_shard_holds_them(tmp_path: Path) -> None:
