@@ -506,16 +506,16 @@ def test_the_map_is_drawn_again_when_only_the_document_or_a_setting_changed(
     assert data is not None
     document = json.loads(data)
     digest = "layer 1 as it is"
-    drawn.update(document, data, digest, None, write=True)
-    assert not drawn.update(document, data, digest, None, write=True).redrawn  # kept
+    drawn.update(lambda: document, data, digest, None, write=True)
+    assert not drawn.update(lambda: document, data, digest, None, write=True).redrawn  # kept
     moved = json.loads(data)
     for community in moved["communities"].values():
         community["members"] = sorted(community["members"], reverse=True)
     other = json.dumps(moved).encode()
-    assert drawn.update(moved, other, digest, None, write=False).redrawn
+    assert drawn.update(lambda: moved, other, digest, None, write=False).redrawn
     repo.write(".kgtool.yaml", "communities:\n  default_weight: 0.75\n")  # read by drift
     reconfigured = LabelledMap(repo.root, load_config(repo.root), store)
-    assert reconfigured.update(document, data, digest, None, write=False).redrawn
+    assert reconfigured.update(lambda: document, data, digest, None, write=False).redrawn
 
 
 def test_an_edit_reads_no_map_page_whose_stat_is_as_the_map_left_it(
@@ -554,3 +554,40 @@ def test_an_edit_reads_no_map_page_whose_stat_is_as_the_map_left_it(
     read.clear()
     assert repo.kg("update", "--check").code == 0
     assert pages[0] in read
+
+
+def test_an_edit_that_keeps_the_document_never_parses_it(
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """communities.json is read back only to be changed, labelled, drawn or counted: an
+    edit that leaves the file graph as it was, and a run with no change, parse none of it in
+    a quiet update (at 100k files it is tens of megabytes); labels are checked for drift
+    against it."""
+    from kgtool.communities import build
+
+    repo = make_repo(
+        {
+            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
+            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    parsed: list[int] = []
+    parse = build.parse_document
+
+    def counting(data: bytes | None, *args: object, **kwargs: bool) -> dict:
+        parsed.append(len(data or b""))
+        return parse(data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build, "parse_document", counting)
+    repo.write("pay/jobs.py", '"""Runs the payroll jobs."""\n\ndef run():\n    return 2\n')
+    assert repo.kg("update", "-q").code == 0  # as the hooks run it: it prints no counts
+    assert repo.kg("update", "-q").code == 0
+    assert parsed == []
+    assert repo.kg_bytes() == repo.clean_build()
+    repo.write("pay/jobs.py", '"""Runs the payroll jobs."""\n\ndef run():\n    return 3\n')
+    assert repo.kg("label", "--offline").code == 0  # labels now: drift reads the document
+    parsed.clear()
+    repo.write("pay/jobs.py", '"""Runs the payroll jobs."""\n\ndef run():\n    return 4\n')
+    assert repo.kg("update", "-q").code == 0
+    assert parsed

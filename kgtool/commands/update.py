@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     stale = kept(out_of_date, ignore)
     found = kept(problems(result, layer2, ctx.root), ignore)
     skipped = kept(notes(result), ignore)
-    drifted = 0 if args.check else drifted_labels(ctx, layer2.document)
+    drifted = 0 if args.check else drifted_labels(ctx, layer2)
     rewritten = bool(write and (result.changed or layer2.stale))
     status = EXIT_STALE if stale or (args.exit_code and rewritten) else EXIT_OK
     if args.format == "json":

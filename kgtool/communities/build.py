@@ -79,8 +79,9 @@ class Layer1(Protocol):
 
 class CommunitiesResult:
     __slots__ = (
+        "_document",
+        "_kept",
         "changed",
-        "document",
         "note",
         "outputs",
         "reclustered",
@@ -88,7 +89,6 @@ class CommunitiesResult:
         "unread",
     )
 
-    document: Document
     outputs: dict[str, bytes]  # .kg-relative name -> content: communities.json
     changed: list[str]  # names that differ from disk (written when asked)
     reclustered: bool  # Leiden ran (the graph changed, or --rebaseline)
@@ -99,20 +99,31 @@ class CommunitiesResult:
 
     def __init__(
         self,
-        document: Document,
+        document: Document | None,
         outputs: dict[str, bytes],
         changed: list[str] | None = None,
         reclustered: bool = False,
         seconds: float = 0.0,
         note: str = "",
     ) -> None:
-        self.document = document
+        """``document`` None: it is the one ``outputs`` holds, as kgtool wrote it."""
+        self._document = document
+        self._kept = document is None
         self.outputs = outputs
         self.changed = [] if changed is None else changed
         self.reclustered = reclustered
         self.seconds = seconds
         self.note = note
         self.unread: list[tuple[str, int, str]] = []
+
+    @property
+    def document(self) -> Document:
+        """The document, parsed when first read when it was kept as kgtool wrote it: an
+        update whose document did not change reads it only if a label or the map asks (a
+        30 MB parse at 100k files, on every commit)."""
+        if self._document is None:
+            self._document = parse_document(self.outputs[COMMUNITIES_FILE], shape_known=True)
+        return self._document
 
 
 def library_versions() -> dict[str, str]:
@@ -530,26 +541,35 @@ def update_communities(
     families = family_settings(config)
     keyed = {**settings, **families}  # what the outputs depend on
     on_disk = store.read_bytes(COMMUNITIES_FILE)
-    key = _input_key(raw_digest, keyed, on_disk)
+    # Hashed once, and every key below made of the digest: at 100k files it is 30 MB.
+    on_disk_digest = _digest(on_disk)
+    key = _input_key(raw_digest, keyed, on_disk_digest)
     record = {} if rebaseline else _record(store)
     remembered = {"packages": record.get("packages")}  # what with_packages found last
-    # Hashed once: whether communities.json is what the last run wrote.
+    # Whether communities.json is what the last run wrote.
     outputs_then = record.get("outputs")
     ours = (
         on_disk is not None
         and isinstance(outputs_then, dict)
-        and outputs_then.get(COMMUNITIES_FILE) == hashlib.sha256(on_disk).hexdigest()
+        and outputs_then.get(COMMUNITIES_FILE) == on_disk_digest.hex()
     )
     if record.get("key") == key and ours and on_disk is not None:
         # The last run saw this exact input and left its document there: it is the one
         # written, checked then.
-        kept = parse_document(on_disk, shape_known=True)
         outputs = {COMMUNITIES_FILE: on_disk}
-        result = CommunitiesResult(kept, outputs, seconds=time.perf_counter() - started)
+        result = CommunitiesResult(None, outputs, seconds=time.perf_counter() - started)
         if settings["boundaries"] == "auto":
             result.unread = remembered_unread(record.get("packages"))
         return result
-    previous = _previous_document(root, on_disk, ours)
+    held: list[Document] = []
+
+    def previous() -> Document:
+        """The document to start from, read when one is computed."""
+        if not held:
+            held.append(_previous_document(root, on_disk, ours))
+        return held[0]
+
+    kept = False
     document: Document | None = None
     document_key = ""
     folded_digest = b""
@@ -564,11 +584,11 @@ def update_communities(
         files = sorted(layer1.blobs())
         packaged = with_packages(settings, root, files, remembered, unread)
         folded_digest = layer1.file_edges_digest()
-        document_key = _document_key(folded_digest, {**keyed, **packaged}, on_disk)
+        document_key = _document_key(folded_digest, {**keyed, **packaged}, on_disk_digest)
         if ours and on_disk is not None and record.get("document") == document_key:
-            document, data = previous, on_disk
+            kept, data = True, on_disk
     reclustered = False
-    if document is None:
+    if not kept:
         from kgtool.communities.graph import build_file_graph, file_graph
 
         folded = layer1.file_edges() if layer1 is not None else None
@@ -584,7 +604,7 @@ def update_communities(
         # function of the raw graph, which the key holds already.
         if not packaged:
             packaged = with_packages(settings, root, graph.files, unread=unread)
-        document, reclustered = compute(graph, packaged, previous, rebaseline, families)
+        document, reclustered = compute(graph, packaged, previous(), rebaseline, families)
         data = pretty_json(document).encode("utf-8")
     outputs = {COMMUNITIES_FILE: data}
     changed = [COMMUNITIES_FILE] if on_disk != data else []
@@ -593,17 +613,18 @@ def update_communities(
         store.write_if_changed(COMMUNITIES_FILE, data)
     if write or not changed:
         # What is on disk now is exactly what this input makes: remember it for next time.
-        new_key = _input_key(raw_digest, keyed, data)
+        data_digest = on_disk_digest if data is on_disk else _digest(data)
+        new_key = _input_key(raw_digest, keyed, data_digest)
         if document_key:
-            document_key = _document_key(folded_digest, {**keyed, **packaged}, data)
-        _remember(store, new_key, document_key, outputs, remembered["packages"])
+            document_key = _document_key(folded_digest, {**keyed, **packaged}, data_digest)
+        _remember(store, new_key, document_key, data_digest, remembered["packages"])
     result = CommunitiesResult(
-        document,
+        None if kept else document,
         outputs,
         changed,
         reclustered,
         time.perf_counter() - started,
-        what_changed(previous, document),
+        "" if kept or document is None else what_changed(previous(), document),
     )
     result.unread = unread
     return result
@@ -619,21 +640,28 @@ def _layer1_on_disk(store: Store) -> tuple[bytes, str]:
     return on_disk.data, raw_graph.digest_on_disk(store)
 
 
-def _input_key(raw_digest: str, settings: dict[str, Any], document: bytes | None) -> str:
+def _digest(data: bytes | None) -> bytes:
+    """The sha256 of communities.json's bytes (of none: of b"") that the keys are made of."""
+    return hashlib.sha256(data or b"").digest()
+
+
+def _input_key(raw_digest: str, settings: dict[str, Any], document: bytes) -> str:
+    """``document``: the ``_digest`` of the document on disk."""
     hasher = hashlib.sha256(f"format {FORMAT_VERSION} {RULES}".encode())
     hasher.update(raw_digest.encode())
-    for part in (canonical_json(settings).encode(), document or b""):
-        hasher.update(hashlib.sha256(part).digest())
+    hasher.update(hashlib.sha256(canonical_json(settings).encode()).digest())
+    hasher.update(document)
     return hasher.hexdigest()
 
 
-def _document_key(edges: bytes, settings: dict[str, Any], document: bytes | None) -> str:
+def _document_key(edges: bytes, settings: dict[str, Any], document: bytes) -> str:
     """What the document is a function of, when the file graph is built from folded edges
     (named by layer 1's digest of them): those edges, the settings, and the document it
-    starts from."""
+    starts from (its ``_digest``)."""
     hasher = hashlib.sha256(f"document {FORMAT_VERSION} {RULES}".encode())
-    for part in (edges, canonical_json(settings).encode(), document or b""):
+    for part in (edges, canonical_json(settings).encode()):
         hasher.update(hashlib.sha256(part).digest())
+    hasher.update(document)
     return hasher.hexdigest()
 
 
@@ -646,10 +674,11 @@ def _remember(
     store: Store,
     key: str,
     document_key: str,
-    outputs: dict[str, bytes],
+    written: bytes,
     packages: Any = None,
 ) -> None:
-    digests = {name: hashlib.sha256(data).hexdigest() for name, data in outputs.items()}
+    """``written``: the ``_digest`` of communities.json as this run left it."""
+    digests = {COMMUNITIES_FILE: written.hex()}
     record = {"key": key, "document": document_key, "outputs": digests, "packages": packages}
     store.keep_record(CACHE_KEY_FILE, record)
 

@@ -36,7 +36,9 @@ MAP_FILE = "MAP.md"
 DOC_LINES_FILE = "map.doc_lines"
 # In the local cache: what the map's files on disk were drawn from (see LabelledMap.update).
 MAP_KEY_FILE = "map.key"
-MAP_CACHE_VERSION = "1"  # bump when the map's keys change meaning
+# In the local cache: the files whose doc lines the map reads, for the document named.
+DESCRIBED_FILE = "map.described"
+MAP_CACHE_VERSION = "2"  # bump when the map's keys change meaning
 PAGE_NAME = re.compile(r"c[0-9]+\.md")
 MAP_EDGES = 3  # outgoing edges per row in the map; the page lists them all
 MAP_FILES = 3
@@ -63,19 +65,21 @@ class LabelledMap(NamedTuple):
 
     def update(
         self,
-        document: dict[str, Any],
+        document: Callable[[], dict[str, Any]],
         data: bytes,
         raw_digest: str,
         blobs: Callable[[], Mapping[str, str]] | None,
         write: bool,
     ) -> MapUpdate:
-        """The map of ``document`` (``data``, its bytes) brought up to date, and written when
-        ``write``. Kept without reading a label or a file when the last run drew it from the
-        same layer 1 (``raw_digest``), document, labels and settings and its files are on
-        disk as it left them; kept without drawing when what the drawing reads (the labels,
-        the main files' doc lines, ``blobs`` naming those files' contents) is the same;
-        drawn anew otherwise."""
-        started = self._quick_key(data, raw_digest)
+        """The map of ``document`` (``data``, its bytes; read only to draw the map) brought up
+        to date, and written when ``write``. Kept without reading a label or a file when the
+        last run drew it from the same layer 1 (``raw_digest``), document, labels and settings
+        and its files are on disk as it left them; kept without drawing when what the drawing
+        reads (the labels, the main files' doc lines, ``blobs`` naming those files' contents)
+        is the same; drawn anew otherwise."""
+        # Hashed once: at 100k files the document is 30 MB.
+        data_digest = hashlib.sha256(data).digest()
+        started = self._quick_key(data_digest, raw_digest)
         record = self._record()
         pages = self.on_disk()
         # A run that writes nothing is a check, and judges the pages by their bytes.
@@ -84,13 +88,13 @@ class LabelledMap(NamedTuple):
         if same and record.get("key") == started:
             return MapUpdate([], [], False)
         version = f"{MAP_CACHE_VERSION} {__version__}".encode()
-        inputs = self.inputs(document, blobs() if blobs is not None else None, write)
-        drawing = hashlib.sha256(b"\0".join((version, data, inputs))).hexdigest()
+        inputs = self.inputs(document, data_digest, blobs() if blobs is not None else None, write)
+        drawing = hashlib.sha256(b"\0".join((version, data_digest, inputs))).hexdigest()
         if same and record.get("drawing") == drawing:
             # What the drawing reads has not moved: the files on disk are the map.
             self._remember({"key": started, "drawing": drawing, "pages": digests, "stats": stats})
             return MapUpdate([], [], False)
-        outputs = self.render(document)
+        outputs = self.render(document())
         made = {name: hashlib.sha256(text).hexdigest() for name, text in outputs.items()}
         changed = sorted(name for name in outputs if digests.get(name) != made[name])
         removed = [name for name in pages if name not in outputs]
@@ -106,17 +110,15 @@ class LabelledMap(NamedTuple):
             self._remember({"key": started, "drawing": drawing, "pages": made, "stats": stats})
         return MapUpdate(changed, removed, True)
 
-    def _quick_key(self, data: bytes, raw_digest: str) -> str:
+    def _quick_key(self, data_digest: bytes, raw_digest: str) -> str:
         """What the map is a function of, named without reading it: layer 1 (the files' doc
-        lines are in it), the document, the labels and the settings."""
+        lines are in it), the document (the sha256 of its bytes), the labels and the
+        settings."""
         # kgtool's version too: a release that draws the map otherwise draws it again.
         hasher = hashlib.sha256(f"map {MAP_CACHE_VERSION} {__version__}".encode())
-        for part in (
-            raw_digest.encode(),
-            data,
-            self.labels(),
-            canonical_json(self.config.values).encode(),
-        ):
+        hasher.update(hashlib.sha256(raw_digest.encode()).digest())
+        hasher.update(data_digest)
+        for part in (self.labels(), canonical_json(self.config.values).encode()):
             hasher.update(hashlib.sha256(part).digest())
         return hasher.hexdigest()
 
@@ -167,7 +169,8 @@ class LabelledMap(NamedTuple):
 
     def inputs(
         self,
-        document: dict[str, Any],
+        document: Callable[[], dict[str, Any]],
+        data_digest: bytes,
         blobs: Mapping[str, str] | None = None,
         remember: bool = True,
     ) -> bytes:
@@ -175,20 +178,37 @@ class LabelledMap(NamedTuple):
         # what the offline labeler reads (label_view), and nothing else of a file's content
         # is. Not the files' blob ids: an edit below a main file's doc line, as most are,
         # leaves the map as it was.
-        # Imported here, as in render: a run that finds layer 2 up to date reads only labels().
-        from kgtool.ontology.facts import described_files
-
-        paths = {
-            path
-            for community in document["communities"].values()
-            for path in described_files(community)
-        }
+        paths = self._described(document, data_digest, remember)
         doc_lines = self._doc_lines(paths, blobs or {}, remember)
         read = {"config": self.config.values, "doc_lines": doc_lines}
         return self.labels() + b"\0" + canonical_json(read).encode()
 
+    def _described(
+        self, document: Callable[[], dict[str, Any]], data_digest: bytes, remember: bool
+    ) -> list[str]:
+        """The files whose doc lines the map reads, sorted; kept by the document's digest
+        (``DESCRIBED_FILE``), since most edits leave the document as it was and finding them
+        reads it all."""
+        key = data_digest.hex()
+        record = self.store.cached_record(DESCRIBED_FILE)
+        kept = record.get("paths")
+        if (
+            record.get("document") == key
+            and isinstance(kept, list)
+            and all(isinstance(path, str) for path in kept)
+        ):
+            return kept
+        # Imported here, as in render: a run that finds layer 2 up to date reads only labels().
+        from kgtool.ontology.facts import described_files
+
+        communities = document()["communities"].values()
+        paths = sorted({path for c in communities for path in described_files(c)})
+        if remember:
+            self.store.keep_record(DESCRIBED_FILE, {"document": key, "paths": paths})
+        return paths
+
     def _doc_lines(
-        self, paths: set[str], blobs: Mapping[str, str], remember: bool
+        self, paths: list[str], blobs: Mapping[str, str], remember: bool
     ) -> dict[str, str]:
         """Path -> doc line of each of ``paths`` that has one. A file layer 1 names by its
         blob id is read only when its blob is new to the map's cache (``DOC_LINES_FILE``,

@@ -121,13 +121,15 @@ def layer2_from(
     data = layer2.outputs[COMMUNITIES_FILE]  # what layer 2 wrote, or kept as it was on disk
     digest = raw.digest if raw is not None else digest_on_disk(ctx.store)
     blobs = raw.blobs if raw is not None else None  # read only when the map is redrawn
-    return Layer2AndMap(layer2, ctx.map.update(layer2.document, data, digest, blobs, write))
+    return Layer2AndMap(layer2, ctx.map.update(lambda: layer2.document, data, digest, blobs, write))
 
 
-def drifted_labels(ctx: Context, document: dict[str, Any]) -> int:
-    """How many labels drifted, those the setting ``ignore`` silences left out."""
+def drifted_labels(ctx: Context, layer2: Layer2AndMap) -> int:
+    """How many labels drifted, those the setting ``ignore`` silences left out (layer 2's
+    document is read only when there are labels)."""
     if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
         return 0
+    document = layer2.document
     # Imported here: most repositories have no labels, and a run with none never needs them.
     from kgtool.ontology.drift import drift_findings
     from kgtool.ontology.model import WHERE, load_ontology
