@@ -9,6 +9,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+from conftest import Repo
+
 from kgtool.store import Store, atomic_write, canonical_json, pretty_json
 
 
@@ -117,3 +120,24 @@ def test_a_cache_record_that_cannot_be_read_or_written_costs_only_time(tmp_path:
     (tmp_path / "a-file").write_text("not a folder")
     blocked.keep_record("map.key", {"key": "b"})  # no error: the next run recomputes
     assert blocked.cached_record("map.key") == {}
+
+
+def test_a_run_walks_kg_for_symlinks_once(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every write asks whether .kg/ is safe; the walk below it (thousands of files in a
+    large repository) is made once a run, its top checked each time."""
+    from kgtool import store as store_module
+
+    repo.write_files({"pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "import pkg.a\n"})
+    repo.commit()
+    assert repo.kg("update").code == 0
+    walked: list[str] = []
+    walk = store_module._first_symlink
+
+    def counting(folder: str) -> str:
+        walked.append(folder)
+        return walk(folder)
+
+    monkeypatch.setattr(store_module, "_first_symlink", counting)
+    repo.write("pkg/a.py", "def f():\n    return 2\n")
+    assert repo.kg("update").code == 0
+    assert walked.count(str(repo.root / ".kg")) == 1

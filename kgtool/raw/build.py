@@ -302,9 +302,11 @@ def _update_raw(
     legacy = os.path.lexists(store.path(LEGACY_RAW_FILE))
     matching: set[str] = set()
     current: dict[str, TrackedFile] | None = None
+    # The shards on disk, listed once: nothing but this run writes there until it does.
+    raw_stats = cache.shard_stats(store)
     if manifest is not None:
         # A run that writes nothing is a check, and judges .kg/raw/ by its bytes.
-        matching, unknown = manifest.matching_shards(store, by_content=not write)
+        matching, unknown = manifest.matching_shards(store, raw_stats, by_content=not write)
         up_to_date = not legacy and not unknown and matching == manifest.shards.keys()
         if not (up_to_date and fingerprint and fingerprint == manifest.listing):
             current, bad_names = _current_files(root, listed, config)
@@ -453,7 +455,9 @@ def _update_raw(
             # The cache shards rewritten below are read before any shard of .kg/raw/ is
             # written: a damaged one is then found while nothing has changed on disk.
             new_files.read_shards_of(dirty)
-    written, removed, stamps = write_shards(store, layout, shard_bytes, kept, manifest, write)
+    written, removed, stamps = write_shards(
+        store, layout, shard_bytes, kept, manifest, write, raw_stats
+    )
     changed = bool(written or removed or legacy)
     # A check that finds .kg/raw/ to be this layer 1 keeps its cache too (outside the
     # repository): a pull request's check on a fresh clone then starts from the default

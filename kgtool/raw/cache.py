@@ -513,14 +513,16 @@ class Manifest:
         self.parts = parts
         self.restamped = restamped
 
-    def matching_shards(self, store: Store, by_content: bool = False) -> tuple[set[str], set[str]]:
+    def matching_shards(
+        self, store: Store, on_disk: dict[str, StatStamp], by_content: bool = False
+    ) -> tuple[set[str], set[str]]:
         """(shards on disk that are the ones this manifest describes, shards on disk it does
-        not know). Stat first; a shard whose stat moved (a checkout rewrote it) is hashed.
-        ``by_content``: every shard is hashed, whatever its stat says (the read-only checks:
-        a verdict must rest on what the files hold)."""
+        not know), of ``on_disk`` (``shard_stats``). Stat first; a shard whose stat moved (a
+        checkout rewrote it) is hashed. ``by_content``: every shard is hashed, whatever its
+        stat says (the read-only checks: a verdict must rest on what the files hold)."""
         folder = store.path(RAW_DIR)
         matching, unknown = set(), set()
-        for name, info in shard_stats(store).items():
+        for name, info in on_disk.items():
             stamp = self.shards.get(name)
             if stamp is None:
                 unknown.add(name)
@@ -557,7 +559,10 @@ class Manifest:
         )
 
 
-def shard_stats(store: Store) -> dict[str, tuple[int, int, int, int]]:
+StatStamp = tuple[int, int, int, int]  # (size, mtime_ns, inode, ctime_ns)
+
+
+def shard_stats(store: Store) -> dict[str, StatStamp]:
     """(size, mtime_ns, inode, ctime_ns) of every shard under .kg/raw/."""
     found = raw_graph.shard_stats(store).items()
     return {name: (s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns) for name, s in found}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import posixpath
+from collections.abc import Mapping
 from pathlib import Path
 
 from kgtool.raw import cache, shards
@@ -164,15 +165,16 @@ def write_shards(
     kept: set[str],
     manifest: cache.Manifest | None,
     write: bool,
+    on_disk: Mapping[str, object],
 ) -> tuple[list[str], list[str], dict[str, cache.ShardStamp]]:
     """Write the shards whose bytes changed and remove those no file lands in any more;
-    (written, removed, each shard's stamp for the manifest). Nothing is written unless
-    ``write``: the lists then say what would be, and the stamps are given only when nothing
-    would be (the shards on disk are then this layer 1's)."""
+    (written, removed, each shard's stamp for the manifest). ``on_disk``: the shards the
+    update found there (``cache.shard_stats``). Nothing is written unless ``write``: the
+    lists then say what would be, and the stamps are given only when nothing would be (the
+    shards on disk are then this layer 1's)."""
     folder = store.path(RAW_DIR)
     if write:  # even with no shard: an empty layer 1 is not a missing one
         folder.mkdir(exist_ok=True)
-    on_disk = cache.shard_stats(store)
     written: list[str] = []
     stamps: dict[str, cache.ShardStamp] = {}
     for name in sorted(layout.members):
