@@ -115,3 +115,61 @@ def test_a_file_at_a_revision_is_never_read_past_a_limit(repo: Repo) -> None:
     assert show_file(repo.root, commit, "big.txt", 1_000) is None
     assert show_file(repo.root, commit, "missing.txt", 1_000) is None
     assert show_file(repo.root, commit, "big.txt") == b"x" * 100_000
+
+
+def _as_tracked_files_say(repo: Repo) -> tuple[dict[str, str], dict[str, tuple]]:
+    files = tracked_files(repo.root)
+    odd = {f.path: tuple(f) for f in files if f.deleted or f.mode in ("120000", "160000")}
+    return {f.path: f.blob for f in files}, odd
+
+
+@pytest.mark.parametrize("conflicted", [False, True])
+def test_the_blob_ids_cut_from_the_listing_are_those_tracked_files_reads(
+    repo: Repo, conflicted: bool
+) -> None:
+    """Layer 1 reads each file's blob id cut from the index listing in C, and a record only
+    for a symlink, a submodule or a deleted file: the same as ``tracked_files`` reads, with
+    odd names, modified and deleted files, symlinks, a submodule, and a merge's conflicts."""
+    from kgtool.repo import listing, tracked_blobs
+
+    repo.write_files(
+        {
+            "same.py": "x = 1\n",
+            "edited.py": "x = 1\n",
+            "gone.py": "x = 1\n",
+            "tab\tin name.py": "x = 1\n",
+            "ünï/cödé.py": "x = 1\n",
+            "a 0\tb.py": "x = 1\n",  # looks like a record's stage to a careless reader
+        }
+    )
+    os.symlink("same.py", repo.root / "link.py")
+    os.symlink("gone.py", repo.root / "link-edited.py")
+    repo.commit()
+    inner = repo.root / "sub"
+    inner.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=inner, check=True)
+    (inner / "f.txt").write_text("f\n")
+    env = {**os.environ, **GIT_ENV, "HOME": str(repo.root.parent)}
+    subprocess.run(["git", "add", "-A"], cwd=inner, env=env, check=True)
+    subprocess.run(["git", "commit", "-qm", "inner"], cwd=inner, env=env, check=True)
+    repo.git("add", "sub")
+    repo.commit()
+    if conflicted:
+        repo.git("checkout", "-q", "-b", "other")
+        repo.write("edited.py", "x = 'theirs'\n")
+        repo.commit()
+        repo.git("checkout", "-q", "-")
+        repo.write("edited.py", "x = 'ours'\n")
+        repo.commit()
+        assert repo.merge("other").returncode != 0
+    else:
+        repo.write("edited.py", "x = 2\n")
+    (repo.root / "gone.py").unlink()
+    os.unlink(repo.root / "link-edited.py")
+    os.symlink("edited.py", repo.root / "link-edited.py")
+    found = tracked_blobs(repo.root, listing(repo.root))
+    blobs, odd = _as_tracked_files_say(repo)
+    assert found.blobs == blobs
+    assert {path: tuple(record) for path, record in found.odd.items()} == odd
+    assert {"link.py", "link-edited.py", "sub", "gone.py"} <= odd.keys()
+    assert blobs["gone.py"] == "" and blobs["tab\tin name.py"] == blob_id(b"x = 1\n")

@@ -45,7 +45,15 @@ from kgtool.raw.model import (
     called_name,
 )
 from kgtool.raw.summary import contribution, patched_summary, summarize
-from kgtool.repo import MODE_SUBMODULE, MODE_SYMLINK, Listing, TrackedFile, listing, tracked_files
+from kgtool.repo import (
+    MODE_SUBMODULE,
+    MODE_SYMLINK,
+    Listing,
+    TrackedBlobs,
+    TrackedFile,
+    listing,
+    tracked_blobs,
+)
 from kgtool.store import (
     CACHE_DIR,
     KG_DIR,
@@ -301,7 +309,7 @@ def _update_raw(
     manifest = cache.load_manifest(store, key) if use_cache else None
     legacy = os.path.lexists(store.path(LEGACY_RAW_FILE))
     matching: set[str] = set()
-    current: dict[str, TrackedFile] | None = None
+    current: TrackedBlobs | None = None
     # The shards on disk, listed once: nothing but this run writes there until it does.
     raw_stats = cache.shard_stats(store)
     if manifest is not None:
@@ -349,31 +357,31 @@ def _update_raw(
     trusted = (
         manifest is not None
         and cache.describes(manifest, old_files, names_on_disk)
-        and manifest.parts.fit(len(current))
+        and manifest.parts.fit(len(current.blobs))
     )
     if not trusted:  # every file is resolved again: read every cache shard once, now
         old_files.read_all()
     old_blobs = old_files.blob_ids
-    stale_paths = sorted(
-        path
-        for path, tracked in current.items()
-        if not tracked.blob or old_blobs.get(path) != tracked.blob
-    )
-    readable = [p for p in stale_paths if _readable(current[p])]
+    # What differs from the cache, and what could not be read ("" is no blob id): in C.
+    stale = {path for path, _ in current.blobs.items() - old_blobs.items()}
+    if "" in current.blobs.values():
+        stale.update(path for path, blob in current.blobs.items() if not blob)
+    stale_paths = sorted(stale)
+    readable = [p for p in stale_paths if _readable(current.odd.get(p))]
     parsed, mentions, bodies = extract_files(
         root, readable, config["max_file_bytes"], config["jobs"]
     )
     for path in stale_paths:
         if path not in parsed:
-            parsed[path] = FileFacts(path, "", _unreadable_status(current[path]))
+            parsed[path] = FileFacts(path, "", _unreadable_status(current.odd.get(path)))
             mentions[path] = ()
 
     new_files = old_files.copy()
-    for path in old_files.keys() - current.keys():
+    for path in old_files.keys() - current.blobs.keys():
         new_files.drop(path)
     for path in sorted(parsed):
         facts = parsed[path]
-        entry = CachedFile(current[path].blob, facts, mentions=mentions[path])
+        entry = CachedFile(current.blobs[path], facts, mentions=mentions[path])
         entry.body = bodies.get(path)
         new_files.put(path, entry)
 
@@ -633,23 +641,25 @@ def _resolve_chunk(paths: list[str]) -> bytes:
     return marshal.dumps(out)
 
 
-def _current_files(
-    root: Path, listed: Listing, config: Config
-) -> tuple[dict[str, TrackedFile], list[str]]:
-    """The files layer 1 covers, by path, and the names left out for not being UTF-8."""
-    current: dict[str, TrackedFile] = {}
+def _current_files(root: Path, listed: Listing, config: Config) -> tuple[TrackedBlobs, list[str]]:
+    """The files layer 1 covers (their blob ids by path, and the odd ones' records), and the
+    names left out for not being UTF-8. Each step runs over every file only when it must:
+    most listings have nothing under .kg/, no ``exclude`` and only ASCII names."""
+    blobs, odd = tracked_blobs(root, listed)
+    left_out = listed.paths_under(KG_DIR)
+    patterns = config["exclude"]
+    if patterns:
+        skip = exclusion(patterns)
+        left_out += [path for path in blobs if skip(path)]
     bad_names: list[str] = []
-    kg_folder = f"{KG_DIR}/"
-    skip = exclusion(config["exclude"])
-    for tracked in tracked_files(root, listed):
-        path = tracked.path
-        if path.startswith(kg_folder) or skip(path):
-            continue
-        if not (path.isascii() or valid_name(path)):
-            bad_names.append(printable_name(path))
-            continue
-        current[path] = tracked
-    return current, bad_names
+    if not listed.staged.isascii():
+        bad = [path for path in blobs if not (path.isascii() or valid_name(path))]
+        bad_names = [printable_name(path) for path in bad if path not in left_out]
+        left_out += bad
+    for path in left_out:
+        blobs.pop(path, None)
+        odd.pop(path, None)
+    return TrackedBlobs(blobs, odd), bad_names
 
 
 def _remove_legacy_cache(store: Store) -> None:
@@ -662,17 +672,21 @@ def _remove_legacy_cache(store: Store) -> None:
         shutil.rmtree(legacy, ignore_errors=True)
 
 
-def _same_blobs(blobs: dict[str, str], current: dict[str, TrackedFile]) -> bool:
-    if blobs.keys() != current.keys():
-        return False
-    return all(tracked.blob and blobs[path] == tracked.blob for path, tracked in current.items())
+def _same_blobs(blobs: dict[str, str], current: TrackedBlobs) -> bool:
+    # Every file read ("" is no blob id), each the blob the cache holds: compared in C.
+    return "" not in current.blobs.values() and blobs == current.blobs
 
 
-def _readable(tracked: TrackedFile) -> bool:
+def _readable(tracked: TrackedFile | None) -> bool:
+    """Whether a file's content can be parsed (``odd``'s record, None for a regular file)."""
+    if tracked is None:
+        return True
     return not tracked.deleted and tracked.mode not in (MODE_SYMLINK, MODE_SUBMODULE)
 
 
-def _unreadable_status(tracked: TrackedFile) -> str:
+def _unreadable_status(tracked: TrackedFile | None) -> str:
+    if tracked is None:  # a regular file that could not be read
+        return SKIP_UNREADABLE
     if tracked.mode == MODE_SYMLINK:
         return "skipped:symlink"
     if tracked.mode == MODE_SUBMODULE:
