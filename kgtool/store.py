@@ -53,8 +53,10 @@ class Store:
         self.root = root
         self.dir = root / KG_DIR
         self._cache_dir = cache_dir
-        # Whether .kg/ was found to hold no symlink: a run looks once, under its lock (at
-        # 10,000 files the walk cost a millisecond and a half, and every write looked).
+        # Whether .kg/ was found to hold no symlink since this run took its lock: it looks
+        # once under the lock, not before each write (at 10,000 files the walk cost a
+        # millisecond and a half, and every write looked). Taking the lock forgets it: what
+        # was found before may have changed while the run waited.
         self._no_symlink_below = False
 
     def path(self, name: str) -> Path:
@@ -179,6 +181,7 @@ class Store:
             handle.truncate()
             handle.write(f"pid {os.getpid()}")
             handle.flush()
+            self._no_symlink_below = False
             try:
                 yield
             finally:

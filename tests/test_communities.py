@@ -591,3 +591,31 @@ def test_an_edit_that_keeps_the_document_never_parses_it(
     repo.write("pay/jobs.py", '"""Runs the payroll jobs."""\n\ndef run():\n    return 4\n')
     assert repo.kg("update", "-q").code == 0
     assert parsed
+
+
+def test_the_maps_list_of_described_files_of_another_kgtool_is_not_used(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """The files whose doc lines the map reads are kept by the document's digest and
+    kgtool's version: a list another release kept (which may choose other files) is made
+    again, so a changed doc line still redraws its page."""
+    from kgtool.ontology.map import DESCRIBED_FILE
+
+    repo = make_repo(
+        {
+            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
+            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
+        }
+    )
+    assert repo.kg("update", "-q").code == 0
+    store = Store(repo.root)
+    record = store.cached_record(DESCRIBED_FILE)
+    assert "pay/jobs.py" in record["paths"]
+    digest = record["document"].rpartition(" ")[2]
+    # As a kgtool that keyed the list by the document alone kept it, choosing no file.
+    store.keep_record(DESCRIBED_FILE, {"document": digest, "paths": []})
+    repo.write("pay/jobs.py", '"""Runs the payroll jobs."""\n\ndef run():\n    return 2\n')
+    assert repo.kg("update", "-q").code == 0  # the map's key now made of the kept list
+    repo.write("pay/jobs.py", '"""Pays the staff on the last day."""\n\ndef run():\n    return 2\n')
+    assert repo.kg("update", "-q").code == 0
+    assert repo.kg_bytes() == repo.clean_build()

@@ -122,9 +122,12 @@ def test_a_cache_record_that_cannot_be_read_or_written_costs_only_time(tmp_path:
     assert blocked.cached_record("map.key") == {}
 
 
-def test_a_run_walks_kg_for_symlinks_once(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_walks_kg_for_symlinks_before_its_lock_and_once_under_it(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every write asks whether .kg/ is safe; the walk below it (thousands of files in a
-    large repository) is made once a run, its top checked each time."""
+    large repository) is made before anything is read and once under the lock, its top
+    checked each time (four walks an update before)."""
     from kgtool import store as store_module
 
     repo.write_files({"pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "import pkg.a\n"})
@@ -140,4 +143,31 @@ def test_a_run_walks_kg_for_symlinks_once(repo: Repo, monkeypatch: pytest.Monkey
     monkeypatch.setattr(store_module, "_first_symlink", counting)
     repo.write("pkg/a.py", "def f():\n    return 2\n")
     assert repo.kg("update").code == 0
-    assert walked.count(str(repo.root / ".kg")) == 1
+    assert walked.count(str(repo.root / ".kg")) == 2
+
+
+def test_a_symlink_made_below_kg_while_a_run_waits_for_its_lock_is_refused(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The walk a run makes before it takes the lock is not trusted under it: a folder of
+    .kg/ replaced by a symlink in between is refused before any write goes through it."""
+    import shutil
+
+    from kgtool.errors import KgError
+    from kgtool.pipeline.context import open_context
+    from kgtool.pipeline.refresh import refresh
+
+    repo.write_files({"pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "import pkg.a\n"})
+    repo.commit()
+    assert repo.kg("update").code == 0
+    ctx = open_context(repo.root)  # walks .kg/, finds no symlink
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "c99.md").write_text("someone's own\n")
+    pages = repo.root / ".kg" / "communities"
+    shutil.rmtree(pages)
+    os.symlink(outside, pages)
+    repo.write("pkg/a.py", "def f():\n    return 2\n")
+    with ctx.store.lock(), pytest.raises(KgError, match="is a symlink"):
+        refresh(ctx, write=True)
+    assert sorted(p.name for p in outside.iterdir()) == ["c99.md"]

@@ -80,7 +80,6 @@ class Layer1(Protocol):
 class CommunitiesResult:
     __slots__ = (
         "_document",
-        "_kept",
         "changed",
         "note",
         "outputs",
@@ -108,7 +107,6 @@ class CommunitiesResult:
     ) -> None:
         """``document`` None: it is the one ``outputs`` holds, as kgtool wrote it."""
         self._document = document
-        self._kept = document is None
         self.outputs = outputs
         self.changed = [] if changed is None else changed
         self.reclustered = reclustered

@@ -189,7 +189,8 @@ class LabelledMap(NamedTuple):
         """The files whose doc lines the map reads, sorted; kept by the document's digest
         (``DESCRIBED_FILE``), since most edits leave the document as it was and finding them
         reads it all."""
-        key = data_digest.hex()
+        # kgtool's version too: a release that chooses other files reads them at once.
+        key = f"{MAP_CACHE_VERSION} {__version__} {data_digest.hex()}"
         record = self.store.cached_record(DESCRIBED_FILE)
         kept = record.get("paths")
         if (

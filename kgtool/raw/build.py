@@ -653,8 +653,9 @@ def _current_files(root: Path, listed: Listing, config: Config) -> tuple[Tracked
         left_out += [path for path in blobs if skip(path)]
     bad_names: list[str] = []
     if not listed.staged.isascii():
-        bad = [path for path in blobs if not (path.isascii() or valid_name(path))]
-        bad_names = [printable_name(path) for path in bad if path not in left_out]
+        bad = sorted(path for path in blobs if not (path.isascii() or valid_name(path)))
+        skipped = set(left_out)
+        bad_names = [printable_name(path) for path in bad if path not in skipped]
         left_out += bad
     for path in left_out:
         blobs.pop(path, None)
