@@ -106,7 +106,7 @@ class LabelledMap(NamedTuple):
                 self.store.path(name).unlink(missing_ok=True)
         if write or not (changed or removed):
             # What is on disk now is exactly what this input makes: remember it for next time.
-            stats = {name: _stat(self.store.path(name)) for name in sorted(made)}
+            stats = {name: _stat(os.fspath(self.store.path(name))) for name in sorted(made)}
             self._remember({"key": started, "drawing": drawing, "pages": made, "stats": stats})
         return MapUpdate(changed, removed, True)
 
@@ -135,9 +135,9 @@ class LabelledMap(NamedTuple):
         taken = record.get("stats")
         taken = taken if isinstance(taken, dict) else {}
         found, stats = {}, {}
+        folder = os.fspath(self.store.dir)
         for name in names:
-            path = self.store.path(name)
-            stats[name] = stat = _stat(path)
+            stats[name] = stat = _stat(os.path.join(folder, name))
             digest = remembered.get(name)
             if stat and taken.get(name) == stat and isinstance(digest, str):
                 found[name] = digest
@@ -216,8 +216,6 @@ class LabelledMap(NamedTuple):
         written when ``remember``: a run that writes nothing leaves the cache too): at
         thousands of communities, reading every main file on every edit cost more than the
         rest of layer 2."""
-        from kgtool.ontology.facts import doc_line
-
         remembered = self.store.cached_record(DOC_LINES_FILE)
         found: dict[str, str] = {}
         kept: dict[str, str] = {}
@@ -225,6 +223,9 @@ class LabelledMap(NamedTuple):
             blob = blobs.get(path, "")
             line = remembered.get(blob) if blob else None
             if not isinstance(line, str):
+                # Imported only to read one: its patterns cost an edit 5 ms to compile.
+                from kgtool.ontology.facts import doc_line
+
                 content = bounded.read_tracked(self.root, path)
                 if content is None:
                     continue
@@ -240,14 +241,17 @@ class LabelledMap(NamedTuple):
         return found
 
     def on_disk(self) -> list[str]:
-        pages = self.store.path(PAGES_DIR)
         # Only pages kgtool could have written: anything else in the folder is someone's own.
-        names = sorted(p.name for p in pages.glob("c*.md") if PAGE_NAME.fullmatch(p.name))
+        try:
+            listed = os.listdir(self.store.path(PAGES_DIR))
+        except OSError:  # none yet, or not a folder (refused before anything is written)
+            listed = []
+        names = sorted(name for name in listed if PAGE_NAME.fullmatch(name))
         found = [f"{PAGES_DIR}/{name}" for name in names]
         return [MAP_FILE, *found] if self.store.path(MAP_FILE).is_file() else found
 
 
-def _stat(path: Path) -> list[int]:
+def _stat(path: str) -> list[int]:
     """(size, mtime_ns, inode, ctime_ns) of a file, [] when there is none. The ctime, which
     no tool can set back, makes a same-size edit whose mtime was put back a change."""
     try:
