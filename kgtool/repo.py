@@ -388,11 +388,20 @@ def modified_files(root: Path) -> set[str]:
     "racily clean", and every later look reads them all again (0.2 s on a 30 MB repository)
     until that is recorded. While a commit holds its own index (a hook runs then) nothing is
     written to it; a refresh that cannot take the lock is simply not saved."""
+    return _modified_in(git(root, *_status_args()))
+
+
+def _status_args() -> list[str]:
     args = ["status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames"]
     if "GIT_INDEX_FILE" in os.environ:
         args.insert(0, "--no-optional-locks")
+    return args
+
+
+def _modified_in(status: str) -> set[str]:
+    """The paths ``git status --porcelain=v2 -z`` says differ in the working tree."""
     modified: set[str] = set()
-    for record in git(root, *args).split("\0"):
+    for record in status.split("\0"):
         # "1 XY sub mH mI mW hH hI path" (Y: the working tree against the index), or
         # "u XY sub m1 m2 m3 mW h1 h2 h3 path" for a path a merge left unmerged.
         if record.startswith("1 "):
@@ -446,14 +455,16 @@ class Listing(NamedTuple):
 def listing(root: Path) -> Listing:
     # Both git processes at once: on every hook run each is mostly a wait. ls-files may read
     # the index while status refreshes its stat data; what it prints (mode, blob, stage,
-    # path) is the same either way.
-    args = ["ls-files", "--stage", "-z"]
-    staged = _start(root, args)
+    # path) is the same either way. ls-files is read while status runs: its listing (100
+    # bytes a file) would fill the pipe and stop it until status was done.
+    status_args, args = _status_args(), ["ls-files", "--stage", "-z"]
+    status = _start(root, status_args)
     try:
-        modified = modified_files(root)
+        staged = _finish(_start(root, args))
     finally:
-        done = _finish(staged)
-    return Listing(_output(args, done, check=True), modified)
+        done = _finish(status)
+    modified = _modified_in(_output(status_args, done, check=True))
+    return Listing(_output(args, staged, check=True), modified)
 
 
 def tracked_files(root: Path, listed: Listing | None = None) -> list[TrackedFile]:
