@@ -47,18 +47,21 @@ def test_modified_files_are_those_whose_working_tree_differs_from_the_index(repo
     assert by_path["gone.py"].deleted and by_path["gone.py"].blob == ""
 
 
+def conflicting_merge(repo: Repo, path: str) -> None:
+    """A branch and the current one each change ``path``; merging them conflicts."""
+    repo.git("checkout", "-q", "-b", "other")
+    repo.write(path, "x = 'theirs'\n")
+    repo.commit()
+    repo.git("checkout", "-q", "-")
+    repo.write(path, "x = 'ours'\n")
+    repo.commit()
+    assert repo.merge("other").returncode != 0
+
+
 def test_a_path_a_merge_left_unmerged_is_read_from_the_working_tree(repo: Repo) -> None:
     repo.write("a.py", "x = 0\n")
     repo.commit()
-    repo.git("checkout", "-q", "-b", "other")
-    repo.write("a.py", "x = 1\n")
-    repo.commit()
-    repo.git("checkout", "-q", "-")
-    repo.write("a.py", "x = 2\n")
-    repo.commit()
-    env = {**os.environ, **GIT_ENV, "HOME": str(repo.root.parent)}
-    merged = subprocess.run(["git", "merge", "-q", "other"], cwd=repo.root, env=env, check=False)
-    assert merged.returncode != 0
+    conflicting_merge(repo, "a.py")
     assert "a.py" in modified_files(repo.root)
     content = (repo.root / "a.py").read_bytes()
     assert b"<<<<<<<" in content
@@ -155,13 +158,7 @@ def test_the_blob_ids_cut_from_the_listing_are_those_tracked_files_reads(
     repo.git("add", "sub")
     repo.commit()
     if conflicted:
-        repo.git("checkout", "-q", "-b", "other")
-        repo.write("edited.py", "x = 'theirs'\n")
-        repo.commit()
-        repo.git("checkout", "-q", "-")
-        repo.write("edited.py", "x = 'ours'\n")
-        repo.commit()
-        assert repo.merge("other").returncode != 0
+        conflicting_merge(repo, "edited.py")
     else:
         repo.write("edited.py", "x = 2\n")
     (repo.root / "gone.py").unlink()
