@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -506,16 +507,18 @@ def test_the_map_is_drawn_again_when_only_the_document_or_a_setting_changed(
     assert data is not None
     document = json.loads(data)
     digest = "layer 1 as it is"
-    drawn.update(lambda: document, data, digest, None, write=True)
-    assert not drawn.update(lambda: document, data, digest, None, write=True).redrawn  # kept
+    named = hashlib.sha256(data).digest()
+    drawn.update(lambda: document, named, digest, None, write=True)
+    assert not drawn.update(lambda: document, named, digest, None, write=True).redrawn  # kept
     moved = json.loads(data)
     for community in moved["communities"].values():
         community["members"] = sorted(community["members"], reverse=True)
     other = json.dumps(moved).encode()
-    assert drawn.update(lambda: moved, other, digest, None, write=False).redrawn
+    other_named = hashlib.sha256(other).digest()
+    assert drawn.update(lambda: moved, other_named, digest, None, write=False).redrawn
     repo.write(".kgtool.yaml", "communities:\n  default_weight: 0.75\n")  # read by drift
     reconfigured = LabelledMap(repo.root, load_config(repo.root), store)
-    assert reconfigured.update(lambda: document, data, digest, None, write=False).redrawn
+    assert reconfigured.update(lambda: document, named, digest, None, write=False).redrawn
 
 
 def test_an_edit_reads_no_map_page_whose_stat_is_as_the_map_left_it(

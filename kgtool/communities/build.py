@@ -79,6 +79,7 @@ class Layer1(Protocol):
 
 class CommunitiesResult:
     __slots__ = (
+        "_digest",
         "_document",
         "changed",
         "note",
@@ -104,15 +105,25 @@ class CommunitiesResult:
         reclustered: bool = False,
         seconds: float = 0.0,
         note: str = "",
+        digest: bytes | None = None,
     ) -> None:
-        """``document`` None: it is the one ``outputs`` holds, as kgtool wrote it."""
+        """``document`` None: it is the one ``outputs`` holds, as kgtool wrote it. ``digest``:
+        the sha256 of communities.json's bytes, when the update knows it."""
         self._document = document
+        self._digest = digest
         self.outputs = outputs
         self.changed = [] if changed is None else changed
         self.reclustered = reclustered
         self.seconds = seconds
         self.note = note
         self.unread: list[tuple[str, int, str]] = []
+
+    @property
+    def digest(self) -> bytes:
+        """The sha256 of communities.json as this run left it: what the map keys on."""
+        if self._digest is None:
+            self._digest = hashlib.sha256(self.outputs[COMMUNITIES_FILE]).digest()
+        return self._digest
 
     @property
     def document(self) -> Document:
@@ -555,7 +566,9 @@ def update_communities(
         # The last run saw this exact input and left its document there: it is the one
         # written, checked then.
         outputs = {COMMUNITIES_FILE: on_disk}
-        result = CommunitiesResult(None, outputs, seconds=time.perf_counter() - started)
+        result = CommunitiesResult(
+            None, outputs, seconds=time.perf_counter() - started, digest=on_disk_digest
+        )
         if settings["boundaries"] == "auto":
             result.unread = remembered_unread(record.get("packages"))
         return result
@@ -609,9 +622,9 @@ def update_communities(
     if write and changed:
         store.ensure()
         store.write_if_changed(COMMUNITIES_FILE, data)
+    data_digest = on_disk_digest if data is on_disk else _digest(data)
     if write or not changed:
         # What is on disk now is exactly what this input makes: remember it for next time.
-        data_digest = on_disk_digest if data is on_disk else _digest(data)
         new_key = _input_key(raw_digest, keyed, data_digest)
         if document_key:
             document_key = _document_key(folded_digest, {**keyed, **packaged}, data_digest)
@@ -623,6 +636,7 @@ def update_communities(
         reclustered,
         time.perf_counter() - started,
         "" if kept or document is None else what_changed(previous(), document),
+        data_digest,
     )
     result.unread = unread
     return result

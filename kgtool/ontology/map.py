@@ -66,19 +66,18 @@ class LabelledMap(NamedTuple):
     def update(
         self,
         document: Callable[[], dict[str, Any]],
-        data: bytes,
+        data_digest: bytes,
         raw_digest: str,
         blobs: Callable[[], Mapping[str, str]] | None,
         write: bool,
     ) -> MapUpdate:
-        """The map of ``document`` (``data``, its bytes; read only to draw the map) brought up
-        to date, and written when ``write``. Kept without reading a label or a file when the
-        last run drew it from the same layer 1 (``raw_digest``), document, labels and settings
-        and its files are on disk as it left them; kept without drawing when what the drawing
-        reads (the labels, the main files' doc lines, ``blobs`` naming those files' contents)
-        is the same; drawn anew otherwise."""
-        # Hashed once: at 100k files the document is 30 MB.
-        data_digest = hashlib.sha256(data).digest()
+        """The map of ``document`` (read only to draw the map; ``data_digest``, the sha256 of
+        its bytes, as layer 2 hashed them) brought up to date, and written when ``write``.
+        Kept without reading a label or a file when the last run drew it from the same layer
+        1 (``raw_digest``), document, labels and settings and its files are on disk as it left
+        them; kept without drawing when what the drawing reads (the labels, the main files'
+        doc lines, ``blobs`` naming those files' contents) is the same; drawn anew
+        otherwise."""
         started = self._quick_key(data_digest, raw_digest)
         record = self._record()
         pages = self.on_disk()

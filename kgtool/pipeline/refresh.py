@@ -118,10 +118,11 @@ def layer2_from(
     """Layer 2 as it follows from layer 1 as ``raw`` has it (None: layer 1 on disk), and the
     map drawn over it."""
     layer2 = update_communities(ctx.root, ctx.config, ctx.store, raw, write, rebaseline)
-    data = layer2.outputs[COMMUNITIES_FILE]  # what layer 2 wrote, or kept as it was on disk
     digest = raw.digest if raw is not None else digest_on_disk(ctx.store)
     blobs = raw.blobs if raw is not None else None  # read only when the map is redrawn
-    return Layer2AndMap(layer2, ctx.map.update(lambda: layer2.document, data, digest, blobs, write))
+    return Layer2AndMap(
+        layer2, ctx.map.update(lambda: layer2.document, layer2.digest, digest, blobs, write)
+    )
 
 
 def drifted_labels(ctx: Context, layer2: Layer2AndMap) -> int:

@@ -69,7 +69,7 @@ def plan_layout(
     folders where a file was rendered or removed are laid out again, every other shard keeps
     its files and their spans as ``spans`` has them."""
     meta = len(meta_line())
-    removed = [path for path in spans if path not in files]
+    removed = spans.keys() - files.keys()  # in C: a Mapping's ``in`` is a call a file
     folders = {posixpath.dirname(path) for path in rendered}
     folders.update(posixpath.dirname(path) for path in removed)
     bases = {shards.folder_base(folder) for folder in folders}
