@@ -376,9 +376,18 @@ def git_dir(root: Path) -> Path:
     return Path(git(root, "rev-parse", "--absolute-git-dir").strip())
 
 
-def blob_id(content: bytes) -> str:
-    """The id git gives this content as a blob (so tracked, unmodified files cost no hashing)."""
-    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+# Hex digits of a blob id in a repository of SHA-256 objects (``git init --object-format``).
+SHA256_DIGITS = 64
+
+
+def blob_id(content: bytes, like: str = "") -> str:
+    """The id git gives this content as a blob (so tracked, unmodified files cost no hashing),
+    in the object format of the id ``like`` (SHA-1 unless it has SHA-256's 64 digits): the
+    ids of one repository are all of its format, and a file staged must keep its id."""
+    header = b"blob %d\0" % len(content)
+    if len(like) == SHA256_DIGITS:
+        return hashlib.sha256(header + content).hexdigest()
+    return hashlib.sha1(header + content).hexdigest()
 
 
 def modified_files(root: Path) -> set[str]:
@@ -461,6 +470,9 @@ def listing(root: Path) -> Listing:
     status = _start(root, status_args)
     try:
         staged = _finish(_start(root, args))
+    except BaseException:
+        status.kill()  # an interrupted run waits for no git
+        raise
     finally:
         done = _finish(status)
     modified = _modified_in(_output(status_args, done, check=True))
@@ -480,7 +492,7 @@ def tracked_files(root: Path, listed: Listing | None = None) -> list[TrackedFile
             files[path] = TrackedFile(path, mode, blob)
     # What the working tree holds instead of the index, read where it differs.
     for path in modified & files.keys():
-        files[path] = _working_tree_entry(root, path, files[path].mode)
+        files[path] = _working_tree_entry(root, path, files[path].mode, files[path].blob)
     return [files[path] for path in sorted(files)]
 
 
@@ -523,15 +535,16 @@ def tracked_blobs(root: Path, listed: Listing) -> TrackedBlobs:
                 odd[path] = TrackedFile(path, mode, blobs[path])
     for path in sorted(modified & blobs.keys()):
         mode = odd[path].mode if path in odd else "100644"
-        entry = _working_tree_entry(root, path, mode)
+        entry = _working_tree_entry(root, path, mode, blobs[path])
         blobs[path] = entry.blob
         if entry.deleted or path in odd:
             odd[path] = entry
     return TrackedBlobs(blobs, odd)
 
 
-def _working_tree_entry(root: Path, path: str, mode: str) -> TrackedFile:
-    """A modified file's entry: what the working tree holds instead of the index."""
+def _working_tree_entry(root: Path, path: str, mode: str, indexed: str) -> TrackedFile:
+    """A modified file's entry: what the working tree holds instead of the index (whose
+    blob id, ``indexed``, says the repository's object format)."""
     entry = TrackedFile(path, mode, "")
     if mode != MODE_SUBMODULE:
         full = root / path
@@ -539,7 +552,7 @@ def _working_tree_entry(root: Path, path: str, mode: str) -> TrackedFile:
             entry = TrackedFile(path, mode, "", deleted=True)
         elif mode != MODE_SYMLINK and full.is_file() and not full.is_symlink():
             with contextlib.suppress(OSError):
-                entry = TrackedFile(path, mode, blob_id(full.read_bytes()))
+                entry = TrackedFile(path, mode, blob_id(full.read_bytes(), indexed))
     return entry
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import GIT_ENV, Repo
@@ -170,3 +171,25 @@ def test_the_blob_ids_cut_from_the_listing_are_those_tracked_files_reads(
     assert {path: tuple(record) for path, record in found.odd.items()} == odd
     assert {"link.py", "link-edited.py", "sub", "gone.py"} <= odd.keys()
     assert blobs["gone.py"] == "" and blobs["tab\tin name.py"] == blob_id(b"x = 1\n")
+
+
+def test_in_a_sha256_repository_an_edit_keeps_its_blob_id_once_staged(tmp_path: Path) -> None:
+    """A repository of SHA-256 objects gives 64-digit blob ids: a file edited and not staged
+    is named by the id git will give it, so layer 1 is the same before and after ``git add``
+    (it was hashed with SHA-1, and every staged edit rewrote its shard)."""
+    from kgtool.repo import listing, tracked_blobs
+
+    repo = Repo(tmp_path / "repo")
+    repo.root.mkdir()
+    repo.git("init", "-q", "--object-format=sha256", "-b", "main")
+    repo.write_files({"pay/jobs.py": "def run():\n    return 1\n", "pay/main.py": "x = 1\n"})
+    repo.commit()
+    assert repo.kg("update").code == 0
+    repo.write("pay/jobs.py", "def run():\n    return 2\n")
+    edited = tracked_blobs(repo.root, listing(repo.root)).blobs["pay/jobs.py"]
+    assert edited == repo.git("hash-object", "pay/jobs.py").strip() and len(edited) == 64
+    assert repo.kg("update").code == 0
+    before = repo.kg_bytes()
+    repo.git("add", "pay/jobs.py")
+    assert repo.kg("update").code == 0
+    assert repo.kg_bytes() == before

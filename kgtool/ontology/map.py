@@ -229,7 +229,7 @@ class LabelledMap(NamedTuple):
                 if content is None:
                     continue
                 line = doc_line(path, content)
-                if blob and blob_id(content) != blob:  # changed since layer 1 read it
+                if blob and blob_id(content, blob) != blob:  # changed since layer 1 read it
                     blob = ""
             if blob:
                 kept[blob] = line
