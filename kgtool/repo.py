@@ -497,10 +497,9 @@ def tracked_files(root: Path, listed: Listing | None = None) -> list[TrackedFile
 
 
 class TrackedBlobs(NamedTuple):
-    """``tracked_files`` as layer 1 reads it on every run: each file's blob id by path, and
-    the ``TrackedFile`` of each that is no regular file in the working tree (a symlink, a
-    submodule, one deleted). At 10,000 files a ``TrackedFile`` each cost a few milliseconds
-    of every commit; the ids are cut from the listing in C."""
+    """``tracked_files`` as layer 1 reads it on every run: each file's blob id by path (cut
+    from the listing in C), and a ``TrackedFile`` only for a symlink, a submodule, a file
+    deleted: one a file cost a 10,000-file repository 5 ms a run."""
 
     blobs: dict[str, str]  # "" for a file whose working-tree content could not be read
     odd: dict[str, TrackedFile]
@@ -512,14 +511,11 @@ def tracked_blobs(root: Path, listed: Listing) -> TrackedBlobs:
     records = staged.split("\0")
     if records and not records[-1]:
         records.pop()
-    if not records:
-        return TrackedBlobs({}, {})
     # "mode blob stage<tab>path": a mode is six digits and every blob id of a repository is
-    # as long as every other, so every path starts where the first one does. Each step a
-    # list made in C: a record object each cost a 10,000-file repository 5 ms a run.
-    start = records[0].find("\t") + 1
+    # as long as every other, so every path starts where the first one does.
+    start = records[0].find("\t") + 1 if records else 0
     if start < 10 or {r[start - 3 : start] for r in records} != {" 0\t"}:
-        # A merge's conflicts (entries of stage 1, 2 or 3): "ours" is kept, record by record.
+        # A merge's conflicts (stages 1, 2, 3; "ours" kept), or no file: record by record.
         files = tracked_files(root, listed)
         return TrackedBlobs(
             {tracked.path: tracked.blob for tracked in files},
