@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import GIT_ENV, Repo
 
-from kgtool.repo import blob_id, modified_files, tracked_files
+from kgtool.repo import modified_files, tracked_files
+from kgtool.tracked import blob_id
 
 
 def test_modified_files_are_those_whose_working_tree_differs_from_the_index(repo: Repo) -> None:
@@ -85,7 +86,8 @@ def test_inside_a_commit_the_commit_index_is_read_and_not_written(
 
 
 def test_the_listing_fingerprint_follows_the_index_but_not_the_kg_folder(repo: Repo) -> None:
-    from kgtool.repo import Listing, listing
+    from kgtool.repo import listing
+    from kgtool.tracked import Listing
 
     repo.write_files({".kg/raw/a.jsonl": "{}\n", "a.py": "x = 1\n", "b.py": "y = 1\n"})
     repo.commit()
@@ -134,7 +136,8 @@ def test_the_blob_ids_cut_from_the_listing_are_those_tracked_files_reads(
     """Layer 1 reads each file's blob id cut from the index listing in C, and a record only
     for a symlink, a submodule or a deleted file: the same as ``tracked_files`` reads, with
     odd names, modified and deleted files, symlinks, a submodule, and a merge's conflicts."""
-    from kgtool.repo import listing, tracked_blobs
+    from kgtool.repo import listing
+    from kgtool.tracked import tracked_blobs
 
     repo.write_files(
         {
@@ -177,7 +180,8 @@ def test_in_a_sha256_repository_an_edit_keeps_its_blob_id_once_staged(tmp_path: 
     """A repository of SHA-256 objects gives 64-digit blob ids: a file edited and not staged
     is named by the id git will give it, so layer 1 is the same before and after ``git add``
     (it was hashed with SHA-1, and every staged edit rewrote its shard)."""
-    from kgtool.repo import listing, tracked_blobs
+    from kgtool.repo import listing
+    from kgtool.tracked import tracked_blobs
 
     repo = Repo(tmp_path / "repo")
     repo.root.mkdir()

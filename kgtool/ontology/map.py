@@ -28,8 +28,8 @@ from kgtool.escape import md_cell, md_path
 
 if TYPE_CHECKING:
     from kgtool.ontology.view import LabelView
-from kgtool.repo import blob_id
 from kgtool.store import ONTOLOGY_FILE, PAGES_DIR, Store, canonical_json
+from kgtool.tracked import blob_id
 
 MAP_FILE = "MAP.md"
 # In the local cache: the doc line of each main file, by blob id (see LabelledMap._doc_lines).

@@ -45,21 +45,21 @@ from kgtool.raw.model import (
     called_name,
 )
 from kgtool.raw.summary import contribution, patched_summary, summarize
-from kgtool.repo import (
-    MODE_SUBMODULE,
-    MODE_SYMLINK,
-    Listing,
-    TrackedBlobs,
-    TrackedFile,
-    listing,
-    tracked_blobs,
-)
+from kgtool.repo import listing
 from kgtool.store import (
     CACHE_DIR,
     KG_DIR,
     LEGACY_RAW_FILE,
     Store,
     canonical_json,
+)
+from kgtool.tracked import (
+    MODE_SUBMODULE,
+    MODE_SYMLINK,
+    Listing,
+    TrackedBlobs,
+    TrackedFile,
+    tracked_blobs,
 )
 
 if TYPE_CHECKING:
