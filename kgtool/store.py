@@ -125,7 +125,8 @@ class Store:
     def refuse_unsafe(self) -> None:
         """Refuse a .kg/ that leads elsewhere: a symlink (the folder, or anything in it) would
         let a checkout, such as a pull request in CI, choose what kgtool reads and where it
-        writes. Also refuse a .kg/ or a folder of it that is a regular file, in one line."""
+        writes. Also refuse a .kg/ or a folder of it that is a regular file, and a folder
+        where kgtool writes files (a page, a shard), in one line."""
         if os.path.islink(self.dir):
             raise KgError(f"{KG_DIR} is a symlink: {REFUSED_LINK}")
         if not os.path.lexists(self.dir):
@@ -137,12 +138,23 @@ class Store:
             if link:
                 where = Path(link).relative_to(self.root).as_posix()
                 raise KgError(f"{where} is a symlink: {REFUSED_LINK}")
-            self._no_symlink_below = True
         for name in (PAGES_DIR, RAW_DIR):
             if os.path.lexists(self.path(name)) and not self.path(name).is_dir():
                 raise KgError(
                     f"{KG_DIR}/{name} is not a folder: delete it, then run `kgtool update`"
                 )
+        if not self._no_symlink_below:
+            # kgtool writes only files in these: a folder there (a commit can hold one named
+            # like a page) would stop every write with the system's own words.
+            for name in (PAGES_DIR, RAW_DIR):
+                with contextlib.suppress(FileNotFoundError), os.scandir(self.path(name)) as found:
+                    for entry in sorted(found, key=lambda entry: entry.name):
+                        if entry.is_dir(follow_symlinks=False):
+                            raise KgError(
+                                f"{KG_DIR}/{name}/{entry.name} is a folder where kgtool writes "
+                                "files: delete it, then run `kgtool update`"
+                            )
+            self._no_symlink_below = True
 
     def remove_stray_temps(self) -> list[str]:
         """Remove the temp files of writes that a killed run left half done; under the lock,

@@ -171,3 +171,28 @@ def test_a_symlink_made_below_kg_while_a_run_waits_for_its_lock_is_refused(
     with ctx.store.lock(), pytest.raises(KgError, match="is a symlink"):
         refresh(ctx, write=True)
     assert sorted(p.name for p in outside.iterdir()) == ["c99.md"]
+
+
+@pytest.mark.parametrize("where", [".kg/communities/c1.md", ".kg/raw/pkg.jsonl"])
+def test_a_committed_folder_where_kgtool_writes_a_file_is_one_line_and_kept(
+    repo: Repo, where: str
+) -> None:
+    """A pull request can commit a folder named like a page or a shard: every command that
+    reads or writes .kg/ says so in one line that names it and what to do, and leaves it."""
+    repo.write_files({"pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "import pkg.a\n"})
+    repo.commit()
+    assert repo.kg("update").code == 0
+    target = repo.root / where
+    if target.exists():
+        target.unlink()
+    repo.write(f"{where}/inside.txt", "someone's own\n")
+    repo.commit("a folder where a page goes")
+    for args in (["update"], ["update", "--check"], ["check"]):
+        result = repo.kg(*args)
+        assert result.code != 0
+        lines = [line for line in (result.out + result.err).splitlines() if line.strip()]
+        assert lines == [
+            f"kgtool: error: {where} is a folder where kgtool writes files: delete it, then "
+            "run `kgtool update`"
+        ], args
+    assert (repo.root / where / "inside.txt").read_text() == "someone's own\n"
