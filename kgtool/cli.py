@@ -26,6 +26,7 @@ from kgtool.commands._cli import (
     settle,
 )
 from kgtool.errors import KgError
+from kgtool.escape import printable
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -139,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The machine said no (a full disk, a read-only folder, a folder where a file should
         # be): the path and the reason are what the user needs, not a traceback.
         where = f"{error.filename}: " if error.filename else ""
-        print(f"kgtool: error: {where}{error.strerror or error}", file=sys.stderr)
+        print(f"kgtool: error: {printable(f'{where}{error.strerror or error}')}", file=sys.stderr)
         return KgError.exit_code
     finally:
         progress.show_on_terminal(False)

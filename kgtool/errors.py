@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kgtool.escape import printable
 from kgtool.findings import ERROR, Finding
 
 
@@ -35,8 +36,10 @@ class KgError(Exception):
         return Finding(self.path or "", self.line or 0, ERROR, self.code or code, self.message)
 
     def report_lines(self) -> list[str]:
-        """What the command line prints for it, on stderr."""
-        return [f"kgtool: error: {self}"]
+        """What the command line prints for it, on stderr: one line, whatever a path or a
+        name the repository chose holds (a newline, a terminal's escape sequence), as a
+        finding's."""
+        return [f"kgtool: error: {printable(str(self))}"]
 
 
 class ManyErrors(KgError):

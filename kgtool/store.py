@@ -134,27 +134,25 @@ class Store:
         if not self.dir.is_dir():
             raise KgError(f"{KG_DIR} is not a folder: move it away, then run `kgtool update`")
         if not self._no_symlink_below:
-            link = _first_symlink(os.fspath(self.dir))
-            if link:
-                where = Path(link).relative_to(self.root).as_posix()
-                raise KgError(f"{where} is a symlink: {REFUSED_LINK}")
+            # kgtool writes only files in its pages' and shards' folders: a folder there (a
+            # commit can hold one named like a page) would stop every write in the system's
+            # own words.
+            files_only = {os.fspath(self.path(name)) for name in (PAGES_DIR, RAW_DIR)}
+            found, symlink = _first_unsafe(os.fspath(self.dir), files_only)
+            if found:
+                where = Path(found).relative_to(self.root).as_posix()
+                if symlink:
+                    raise KgError(f"{where} is a symlink: {REFUSED_LINK}")
+                raise KgError(
+                    f"{where} is a folder where kgtool writes files: delete it, then run "
+                    "`kgtool update`"
+                )
+            self._no_symlink_below = True
         for name in (PAGES_DIR, RAW_DIR):
             if os.path.lexists(self.path(name)) and not self.path(name).is_dir():
                 raise KgError(
                     f"{KG_DIR}/{name} is not a folder: delete it, then run `kgtool update`"
                 )
-        if not self._no_symlink_below:
-            # kgtool writes only files in these: a folder there (a commit can hold one named
-            # like a page) would stop every write with the system's own words.
-            for name in (PAGES_DIR, RAW_DIR):
-                with contextlib.suppress(FileNotFoundError), os.scandir(self.path(name)) as found:
-                    for entry in sorted(found, key=lambda entry: entry.name):
-                        if entry.is_dir(follow_symlinks=False):
-                            raise KgError(
-                                f"{KG_DIR}/{name}/{entry.name} is a folder where kgtool writes "
-                                "files: delete it, then run `kgtool update`"
-                            )
-            self._no_symlink_below = True
 
     def remove_stray_temps(self) -> list[str]:
         """Remove the temp files of writes that a killed run left half done; under the lock,
@@ -288,21 +286,24 @@ def _file_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
-def _first_symlink(folder: str) -> str:
+def _first_unsafe(folder: str, files_only: set[str]) -> tuple[str, bool]:
     """The first symlink below ``folder`` (a folder's own entries by name, then its folders
-    in turn); "" when none. Read from the folder listings, not a stat per entry: .kg/ of a
-    large repository holds thousands of files, and every run looks."""
+    in turn), else the first folder inside one of ``files_only``: (its path, whether it is a
+    symlink); ("", False) when none. Read from the folder listings, not a stat per entry:
+    .kg/ of a large repository holds thousands of files, and every run looks."""
     with os.scandir(folder) as listing:
         entries = sorted(listing, key=lambda entry: entry.name)
     for entry in entries:
         if entry.is_symlink():
-            return entry.path
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            found = _first_symlink(entry.path)
-            if found:
-                return found
-    return ""
+            return entry.path, True
+    folders = [entry for entry in entries if entry.is_dir(follow_symlinks=False)]
+    if folders and folder in files_only:
+        return folders[0].path, False
+    for entry in folders:
+        found = _first_unsafe(entry.path, files_only)
+        if found[0]:
+            return found
+    return "", False
 
 
 _UMASK_LOCK = threading.Lock()

@@ -134,13 +134,13 @@ def test_a_run_walks_kg_for_symlinks_before_its_lock_and_once_under_it(
     repo.commit()
     assert repo.kg("update").code == 0
     walked: list[str] = []
-    walk = store_module._first_symlink
+    walk = store_module._first_unsafe
 
-    def counting(folder: str) -> str:
+    def counting(folder: str, files_only: set[str]) -> tuple[str, bool]:
         walked.append(folder)
-        return walk(folder)
+        return walk(folder, files_only)
 
-    monkeypatch.setattr(store_module, "_first_symlink", counting)
+    monkeypatch.setattr(store_module, "_first_unsafe", counting)
     repo.write("pkg/a.py", "def f():\n    return 2\n")
     assert repo.kg("update").code == 0
     assert walked.count(str(repo.root / ".kg")) == 2
@@ -196,3 +196,20 @@ def test_a_committed_folder_where_kgtool_writes_a_file_is_one_line_and_kept(
             "run `kgtool update`"
         ], args
     assert (repo.root / where / "inside.txt").read_text() == "someone's own\n"
+
+
+def test_a_name_the_repository_chose_is_printed_on_one_line_escaped(repo: Repo) -> None:
+    """An error naming what a commit holds spells out a newline or a terminal's escape in
+    it, as a finding does: a pull request cannot forge a second line of the check's log."""
+    repo.write_files({"pkg/a.py": "def f():\n    return 1\n"})
+    repo.commit()
+    assert repo.kg("update").code == 0
+    odd = "c1\n::error::forged\x1b[31m.md"
+    repo.write(f".kg/communities/{odd}/inside.txt", "x\n")
+    result = repo.kg("update")
+    assert result.code == 2
+    lines = (result.out + result.err).splitlines()
+    assert lines == [
+        "kgtool: error: .kg/communities/c1\\n::error::forged\\x1b[31m.md is a folder where "
+        "kgtool writes files: delete it, then run `kgtool update`"
+    ]
