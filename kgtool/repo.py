@@ -363,17 +363,13 @@ def git_dir(root: Path) -> Path:
     return Path(git(root, "rev-parse", "--absolute-git-dir").strip())
 
 
-def modified_files(root: Path) -> set[str]:
-    """Tracked files whose working-tree content (or mode) is not what the index holds, gone
-    ones included: ``git status``, which also records in the index that the others are
+def _status_args() -> list[str]:
+    """``git status`` for the tracked files whose working-tree content (or mode) is not what
+    the index holds, gone ones included; it also records in the index that the others are
     unchanged. After a clone or checkout, files written in the same second as the index are
     "racily clean", and every later look reads them all again (0.2 s on a 30 MB repository)
     until that is recorded. While a commit holds its own index (a hook runs then) nothing is
     written to it; a refresh that cannot take the lock is simply not saved."""
-    return _modified_in(git(root, *_status_args()))
-
-
-def _status_args() -> list[str]:
     args = ["status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames"]
     if "GIT_INDEX_FILE" in os.environ:
         args.insert(0, "--no-optional-locks")

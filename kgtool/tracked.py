@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 MODE_SYMLINK = "120000"
 MODE_SUBMODULE = "160000"
+MODE_REGULAR = "100644"
 
 
 class TrackedFile(NamedTuple):
@@ -127,7 +128,9 @@ def tracked_blobs(root: Path, listed: Listing) -> TrackedBlobs:
             if mode in (MODE_SYMLINK, MODE_SUBMODULE):
                 odd[path] = TrackedFile(path, mode, blobs[path])
     for path in sorted(modified & blobs.keys()):
-        mode = odd[path].mode if path in odd else "100644"
+        # A regular file's mode (644 or 755) is not kept: only a symlink's and a
+        # submodule's tell anything apart, and those are in ``odd``.
+        mode = odd[path].mode if path in odd else MODE_REGULAR
         entry = _working_tree_entry(root, path, mode, blobs[path])
         blobs[path] = entry.blob
         if entry.deleted or path in odd:

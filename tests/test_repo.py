@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from conftest import GIT_ENV, Repo
 
-from kgtool.repo import modified_files, tracked_files
+from kgtool.repo import listing, tracked_files
 from kgtool.tracked import blob_id
 
 
-def test_modified_files_are_those_whose_working_tree_differs_from_the_index(repo: Repo) -> None:
+def test_the_modified_files_are_those_whose_working_tree_differs_from_the_index(repo: Repo) -> None:
     repo.write_files(
         {
             "same.py": "x = 1\n",
@@ -34,7 +34,7 @@ def test_modified_files_are_those_whose_working_tree_differs_from_the_index(repo
     repo.write("new.py", "x = 3\n")
     repo.git("add", "--intent-to-add", "new.py")
     repo.write("untracked.py", "x = 4\n")
-    assert modified_files(repo.root) == {
+    assert listing(repo.root).modified == {
         "edited.py",
         "with space.py",
         "gone.py",
@@ -64,7 +64,7 @@ def test_a_path_a_merge_left_unmerged_is_read_from_the_working_tree(repo: Repo) 
     repo.write("a.py", "x = 0\n")
     repo.commit()
     conflicting_merge(repo, "a.py")
-    assert "a.py" in modified_files(repo.root)
+    assert "a.py" in listing(repo.root).modified
     content = (repo.root / "a.py").read_bytes()
     assert b"<<<<<<<" in content
     assert {f.path: f.blob for f in tracked_files(repo.root)}["a.py"] == blob_id(content)
@@ -81,12 +81,11 @@ def test_inside_a_commit_the_commit_index_is_read_and_not_written(
     # b.py touched, not changed: a refresh would record its new time in the index.
     os.utime(repo.root / "b.py", ns=(1_900_000_000_000_000_000,) * 2)
     monkeypatch.setenv("GIT_INDEX_FILE", str(index))
-    assert modified_files(repo.root) == {"a.py"}
+    assert listing(repo.root).modified == {"a.py"}
     assert index.read_bytes() == before
 
 
 def test_the_listing_fingerprint_follows_the_index_but_not_the_kg_folder(repo: Repo) -> None:
-    from kgtool.repo import listing
     from kgtool.tracked import Listing
 
     repo.write_files({".kg/raw/a.jsonl": "{}\n", "a.py": "x = 1\n", "b.py": "y = 1\n"})
@@ -136,7 +135,6 @@ def test_the_blob_ids_cut_from_the_listing_are_those_tracked_files_reads(
     """Layer 1 reads each file's blob id cut from the index listing in C, and a record only
     for a symlink, a submodule or a deleted file: the same as ``tracked_files`` reads, with
     odd names, modified and deleted files, symlinks, a submodule, and a merge's conflicts."""
-    from kgtool.repo import listing
     from kgtool.tracked import tracked_blobs
 
     repo.write_files(
@@ -180,7 +178,6 @@ def test_in_a_sha256_repository_an_edit_keeps_its_blob_id_once_staged(tmp_path: 
     """A repository of SHA-256 objects gives 64-digit blob ids: a file edited and not staged
     is named by the id git will give it, so layer 1 is the same before and after ``git add``
     (it was hashed with SHA-1, and every staged edit rewrote its shard)."""
-    from kgtool.repo import listing
     from kgtool.tracked import tracked_blobs
 
     repo = Repo(tmp_path / "repo")

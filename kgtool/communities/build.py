@@ -10,6 +10,7 @@ change the typed counts.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -572,13 +573,8 @@ def update_communities(
         if settings["boundaries"] == "auto":
             result.unread = remembered_unread(record.get("packages"))
         return result
-    held: list[Document] = []
-
-    def previous() -> Document:
-        """The document to start from, read when one is computed."""
-        if not held:
-            held.append(_previous_document(root, on_disk, ours))
-        return held[0]
+    # The document to start from, read only when one is computed.
+    previous = functools.cache(lambda: _previous_document(root, on_disk, ours))
 
     kept = False
     document: Document | None = None

@@ -883,11 +883,11 @@ def _configured_folders(changed: list[str], package_renamed: bool, files: Cached
     """The folders whose files may read a changed config: each one's own, those of every
     config whose ``extends`` chain reaches it, and, when a package was renamed, those of the
     configs whose ``extends`` names a package. One pass over the configs for them all."""
-    from kgtool.raw.languages.tsconfig import CONFIG, configs_reaching, extends_of
+    from kgtool.raw.languages.tsconfig import configs_reaching, extends_of
 
     configs = _configs_of(files)
-    for config in changed:  # a config removed still names what extended it
-        configs.setdefault(config, {CONFIG: "1"})
+    for config in changed:  # a config removed: its path is still what others extended
+        configs.setdefault(config, {})
     reached = configs_reaching(changed, configs) | set(changed)
     if package_renamed:
         reached |= {

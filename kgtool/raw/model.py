@@ -175,9 +175,6 @@ class AssignFact(NamedTuple):
     kind: str = ASSIGNED
 
 
-# The modules a commit hook's ``kgtool update`` imports hold their records in NamedTuples and
-# plain classes, never dataclasses: importing ``dataclasses`` (and with it ``inspect``, ``ast``,
-# ``dis``, ``tokenize``) and generating each class's methods took ~15% of every hook run.
 def packed_body(calls: Any, assigns: Any) -> bytes:
     """A file's calls and assignments (as ``FileFacts.to_json`` lays them out) held back as
     bytes until its resolution reads them. Compressed: a full build holds every file's at
@@ -191,6 +188,9 @@ def unpacked_body(body: bytes) -> tuple[Any, Any]:
     return calls, assigns
 
 
+# The modules a commit hook's ``kgtool update`` imports hold their records in NamedTuples and
+# plain classes, never dataclasses: importing ``dataclasses`` (and with it ``inspect``, ``ast``,
+# ``dis``, ``tokenize``) and generating each class's methods took ~15% of every hook run.
 class FileFacts:
     """Everything one file states about itself, independent of every other file."""
 
