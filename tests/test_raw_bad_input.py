@@ -177,21 +177,31 @@ def test_nested_generic_functions_cost_their_size_not_its_cube(repo: Repo) -> No
         }
     )
     repo.commit()
-    started = time.monotonic()
+    # No time bound here (bench/, never a timed test): the cubic walk would make this test
+    # take minutes, which the suite's own time shows.
     result = repo.kg("update")
     assert result.code == 0, result.err
-    assert time.monotonic() - started < 20
     # ``item: T`` is the parameter T, not the class T: a guess by the name, never typed.
     calls = {e["src"]: e for e in repo.edges("calls")}
     assert calls["generic.ts::each"]["confidence"] == 0.94
 
 
 def test_a_commit_adding_hundreds_of_configs_costs_their_number_not_its_square(
-    repo: Repo,
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """600 tsconfig.json files, each extending a package by name, in one commit: which
     configs reach which is worked out once for them all (it was once per config, over every
     config, with every config's files listed again: hours)."""
+    from kgtool.raw.languages import tsconfig
+
+    asked: list[list[str]] = []
+    reaching = tsconfig.configs_reaching
+
+    def counting(changed: list[str], configs: dict[str, dict[str, str]]) -> set[str]:
+        asked.append(list(changed))
+        return reaching(changed, configs)
+
+    monkeypatch.setattr(tsconfig, "configs_reaching", counting)
     repo.write_files({"src/app.ts": "export function app(): number {\n  return 1\n}\n"})
     repo.commit()
     assert repo.kg("update").code == 0
@@ -200,8 +210,7 @@ def test_a_commit_adding_hundreds_of_configs_costs_their_number_not_its_square(
     }
     repo.write_files({**configs, **{f"pkg{n}/a.ts": "export const a = 1\n" for n in range(600)}})
     repo.commit()
-    started = time.monotonic()
     result = repo.kg("update")
     assert result.code == 0, result.err
-    assert time.monotonic() - started < 20
+    assert [len(changed) for changed in asked] == [600]  # one pass for all 600
     assert repo.fresh_build() == repo.layer1()
