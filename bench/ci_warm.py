@@ -22,13 +22,12 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from raw_speed import RUN_ENV, generate, git, timed_kgtool
+from raw_speed import generate, git, timed_kgtool
 
 ADDED = "\nexport function prAdded(): number {\n  return 1;\n}\n"
 
@@ -53,9 +52,7 @@ def measure(files: int, repeat: int, out: Path) -> dict[str, float]:
     edited = sorted(p for p in git(source, "ls-files", "src").split() if p.endswith(".ts"))
     path = source / edited[len(edited) // 2]
     path.write_text(path.read_text() + ADDED)
-    subprocess.run(
-        [sys.executable, "-m", "kgtool", "update", "-q"], cwd=source, env=RUN_ENV, check=True
-    )
+    timed_kgtool(source, "update", "-q")
     git(source, "add", "-A")
     git(source, "commit", "-qm", "a pull request")
     git(source, "switch", "-q", "main")

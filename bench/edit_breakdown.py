@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-CHECKOUT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from raw_speed import RUN_ENV, comment_line, toggle_comment
+
 # (module, function, the class holding it or "") of each step timed.
 STEPS = [
     ("kgtool.raw.build", "listing", ""),
@@ -39,8 +40,6 @@ STEPS = [
     ("kgtool.ontology.map", "update", "LabelledMap"),
     ("kgtool.pipeline.refresh", "refresh", ""),
 ]
-# A comment in the file's language, so that the edit times a parse that succeeds.
-HASH_COMMENTS = (".py", ".pyi", ".sh", ".rb", ".yaml", ".yml", ".toml")
 
 # Run in a process of its own: the steps wrapped, one ``kgtool update -q``, the times printed.
 CHILD = """
@@ -75,27 +74,14 @@ print(json.dumps({name: round(seconds * 1000, 2) for name, seconds in took.items
 """
 
 
-def edit_line(path: str) -> str:
-    return "\n# kgtool bench edit\n" if path.endswith(HASH_COMMENTS) else "\n// kgtool bench edit\n"
-
-
-def toggle(root: Path, path: str) -> None:
-    """Append the edit line to the file, or take it away again."""
-    target, line = root / path, edit_line(path)
-    text = target.read_text()
-    target.write_text(text + line if line not in text else text.replace(line, ""))
-
-
 def one_edit(root: Path, path: str) -> dict[str, float]:
-    toggle(root, path)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = str(CHECKOUT)
+    toggle_comment(root / path)
     done = subprocess.run(
         [sys.executable, "-c", CHILD, json.dumps(STEPS)],
         cwd=root,
         capture_output=True,
         text=True,
-        env=env,
+        env=RUN_ENV,
         check=True,
     )
     times: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -113,8 +99,8 @@ def main(argv: list[str]) -> int:
         for root in args.checkouts:  # alternating: a slow minute touches every checkout
             runs[root].append(one_edit(root, args.file))
     for root in args.checkouts:  # as each was found (the layers update on its next run)
-        if edit_line(args.file) in (root / args.file).read_text():
-            toggle(root, args.file)
+        if comment_line(args.file) in (root / args.file).read_text():
+            toggle_comment(root / args.file)
     names = [name for _, name, _ in STEPS] + ["imports", "whole run"]
     medians: dict[Path, dict[str, Any]] = {
         root: {name: statistics.median(run.get(name, 0.0) for run in found) for name in names}

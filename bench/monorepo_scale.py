@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from raw_speed import git, timed_kgtool
+from raw_speed import git, timed_kgtool, toggle_comment
 
 SOURCE_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs", ".json")
 
@@ -109,12 +109,9 @@ def main(argv: list[str]) -> int:
         print(f"{label}: {files} files ({added} copied), full update {full:.1f} s")
     path = edited_file(roots["1x"], args.packages)
     timings: dict[str, list[float]] = {label: [] for label in roots}
-    for n in range(args.repeat):
+    for _ in range(args.repeat):
         for label, root in roots.items():
-            target = root / path
-            text = target.read_text()
-            line = "\n// kgtool bench edit\n"
-            target.write_text(text + line if n % 2 == 0 else text.replace(line, ""))
+            toggle_comment(root / path)
             timings[label].append(timed_kgtool(root, "update", "-q"))
     medians = {label: statistics.median(values) for label, values in timings.items()}
     for label, value in medians.items():

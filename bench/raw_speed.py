@@ -258,15 +258,28 @@ def generate(root: Path, language: str, count: int, kb: float, seed: int = 7) ->
     subprocess.run([*GIT, "commit", "-qm", "synthetic"], cwd=root, check=True)
 
 
+# Sources whose line comments start with "//" (the others' with "#").
+SLASH_COMMENTS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".go", ".java")
+
+
+def comment_line(path: Path | str) -> str:
+    """A comment line in a source file's own syntax: an edit that parses and names nothing."""
+    slash = str(path).endswith(SLASH_COMMENTS)
+    return "\n// kgtool bench edit\n" if slash else "\n# kgtool bench edit\n"
+
+
+def toggle_comment(path: Path) -> None:
+    """Append ``comment_line`` to a file, or take it away again."""
+    text, line = path.read_text(), comment_line(path)
+    path.write_text(text + line if line not in text else text.replace(line, ""))
+
+
 def edit_one_file(root: Path) -> None:
     files = tracked_paths(root)
     from kgtool.raw.languages import language_for_path
 
     source_files = [f for f in files if language_for_path(f) is not None]
-    path = root / source_files[len(source_files) // 2]
-    text = path.read_text()
-    marker = "\n// kgtool bench edit\n" if path.suffix in (".ts", ".tsx", ".js") else "\n# edit\n"
-    path.write_text(text + marker if marker not in text else text.replace(marker, ""))
+    toggle_comment(root / source_files[len(source_files) // 2])
 
 
 # The edit below writes lines of one of these languages: a function, a name layer 1 binds
