@@ -57,6 +57,11 @@ class Chain:
             files[self.python_path(n)] = python_module(self.rng, n, size)
         for n in range(size // 3):
             files[f"ui/t{n}.ts"] = typescript_module(self.rng, n, size // 3)
+        # Workspace manifests and a config: what every file's bare imports are read against.
+        files["ui/package.json"] = '{"name": "@acme/ui", "main": "t0.ts"}\n'
+        files["web/package.json"] = '{"name": "@acme/web"}\n'
+        files["ui/tsconfig.json"] = '{"compilerOptions": {"baseUrl": "."}}\n'
+        files["ui/uses.ts"] = "import { t0 } from '@acme/ui';\nexport const u = t0(1);\n"
         repo.write_files(files)
         repo.commit()
 
@@ -123,8 +128,8 @@ class Chain:
 
 def on_disk_index(root: Path) -> dict[str, Any]:
     """The cache's index as stored, whatever its parts: every name's entry in the tables of
-    top-level names and of methods, who mentions each name, and the manifest's counts and
-    files by language."""
+    top-level names and of methods, who mentions each name, and the manifest's counts, files
+    by language and the manifests' and configs' facts read across."""
     store = Store(root)
     key = cache_key(load_config(root))
     manifest = cache.load_manifest(store, key)
@@ -140,6 +145,7 @@ def on_disk_index(root: Path) -> dict[str, Any]:
         "mentioned": tables[cache.MENTIONED],
         "summary": manifest.summary,
         "by_language": manifest.by_language,
+        "extras": manifest.extras,
         "blobs": manifest.blobs,
     }
 

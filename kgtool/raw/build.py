@@ -421,12 +421,14 @@ def _update_raw(
             {p: old_files.head(p).language for p in sorted(changed_paths) if p in old_files},
             {p: new_files.head(p).language for p in sorted(changed_paths) if p in new_files},
         )
+        extras = _extras_read_across(new_files, changed_paths, manifest.extras)
     else:
         to_resolve = set(new_files)
         tables = name_tables({path: new_files[path].facts for path in sorted(new_files)})
         grouped_by_language = files_by_language(
             {path: head.language for path, head in new_files.heads.items()}
         )
+        extras = _extras_read_across(new_files, set(new_files), {})
     # A few files resolved read the facts of the files they ask for, and look up what is
     # passed to a parameter in the files that name the function; many read them all.
     few = len(to_resolve) * 4 < len(new_files)
@@ -439,6 +441,7 @@ def _update_raw(
         names=tables,
         by_language=grouped_by_language,
         mentioning=(lambda name: mentioning([name])) if few and trusted else None,
+        extras=extras,
     )
     _resolve_and_render(index, new_files, hydrator, sorted(to_resolve), config)
     for path in to_resolve:
@@ -511,6 +514,7 @@ def _update_raw(
                 parts,
             ),
             grouped_by_language,
+            extras,
             fingerprint,
             parts,
             dirty if trusted else None,
@@ -821,6 +825,21 @@ def _affected(
     if touched_dirs:
         affected.update(path for path in new.blob_ids if _folder(path) in touched_dirs)
     return affected
+
+
+def _extras_read_across(
+    files: CachedFiles, changed: set[str], before: dict[str, dict[str, str]]
+) -> dict[str, dict[str, str]]:
+    """``before`` (the cache's table of the ``extra`` other files read across: see
+    ``Language.extra_read_across``) with the ``changed`` files' taken anew."""
+    from kgtool.raw.languages import language_named
+
+    extras = {path: extra for path, extra in before.items() if path not in changed}
+    for path in sorted(changed & files.keys()):
+        language = files.head(path).language
+        if language and language_named(language).extra_read_across:
+            extras[path] = dict(files[path].facts.extra)
+    return dict(sorted(extras.items()))
 
 
 def _values_reading(facts: FileFacts, names: set[str]) -> set[str]:

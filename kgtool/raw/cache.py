@@ -465,6 +465,7 @@ class Manifest:
         "blobs",
         "by_language",
         "checksums",
+        "extras",
         "listing",
         "parts",
         "restamped",
@@ -483,6 +484,9 @@ class Manifest:
     # language -> its files, sorted: what resolution groups files by, known without reading
     # every file's head.
     by_language: dict[str, list[str]]
+    # path -> ``extra`` of each file whose language other files read it of
+    # (``Language.extra_read_across``): a workspace's tables, without decoding those files.
+    extras: dict[str, dict[str, str]]
     # ``Listing.fingerprint`` of the index the update that wrote this read ("" when a file
     # differed from it): the same fingerprint, and nothing changed.
     listing: str
@@ -498,6 +502,7 @@ class Manifest:
         spans: dict[str, tuple[str, int, int]],
         checksums: dict[str, str],
         by_language: dict[str, list[str]],
+        extras: dict[str, dict[str, str]],
         listing: str = "",
         parts: Parts = LARGEST,
         restamped: bool = False,
@@ -509,6 +514,7 @@ class Manifest:
         self.spans = spans
         self.checksums = checksums
         self.by_language = by_language
+        self.extras = extras
         self.listing = listing
         self.parts = parts
         self.restamped = restamped
@@ -553,6 +559,7 @@ class Manifest:
                 "spans": self.spans,
                 "checksums": self.checksums,
                 "by_language": self.by_language,
+                "extras": self.extras,
                 "listing": self.listing,
                 "parts": tuple(self.parts),
             },
@@ -586,6 +593,7 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             data["spans"],
             data["checksums"],
             data["by_language"],
+            data["extras"],
             data["listing"],
             Parts(*data["parts"]),
         )
@@ -817,6 +825,7 @@ def save(
     spans: dict[str, tuple[str, int, int]],
     names: NamesData,
     grouped_by_language: dict[str, list[str]],
+    extras: dict[str, dict[str, str]],
     listing: str,
     parts: Parts,
     dirty: set[str] | None = None,
@@ -856,6 +865,7 @@ def save(
         spans,
         {**files.checksums, **names.checksums},
         grouped_by_language,
+        extras,
         listing,
         parts,
     ).save(store)

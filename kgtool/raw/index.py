@@ -85,6 +85,7 @@ class RepoIndex:
         names: NameTables | None = None,
         by_language: Mapping[str, list[str]] | None = None,
         mentioning: Callable[[str], Sequence[str]] | None = None,
+        extras: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         """``facts`` may hold a cached file's symbols and imports only: its calls and
         assignments are decoded by ``hydrate`` when a resolution first reads them. It may also
@@ -102,6 +103,9 @@ class RepoIndex:
         self.methods_by_name: NameTable | NameLookup
         self.top_level_by_name, self.methods_by_name = names or name_tables(facts)
         self._mentioning = mentioning
+        # The ``extra`` of the files whose languages are read across (``extra_read_across``),
+        # as the cache keeps them: read there, an edit decodes none of their entries.
+        self._extras = extras if extras is not None else {}
         self._memo: dict[str, Any] = {}
         self.forget_files()
 
@@ -130,6 +134,11 @@ class RepoIndex:
 
     def paths_of(self, language: str) -> list[str]:
         return self._by_language.get(language, [])
+
+    def extra_of(self, path: str) -> Mapping[str, str]:
+        """A file's ``extra``, from the cache's table when it keeps the file's."""
+        found = self._extras.get(path)
+        return found if found is not None else self.facts[path].extra
 
     def memo(self, key: str, build: Callable[[RepoIndex], T]) -> T:
         """A per-pass cache for tables a language builds once (module maps, package maps)."""

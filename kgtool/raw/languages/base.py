@@ -89,6 +89,8 @@ class IndexView(Protocol):
 
     def paths_of(self, language: str) -> list[str]: ...
 
+    def extra_of(self, path: str) -> Mapping[str, str]: ...
+
     def memo(self, key: str, build: Callable[[Any], T]) -> T: ...
 
 
@@ -159,6 +161,10 @@ class Language:
     # Whether a declared type that names nothing of the repository (no definition, no import)
     # is one the platform declares (TypeScript's lib.dom.d.ts, @types/node): from outside.
     ambient_types: ClassVar[bool] = False
+    # Whether other files' resolution reads the ``extra`` of every file of this language (a
+    # workspace's package.json and TypeScript configs): the cache keeps those apart, so that
+    # an edit never decodes every such file's entry to build its tables.
+    extra_read_across: ClassVar[bool] = False
     # Whether a call bound to a member declared without a body (an interface's, an abstract
     # one: see ABSTRACT) also lists the methods that implement it, INFERRED or AMBIGUOUS.
     dispatch_declared: ClassVar[bool] = False

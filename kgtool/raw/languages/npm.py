@@ -30,6 +30,7 @@ class NpmManifest(Manifest):
     ecosystem = "npm"
     manifest_name = "package.json"
     roots_package = True  # JavaScript.package_root
+    extra_read_across = True  # workspace_packages, config_folders
 
     def read(self, source: bytes, name: str) -> dict[str, str] | None:
         if is_config(name):
@@ -57,7 +58,7 @@ def workspace_packages(index: IndexView) -> dict[str, tuple[str, str]]:
     """
     found: dict[str, list[tuple[str, str]]] = {}
     for path in index.paths_of(NpmManifest.name):
-        extra = index.facts[path].extra
+        extra = index.extra_of(path)
         if "npm_name" in extra and posixpath.basename(path) == NpmManifest.manifest_name:
             folder = posixpath.dirname(path)
             found.setdefault(extra["npm_name"], []).append((folder, extra.get("npm_entry", "")))
@@ -79,7 +80,7 @@ def config_folders(index: IndexView) -> dict[str, str]:
     configs = (
         path
         for path in index.paths_of(NpmManifest.name)
-        if posixpath.basename(path) in APPLYING and CONFIG in index.facts[path].extra
+        if posixpath.basename(path) in APPLYING and CONFIG in index.extra_of(path)
     )
     for path in sorted(configs, key=lambda p: APPLYING.index(posixpath.basename(p))):
         found.setdefault(posixpath.dirname(path), path)
