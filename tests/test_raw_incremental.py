@@ -853,3 +853,62 @@ def test_an_edit_importing_a_workspace_package_decodes_no_manifest(
         (e[0].split("::")[0], e[1].split("::")[0]) for e in repo.edge_rows("imports")
     }
     assert repo.layer1() == repo.fresh_build()
+
+
+def test_an_edit_carries_the_shards_of_other_folders_over_without_visiting_their_files(
+    tmp_path: Path,
+) -> None:
+    from kgtool.raw.cache import CachedFile, CachedFiles
+    from kgtool.raw.layout import Layout, meta_line, plan_layout
+    from kgtool.raw.model import PARSE_OK, FileFacts
+
+    meta = len(meta_line())
+    before = Layout(
+        {"a.jsonl": ["a/x.py", "a/y.py"], "b.jsonl": ["b/z.py"]},
+        {"a.jsonl": (meta + 10, meta + 30), "b.jsonl": (meta + 7,)},
+    )
+
+    class OnlyFolderA(CachedFiles):
+        """Fails the test on any look at a file of folder b."""
+
+        def __contains__(self, path: object) -> bool:
+            assert not str(path).startswith("b/"), path
+            return super().__contains__(path)
+
+        def __getitem__(self, path: str) -> CachedFile:
+            assert not path.startswith("b/"), path
+            return super().__getitem__(path)
+
+    files = OnlyFolderA()
+    for path in ("a/x.py", "a/y.py", "b/z.py"):
+        files.put(path, CachedFile("blob", FileFacts(path, "python", PARSE_OK)))
+    files["a/x.py"].lines = b"x" * 12
+    layout = plan_layout(files, {"a/x.py"}, set(), before)
+    assert layout.members["b.jsonl"] is before.members["b.jsonl"]
+    assert layout.ends == {"a.jsonl": (meta + 12, meta + 32), "b.jsonl": (meta + 7,)}
+    assert layout.unchanged == {"a.jsonl", "b.jsonl"} and layout.replaced == {"a.jsonl"}
+    assert layout.spans["a/y.py"] == ("a.jsonl", meta + 12, meta + 32)
+
+
+def test_a_cache_whose_layout_does_not_hold_its_files_is_not_trusted(repo: Repo) -> None:
+    """A manifest whose checksum holds but whose layout of .kg/raw/ misses a file (written by
+    another hand): the update resolves every file again and gives a fresh build's layer 1."""
+    import marshal
+
+    from kgtool.raw.cache import CHECKSUM_BYTES, MANIFEST_FILE, _checksum
+
+    repo.write_files(FILES)
+    repo.commit()
+    update(repo)
+    path = Store(repo.root).cache_dir / MANIFEST_FILE
+    data = marshal.loads(path.read_bytes()[CHECKSUM_BYTES:])
+    shard = next(name for name, paths in data["members"].items() if "app/other.py" in paths)
+    index = data["members"][shard].index("app/other.py")
+    del data["members"][shard][index]
+    data["ends"][shard] = data["ends"][shard][:index] + data["ends"][shard][index + 1 :]
+    payload = marshal.dumps(data)
+    path.write_bytes(_checksum(payload) + payload)
+    repo.write("app/util.py", "def helper():\n    return 5\n")
+    result = update(repo)
+    assert result.resolved == 4
+    assert repo.layer1() == repo.fresh_build()

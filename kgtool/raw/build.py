@@ -354,10 +354,13 @@ def _update_raw(
     # The manifest, the cache files and the name tables were written together (else a run
     # was killed between them): only then may an update start from what they say.
     # A repository that outgrew the cache's parts has its cache written whole again.
+    laid_before = Layout(manifest.members, manifest.ends) if manifest is not None else None
     trusted = (
         manifest is not None
+        and laid_before is not None
         and cache.describes(manifest, old_files, names_on_disk)
         and manifest.parts.fit(len(current.blobs))
+        and laid_before.holds(len(manifest.blobs))
     )
     if not trusted:  # every file is resolved again: read every cache shard once, now
         old_files.read_all()
@@ -396,12 +399,9 @@ def _update_raw(
         to_resolve = _affected(old_files, new_files, set(parsed), mentioning)
         # A file whose records cannot be cut from its shard as the cache wrote it (a shard
         # rewritten by a merge, a checkout, a hand) is rendered again.
-        spans = manifest.spans
-        to_resolve |= new_files.keys() - spans.keys()
-        if matching != manifest.shards.keys():
-            to_resolve |= {
-                path for path in new_files if path in spans and spans[path][0] not in matching
-            }
+        assert laid_before is not None
+        for name in sorted(manifest.shards.keys() - matching):
+            to_resolve.update(p for p in laid_before.members.get(name, ()) if p in new_files)
         # What the files resolved again counted before, taken out of the summary below.
         dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
         before = {p: contribution(old_files, p) for p in sorted(dirty) if p in old_files}
@@ -447,9 +447,11 @@ def _update_raw(
     for path in to_resolve:
         new_files.refresh_head(path)
 
-    layout = plan_layout(new_files, to_resolve, manifest.spans if manifest is not None else {})
+    # Not trusted, every file is rendered: nothing of the layout before is read.
+    laid_out = laid_before if trusted else None
+    layout = plan_layout(new_files, to_resolve, old_files.keys() - new_files.keys(), laid_out)
     kept = kept_shards(layout, manifest, matching, to_resolve)
-    shard_bytes = shard_contents(store, layout, kept, new_files, to_resolve, manifest)
+    shard_bytes = shard_contents(store, layout, kept, new_files, to_resolve, laid_out)
     if trusted:
         assert manifest is not None
         summary = patched_summary(
@@ -496,7 +498,8 @@ def _update_raw(
             new_files,
             stamps,
             summary,
-            layout.spans,
+            layout.members,
+            layout.ends,
             # A full build's tables take their stored form only now: held beside the plain
             # form through resolution, they would raise its peak.
             names_on_disk

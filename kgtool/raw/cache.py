@@ -465,12 +465,13 @@ class Manifest:
         "blobs",
         "by_language",
         "checksums",
+        "ends",
         "extras",
         "listing",
+        "members",
         "parts",
         "restamped",
         "shards",
-        "spans",
         "summary",
         "version",
     )
@@ -479,7 +480,10 @@ class Manifest:
     shards: dict[str, ShardStamp]  # name under .kg/raw/ -> what the cache wrote there
     blobs: dict[str, str]
     summary: dict[str, Any]
-    spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end) of its records
+    # .kg/raw/ as laid out (``layout.Layout``): each shard's files, where each one's records
+    # end. By shard: an edit carries every shard it does not lay out again over whole.
+    members: dict[str, list[str]]
+    ends: dict[str, tuple[int, ...]]
     checksums: dict[str, str]  # cache file -> its checksum, as this manifest was written
     # language -> its files, sorted: what resolution groups files by, known without reading
     # every file's head.
@@ -499,7 +503,8 @@ class Manifest:
         shards: dict[str, ShardStamp],
         blobs: dict[str, str],
         summary: dict[str, Any],
-        spans: dict[str, tuple[str, int, int]],
+        members: dict[str, list[str]],
+        ends: dict[str, tuple[int, ...]],
         checksums: dict[str, str],
         by_language: dict[str, list[str]],
         extras: dict[str, dict[str, str]],
@@ -511,7 +516,8 @@ class Manifest:
         self.shards = shards
         self.blobs = blobs
         self.summary = summary
-        self.spans = spans
+        self.members = members
+        self.ends = ends
         self.checksums = checksums
         self.by_language = by_language
         self.extras = extras
@@ -556,7 +562,8 @@ class Manifest:
                 "shards": self.shards,
                 "blobs": self.blobs,
                 "summary": self.summary,
-                "spans": self.spans,
+                "members": self.members,
+                "ends": self.ends,
                 "checksums": self.checksums,
                 "by_language": self.by_language,
                 "extras": self.extras,
@@ -590,7 +597,8 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             {name: tuple(value) for name, value in data["shards"].items()},
             data["blobs"],
             data["summary"],
-            data["spans"],
+            data["members"],
+            data["ends"],
             data["checksums"],
             data["by_language"],
             data["extras"],
@@ -822,7 +830,8 @@ def save(
     files: CachedFiles,
     raw_shards: dict[str, ShardStamp],
     summary: dict[str, Any],
-    spans: dict[str, tuple[str, int, int]],
+    members: dict[str, list[str]],
+    ends: dict[str, tuple[int, ...]],
     names: NamesData,
     grouped_by_language: dict[str, list[str]],
     extras: dict[str, dict[str, str]],
@@ -862,7 +871,8 @@ def save(
         raw_shards,
         files.blobs(),
         summary,
-        spans,
+        members,
+        ends,
         {**files.checksums, **names.checksums},
         grouped_by_language,
         extras,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kgtool.raw import cache, shards
@@ -22,23 +22,57 @@ WRITE_THREADS = 16
 
 
 class Layout:
-    """Layer 1 as shards: each shard's files, and where each file's records stand in its."""
+    """Layer 1 as shards: each shard's files, whose records follow its meta line in that
+    order, and where each file's records end. Kept by shard rather than by file: an edit
+    lays out again the shards of the folders it touched, and every other shard's entry is
+    carried over whole, never visited file by file."""
 
-    __slots__ = ("members", "spans", "unchanged")
+    __slots__ = ("ends", "members", "replaced", "unchanged")
 
     members: dict[str, list[str]]  # shard -> its files, sorted
-    spans: dict[str, tuple[str, int, int]]  # path -> (shard, start, end)
+    ends: dict[str, tuple[int, ...]]  # shard -> where each of its files' records end
     unchanged: set[str]  # shards of the same files as before
+    replaced: set[str]  # shards of the layout before whose files were laid out again
 
     def __init__(
         self,
         members: dict[str, list[str]],
-        spans: dict[str, tuple[str, int, int]],
+        ends: dict[str, tuple[int, ...]],
         unchanged: set[str] | None = None,
+        replaced: set[str] | None = None,
     ) -> None:
         self.members = members
-        self.spans = spans
+        self.ends = ends
         self.unchanged = set() if unchanged is None else unchanged
+        self.replaced = set() if replaced is None else replaced
+
+    def holds(self, files: int) -> bool:
+        """Whether this is a whole layout of ``files`` files (a cache's, read back): each
+        shard's files each with an end, and as many files as the cache holds."""
+        ends = self.ends
+        try:
+            return (
+                self.members.keys() == ends.keys()
+                and all(len(paths) == len(ends[name]) for name, paths in self.members.items())
+                and sum(map(len, self.members.values())) == files
+            )
+        except (TypeError, AttributeError):  # not shaped as kgtool writes it
+            return False
+
+    def spans_in(self, names: Iterable[str]) -> dict[str, tuple[str, int, int]]:
+        """Path -> (shard, start, end) of its records, for the files of shards ``names``."""
+        spans: dict[str, tuple[str, int, int]] = {}
+        for name in names:
+            start = len(meta_line())
+            for path, end in zip(self.members[name], self.ends[name], strict=True):
+                spans[path] = (name, start, end)
+                start = end
+        return spans
+
+    @property
+    def spans(self) -> dict[str, tuple[str, int, int]]:
+        """Every file's (shard, start, end): a pass over every file, for tests and tools."""
+        return self.spans_in(self.members)
 
     def content(self, shard_bytes: dict[str, bytes], store: Store) -> bytes:
         """Every shard joined as a reader of .kg/raw/ reads them; a shard not in
@@ -61,53 +95,50 @@ def meta_line() -> bytes:
 
 
 def plan_layout(
-    files: CachedFiles, rendered: set[str], spans: dict[str, tuple[str, int, int]]
+    files: CachedFiles, rendered: set[str], removed: set[str], before: Layout | None
 ) -> Layout:
-    """Where each file's records go; a file not ``rendered`` is as long as its old span.
+    """Where each file's records go; a file not ``rendered`` is as long as it was in
+    ``before`` (the layout the cache holds, of every file of it: ``removed`` are those of
+    its files that are gone).
 
     A file's shard depends on its folder's files and their sizes alone (see ``shards``): the
     folders where a file was rendered or removed are laid out again, every other shard keeps
-    its files and their spans as ``spans`` has them."""
+    its files and their ends as ``before`` has them, without a look at its files."""
     meta = len(meta_line())
-    removed = spans.keys() - files.keys()  # in C: a Mapping's ``in`` is a call a file
+    if before is None:
+        before = Layout({}, {})
     folders = {posixpath.dirname(path) for path in rendered}
     folders.update(posixpath.dirname(path) for path in removed)
     bases = {shards.folder_base(folder) for folder in folders}
-    relaid_shards: dict[str, bool] = {}
     members: dict[str, list[str]] = {}
-    placed: dict[str, tuple[str, int, int]] = {}
-    before: dict[str, list[str]] = {}  # the files of each shard laid out again, as they were
-    relaid = list(rendered)
-    for path, span in spans.items():
-        name = span[0]
-        again = relaid_shards.get(name)
-        if again is None:
-            again = relaid_shards[name] = shards.base_of(name) in bases
-        if again:
-            before.setdefault(name, []).append(path)
-            if path in files and path not in rendered:
-                relaid.append(path)
+    ends: dict[str, tuple[int, ...]] = {}
+    replaced: dict[str, list[str]] = {}  # the shards laid out again, with their files then
+    for name, paths in before.members.items():
+        if shards.base_of(name) in bases:
+            replaced[name] = paths
         else:
-            members.setdefault(name, []).append(path)
-            placed[path] = span
+            members[name] = paths
+            ends[name] = before.ends[name]
     unchanged = set(members)
-    sizes = {
-        path: len(files[path].lines) if path in rendered else spans[path][2] - spans[path][1]
-        for path in relaid
-    }
+    old_spans = before.spans_in(sorted(replaced))
+    sizes = {path: len(files[path].lines) for path in rendered}
+    for path, (_, start, end) in old_spans.items():
+        if path not in rendered and path in files:
+            sizes[path] = end - start
     names = shards.assign(sizes, meta)
     laid: dict[str, list[str]] = {}
-    for path in sorted(relaid):
+    for path in sorted(sizes):
         laid.setdefault(names[path], []).append(path)
     for name, paths in laid.items():
-        offset = meta
+        offset, shard_ends = meta, []
         for path in paths:
-            placed[path] = (name, offset, offset + sizes[path])
             offset += sizes[path]
-        if sorted(before.get(name, ())) == paths:
+            shard_ends.append(offset)
+        ends[name] = tuple(shard_ends)
+        if replaced.get(name) == paths:
             unchanged.add(name)
     members.update(laid)
-    return Layout({name: sorted(members[name]) for name in sorted(members)}, placed, unchanged)
+    return Layout({name: members[name] for name in sorted(members)}, ends, unchanged, set(replaced))
 
 
 def shard_contents(
@@ -116,13 +147,14 @@ def shard_contents(
     kept: set[str],
     files: CachedFiles,
     rendered: set[str],
-    manifest: cache.Manifest | None,
+    before: Layout | None,
 ) -> dict[str, bytes]:
     """The bytes of every shard but the ``kept`` ones: a file rendered again brings its new
     records, which its entry then lets go (held in both, a full build's records at 100k files
-    were half a gigabyte twice); another's are cut from its shard as the cache wrote it (read
-    once each)."""
+    were half a gigabyte twice); another's are cut from its shard as the cache wrote it
+    (``before``; read once each)."""
     old_shards: dict[str, bytes] = {}
+    old_spans: dict[str, tuple[str, int, int]] | None = None
     folder = store.path(RAW_DIR)
     contents: dict[str, bytes] = {}
     for name, paths in layout.members.items():
@@ -135,8 +167,14 @@ def shard_contents(
                 parts.append(entry.lines)
                 entry.lines = b""
                 continue
-            assert manifest is not None
-            old, start, end = manifest.spans[path]
+            assert before is not None
+            if old_spans is None:
+                # A file not rendered in a shard not kept was in one laid out again (a shard
+                # found rewritten on disk has every file rendered).
+                old_spans = before.spans_in(sorted(layout.replaced))
+            if path not in old_spans:  # never so: read every span rather than fail
+                old_spans = before.spans
+            old, start, end = old_spans[path]
             if old not in old_shards:
                 old_shards[old] = (folder / old).read_bytes()
             parts.append(old_shards[old][start:end])
