@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from kgtool.errors import KgError, LockTimeout
 from kgtool.repo import git_dir
@@ -58,6 +58,8 @@ class Store:
         # millisecond and a half, and every write looked). Taking the lock forgets it: what
         # was found before may have changed while the run waited.
         self._no_symlink_below = False
+        # What that walk saw, for the one reader of each under the lock (see ``_Walk``).
+        self._walk: _Walk | None = None
 
     def path(self, name: str) -> Path:
         return self.dir / name
@@ -138,7 +140,8 @@ class Store:
             # commit can hold one named like a page) would stop every write in the system's
             # own words.
             files_only = {os.fspath(self.path(name)) for name in (PAGES_DIR, RAW_DIR)}
-            found, symlink = _first_unsafe(os.fspath(self.dir), files_only)
+            walk = _Walk([], {})
+            found, symlink = _first_unsafe(os.fspath(self.dir), files_only, walk)
             if found:
                 where = Path(found).relative_to(self.root).as_posix()
                 if symlink:
@@ -148,6 +151,7 @@ class Store:
                     "`kgtool update`"
                 )
             self._no_symlink_below = True
+            self._walk = walk
         for name in (PAGES_DIR, RAW_DIR):
             if os.path.lexists(self.path(name)) and not self.path(name).is_dir():
                 raise KgError(
@@ -160,14 +164,31 @@ class Store:
         to the folder each was in."""
         removed = []
         for top in (self.dir, self.cache_dir):
-            for folder, _, files in os.walk(top):
-                for name in files:
-                    if name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
-                        full = Path(folder) / name
-                        with contextlib.suppress(FileNotFoundError):
-                            full.unlink()
-                            removed.append(full.relative_to(top).as_posix())
+            if top == self.dir and self._walk is not None:
+                # Seen by the walk under the lock (a temp file there is no run's but a
+                # killed one's: none is written while the lock is held by another).
+                found = [Path(path) for path in self._walk.temps]
+            else:
+                found = [
+                    Path(folder) / name
+                    for folder, _, files in os.walk(top)
+                    for name in files
+                    if _is_temp(name)
+                ]
+            for full in found:
+                with contextlib.suppress(FileNotFoundError):
+                    full.unlink()
+                    removed.append(full.relative_to(top).as_posix())
         return sorted(removed)
+
+    def listed_under_lock(self, name: str) -> list[os.DirEntry[str]] | None:
+        """The entries of .kg/``name``, as the walk under this run's lock found them, given
+        once (None when there was no such walk, or they were given already): the one reader
+        reads them before anything writes there, and a second would read a listing grown
+        stale. ``name``: a folder where kgtool writes only files."""
+        if self._walk is None:
+            return None
+        return self._walk.listings.pop(os.fspath(self.path(name)), None)
 
     @contextlib.contextmanager
     def lock(self, timeout: float = 10.0) -> Iterator[None]:
@@ -192,6 +213,7 @@ class Store:
             handle.write(f"pid {os.getpid()}")
             handle.flush()
             self._no_symlink_below = False
+            self._walk = None
             try:
                 yield
             finally:
@@ -286,11 +308,25 @@ def _file_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
-def _first_unsafe(folder: str, files_only: set[str]) -> tuple[str, bool]:
+class _Walk(NamedTuple):
+    """What the walk of .kg/ under the lock saw besides: its temp files left by a killed
+    run (``remove_stray_temps``), and the entries of each folder where kgtool writes only
+    files, by path (``listed_under_lock``: layer 1's shards, which an update stats)."""
+
+    temps: list[str]
+    listings: dict[str, list[os.DirEntry[str]]]
+
+
+def _is_temp(name: str) -> bool:
+    return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)
+
+
+def _first_unsafe(folder: str, files_only: set[str], walk: _Walk) -> tuple[str, bool]:
     """The first symlink below ``folder`` (a folder's own entries by name, then its folders
     in turn), else the first folder inside one of ``files_only``: (its path, whether it is a
     symlink); ("", False) when none. Read from the folder listings, not a stat per entry:
-    .kg/ of a large repository holds thousands of files, and every run looks."""
+    .kg/ of a large repository holds thousands of files, and every run looks. ``walk``
+    gathers what else it saw."""
     with os.scandir(folder) as listing:
         entries = sorted(listing, key=lambda entry: entry.name)
     for entry in entries:
@@ -299,8 +335,11 @@ def _first_unsafe(folder: str, files_only: set[str]) -> tuple[str, bool]:
     folders = [entry for entry in entries if entry.is_dir(follow_symlinks=False)]
     if folders and folder in files_only:
         return folders[0].path, False
+    walk.temps.extend(entry.path for entry in entries if _is_temp(entry.name))
+    if folder in files_only:
+        walk.listings[folder] = entries
     for entry in folders:
-        found = _first_unsafe(entry.path, files_only)
+        found = _first_unsafe(entry.path, files_only, walk)
         if found[0]:
             return found
     return "", False

@@ -8,6 +8,7 @@ import stat
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Repo
@@ -136,14 +137,43 @@ def test_a_run_walks_kg_for_symlinks_before_its_lock_and_once_under_it(
     walked: list[str] = []
     walk = store_module._first_unsafe
 
-    def counting(folder: str, files_only: set[str]) -> tuple[str, bool]:
+    def counting(folder: str, files_only: set[str], seen: Any) -> tuple[str, bool]:
         walked.append(folder)
-        return walk(folder, files_only)
+        return walk(folder, files_only, seen)
 
     monkeypatch.setattr(store_module, "_first_unsafe", counting)
     repo.write("pkg/a.py", "def f():\n    return 2\n")
     assert repo.kg("update").code == 0
     assert walked.count(str(repo.root / ".kg")) == 2
+
+
+def test_an_update_lists_kg_raw_once_under_its_lock(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk under the lock also finds the temp files a killed run left and lists the
+    shards layer 1 stats: .kg/raw/ (thousands of shards in a large repository) is listed
+    before the lock and once under it, where the temp files' removal and layer 1 listed it
+    again each. What it finds is still done: a stray temp file goes."""
+    repo.write_files({"pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "import pkg.a\n"})
+    repo.commit()
+    assert repo.kg("update").code == 0
+    stray = repo.root / ".kg" / "raw" / ".pkg.jsonl.x1y2.tmp"
+    stray.write_text("half written\n")
+    raw = os.fspath(repo.root / ".kg" / "raw")
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def counting(path: Any = ".") -> Any:
+        if not isinstance(path, int):  # a folder's descriptor (shutil.rmtree's)
+            listed.append(os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    repo.write("pkg/a.py", "def f():\n    return 2\n")
+    assert repo.kg("update").code == 0
+    assert listed.count(raw) == 2
+    assert not stray.exists()
+    assert repo.layer1() == repo.fresh_build()
 
 
 def test_a_symlink_made_below_kg_while_a_run_waits_for_its_lock_is_refused(

@@ -578,7 +578,9 @@ StatStamp = tuple[int, int, int, int]  # (size, mtime_ns, inode, ctime_ns)
 
 def shard_stats(store: Store) -> dict[str, StatStamp]:
     """(size, mtime_ns, inode, ctime_ns) of every shard under .kg/raw/."""
-    found = raw_graph.shard_stats(store).items()
+    # Listed by the walk of .kg/ under the lock, when this run made one: an update asks first
+    # thing, before anything is written there.
+    found = raw_graph.shard_stats(store, store.listed_under_lock(RAW_DIR)).items()
     return {name: (s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns) for name, s in found}
 
 

@@ -149,8 +149,13 @@ class Layer1Files(NamedTuple):
         return KgError(DAMAGED, self.where, self.line or None)
 
 
-def shard_stats(store: Store) -> dict[str, os.stat_result]:
-    """The shards under ``.kg/raw/`` and their stat; {} when there is no such folder."""
+def shard_stats(
+    store: Store, listed: list[os.DirEntry[str]] | None = None
+) -> dict[str, os.stat_result]:
+    """The shards under ``.kg/raw/`` and their stat; {} when there is no such folder.
+    ``listed``: its entries, when a walk has just listed them."""
+    if listed is not None:
+        return {e.name: e.stat() for e in listed if is_shard_name(e.name)}
     try:
         with os.scandir(store.path(RAW_DIR)) as entries:
             return {e.name: e.stat() for e in entries if is_shard_name(e.name)}
