@@ -517,9 +517,10 @@ def test_a_change_staged_before_the_update_is_seen_through_the_index_fingerprint
 
 
 def test_an_edit_reads_only_the_cache_shards_of_the_files_it_touches(repo: Repo) -> None:
-    """A cache shard damaged past its first bytes (which the manifest's checksum matches) is
-    not read by an edit elsewhere; one that an edit reads costs a rebuild, never a wrong
-    graph, and the rebuild rewrites no shard of .kg/raw/ but the edited file's."""
+    """A damaged cache shard is not read by an edit elsewhere; one that an edit reads costs
+    the files it held a parse and every file a resolution (the other shards still hold
+    their facts by blob id), never a wrong graph, and rewrites no shard of .kg/raw/ but the
+    edited file's."""
     from kgtool.raw.cache import CHECKSUM_BYTES
 
     files = {
@@ -542,7 +543,10 @@ def test_an_edit_reads_only_the_cache_shards_of_the_files_it_touches(repo: Repo)
     repo.write("a/m7.py", "def f7():\n    return -7\n")
     assert sorted(p.name for p in (repo.root / ".kg" / "raw").iterdir()) == ["a.jsonl", "b.jsonl"]
     result = update(repo)
-    assert len(result.parsed) == len(files)  # the cache was dropped, every file parsed
+    # The damaged shard's files parsed again, and only they; every file resolved again.
+    lost = {p for p in files if shard_of(p) == damaged}
+    assert "a/m7.py" in result.parsed and set(result.parsed) <= lost | {".gitignore"}
+    assert len(result.parsed) < len(files) and result.resolved == result.files
     assert result.written == ["a.jsonl"]  # the edited file's shard, and no other
     assert update(repo).parsed == []  # and the cache written anew is trusted again
     assert repo.layer1() == repo.fresh_build()
@@ -912,3 +916,26 @@ def test_a_cache_whose_layout_does_not_hold_its_files_is_not_trusted(repo: Repo)
     result = update(repo)
     assert result.resolved == 4
     assert repo.layer1() == repo.fresh_build()
+
+
+def test_a_cache_shard_another_run_wrote_is_read_as_a_store_of_facts(repo: Repo) -> None:
+    """A cache shard whole and valid, but not the one the manifest names (a run killed after
+    writing it, before its manifest): found when an edit reads it, and then every shard is
+    read by blob id. Its files are not parsed again; the graph is a fresh build's."""
+    files = {
+        f"{folder}/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(40) for folder in "ab"
+    }
+    repo.write_files(files)
+    repo.commit()
+    update(repo)
+    shard_of = cache_parts(repo).shard_of
+    shard = repo.cache_dir / f"raw.cache.{shard_of('a/m3.py'):02d}"
+    older = shard.read_bytes()
+    repo.write("a/m3.py", "def f3():\n    return -3\n")
+    assert update(repo).parsed == ["a/m3.py"]
+    shard.write_bytes(older)  # as a killed run would leave it: whole, of another state
+    repo.write("a/m3.py", "def f3():\n    return 33\n")
+    result = update(repo)
+    assert result.parsed == ["a/m3.py"] and result.resolved == result.files
+    assert repo.layer1() == repo.fresh_build()
+    assert update(repo).parsed == []

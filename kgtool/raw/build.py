@@ -281,13 +281,19 @@ def update_raw(root: Path, config: Config, store: Store, write: bool = True) -> 
     try:
         return _update_raw(root, config, store, write, use_cache=True)
     except cache.CacheDamaged:
-        # A cache shard changed under a manifest that vouched for it (a disk, a hand): what
-        # the cache says cannot be trusted, and layer 1 is built again without it.
+        pass
+    # A cache shard is not what the manifest vouched for (a run killed between writing it and
+    # the manifest, a disk, a hand): the manifest's view cannot be trusted, but every shard
+    # that reads whole still holds facts by blob id, and only what none holds is parsed.
+    try:
+        return _update_raw(root, config, store, write, use_cache=True, whole=True)
+    except cache.CacheDamaged:
+        # Still not what it says: layer 1 is built again without the cache.
         return _update_raw(root, config, store, write, use_cache=False)
 
 
 def _update_raw(
-    root: Path, config: Config, store: Store, write: bool, use_cache: bool
+    root: Path, config: Config, store: Store, write: bool, use_cache: bool, whole: bool = False
 ) -> UpdateResult:
     """Layer 1 brought up to date: list, compare with the manifest, parse what changed,
     resolve what the change touched, lay out and write the shards, remember it all.
@@ -349,7 +355,12 @@ def _update_raw(
         stored_name_tables,
     )
 
-    old_files = cache.open_files(store, key, manifest) if use_cache else CachedFiles()
+    if not use_cache:
+        old_files = CachedFiles()
+    elif whole:  # ``whole``: every cache shard read now, as a store of facts by blob id
+        old_files = cache.load_files(store, key, manifest.parts if manifest else None)
+    else:
+        old_files = cache.open_files(store, key, manifest)
     names_on_disk = cache.open_names(store, key, manifest) if use_cache else None
     # The manifest, the cache files and the name tables were written together (else a run
     # was killed between them): only then may an update start from what they say.
