@@ -321,6 +321,18 @@ def _is_temp(name: str) -> bool:
     return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)
 
 
+def file_stamp(path: str) -> list[int]:
+    """(size, mtime_ns, inode, ctime_ns) of a file, [] when there is none: taken when kgtool
+    wrote or read a file, the same stamp later says it is still that file, unread. The
+    ctime, which no tool can set back, makes a same-size edit whose mtime was put back a
+    change; every write kgtool makes is a new file renamed into place, a new inode."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return []
+    return [info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns]
+
+
 def _first_unsafe(folder: str, files_only: set[str], walk: _Walk) -> tuple[str, bool]:
     """The first symlink below ``folder`` (a folder's own entries by name, then its folders
     in turn), else the first folder inside one of ``files_only``: (its path, whether it is a

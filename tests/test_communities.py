@@ -559,6 +559,45 @@ def test_an_edit_reads_no_map_page_whose_stat_is_as_the_map_left_it(
     assert pages[0] in read
 
 
+def test_an_edit_reads_no_communities_json_whose_stamp_is_as_layer_2_left_it(
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """communities.json (30 MB at 100k files) is read and hashed only when its (size, mtime,
+    inode, ctime) is not what the last run took: an edit elsewhere reads none of it; a hand
+    edit of the same size whose mtime was set back is read, and written over; a check reads
+    it, as its verdict rests on bytes."""
+    repo = make_repo(
+        {
+            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
+            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
+            "web/views.py": "def index():\n    return 2\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    read: list[str] = []
+    original = Store.read_bytes
+
+    def reading(self: Store, name: str) -> bytes | None:
+        read.append(name)
+        return original(self, name)
+
+    monkeypatch.setattr(Store, "read_bytes", reading)
+    repo.write("web/views.py", "def index():\n    return 3\n")
+    assert repo.kg("update", "-q").code == 0
+    assert "communities.json" not in read
+    document = repo.root / ".kg" / "communities.json"
+    written, info = document.read_bytes(), document.stat()
+    document.write_bytes(written.replace(b"jobs.py", b"jobz.py", 1))  # same size
+    os.utime(document, ns=(info.st_atime_ns, info.st_mtime_ns))
+    repo.write("web/views.py", "def index():\n    return 4\n")
+    assert repo.kg("update", "-q").code == 0
+    assert "communities.json" in read and document.read_bytes() == written
+    read.clear()
+    assert repo.kg("update", "--check").code == 0
+    assert "communities.json" in read
+    assert repo.kg_bytes() == repo.clean_build()
+
+
 def test_an_edit_that_keeps_the_document_never_parses_it(
     make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
 ) -> None:

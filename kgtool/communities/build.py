@@ -17,6 +17,7 @@ import re
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,6 +38,7 @@ from kgtool.store import (
     KG_DIR,
     Store,
     canonical_json,
+    file_stamp,
     pretty_json,
 )
 
@@ -82,15 +84,16 @@ class CommunitiesResult:
     __slots__ = (
         "_digest",
         "_document",
+        "_outputs",
         "changed",
         "note",
-        "outputs",
         "reclustered",
         "seconds",
         "unread",
     )
 
-    outputs: dict[str, bytes]  # .kg-relative name -> content: communities.json
+    # .kg-relative name -> content (communities.json); see ``outputs``.
+    _outputs: dict[str, bytes] | Callable[[], dict[str, bytes]]
     changed: list[str]  # names that differ from disk (written when asked)
     reclustered: bool  # Leiden ran (the graph changed, or --rebaseline)
     seconds: float
@@ -101,23 +104,30 @@ class CommunitiesResult:
     def __init__(
         self,
         document: Document | None,
-        outputs: dict[str, bytes],
+        outputs: dict[str, bytes] | Callable[[], dict[str, bytes]],
         changed: list[str] | None = None,
         reclustered: bool = False,
         seconds: float = 0.0,
         note: str = "",
         digest: bytes | None = None,
     ) -> None:
-        """``document`` None: it is the one ``outputs`` holds, as kgtool wrote it. ``digest``:
+        """``document`` None: it is the one ``outputs`` holds, as kgtool wrote it. ``outputs``
+        a callable: read when first asked for (a document kept as it was, on disk). ``digest``:
         the sha256 of communities.json's bytes, when the update knows it."""
         self._document = document
         self._digest = digest
-        self.outputs = outputs
+        self._outputs = outputs
         self.changed = [] if changed is None else changed
         self.reclustered = reclustered
         self.seconds = seconds
         self.note = note
         self.unread: list[tuple[str, int, str]] = []
+
+    @property
+    def outputs(self) -> dict[str, bytes]:
+        if callable(self._outputs):
+            self._outputs = self._outputs()
+        return self._outputs
 
     @property
     def digest(self) -> bytes:
@@ -550,31 +560,42 @@ def update_communities(
     settings = clustering_settings(config)
     families = family_settings(config)
     keyed = {**settings, **families}  # what the outputs depend on
-    on_disk = store.read_bytes(COMMUNITIES_FILE)
-    # Hashed once, and every key below made of the digest: at 100k files it is 30 MB.
-    on_disk_digest = _digest(on_disk)
-    key = _input_key(raw_digest, keyed, on_disk_digest)
     record = {} if rebaseline else _record(store)
     remembered = {"packages": record.get("packages")}  # what with_packages found last
-    # Whether communities.json is what the last run wrote.
     outputs_then = record.get("outputs")
-    ours = (
-        on_disk is not None
-        and isinstance(outputs_then, dict)
-        and outputs_then.get(COMMUNITIES_FILE) == on_disk_digest.hex()
+    written_then = outputs_then.get(COMMUNITIES_FILE) if isinstance(outputs_then, dict) else None
+    # communities.json as the last run left it, by its stamp, is not read (at 100k files it is
+    # 30 MB, read and hashed on every commit); a check reads it, as a verdict rests on bytes.
+    stamped = (
+        write
+        and isinstance(written_then, str)
+        and record.get("stamp") == file_stamp(os.fspath(store.path(COMMUNITIES_FILE)))
+        and bool(record.get("stamp"))
     )
-    if record.get("key") == key and ours and on_disk is not None:
+    read_on_disk = functools.cache(lambda: store.read_bytes(COMMUNITIES_FILE))
+    if stamped:
+        assert isinstance(written_then, str)
+        on_disk_digest = bytes.fromhex(written_then)
+    else:
+        # Hashed once, and every key below made of the digest.
+        on_disk_digest = _digest(read_on_disk())
+    key = _input_key(raw_digest, keyed, on_disk_digest)
+    # Whether communities.json is what the last run wrote.
+    ours = stamped or (read_on_disk() is not None and written_then == on_disk_digest.hex())
+    if record.get("key") == key and ours:
         # The last run saw this exact input and left its document there: it is the one
         # written, checked then.
-        outputs = {COMMUNITIES_FILE: on_disk}
         result = CommunitiesResult(
-            None, outputs, seconds=time.perf_counter() - started, digest=on_disk_digest
+            None,
+            lambda: {COMMUNITIES_FILE: read_on_disk() or b""},
+            seconds=time.perf_counter() - started,
+            digest=on_disk_digest,
         )
         if settings["boundaries"] == "auto":
             result.unread = remembered_unread(record.get("packages"))
         return result
     # The document to start from, read only when one is computed.
-    previous = functools.cache(lambda: _previous_document(root, on_disk, ours))
+    previous = functools.cache(lambda: _previous_document(root, read_on_disk(), ours))
 
     kept = False
     document: Document | None = None
@@ -592,8 +613,8 @@ def update_communities(
         packaged = with_packages(settings, root, files, remembered, unread)
         folded_digest = layer1.file_edges_digest()
         document_key = _document_key(folded_digest, {**keyed, **packaged}, on_disk_digest)
-        if ours and on_disk is not None and record.get("document") == document_key:
-            kept, data = True, on_disk
+        if ours and record.get("document") == document_key:
+            kept = True
     reclustered = False
     if not kept:
         from kgtool.communities.graph import build_file_graph, file_graph
@@ -612,13 +633,19 @@ def update_communities(
         if not packaged:
             packaged = with_packages(settings, root, graph.files, unread=unread)
         document, reclustered = compute(graph, packaged, previous(), rebaseline, families)
+    outputs: dict[str, bytes] | Callable[[], dict[str, bytes]]
+    if kept or document is None:
+        outputs = lambda: {COMMUNITIES_FILE: read_on_disk() or b""}  # noqa: E731
+        changed: list[str] = []
+        data_digest = on_disk_digest
+    else:
         data = pretty_json(document).encode("utf-8")
-    outputs = {COMMUNITIES_FILE: data}
-    changed = [COMMUNITIES_FILE] if on_disk != data else []
-    if write and changed:
-        store.ensure()
-        store.write_if_changed(COMMUNITIES_FILE, data)
-    data_digest = on_disk_digest if data is on_disk else _digest(data)
+        outputs = {COMMUNITIES_FILE: data}
+        data_digest = _digest(data)
+        changed = [COMMUNITIES_FILE] if data_digest != on_disk_digest else []
+        if write and changed:
+            store.ensure()
+            store.write_if_changed(COMMUNITIES_FILE, data)
     if write or not changed:
         # What is on disk now is exactly what this input makes: remember it for next time.
         new_key = _input_key(raw_digest, keyed, data_digest)
@@ -688,6 +715,9 @@ def _remember(
     """``written``: the ``_digest`` of communities.json as this run left it."""
     digests = {COMMUNITIES_FILE: written.hex()}
     record = {"key": key, "document": document_key, "outputs": digests, "packages": packages}
+    # Its stamp as it stands now, the file this run wrote or found: the same stamp next time,
+    # and it is that file, unread.
+    record["stamp"] = file_stamp(os.fspath(store.path(COMMUNITIES_FILE)))
     store.keep_record(CACHE_KEY_FILE, record)
 
 

@@ -28,7 +28,7 @@ from kgtool.escape import md_cell, md_path
 
 if TYPE_CHECKING:
     from kgtool.ontology.view import LabelView
-from kgtool.store import ONTOLOGY_FILE, PAGES_DIR, Store, canonical_json
+from kgtool.store import ONTOLOGY_FILE, PAGES_DIR, Store, canonical_json, file_stamp
 from kgtool.tracked import blob_id
 
 MAP_FILE = "MAP.md"
@@ -105,7 +105,7 @@ class LabelledMap(NamedTuple):
                 self.store.path(name).unlink(missing_ok=True)
         if write or not (changed or removed):
             # What is on disk now is exactly what this input makes: remember it for next time.
-            stats = {name: _stat(os.fspath(self.store.path(name))) for name in sorted(made)}
+            stats = {name: file_stamp(os.fspath(self.store.path(name))) for name in sorted(made)}
             self._remember({"key": started, "drawing": drawing, "pages": made, "stats": stats})
         return MapUpdate(changed, removed, True)
 
@@ -136,7 +136,7 @@ class LabelledMap(NamedTuple):
         found, stats = {}, {}
         folder = os.fspath(self.store.dir)
         for name in names:
-            stats[name] = stat = _stat(os.path.join(folder, name))
+            stats[name] = stat = file_stamp(os.path.join(folder, name))
             digest = remembered.get(name)
             if stat and taken.get(name) == stat and isinstance(digest, str):
                 found[name] = digest
@@ -248,16 +248,6 @@ class LabelledMap(NamedTuple):
         names = sorted(name for name in listed if PAGE_NAME.fullmatch(name))
         found = [f"{PAGES_DIR}/{name}" for name in names]
         return [MAP_FILE, *found] if self.store.path(MAP_FILE).is_file() else found
-
-
-def _stat(path: str) -> list[int]:
-    """(size, mtime_ns, inode, ctime_ns) of a file, [] when there is none. The ctime, which
-    no tool can set back, makes a same-size edit whose mtime was put back a change."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return []
-    return [info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns]
 
 
 def marked(text: str, mark: str) -> str:
