@@ -6,6 +6,7 @@ import os
 import random
 import shutil
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from communities_helpers import broken_links, clique, communities, community_of, members, update
@@ -661,3 +662,43 @@ def test_the_maps_list_of_described_files_of_another_kgtool_is_not_used(
     repo.write("pay/jobs.py", '"""Pays the staff on the last day."""\n\ndef run():\n    return 2\n')
     assert repo.kg("update", "-q").code == 0
     assert repo.kg_bytes() == repo.clean_build()
+
+
+def test_an_edit_that_adds_or_removes_no_file_never_lists_them_all(
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Layer 2 knows the list of files by layer 1's digest of it, which an update makes again
+    only when it adds or removes a file: an edit neither copies, sorts nor hashes every path
+    (tens of milliseconds at 100k files) to learn the packages are as they were. A file
+    added still moves them."""
+    from kgtool.communities import build
+
+    repo = make_repo(
+        {
+            "package.json": '{"name": "root", "workspaces": ["packages/*"]}\n',
+            "packages/a/package.json": '{"name": "a"}\n',
+            "packages/a/index.js": "export function run() { return 1 }\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    copied: list[int] = []
+    detect = build.with_packages
+
+    def listing_files(settings: Any, root: Any, files: Any, *args: Any) -> Any:
+        def listed() -> list[str]:
+            copied.append(1)
+            return files() if callable(files) else files
+
+        return detect(settings, root, listed, *args)
+
+    monkeypatch.setattr(build, "with_packages", listing_files)
+    repo.write("packages/a/index.js", "export function run() { return 2 }\n")
+    assert repo.kg("update", "-q").code == 0
+    assert copied == []
+    repo.write("packages/b/package.json", '{"name": "b"}\n')
+    repo.write("packages/b/index.js", "export function go() { return 3 }\n")
+    repo.git("add", "packages/b")
+    assert repo.kg("update", "-q").code == 0
+    assert copied
+    assert repo.kg_bytes() == repo.clean_build()
+    assert "packages/b" in json.loads(repo.kg_bytes()["communities.json"])["settings"]["boundaries"]

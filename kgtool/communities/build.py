@@ -17,7 +17,7 @@ import re
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Container, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -77,7 +77,9 @@ class Layer1(Protocol):
 
     def file_edges_digest(self) -> bytes: ...
 
-    def blobs(self) -> dict[str, str]: ...
+    def paths_digest(self) -> str: ...  # names the list of files (``blobs``' keys, sorted)
+
+    def blob_ids(self) -> Mapping[str, str]: ...  # each file's blob id, to read
 
 
 class CommunitiesResult:
@@ -188,9 +190,11 @@ def family_settings(config: Config) -> dict[str, Any]:
 def with_packages(
     settings: dict[str, Any],
     root: Path,
-    files: list[str],
+    files: list[str] | Callable[[], list[str]],
     remembered: dict[str, Any] | None = None,
     unread: list[tuple[str, int, str]] | None = None,
+    listing: str = "",
+    tracked: Container[str] | None = None,
 ) -> dict[str, Any]:
     """``settings`` with ``boundaries`` made concrete for this tree: "auto" becomes the package
     roots detected among ``files`` (read from ``root``), so the document records them and a
@@ -200,15 +204,21 @@ def with_packages(
     was given and the digest of each file it read: while those are the same, so are the
     roots, and the workspace files are not parsed again (a pnpm workspace's YAML cost a tenth
     of an edit on a 6,700-file monorepo). It is updated in place, and keeps the workspace
-    manifests that could not be read, which are added to ``unread`` either way."""
+    manifests that could not be read, which are added to ``unread`` either way.
+
+    ``files``, sorted, may be given as a callable, with ``listing`` their digest (layer 1's
+    ``paths_digest``) and ``tracked`` (the same files, to ask whether one is among them):
+    then the list is made only when the roots are detected anew (at 100k files, sorting and
+    hashing it cost each edit tens of milliseconds)."""
     from kgtool.communities.packages import package_roots
 
-    known = set(files)
+    listed = functools.cache(files if callable(files) else lambda: files)
+    known = functools.cache(lambda: set(listed()) if tracked is None else tracked)
     digests: dict[str, str] = {}
 
     def read(path: str) -> bytes | None:
         # A commit can track a manifest that is a link to /dev/zero or out of the tree.
-        data = bounded.read_tracked(root, path) if path in known else None
+        data = bounded.read_tracked(root, path) if path in known() else None
         digests[path] = hashlib.sha256(data).hexdigest() if data is not None else ""
         return data
 
@@ -216,9 +226,10 @@ def with_packages(
     if unread is None:
         unread = []
     if settings["boundaries"] != "auto" or remembered is None:
-        roots = package_roots(settings["boundaries"], files, read, unread)
+        roots = package_roots(settings["boundaries"], listed(), read, unread)
         return {**settings, "boundaries": roots}
-    listing = hashlib.sha256("\0".join(files).encode("utf-8", "surrogateescape")).hexdigest()
+    if not listing:
+        listing = hashlib.sha256("\0".join(listed()).encode("utf-8", "surrogateescape")).hexdigest()
     last = remembered.get("packages")
     if (
         isinstance(last, dict)
@@ -232,7 +243,7 @@ def with_packages(
             unread += remembered_unread(last)
             return {**settings, "boundaries": list(last["roots"])}
         digests.clear()
-    roots = package_roots("auto", files, read, found)
+    roots = package_roots("auto", listed(), read, found)
     remembered["packages"] = {"files": listing, "read": digests, "roots": roots}
     if found:
         remembered["packages"]["unread"] = [list(item) for item in found]
@@ -609,8 +620,10 @@ def update_communities(
         # document is still on disk, so is this run's, whatever else layer 1 says. The edges
         # are named by their digest and the files listed by their blobs: the edges themselves
         # are read only if the document must be computed again.
-        files = sorted(layer1.blobs())
-        packaged = with_packages(settings, root, files, remembered, unread)
+        blobs = layer1.blob_ids()
+        packaged = with_packages(
+            settings, root, lambda: sorted(blobs), remembered, unread, layer1.paths_digest(), blobs
+        )
         folded_digest = layer1.file_edges_digest()
         document_key = _document_key(folded_digest, {**keyed, **packaged}, on_disk_digest)
         if ours and record.get("document") == document_key:

@@ -119,7 +119,7 @@ def layer2_from(
     map drawn over it."""
     layer2 = update_communities(ctx.root, ctx.config, ctx.store, raw, write, rebaseline)
     digest = raw.digest if raw is not None else digest_on_disk(ctx.store)
-    blobs = raw.blobs if raw is not None else None  # read only when the map is redrawn
+    blobs = raw.blob_ids if raw is not None else None  # read only when the map is redrawn
     return Layer2AndMap(
         layer2, ctx.map.update(lambda: layer2.document, layer2.digest, digest, blobs, write)
     )

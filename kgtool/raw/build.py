@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
 from kgtool import progress
@@ -44,7 +45,13 @@ from kgtool.raw.model import (
     FileFacts,
     called_name,
 )
-from kgtool.raw.summary import contribution, patched_summary, summarize
+from kgtool.raw.summary import (
+    PATHS_DIGEST,
+    contribution,
+    patched_summary,
+    paths_digest,
+    summarize,
+)
 from kgtool.repo import listing
 from kgtool.store import (
     CACHE_DIR,
@@ -78,6 +85,7 @@ class UpdateResult:
         "_edges_digest",
         "_heads",
         "_layout",
+        "_paths_digest",
         "bad_names",
         "broken_imports",
         "changed",
@@ -122,6 +130,7 @@ class UpdateResult:
     migrated: bool  # a .kg/raw.jsonl of an older kgtool was (or would be) replaced
     # ``file_edges_digest()``, as the summary keeps it.
     _edges_digest: bytes
+    _paths_digest: str  # ``paths_digest()``, as the summary keeps it
     # Where ``file_edges`` comes from: this run's files, or the cache a no-change run trusted.
     _heads: Mapping[str, cache.Head] | None
     _blobs: Mapping[str, str] | None
@@ -148,6 +157,7 @@ class UpdateResult:
         removed: list[str] | None = None,
         migrated: bool = False,
         _edges_digest: bytes = b"",
+        _paths_digest: str = "",
         _heads: Mapping[str, cache.Head] | None = None,
         _blobs: Mapping[str, str] | None = None,
         _cached: tuple[Store, dict[str, str], str, cache.Parts] | None = None,
@@ -171,6 +181,7 @@ class UpdateResult:
         self.removed = [] if removed is None else removed
         self.migrated = migrated
         self._edges_digest = _edges_digest
+        self._paths_digest = _paths_digest
         self._heads = _heads
         self._blobs = _blobs
         self._cached = _cached
@@ -194,11 +205,19 @@ class UpdateResult:
         document on, kept up to date from the files an update changed (see ``edges_term``)."""
         return self._edges_digest
 
+    def paths_digest(self) -> str:
+        """A digest of the list of files (``summary.paths_digest``)."""
+        return self._paths_digest
+
     def blobs(self) -> dict[str, str]:
         """Each file's blob id: its working-tree content, as layer 1 read it ("" when none)."""
+        return dict(self.blob_ids())
+
+    def blob_ids(self) -> Mapping[str, str]:
+        """``blobs()`` to read, not a copy: at 100k files a copy on each edit costs."""
         if self._blobs is not None:
-            return dict(self._blobs)
-        return dict(self._cached[1]) if self._cached is not None else {}
+            return MappingProxyType(self._blobs)
+        return MappingProxyType(self._cached[1]) if self._cached is not None else {}
 
     def file_edges(self) -> dict[str, tuple[FileEdge, ...]] | None:
         """Every file's edges to other files, as layer 2 folds them; None when unknown.
@@ -233,6 +252,7 @@ class UpdateResult:
             broken_imports=[tuple(item) for item in summary["broken_imports"]],
             seconds=time.perf_counter() - started,
             _edges_digest=bytes.fromhex(summary["edges_digest"]),
+            _paths_digest=summary[PATHS_DIGEST],
         )
 
 
@@ -391,7 +411,8 @@ def _update_raw(
             mentions[path] = ()
 
     new_files = old_files.copy()
-    for path in old_files.keys() - current.blobs.keys():
+    gone = old_files.keys() - current.blobs.keys()
+    for path in gone:
         new_files.drop(path)
     for path in sorted(parsed):
         facts = parsed[path]
@@ -414,7 +435,7 @@ def _update_raw(
         for name in sorted(manifest.shards.keys() - matching):
             to_resolve.update(p for p in laid_before.members.get(name, ()) if p in new_files)
         # What the files resolved again counted before, taken out of the summary below.
-        dirty = set(parsed) | to_resolve | (old_files.keys() - new_files.keys())
+        dirty = set(parsed) | to_resolve | gone
         before = {p: contribution(old_files, p) for p in sorted(dirty) if p in old_files}
         on_disk = names_on_disk
         lookups = (
@@ -460,7 +481,7 @@ def _update_raw(
 
     # Not trusted, every file is rendered: nothing of the layout before is read.
     laid_out = laid_before if trusted else None
-    layout = plan_layout(new_files, to_resolve, old_files.keys() - new_files.keys(), laid_out)
+    layout = plan_layout(new_files, to_resolve, gone, laid_out)
     kept = kept_shards(layout, manifest, matching, to_resolve)
     shard_bytes = shard_contents(store, layout, kept, new_files, to_resolve, laid_out)
     if trusted:
@@ -471,6 +492,11 @@ def _update_raw(
             before,
             {p: contribution(new_files, p) for p in sorted(dirty) if p in new_files},
         )
+        # The list of files, unless the update added or removed one (most add none).
+        if not gone and all(path in old_files for path in parsed):
+            summary[PATHS_DIGEST] = manifest.summary[PATHS_DIGEST]
+        else:
+            summary[PATHS_DIGEST] = paths_digest(new_files.keys())
     else:
         summary = summarize(new_files)
     if write:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from kgtool.raw.cache import CachedFiles
@@ -16,14 +17,27 @@ from kgtool.raw.model import PARSE_PARTIAL
 EDGES_DIGEST_MODULUS = 1 << 256
 
 
+# The summary's digest of the list of files (see ``paths_digest``).
+PATHS_DIGEST = "paths_digest"
+
+
 def summarize(files: CachedFiles) -> dict[str, Any]:
     """The numbers ``kgtool update`` prints, kept in the manifest for the no-change path."""
-    return patched_summary(
+    summary = patched_summary(
         summary_of(0, Counter(), 0, [], [], 0, [], 0),
         len(files),
         {},
         {path: contribution(files, path) for path in sorted(files)},
     )
+    summary[PATHS_DIGEST] = paths_digest(files.keys())
+    return summary
+
+
+def paths_digest(paths: Iterable[str]) -> str:
+    """The sha256 of the files' paths, sorted, each after a NUL but the first: what layer 2
+    knows the list of files by. Made again only when an update adds or removes a file."""
+    joined = "\0".join(sorted(paths))
+    return hashlib.sha256(joined.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 class Contribution(NamedTuple):
