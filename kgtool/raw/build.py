@@ -18,6 +18,8 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from itertools import compress
+from operator import ne
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
@@ -396,8 +398,12 @@ def _update_raw(
     if not trusted:  # every file is resolved again: read every cache shard once, now
         old_files.read_all()
     old_blobs = old_files.blob_ids
-    # What differs from the cache, and what could not be read ("" is no blob id): in C.
-    stale = {path for path, _ in current.blobs.items() - old_blobs.items()}
+    # What differs from the cache, and what could not be read ("" is no blob id): each file's
+    # blob looked up in C, without a tuple a file (the items' difference: 30 ms at 100k).
+    listed_paths = list(current.blobs)
+    stale = set(
+        compress(listed_paths, map(ne, current.blobs.values(), map(old_blobs.get, listed_paths)))
+    )
     if "" in current.blobs.values():
         stale.update(path for path, blob in current.blobs.items() if not blob)
     stale_paths = sorted(stale)
@@ -411,7 +417,12 @@ def _update_raw(
             mentions[path] = ()
 
     new_files = old_files.copy()
-    gone = old_files.keys() - current.blobs.keys()
+    # No file gone when the files listed are those cached and those new to the cache.
+    added = sum(1 for path in stale if path not in old_blobs)
+    if len(current.blobs) == len(old_blobs) + added:
+        gone: set[str] = set()
+    else:
+        gone = old_files.keys() - current.blobs.keys()
     for path in gone:
         new_files.drop(path)
     for path in sorted(parsed):
