@@ -441,6 +441,40 @@ def test_an_edit_that_leaves_the_file_graph_keeps_the_document_and_redraws_what_
     assert redrawn == repo.clean_build()
 
 
+def test_an_edit_of_no_file_the_map_reads_keeps_it_without_reading_or_remembering(
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files whose doc lines the map reads, named by their blob ids, are what it was
+    last drawn from: an edit of another file (most edits) keeps the map without a doc line
+    looked up or its record written again. An edit of a file it reads still redraws."""
+    from kgtool.ontology.map import LabelledMap
+
+    repo = make_repo(
+        {
+            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
+            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
+            "web/views.py": "def index():\n    return 2\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    calls: list[str] = []
+    for name in ("_doc_lines", "_remember"):
+        original = getattr(LabelledMap, name)
+
+        def counting(self: LabelledMap, *args: Any, _name: str = name, _f: Any = original) -> Any:
+            calls.append(_name)
+            return _f(self, *args)
+
+        monkeypatch.setattr(LabelledMap, name, counting)
+    repo.write("web/views.py", "def index():\n    return 3\n")
+    assert repo.kg("update", "-q").code == 0
+    assert calls == []
+    repo.write("pay/jobs.py", '"""Pays the staff."""\n\ndef run():\n    return 1\n')
+    assert repo.kg("update", "-q").code == 0
+    assert "_doc_lines" in calls
+    assert repo.kg_bytes() == repo.clean_build()
+
+
 def test_an_edit_below_a_main_files_doc_line_keeps_the_map(
     make_repo: Callable[..., Repo],
 ) -> None:
