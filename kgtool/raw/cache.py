@@ -4,9 +4,10 @@ A manifest and shards, so that the per-commit question "did anything change?" re
 kilobytes and a one-file edit decodes, and rewrites, little more than that file's entry:
 
 - ``raw.manifest``: the blob id of every file, the digest and stat of each shard of
-  ``.kg/raw/`` they rendered, where each file's records stand in its shard, the files of
-  each language, the summary numbers (with a digest of every file's folded edges), and the
-  checksum of each cache file it goes with;
+  ``.kg/raw/`` they rendered, each shard's files and where their records end (by shard: an
+  edit carries the shards it does not lay out again over whole), the files of each
+  language, the summary numbers (with digests of every file's folded edges and of the list
+  of files), and the checksum of each cache file it goes with;
 - ``raw.cache.<NN>``: per file (a file's shard is fixed by its path), its entry (facts, the
   counts of its records), encoded on its own so that only the files an update reads are
   decoded, and its head (blob, language, the names it mentions, its edges to other files
