@@ -26,7 +26,7 @@ from raw_speed import RUN_ENV, comment_line, toggle_comment
 # (module, function, the class holding it or "") of each step timed.
 STEPS = [
     ("kgtool.raw.build", "listing", ""),
-    ("kgtool.raw.build", "_current_files", ""),
+    ("kgtool.raw.build", "current_files_since", ""),
     ("kgtool.raw.cache", "load_manifest", ""),
     ("kgtool.raw.cache", "shard_stats", ""),
     ("kgtool.raw.cache", "open_files", ""),

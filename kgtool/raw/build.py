@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from kgtool import progress
 from kgtool.config import Config
-from kgtool.globs import exclusion, printable_name, valid_name
 from kgtool.raw import cache
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.cache import CachedFile, CachedFiles, Projected
+from kgtool.raw.current import current_files, current_files_since, listed_now
 from kgtool.raw.graph import EXTRACTOR_VERSION
 from kgtool.raw.layout import Layout, kept_shards, plan_layout, shard_contents, write_shards
 from kgtool.raw.lines import render_file
@@ -65,10 +65,8 @@ from kgtool.store import (
 from kgtool.tracked import (
     MODE_SUBMODULE,
     MODE_SYMLINK,
-    Listing,
     TrackedBlobs,
     TrackedFile,
-    tracked_blobs,
 )
 
 if TYPE_CHECKING:
@@ -345,14 +343,15 @@ def _update_raw(
         matching, unknown = manifest.matching_shards(store, raw_stats, by_content=not write)
         up_to_date = not legacy and not unknown and matching == manifest.shards.keys()
         if not (up_to_date and fingerprint and fingerprint == manifest.listing):
-            current, bad_names = _current_files(root, listed, config)
+            current, bad_names = current_files_since(root, listed, config, manifest)
         if up_to_date and (current is None or _same_blobs(manifest.blobs, current)):
             if write and (manifest.restamped or manifest.listing != fingerprint):
                 manifest.listing = fingerprint
+                manifest.listed = listed_now(listed)
                 manifest.save(store)
             if current is None:  # an ASCII listing has no name that is not UTF-8
                 ascii_only = listed.staged.isascii()
-                bad_names = [] if ascii_only else _current_files(root, listed, config)[1]
+                bad_names = [] if ascii_only else current_files(root, listed, config)[1]
             result = UpdateResult.from_summary(manifest.summary, started)
             result._cached = (store, manifest.blobs, key, manifest.parts)
             result.digest = raw_graph.content_digest(
@@ -363,7 +362,7 @@ def _update_raw(
             return result
 
     if current is None:
-        current, bad_names = _current_files(root, listed, config)
+        current, bad_names = current_files_since(root, listed, config, manifest)
     # Imported past the no-change return: a run that finds layer 1 up to date (every hook
     # run without an edit) never parses or resolves, and need not load how.
     from kgtool.raw.extract import extract_files
@@ -569,6 +568,7 @@ def _update_raw(
             fingerprint,
             parts,
             dirty if trusted else None,
+            listed_now(listed),
         )
     result = UpdateResult.from_summary(summary, started)
     result.bad_names = bad_names
@@ -694,28 +694,6 @@ def _resolve_chunk(paths: list[str]) -> bytes:
     index.forget_files()
     hydrator.hold_back()
     return marshal.dumps(out)
-
-
-def _current_files(root: Path, listed: Listing, config: Config) -> tuple[TrackedBlobs, list[str]]:
-    """The files layer 1 covers (their blob ids by path, and the odd ones' records), and the
-    names left out for not being UTF-8. Each step runs over every file only when it must:
-    most listings have nothing under .kg/, no ``exclude`` and only ASCII names."""
-    blobs, odd = tracked_blobs(root, listed)
-    left_out = listed.paths_under(KG_DIR)
-    patterns = config["exclude"]
-    if patterns:
-        skip = exclusion(patterns)
-        left_out += [path for path in blobs if skip(path)]
-    bad_names: list[str] = []
-    if not listed.staged.isascii():
-        bad = sorted(path for path in blobs if not (path.isascii() or valid_name(path)))
-        skipped = set(left_out)
-        bad_names = [printable_name(path) for path in bad if path not in skipped]
-        left_out += bad
-    for path in left_out:
-        blobs.pop(path, None)
-        odd.pop(path, None)
-    return TrackedBlobs(blobs, odd), bad_names
 
 
 def _remove_legacy_cache(store: Store) -> None:

@@ -468,6 +468,7 @@ class Manifest:
         "checksums",
         "ends",
         "extras",
+        "listed",
         "listing",
         "members",
         "parts",
@@ -495,6 +496,10 @@ class Manifest:
     # ``Listing.fingerprint`` of the index the update that wrote this read ("" when a file
     # differed from it): the same fingerprint, and nothing changed.
     listing: str
+    # The index listing and the files differing from it that ``blobs`` were read from (see
+    # ``Listing``): the next update reads the blob ids of the records that differ from it,
+    # and of the files differing then or now, and takes the others' from ``blobs``.
+    listed: tuple[str, tuple[str, ...]]
     parts: Parts  # the cache files it goes with
     restamped: bool  # a shard matched by digest, its stat taken anew
 
@@ -512,6 +517,7 @@ class Manifest:
         listing: str = "",
         parts: Parts = LARGEST,
         restamped: bool = False,
+        listed: tuple[str, tuple[str, ...]] = ("", ()),
     ) -> None:
         self.version = version
         self.shards = shards
@@ -523,6 +529,7 @@ class Manifest:
         self.by_language = by_language
         self.extras = extras
         self.listing = listing
+        self.listed = listed
         self.parts = parts
         self.restamped = restamped
 
@@ -569,6 +576,7 @@ class Manifest:
                 "by_language": self.by_language,
                 "extras": self.extras,
                 "listing": self.listing,
+                "listed": self.listed,
                 "parts": tuple(self.parts),
             },
         )
@@ -607,9 +615,24 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             data["extras"],
             data["listing"],
             Parts(*data["parts"]),
+            listed=_listed(data["listed"]),
         )
     except (KeyError, TypeError, AttributeError):
         return None
+
+
+def _listed(value: Any) -> tuple[str, tuple[str, ...]]:
+    """A manifest's ``listed``, ("", ()) when not shaped as kgtool writes it (then every
+    file's blob id is read from the listing)."""
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], str)
+        and isinstance(value[1], tuple)
+        and all(isinstance(path, str) for path in value[1])
+    ):
+        return value[0], value[1]
+    return "", ()
 
 
 def open_files(store: Store, version: str, manifest: Manifest | None) -> CachedFiles:
@@ -839,6 +862,7 @@ def save(
     listing: str,
     parts: Parts,
     dirty: set[str] | None = None,
+    listed: tuple[str, tuple[str, ...]] = ("", ()),
 ) -> None:
     """Write the cache shards holding a ``dirty`` path (all when None, in ``parts``; else the
     parts are the cache's) and the shards of the name tables that changed, then the manifest
@@ -879,6 +903,7 @@ def save(
         extras,
         listing,
         parts,
+        listed=listed,
     ).save(store)
     if dirty is None:  # the shards and parts of a cache laid out in more of them before
         _remove_all_but(store, {*files.checksums, *names.checksums})
