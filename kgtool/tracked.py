@@ -81,13 +81,14 @@ class Listing(NamedTuple):
 COMPARED_AT_ONCE = 1 << 16
 
 
-def differing_records(before: str, after: str) -> tuple[list[str], list[str]] | None:
+def differing_records(before: str, after: str, most: int) -> tuple[list[str], list[str]] | None:
     """The records (``ls-files --stage -z`` entries) of two listings between the longest
     run of whole records they start with and the longest they end with: (those of
     ``before``, those of ``after``). Every other record is the same in both, in the same
     place. Found by comparing slices in C, not by splitting either listing: for an edit of a
-    few files, a few milliseconds at 100k files. None when they cannot be cut so (a listing
-    not ending its last record)."""
+    few files, a few milliseconds at 100k files. None when either holds more than ``most``
+    records there, or when the listings cannot be cut so (a listing not ending its last
+    record, or whole records not alike on both sides: a path holding a tab can do that)."""
     if before == after:
         return [], []
     if (before and not before.endswith("\0")) or (after and not after.endswith("\0")):
@@ -100,6 +101,8 @@ def differing_records(before: str, after: str) -> tuple[list[str], list[str]] | 
     end_after = _record_end(after, len(after) - same_end, start)
     if before[end_before:] != after[end_after:]:  # cut apart: no run of whole records
         return None
+    if max(before.count("\0", start, end_before), after.count("\0", start, end_after)) > most:
+        return None  # counted, not split: edits far apart hold most of the listing between
     return (
         before[start:end_before].split("\0")[:-1] if end_before > start else [],
         after[start:end_after].split("\0")[:-1] if end_after > start else [],
@@ -150,7 +153,7 @@ def _record_end(text: str, at: int, start: int) -> int:
     return text.index("\0", at - 1) + 1
 
 
-def record_of(staged: str, path: str) -> list[str]:
+def records_of(staged: str, path: str) -> list[str]:
     """The records of ``path`` in a listing (one; three stages during a merge's conflict),
     found by searching the text, not splitting it."""
     found: list[str] = []
@@ -186,7 +189,8 @@ def files_listed(root: Path, listed: Listing) -> list[TrackedFile]:
 class TrackedBlobs(NamedTuple):
     """``tracked_files`` as layer 1 reads it on every run: each file's blob id by path (cut
     from the listing in C), and a ``TrackedFile`` only for a symlink, a submodule, a file
-    deleted: one a file cost a 10,000-file repository 5 ms a run."""
+    deleted (one a file cost a 10,000-file repository 5 ms a run), of the records read:
+    ``kgtool.raw.current.current_files_since`` reads only those that differ."""
 
     blobs: dict[str, str]  # "" for a file whose working-tree content could not be read
     odd: dict[str, TrackedFile]

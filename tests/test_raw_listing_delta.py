@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import os
 import random
-from types import SimpleNamespace
+import subprocess
 from typing import Any
 
 import pytest
-from conftest import Repo
+from conftest import GIT_ENV, Repo
 
 from kgtool.config import load_config
 from kgtool.raw.current import current_files, current_files_since, listed_now
 from kgtool.repo import listing
-from kgtool.tracked import differing_records, record_of
+from kgtool.tracked import differing_records, records_of
 
 
 def joined(records: list[str]) -> str:
@@ -42,7 +42,7 @@ def test_the_records_outside_the_region_are_the_same_in_both_listings(seed: int)
         else:
             after.insert(at, f"100644 {rng.getrandbits(160):040x} 0\tnew/{rng.random()}")
     old, new = joined(before), joined(after)
-    region = differing_records(old, new)
+    region = differing_records(old, new, len(before) + len(after))
     assert region is not None
     cut_before, cut_after = region
     assert set(before) ^ set(after) <= set(cut_before) | set(cut_after)
@@ -54,7 +54,7 @@ def test_the_records_outside_the_region_are_the_same_in_both_listings(seed: int)
     assert head == "" or head.endswith("\0")
 
 
-def test_a_path_is_found_by_its_whole_record_not_by_a_longer_one_ending_like_it() -> None:
+def test_a_paths_records_are_found_by_the_whole_record_not_a_longer_one_ending_alike() -> None:
     text = joined(
         [
             "100644 " + "a" * 40 + " 0\tx\tb.py",
@@ -63,9 +63,9 @@ def test_a_path_is_found_by_its_whole_record_not_by_a_longer_one_ending_like_it(
             "100644 " + "d" * 40 + " 3\tc.py",
         ]
     )
-    assert record_of(text, "b.py") == ["100644 " + "b" * 40 + " 0\tb.py"]
-    assert len(record_of(text, "c.py")) == 2
-    assert record_of(text, "missing.py") == []
+    assert records_of(text, "b.py") == ["100644 " + "b" * 40 + " 0\tb.py"]
+    assert len(records_of(text, "c.py")) == 2
+    assert records_of(text, "missing.py") == []
 
 
 def step(repo: Repo, rng: random.Random, number: int, touched: list[str]) -> None:
@@ -125,19 +125,19 @@ def test_reading_what_differs_gives_what_reading_every_record_gives(
     config = load_config(repo.root)
     listed = listing(repo.root)
     whole, _ = current_files(repo.root, listed, config)
-    manifest: Any = SimpleNamespace(blobs=whole.blobs, listed=listed_now(listed))
+    then, blobs = listed_now(listed, config), whole.blobs
     fewer, touched = 0, []
     for number in range(25):
         step(repo, rng, number, touched)
         listed = listing(repo.root)
         expected, expected_bad = current_files(repo.root, listed, config)
-        found, bad = current_files_since(repo.root, listed, config, manifest)
+        found, bad = current_files_since(repo.root, listed, config, then, blobs)
         fewer += read[-1] < listed.staged.count("\0")  # the records that differ, not all
         assert found.blobs == expected.blobs, number
         assert bad == expected_bad
         for path, odd in found.odd.items():  # the odd records of the files read again
             assert expected.odd[path] == odd
-        manifest = SimpleNamespace(blobs=found.blobs, listed=listed_now(listed))
+        then, blobs = listed_now(listed, config), found.blobs
     assert fewer > 20  # of 25 steps: what is tested is the read of what differs
 
 
@@ -149,7 +149,7 @@ def test_a_file_that_differed_from_the_index_then_and_not_now_is_read_again(repo
     config = load_config(repo.root)
     listed = listing(repo.root)
     whole, _ = current_files(repo.root, listed, config)
-    manifest: Any = SimpleNamespace(blobs=whole.blobs, listed=listed_now(listed))
+    then, blobs = listed_now(listed, config), whole.blobs
     for change in (
         lambda: repo.write("m3.py", "x = 33\n"),  # differs from the index
         lambda: repo.git("checkout", "-q", "--", "m3.py"),  # and no more
@@ -158,6 +158,43 @@ def test_a_file_that_differed_from_the_index_then_and_not_now_is_read_again(repo
     ):
         change()
         listed = listing(repo.root)
-        found, _ = current_files_since(repo.root, listed, config, manifest)
+        found, _ = current_files_since(repo.root, listed, config, then, blobs)
         assert found.blobs == current_files(repo.root, listed, config)[0].blobs
-        manifest = SimpleNamespace(blobs=found.blobs, listed=listed_now(listed))
+        then, blobs = listed_now(listed, config), found.blobs
+
+
+def test_a_changed_exclude_setting_reads_every_record(repo: Repo) -> None:
+    """The blob ids kept were read under the ``exclude`` setting of their run: under another,
+    every file is read, and a file no longer excluded comes back into layer 1."""
+    repo.write_files({"a.py": "x = 1\n", "b.py": "y = 2\n", ".kgtool.yaml": "exclude: [b.py]\n"})
+    repo.commit()
+    assert repo.kg("update").code == 0
+    repo.write(".kgtool.yaml", "exclude: []\n")
+    repo.commit()
+    assert repo.kg("update").code == 0
+    assert any('"id":"b.py"' in text for text in map(str, repo.kg_bytes().values()))
+    assert repo.kg_bytes() == repo.clean_build()
+
+
+def test_a_merge_conflict_reads_every_record(repo: Repo) -> None:
+    """A record that differs is one stage of a conflict whose other stages may not differ:
+    every record is read, and the file keeps its node whichever side changed."""
+    repo.write_files({"a.py": "x = 0\n", "b.py": "y = 0\n"})
+    repo.commit()
+    base = repo.git("rev-parse", "--abbrev-ref", "HEAD").strip()
+    for branch, value in (("t1", "1"), ("t2", "2")):
+        repo.git("checkout", "-q", "-b", branch, base)
+        repo.write("a.py", f"x = {value}\n")
+        repo.commit()
+    repo.git("checkout", "-q", base)
+    repo.write("a.py", "x = 9\n")
+    repo.commit()
+    for branch in ("t1", "t2"):
+        env = {**os.environ, **GIT_ENV, "HOME": str(repo.root.parent)}
+        merged = subprocess.run(["git", "merge", "-q", branch], cwd=repo.root, env=env)
+        assert merged.returncode != 0  # a conflict in a.py
+        assert repo.kg("update").code == 0
+        assert any('"id":"a.py"' in text for text in map(str, repo.kg_bytes().values()))
+        repo.git("merge", "--abort")
+    assert repo.kg("update").code == 0
+    assert repo.kg_bytes() == repo.clean_build()

@@ -29,7 +29,13 @@ from kgtool.config import Config
 from kgtool.raw import cache
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.cache import CachedFile, CachedFiles, Projected
-from kgtool.raw.current import current_files, current_files_since, listed_now
+from kgtool.raw.current import (
+    ListedThen,
+    current_files,
+    current_files_since,
+    listed_now,
+    listed_then,
+)
 from kgtool.raw.graph import EXTRACTOR_VERSION
 from kgtool.raw.layout import Layout, kept_shards, plan_layout, shard_contents, write_shards
 from kgtool.raw.lines import render_file
@@ -343,11 +349,13 @@ def _update_raw(
         matching, unknown = manifest.matching_shards(store, raw_stats, by_content=not write)
         up_to_date = not legacy and not unknown and matching == manifest.shards.keys()
         if not (up_to_date and fingerprint and fingerprint == manifest.listing):
-            current, bad_names = current_files_since(root, listed, config, manifest)
+            current, bad_names = current_files_since(
+                root, listed, config, _listed_then(store, key, manifest, whole), manifest.blobs
+            )
         if up_to_date and (current is None or _same_blobs(manifest.blobs, current)):
             if write and (manifest.restamped or manifest.listing != fingerprint):
                 manifest.listing = fingerprint
-                manifest.listed = listed_now(listed)
+                manifest.listed = cache.write_listed(store, key, listed_now(listed, config))
                 manifest.save(store)
             if current is None:  # an ASCII listing has no name that is not UTF-8
                 ascii_only = listed.staged.isascii()
@@ -362,7 +370,9 @@ def _update_raw(
             return result
 
     if current is None:
-        current, bad_names = current_files_since(root, listed, config, manifest)
+        then = _listed_then(store, key, manifest, whole) if manifest else None
+        blobs_then = manifest.blobs if manifest else {}
+        current, bad_names = current_files_since(root, listed, config, then, blobs_then)
     # Imported past the no-change return: a run that finds layer 1 up to date (every hook
     # run without an edit) never parses or resolves, and need not load how.
     from kgtool.raw.extract import extract_files
@@ -568,7 +578,7 @@ def _update_raw(
             fingerprint,
             parts,
             dirty if trusted else None,
-            listed_now(listed),
+            listed_now(listed, config),
         )
     result = UpdateResult.from_summary(summary, started)
     result.bad_names = bad_names
@@ -584,6 +594,14 @@ def _update_raw(
     result._heads = new_files.heads if trusted else dict(new_files.heads.items())
     result._blobs = new_files.blob_ids  # not changed past here; blobs() hands out copies
     return result
+
+
+def _listed_then(
+    store: Store, key: str, manifest: cache.Manifest, whole: bool
+) -> ListedThen | None:
+    """The listing the manifest's blob ids were read from; None when an update reads every
+    shard of the cache as a store (``whole``: its blob ids may not be the manifest's)."""
+    return None if whole else listed_then(cache.read_listed(store, key, manifest))
 
 
 class Hydrator:

@@ -47,6 +47,7 @@ from kgtool.raw.model import AssignFact, CallFact, FileEdge, FileFacts, packed_b
 from kgtool.store import RAW_DIR, Store, atomic_write
 
 MANIFEST_FILE = "raw.manifest"
+LISTED_FILE = "raw.listed"
 NAMES_FILE = "raw.names"
 # Each file starts with a checksum of the rest (its CRC-32 and its length): a cache damaged,
 # or edited into valid but wrong data, must cost a rebuild, never a wrong graph. Nothing here
@@ -496,10 +497,11 @@ class Manifest:
     # ``Listing.fingerprint`` of the index the update that wrote this read ("" when a file
     # differed from it): the same fingerprint, and nothing changed.
     listing: str
-    # The index listing and the files differing from it that ``blobs`` were read from (see
-    # ``Listing``): the next update reads the blob ids of the records that differ from it,
-    # and of the files differing then or now, and takes the others' from ``blobs``.
-    listed: tuple[str, tuple[str, ...]]
+    # The checksum of ``LISTED_FILE``, the index listing ``blobs`` were read from (see
+    # ``current.ListedThen``): the next update reads the blob ids of the records that differ
+    # from it, and takes the others' from ``blobs``. A file of its own: a run that finds
+    # nothing changed never reads it (7 MB at 100k files).
+    listed: str
     parts: Parts  # the cache files it goes with
     restamped: bool  # a shard matched by digest, its stat taken anew
 
@@ -517,7 +519,7 @@ class Manifest:
         listing: str = "",
         parts: Parts = LARGEST,
         restamped: bool = False,
-        listed: tuple[str, tuple[str, ...]] = ("", ()),
+        listed: str = "",
     ) -> None:
         self.version = version
         self.shards = shards
@@ -615,24 +617,26 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             data["extras"],
             data["listing"],
             Parts(*data["parts"]),
-            listed=_listed(data["listed"]),
+            listed=data["listed"],
         )
     except (KeyError, TypeError, AttributeError):
         return None
 
 
-def _listed(value: Any) -> tuple[str, tuple[str, ...]]:
-    """A manifest's ``listed``, ("", ()) when not shaped as kgtool writes it (then every
-    file's blob id is read from the listing)."""
-    if (
-        isinstance(value, tuple)
-        and len(value) == 2
-        and isinstance(value[0], str)
-        and isinstance(value[1], tuple)
-        and all(isinstance(path, str) for path in value[1])
-    ):
-        return value[0], value[1]
-    return "", ()
+def write_listed(store: Store, version: str, listed: tuple[Any, ...]) -> str:
+    """Write ``LISTED_FILE`` (see ``Manifest.listed``); its checksum, for the manifest."""
+    return _write(store, LISTED_FILE, {"version": version, "listed": tuple(listed)})
+
+
+def read_listed(store: Store, version: str, manifest: Manifest) -> Any:
+    """What ``write_listed`` wrote, when it is the file the manifest names; else None (then
+    every file's blob id is read from the listing)."""
+    if not manifest.listed:
+        return None
+    data, checksum = _load(store, LISTED_FILE)
+    if checksum != manifest.listed or not isinstance(data, dict):
+        return None
+    return data.get("listed") if data.get("version") == version else None
 
 
 def open_files(store: Store, version: str, manifest: Manifest | None) -> CachedFiles:
@@ -862,7 +866,7 @@ def save(
     listing: str,
     parts: Parts,
     dirty: set[str] | None = None,
-    listed: tuple[str, tuple[str, ...]] = ("", ()),
+    listed: tuple[Any, ...] = (),
 ) -> None:
     """Write the cache shards holding a ``dirty`` path (all when None, in ``parts``; else the
     parts are the cache's) and the shards of the name tables that changed, then the manifest
@@ -903,7 +907,7 @@ def save(
         extras,
         listing,
         parts,
-        listed=listed,
+        listed=write_listed(store, version, listed) if listed else "",
     ).save(store)
     if dirty is None:  # the shards and parts of a cache laid out in more of them before
         _remove_all_but(store, {*files.checksums, *names.checksums})

@@ -5,12 +5,12 @@ ids were read from."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from kgtool.config import Config
 from kgtool.globs import exclusion, printable_name, valid_name
-from kgtool.raw import cache
 from kgtool.store import KG_DIR
-from kgtool.tracked import Listing, TrackedBlobs, differing_records, record_of, tracked_blobs
+from kgtool.tracked import Listing, TrackedBlobs, differing_records, records_of, tracked_blobs
 
 
 def current_files(root: Path, listed: Listing, config: Config) -> tuple[TrackedBlobs, list[str]]:
@@ -35,47 +35,75 @@ def current_files(root: Path, listed: Listing, config: Config) -> tuple[TrackedB
     return TrackedBlobs(blobs, odd), bad_names
 
 
-# Past this many files whose blob ids are read again, the whole listing is read instead: each
-# is a search of it.
+# Past this many records that differ, the whole listing is read instead.
 MOST_READ_AGAIN = 256
+# Past this many files differing from the index then or now (each is a search of the
+# listing: about 2 ms at 100k files), the whole listing is read instead.
+MOST_SEARCHED = 16
+
+
+class ListedThen(NamedTuple):
+    """What the cache keeps of the listing its blob ids were read from."""
+
+    staged: str  # the index listing (``Listing.staged``)
+    modified: tuple[str, ...]  # the files that differed from it, sorted
+    exclude: tuple[str, ...]  # the ``exclude`` setting they were read under
+
+
+def listed_then(value: Any) -> ListedThen | None:
+    """A ``ListedThen`` as the cache kept it; None when not shaped so."""
+    if not (isinstance(value, tuple) and len(value) == len(ListedThen._fields)):
+        return None
+    staged, modified, exclude = value
+    if not (isinstance(staged, str) and isinstance(modified, tuple) and isinstance(exclude, tuple)):
+        return None
+    if not all(isinstance(item, str) for item in (*modified, *exclude)):
+        return None
+    return ListedThen(staged, modified, exclude)
 
 
 def current_files_since(
-    root: Path, listed: Listing, config: Config, manifest: cache.Manifest | None
+    root: Path, listed: Listing, config: Config, then: ListedThen | None, blobs: dict[str, str]
 ) -> tuple[TrackedBlobs, list[str]]:
-    """``current_files``, from the manifest's blob ids and the listing they were read from:
+    """``current_files``, from ``blobs`` (the cache's) and the listing they were read from:
     only the records that differ from it, and the files differing from the index then or
-    now, are read (at 100k files, reading every record cost an edit 60 ms). The whole
-    listing is read when there is no such manifest, when many differ, or when a name is not
-    ASCII (the names left out for it are found over every file)."""
-    if manifest is None or not manifest.listed[0] or not listed.staged.isascii():
+    now, are read (at 100k files, reading every record cost an edit 60 ms). Every record is
+    read when there is no such listing, when many differ, when a name is not ASCII (the
+    names left out for it are found over every file), when the ``exclude`` setting changed,
+    or when a record that differs is a merge's conflict (its path's other stages are read
+    with it then)."""
+    patterns = tuple(config["exclude"])
+    if then is None or not then.staged or then.exclude != patterns:
         return current_files(root, listed, config)
-    staged_then, modified_then = manifest.listed
-    region = differing_records(staged_then, listed.staged)
+    if not listed.staged.isascii():
+        return current_files(root, listed, config)
+    region = differing_records(then.staged, listed.staged, MOST_READ_AGAIN)
     if region is None:
         return current_files(root, listed, config)
-    paths = {record.partition("\t")[2] for records in region for record in records}
-    others = (listed.modified | set(modified_then)) - paths
-    if "" in manifest.blobs.values():  # a file that could not be read is tried on every run
-        others.update(path for path, blob in manifest.blobs.items() if not blob)
-    others -= paths
-    if len(paths) + len(others) > MOST_READ_AGAIN:
+    gone, came = region
+    paths = {record.partition("\t")[2] for record in (*gone, *came)}
+    others = (listed.modified | set(then.modified)) - paths
+    if "" in blobs.values():  # a file that could not be read is tried on every run
+        others.update(path for path, blob in blobs.items() if not blob and path not in paths)
+    if len(others) > MOST_SEARCHED:
         return current_files(root, listed, config)
-    records = list(region[1])
+    records = list(came)
     for path in sorted(others):
-        records += record_of(listed.staged, path)
-    # In the listing's order (by path: the names are ASCII), each path's stages in theirs.
-    records.sort(key=lambda record: record.partition("\t")[2])
+        records += records_of(listed.staged, path)
+    # A merge's conflict, then or now: its path's other stages may lie outside the region.
+    if any(not record.partition("\t")[0].endswith(" 0") for record in (*gone, *records)):
+        return current_files(root, listed, config)
+    records.sort(key=lambda record: record.partition("\t")[2])  # the listing's order
     again = paths | others
     subset = Listing("".join(f"{record}\0" for record in records), listed.modified & again)
     found, bad_names = current_files(root, subset, config)
-    blobs = dict(manifest.blobs)
+    now = dict(blobs)
     for path in again:
-        blobs.pop(path, None)
-    blobs.update(found.blobs)
-    return TrackedBlobs(blobs, found.odd), bad_names
+        now.pop(path, None)
+    now.update(found.blobs)
+    return TrackedBlobs(now, found.odd), bad_names
 
 
-def listed_now(listed: Listing) -> tuple[str, tuple[str, ...]]:
-    """What the manifest keeps of the listing an update read (see ``Manifest.listed``)."""
-    return listed.staged, tuple(sorted(listed.modified))
+def listed_now(listed: Listing, config: Config) -> ListedThen:
+    """What the cache keeps of the listing an update read (see ``ListedThen``)."""
+    return ListedThen(listed.staged, tuple(sorted(listed.modified)), tuple(config["exclude"]))
