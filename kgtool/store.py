@@ -182,10 +182,11 @@ class Store:
         return sorted(removed)
 
     def listed_under_lock(self, name: str) -> list[os.DirEntry[str]] | None:
-        """The entries of .kg/``name``, as the walk under this run's lock found them, given
-        once (None when there was no such walk, or they were given already): the one reader
-        reads them before anything writes there, and a second would read a listing grown
-        stale. ``name``: a folder where kgtool writes only files."""
+        """The entries of .kg/``name``, as the walk of .kg/ found them (made under this run's
+        lock, or in a store of a tree no other run writes, as a hook's checkout of the
+        index), given once (None when there was no such walk, or they were given already):
+        the one reader reads them before anything writes there, and a second would read a
+        listing grown stale. ``name``: a folder where kgtool writes only files."""
         if self._walk is None:
             return None
         return self._walk.listings.pop(os.fspath(self.path(name)), None)

@@ -736,3 +736,36 @@ def test_an_edit_that_adds_or_removes_no_file_never_lists_them_all(
     assert copied
     assert repo.kg_bytes() == repo.clean_build()
     assert "packages/b" in json.loads(repo.kg_bytes()["communities.json"])["settings"]["boundaries"]
+
+
+def test_communities_json_replaced_while_layer_2_computes_is_mended_by_the_next_update(
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stamp kept with the document's digest is the one taken when those bytes were read
+    or written, never one taken later: a file a checkout put there mid-run is read next
+    time, and written over."""
+    from kgtool.communities import build
+
+    repo = make_repo(
+        {
+            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
+            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
+            "web/views.py": "def index():\n    return 2\n",
+        }
+    )
+    assert repo.kg("update").code == 0
+    document = repo.root / ".kg" / "communities.json"
+    compute = build.compute
+
+    def replacing(*args: Any, **kwargs: Any) -> Any:
+        other = document.with_name("other.json")
+        other.write_bytes(document.read_bytes().replace(b"jobs.py", b"jobz.py", 1))
+        os.replace(other, document)  # as a checkout writes it: a new file
+        return compute(*args, **kwargs)
+
+    monkeypatch.setattr(build, "compute", replacing)
+    repo.write("pay/main.py", "from pay.jobs import run\n\ndef main():\n    return run()\n")
+    assert repo.kg("update", "--rebaseline").code == 0
+    monkeypatch.setattr(build, "compute", compute)
+    assert repo.kg("update").code == 0
+    assert repo.kg_bytes() == repo.clean_build()

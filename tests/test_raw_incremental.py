@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import PROJECT_ROOT, Repo
@@ -940,3 +941,52 @@ def test_a_cache_shard_another_run_wrote_is_read_as_a_store_of_facts(repo: Repo)
     assert result.parsed == ["a/m3.py"] and result.resolved == result.files
     assert repo.layer1() == repo.fresh_build()
     assert update(repo).parsed == []
+
+
+def test_a_manifest_naming_a_shard_outside_kg_raw_is_not_trusted(repo: Repo) -> None:
+    """A manifest written by another hand whose layout names a file elsewhere: nothing is
+    read from it or written to it, and layer 1 is a fresh build's."""
+    import marshal
+
+    from kgtool.raw.cache import CHECKSUM_BYTES, MANIFEST_FILE, _checksum
+
+    repo.write_files(FILES)
+    repo.commit()
+    update(repo)
+    outside = repo.root / "outside.txt"
+    outside.write_text("mine\n")
+    path = Store(repo.root).cache_dir / MANIFEST_FILE
+    data = marshal.loads(path.read_bytes()[CHECKSUM_BYTES:])
+    name = next(name for name in data["members"] if "app" in name)
+    data["members"]["../../outside.txt"] = data["members"].pop(name)
+    data["ends"]["../../outside.txt"] = data["ends"].pop(name)
+    payload = marshal.dumps(data)
+    path.write_bytes(_checksum(payload) + payload)
+    repo.write("app/util.py", "def helper():\n    return 6\n")
+    update(repo)
+    assert outside.read_text() == "mine\n"
+    assert repo.layer1() == repo.fresh_build()
+
+
+def test_an_edit_that_adds_no_file_keeps_the_digest_of_the_list_of_files(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kgtool.raw import build
+
+    repo.write_files(FILES)
+    repo.commit()
+    update(repo)
+    made: list[int] = []
+    digest = build.paths_digest
+
+    def counting(paths: Any) -> str:
+        made.append(1)
+        return digest(paths)
+
+    monkeypatch.setattr(build, "paths_digest", counting)
+    repo.write("app/util.py", "def helper():\n    return 7\n")
+    before = update(repo).paths_digest()
+    assert made == []
+    repo.write("app/new.py", "x = 1\n")
+    repo.git("add", "app/new.py")
+    assert update(repo).paths_digest() != before and made == [1]

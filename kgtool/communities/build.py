@@ -577,11 +577,10 @@ def update_communities(
     written_then = outputs_then.get(COMMUNITIES_FILE) if isinstance(outputs_then, dict) else None
     # communities.json as the last run left it, by its stamp, is not read (at 100k files it is
     # 30 MB, read and hashed on every commit); a check reads it, as a verdict rests on bytes.
+    where = os.fspath(store.path(COMMUNITIES_FILE))
+    stamp = file_stamp(where)  # taken before any read: the bytes read are the stamp's
     stamped = (
-        write
-        and isinstance(written_then, str)
-        and record.get("stamp") == file_stamp(os.fspath(store.path(COMMUNITIES_FILE)))
-        and bool(record.get("stamp"))
+        write and isinstance(written_then, str) and bool(stamp) and record.get("stamp") == stamp
     )
     read_on_disk = functools.cache(lambda: store.read_bytes(COMMUNITIES_FILE))
     if stamped:
@@ -590,12 +589,16 @@ def update_communities(
     else:
         # Hashed once, and every key below made of the digest.
         on_disk_digest = _digest(read_on_disk())
+        if file_stamp(where) != stamp:  # replaced while read: the stamp names other bytes
+            stamp = []
     key = _input_key(raw_digest, keyed, on_disk_digest)
     # Whether communities.json is what the last run wrote.
     ours = stamped or (read_on_disk() is not None and written_then == on_disk_digest.hex())
     if record.get("key") == key and ours:
         # The last run saw this exact input and left its document there: it is the one
-        # written, checked then.
+        # written, checked then (read this time, as a checkout put it back: its stamp now).
+        if write and not stamped and stamp:
+            store.keep_record(CACHE_KEY_FILE, {**record, "stamp": stamp})
         result = CommunitiesResult(
             None,
             lambda: {COMMUNITIES_FILE: read_on_disk() or b""},
@@ -659,12 +662,13 @@ def update_communities(
         if write and changed:
             store.ensure()
             store.write_if_changed(COMMUNITIES_FILE, data)
+            stamp = file_stamp(where)  # the file this run wrote
     if write or not changed:
         # What is on disk now is exactly what this input makes: remember it for next time.
         new_key = _input_key(raw_digest, keyed, data_digest)
         if document_key:
             document_key = _document_key(folded_digest, {**keyed, **packaged}, data_digest)
-        _remember(store, new_key, document_key, data_digest, remembered["packages"])
+        _remember(store, new_key, document_key, data_digest, remembered["packages"], stamp)
     result = CommunitiesResult(
         None if kept else document,
         outputs,
@@ -724,13 +728,15 @@ def _remember(
     document_key: str,
     written: bytes,
     packages: Any = None,
+    stamp: list[int] | None = None,
 ) -> None:
-    """``written``: the ``_digest`` of communities.json as this run left it."""
+    """``written``: the ``_digest`` of communities.json as this run left it; ``stamp``: the
+    file's stamp when it held those bytes (taken before reading it, or right after writing
+    it; [] when it changed while read): the same stamp next time, and it is that file,
+    unread. Not one taken now: a checkout may have replaced the file since."""
     digests = {COMMUNITIES_FILE: written.hex()}
     record = {"key": key, "document": document_key, "outputs": digests, "packages": packages}
-    # Its stamp as it stands now, the file this run wrote or found: the same stamp next time,
-    # and it is that file, unread.
-    record["stamp"] = file_stamp(os.fspath(store.path(COMMUNITIES_FILE)))
+    record["stamp"] = stamp or []
     store.keep_record(CACHE_KEY_FILE, record)
 
 

@@ -215,12 +215,9 @@ class UpdateResult:
         """A digest of the list of files (``summary.paths_digest``)."""
         return self._paths_digest
 
-    def blobs(self) -> dict[str, str]:
-        """Each file's blob id: its working-tree content, as layer 1 read it ("" when none)."""
-        return dict(self.blob_ids())
-
     def blob_ids(self) -> Mapping[str, str]:
-        """``blobs()`` to read, not a copy: at 100k files a copy on each edit costs."""
+        """Each file's blob id: its working-tree content, as layer 1 read it ("" when none);
+        a view to read, not a copy (at 100k files, a copy on each edit cost)."""
         if self._blobs is not None:
             return MappingProxyType(self._blobs)
         return MappingProxyType(self._cached[1]) if self._cached is not None else {}
@@ -592,7 +589,7 @@ def _update_raw(
     # Every file's head, without the entries: a full build's facts, held through the layers
     # above, were most of their memory. An update's heads are read from the cache if asked.
     result._heads = new_files.heads if trusted else dict(new_files.heads.items())
-    result._blobs = new_files.blob_ids  # not changed past here; blobs() hands out copies
+    result._blobs = new_files.blob_ids  # not changed past here; read through a view
     return result
 
 

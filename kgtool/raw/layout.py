@@ -53,6 +53,9 @@ class Layout:
         try:
             return (
                 self.members.keys() == ends.keys()
+                # Each a name kgtool writes in .kg/raw/: a manifest written by another hand
+                # must not name a file elsewhere for the update to read or write.
+                and all(shards.is_safe_name(name) for name in self.members)
                 and all(len(paths) == len(ends[name]) for name, paths in self.members.items())
                 and sum(map(len, self.members.values())) == files
             )

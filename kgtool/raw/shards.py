@@ -116,6 +116,17 @@ def base_of(name: str) -> str:
     return name.removesuffix(SHARD_SUFFIX).split(SPLIT_MARK, 1)[0]
 
 
+def is_safe_name(name: str) -> bool:
+    """A shard name read from elsewhere (the cache) that names a file in .kg/raw/ itself."""
+    return (
+        isinstance(name, str)
+        and is_shard_name(name)
+        and "/" not in name
+        and "\\" not in name
+        and "\0" not in name
+    )
+
+
 def is_shard_name(name: str) -> bool:
     """A name layer 1 writes under ``.kg/raw/`` (temp files and anything else are not)."""
     return name.endswith(SHARD_SUFFIX) and not name.startswith(".")
