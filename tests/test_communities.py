@@ -449,13 +449,7 @@ def test_an_edit_of_no_file_the_map_reads_keeps_it_without_reading_or_rememberin
     looked up or its record written again. An edit of a file it reads still redraws."""
     from kgtool.ontology.map import LabelledMap
 
-    repo = make_repo(
-        {
-            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
-            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
-            "web/views.py": "def index():\n    return 2\n",
-        }
-    )
+    repo = make_repo(PAYROLL_AND_WEB)
     assert repo.kg("update").code == 0
     calls: list[str] = []
     for name in ("_doc_lines", "_remember"):
@@ -556,20 +550,17 @@ def test_the_map_is_drawn_again_when_only_the_document_or_a_setting_changed(
     assert reconfigured.update(lambda: document, named, digest, None, write=False).redrawn
 
 
-def test_an_edit_reads_no_map_page_whose_stat_is_as_the_map_left_it(
-    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An update trusts a page whose (size, mtime, inode, ctime) is what the map took when
-    it drew it, and reads it otherwise: a hand edit of a page, even one of the same size
-    whose mtime was set back, is drawn over; a check (``--check``) reads every page."""
-    repo = make_repo(
-        {
-            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
-            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
-            "web/views.py": "def index():\n    return 2\n",
-        }
-    )
-    assert repo.kg("update").code == 0
+# A package with a main file and its caller, and a file apart: an edit of the last changes
+# layer 1 and nothing the map reads.
+PAYROLL_AND_WEB = {
+    "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
+    "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
+    "web/views.py": "def index():\n    return 2\n",
+}
+
+
+def names_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The .kg/ names read through the store from now on, in order."""
     read: list[str] = []
     original = Store.read_bytes
 
@@ -578,6 +569,18 @@ def test_an_edit_reads_no_map_page_whose_stat_is_as_the_map_left_it(
         return original(self, name)
 
     monkeypatch.setattr(Store, "read_bytes", reading)
+    return read
+
+
+def test_an_edit_reads_no_map_page_whose_stat_is_as_the_map_left_it(
+    make_repo: Callable[..., Repo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update trusts a page whose (size, mtime, inode, ctime) is what the map took when
+    it drew it, and reads it otherwise: a hand edit of a page, even one of the same size
+    whose mtime was set back, is drawn over; a check (``--check``) reads every page."""
+    repo = make_repo(PAYROLL_AND_WEB)
+    assert repo.kg("update").code == 0
+    read = names_read(monkeypatch)
     repo.write("web/views.py", "def index():\n    return 3\n")  # another layer 1, same map
     assert repo.kg("update").code == 0
     pages = [name for name in repo.kg_bytes() if name.startswith("communities/c")]
@@ -601,22 +604,9 @@ def test_an_edit_reads_no_communities_json_whose_stamp_is_as_layer_2_left_it(
     inode, ctime) is not what the last run took: an edit elsewhere reads none of it; a hand
     edit of the same size whose mtime was set back is read, and written over; a check reads
     it, as its verdict rests on bytes."""
-    repo = make_repo(
-        {
-            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
-            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
-            "web/views.py": "def index():\n    return 2\n",
-        }
-    )
+    repo = make_repo(PAYROLL_AND_WEB)
     assert repo.kg("update").code == 0
-    read: list[str] = []
-    original = Store.read_bytes
-
-    def reading(self: Store, name: str) -> bytes | None:
-        read.append(name)
-        return original(self, name)
-
-    monkeypatch.setattr(Store, "read_bytes", reading)
+    read = names_read(monkeypatch)
     repo.write("web/views.py", "def index():\n    return 3\n")
     assert repo.kg("update", "-q").code == 0
     assert "communities.json" not in read
@@ -746,13 +736,7 @@ def test_communities_json_replaced_while_layer_2_computes_is_mended_by_the_next_
     time, and written over."""
     from kgtool.communities import build
 
-    repo = make_repo(
-        {
-            "pay/jobs.py": '"""Runs the payroll jobs."""\n\ndef run():\n    return 1\n',
-            "pay/main.py": "from pay.jobs import run\n\ndef main():\n    run()\n",
-            "web/views.py": "def index():\n    return 2\n",
-        }
-    )
+    repo = make_repo(PAYROLL_AND_WEB)
     assert repo.kg("update").code == 0
     document = repo.root / ".kg" / "communities.json"
     compute = build.compute
