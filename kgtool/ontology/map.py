@@ -90,11 +90,13 @@ class LabelledMap(NamedTuple):
         # Most edits change layer 1 but no file the drawing reads: named by their blob ids,
         # those are what the map was last drawn from, and it is kept without a doc line read
         # or a record written (at 400 pages, a tenth of an edit's growth at 10x a monorepo).
-        read = self._read_key(document, data_digest, blob_ids, write)
+        # Found once: a check (which keeps no record of them) found them twice.
+        paths = self._described(document, data_digest, write)
+        read = self._read_key(paths, data_digest, blob_ids)
         if same and read and record.get("read") == read:
             return MapUpdate([], [], False)
         version = f"{MAP_CACHE_VERSION} {__version__}".encode()
-        inputs = self.inputs(document, data_digest, blob_ids, write)
+        inputs = self.inputs(document, data_digest, blob_ids, write, paths)
         drawing = hashlib.sha256(b"\0".join((version, data_digest, inputs))).hexdigest()
         kept = {"key": started, "drawing": drawing, "read": read}
         if same and record.get("drawing") == drawing:
@@ -130,15 +132,11 @@ class LabelledMap(NamedTuple):
         return hasher.hexdigest()
 
     def _read_key(
-        self,
-        document: Callable[[], dict[str, Any]],
-        data_digest: bytes,
-        blobs: Mapping[str, str] | None,
-        remember: bool,
+        self, paths: list[str], data_digest: bytes, blobs: Mapping[str, str] | None
     ) -> str:
-        """The quick key with the blob ids of the files whose doc lines the drawing reads in
-        place of layer 1's digest; "" when one has none (it is read to know its line)."""
-        paths = self._described(document, data_digest, remember)
+        """The quick key with the blob ids of ``paths``, the files whose doc lines the drawing
+        reads, in place of layer 1's digest; "" when one has none (it is read to know its
+        line)."""
         if blobs is None or not all(blobs.get(path) for path in paths):
             return ""
         named = "\0".join(f"{path}\t{blobs[path]}" for path in paths)
@@ -195,12 +193,14 @@ class LabelledMap(NamedTuple):
         data_digest: bytes,
         blobs: Mapping[str, str] | None = None,
         remember: bool = True,
+        paths: list[str] | None = None,
     ) -> bytes:
         # The doc lines of every community's main files: those of the unlabelled ones are
         # what the offline labeler reads (label_view), and nothing else of a file's content
         # is. Not the files' blob ids: an edit below a main file's doc line, as most are,
-        # leaves the map as it was.
-        paths = self._described(document, data_digest, remember)
+        # leaves the map as it was. ``paths``: those files, when the caller found them.
+        if paths is None:
+            paths = self._described(document, data_digest, remember)
         doc_lines = self._doc_lines(paths, blobs or {}, remember)
         read = {"config": self.config.values, "doc_lines": doc_lines}
         return self.labels() + b"\0" + canonical_json(read).encode()
