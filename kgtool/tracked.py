@@ -93,10 +93,10 @@ def differing_records(before: str, after: str, most: int) -> tuple[list[str], li
         return [], []
     if (before and not before.endswith("\0")) or (after and not after.endswith("\0")):
         return None
-    same_start = _same_start(before, after)
+    same_start = _same_run(before, after, min(len(before), len(after)))
     start = before.rfind("\0", 0, same_start) + 1  # back to the record the difference is in
     room = min(len(before), len(after)) - start
-    same_end = _same_end(before, after, room)
+    same_end = _same_run(before, after, room, from_end=True)
     end_before = _record_end(before, len(before) - same_end, start)
     end_after = _record_end(after, len(after) - same_end, start)
     if before[end_before:] != after[end_after:]:  # cut apart: no run of whole records
@@ -109,35 +109,24 @@ def differing_records(before: str, after: str, most: int) -> tuple[list[str], li
     )
 
 
-def _same_start(a: str, b: str) -> int:
-    """How many characters ``a`` and ``b`` start with alike."""
-    length, same = min(len(a), len(b)), 0
-    while same < length:
-        upto = min(same + COMPARED_AT_ONCE, length)
-        if a[same:upto] == b[same:upto]:
-            same = upto
-            continue
-        while upto - same > 1:  # a[same:upto] differs: halve it
-            middle = (same + upto) // 2
-            if a[same:middle] == b[same:middle]:
-                same = middle
-            else:
-                upto = middle
-        return same
-    return length
+def _same_run(a: str, b: str, room: int, from_end: bool = False) -> int:
+    """How many characters ``a`` and ``b`` start (``from_end``: end) with alike, at most
+    ``room``: blocks compared in C, the first that differs halved down to its character."""
 
+    def alike(low: int, high: int) -> bool:  # characters low..high counted from that side
+        if from_end:
+            return a[len(a) - high : len(a) - low] == b[len(b) - high : len(b) - low]
+        return a[low:high] == b[low:high]
 
-def _same_end(a: str, b: str, room: int) -> int:
-    """How many characters ``a`` and ``b`` end with alike, at most ``room``."""
     same = 0
     while same < room:
         upto = min(same + COMPARED_AT_ONCE, room)
-        if a[len(a) - upto : len(a) - same] == b[len(b) - upto : len(b) - same]:
+        if alike(same, upto):
             same = upto
             continue
         while upto - same > 1:
             middle = (same + upto) // 2
-            if a[len(a) - middle : len(a) - same] == b[len(b) - middle : len(b) - same]:
+            if alike(same, middle):
                 same = middle
             else:
                 upto = middle
