@@ -203,3 +203,19 @@ def test_a_merge_conflict_reads_every_record(repo: Repo) -> None:
         repo.git("merge", "--abort")
     assert repo.kg("update").code == 0
     assert repo.kg_bytes() == repo.clean_build()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_where_two_texts_part_is_found_to_the_character(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(seed)
+    monkeypatch.setattr(tracked, "COMPARED_AT_ONCE", rng.choice((1, 3, 8, 1 << 16)))
+    a = "".join(rng.choice("ab\0") for _ in range(rng.randrange(0, 200)))
+    b = a[: rng.randrange(0, len(a) + 1)] + "".join(rng.choice("ab") for _ in range(5))
+    b += a[rng.randrange(0, len(a) + 1) :]
+    room = min(len(a), len(b))
+    start = next((i for i in range(room) if a[i] != b[i]), room)
+    end = next((i for i in range(room) if a[len(a) - 1 - i] != b[len(b) - 1 - i]), room)
+    assert tracked._same_run(a, b, room) == start
+    assert tracked._same_run(a, b, room, from_end=True) == end
