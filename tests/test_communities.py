@@ -5,7 +5,7 @@ import json
 import os
 import random
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -708,12 +708,27 @@ def test_an_edit_that_adds_or_removes_no_file_never_lists_them_all(
     copied: list[int] = []
     detect = build.with_packages
 
-    def listing_files(settings: Any, root: Any, files: Any, *args: Any) -> Any:
-        def listed() -> list[str]:
-            copied.append(1)
-            return files() if callable(files) else files
+    class Listed(Mapping[str, str]):
+        """Layer 1's blob ids, telling when they are gone through one by one."""
 
-        return detect(settings, root, listed, *args)
+        def __init__(self, blobs: Mapping[str, str]) -> None:
+            self.blobs = blobs
+
+        def __getitem__(self, path: str) -> str:
+            return self.blobs[path]
+
+        def __contains__(self, path: object) -> bool:
+            return path in self.blobs
+
+        def __iter__(self) -> Iterator[str]:
+            copied.append(1)
+            return iter(self.blobs)
+
+        def __len__(self) -> int:
+            return len(self.blobs)
+
+    def listing_files(settings: Any, root: Any, files: Any, *args: Any) -> Any:
+        return detect(settings, root, Listed(files), *args)
 
     monkeypatch.setattr(build, "with_packages", listing_files)
     repo.write("packages/a/index.js", "export function run() { return 2 }\n")

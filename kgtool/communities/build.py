@@ -17,7 +17,7 @@ import re
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -33,6 +33,7 @@ from kgtool.errors import KgError
 from kgtool.file_kinds import is_tool_config
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.model import AMBIGUOUS, FileEdge, symbol_parts
+from kgtool.raw.summary import paths_digest
 from kgtool.repo import show_file
 from kgtool.store import (
     KG_DIR,
@@ -190,11 +191,10 @@ def family_settings(config: Config) -> dict[str, Any]:
 def with_packages(
     settings: dict[str, Any],
     root: Path,
-    files: list[str] | Callable[[], list[str]],
+    files: list[str] | Mapping[str, str],
     remembered: dict[str, Any] | None = None,
     unread: list[tuple[str, int, str]] | None = None,
     listing: str = "",
-    tracked: Container[str] | None = None,
 ) -> dict[str, Any]:
     """``settings`` with ``boundaries`` made concrete for this tree: "auto" becomes the package
     roots detected among ``files`` (read from ``root``), so the document records them and a
@@ -206,14 +206,13 @@ def with_packages(
     of an edit on a 6,700-file monorepo). It is updated in place, and keeps the workspace
     manifests that could not be read, which are added to ``unread`` either way.
 
-    ``files``, sorted, may be given as a callable, with ``listing`` their digest (layer 1's
-    ``paths_digest``) and ``tracked`` (the same files, to ask whether one is among them):
-    then the list is made only when the roots are detected anew (at 100k files, sorting and
-    hashing it cost each edit tens of milliseconds)."""
+    ``files``: the files, or layer 1's blob id of each by path with ``listing``, its
+    ``paths_digest``: then the files are listed only when the roots are detected anew (at
+    100k files, sorting and hashing them cost each edit tens of milliseconds)."""
     from kgtool.communities.packages import package_roots
 
-    listed = functools.cache(files if callable(files) else lambda: files)
-    known = functools.cache(lambda: set(listed()) if tracked is None else tracked)
+    listed = functools.cache(lambda: sorted(files))
+    known = functools.cache(lambda: files if isinstance(files, Mapping) else set(files))
     digests: dict[str, str] = {}
 
     def read(path: str) -> bytes | None:
@@ -228,8 +227,7 @@ def with_packages(
     if settings["boundaries"] != "auto" or remembered is None:
         roots = package_roots(settings["boundaries"], listed(), read, unread)
         return {**settings, "boundaries": roots}
-    if not listing:
-        listing = hashlib.sha256("\0".join(listed()).encode("utf-8", "surrogateescape")).hexdigest()
+    listing = listing or paths_digest(listed())
     last = remembered.get("packages")
     if (
         isinstance(last, dict)
@@ -623,9 +621,8 @@ def update_communities(
         # document is still on disk, so is this run's, whatever else layer 1 says. The edges
         # are named by their digest and the files listed by their blobs: the edges themselves
         # are read only if the document must be computed again.
-        blobs = layer1.blob_ids()
         packaged = with_packages(
-            settings, root, lambda: sorted(blobs), remembered, unread, layer1.paths_digest(), blobs
+            settings, root, layer1.blob_ids(), remembered, unread, layer1.paths_digest()
         )
         folded_digest = layer1.file_edges_digest()
         document_key = _document_key(folded_digest, {**keyed, **packaged}, on_disk_digest)
