@@ -581,6 +581,10 @@ def update_communities(
         write and isinstance(written_then, str) and bool(stamp) and record.get("stamp") == stamp
     )
     read_on_disk = functools.cache(lambda: store.read_bytes(COMMUNITIES_FILE))
+
+    def kept_on_disk() -> dict[str, bytes]:  # the outputs when the document is the one there
+        return {COMMUNITIES_FILE: read_on_disk() or b""}
+
     if stamped:
         assert isinstance(written_then, str)
         on_disk_digest = bytes.fromhex(written_then)
@@ -599,7 +603,7 @@ def update_communities(
             store.keep_record(CACHE_KEY_FILE, {**record, "stamp": stamp})
         result = CommunitiesResult(
             None,
-            lambda: {COMMUNITIES_FILE: read_on_disk() or b""},
+            kept_on_disk,
             seconds=time.perf_counter() - started,
             digest=on_disk_digest,
         )
@@ -648,7 +652,7 @@ def update_communities(
         document, reclustered = compute(graph, packaged, previous(), rebaseline, families)
     outputs: dict[str, bytes] | Callable[[], dict[str, bytes]]
     if kept or document is None:
-        outputs = lambda: {COMMUNITIES_FILE: read_on_disk() or b""}  # noqa: E731
+        outputs = kept_on_disk
         changed: list[str] = []
         data_digest = on_disk_digest
     else:
@@ -724,8 +728,8 @@ def _remember(
     key: str,
     document_key: str,
     written: bytes,
-    packages: Any = None,
-    stamp: list[int] | None = None,
+    packages: Any,
+    stamp: list[int],
 ) -> None:
     """``written``: the ``_digest`` of communities.json as this run left it; ``stamp``: the
     file's stamp when it held those bytes (taken before reading it, or right after writing
@@ -733,7 +737,7 @@ def _remember(
     unread. Not one taken now: a checkout may have replaced the file since."""
     digests = {COMMUNITIES_FILE: written.hex()}
     record = {"key": key, "document": document_key, "outputs": digests, "packages": packages}
-    record["stamp"] = stamp or []
+    record["stamp"] = stamp
     store.keep_record(CACHE_KEY_FILE, record)
 
 

@@ -34,7 +34,6 @@ from kgtool.raw.current import (
     current_files,
     current_files_since,
     listed_now,
-    listed_then,
 )
 from kgtool.raw.graph import EXTRACTOR_VERSION
 from kgtool.raw.layout import Layout, kept_shards, plan_layout, shard_contents, write_shards
@@ -350,9 +349,14 @@ def _update_raw(
                 root, listed, config, _listed_then(store, key, manifest, whole), manifest.blobs
             )
         if up_to_date and (current is None or _same_blobs(manifest.blobs, current)):
-            if write and (manifest.restamped or manifest.listing != fingerprint):
+            relisted = manifest.listing != fingerprint
+            if write and relisted:
+                # The listing too, which the blob ids are now those of (a restamp alone keeps
+                # it): the next edit's records that differ are found against it.
                 manifest.listing = fingerprint
-                manifest.listed = cache.write_listed(store, key, listed_now(listed, config))
+                now = listed_now(listed, config)
+                manifest.listed_checksum = cache.write_listed(store, key, now)
+            if write and (manifest.restamped or relisted):
                 manifest.save(store)
             if current is None:  # an ASCII listing has no name that is not UTF-8
                 ascii_only = listed.staged.isascii()
@@ -598,7 +602,7 @@ def _listed_then(
 ) -> ListedThen | None:
     """The listing the manifest's blob ids were read from; None when an update reads every
     shard of the cache as a store (``whole``: its blob ids may not be the manifest's)."""
-    return None if whole else listed_then(cache.read_listed(store, key, manifest))
+    return None if whole else ListedThen.of(cache.read_listed(store, key, manifest))
 
 
 class Hydrator:

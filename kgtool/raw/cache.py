@@ -469,7 +469,7 @@ class Manifest:
         "checksums",
         "ends",
         "extras",
-        "listed",
+        "listed_checksum",
         "listing",
         "members",
         "parts",
@@ -501,7 +501,7 @@ class Manifest:
     # ``current.ListedThen``): the next update reads the blob ids of the records that differ
     # from it, and takes the others' from ``blobs``. A file of its own: a run that finds
     # nothing changed never reads it (7 MB at 100k files).
-    listed: str
+    listed_checksum: str
     parts: Parts  # the cache files it goes with
     restamped: bool  # a shard matched by digest, its stat taken anew
 
@@ -519,7 +519,7 @@ class Manifest:
         listing: str = "",
         parts: Parts = LARGEST,
         restamped: bool = False,
-        listed: str = "",
+        listed_checksum: str = "",
     ) -> None:
         self.version = version
         self.shards = shards
@@ -531,7 +531,7 @@ class Manifest:
         self.by_language = by_language
         self.extras = extras
         self.listing = listing
-        self.listed = listed
+        self.listed_checksum = listed_checksum
         self.parts = parts
         self.restamped = restamped
 
@@ -578,7 +578,7 @@ class Manifest:
                 "by_language": self.by_language,
                 "extras": self.extras,
                 "listing": self.listing,
-                "listed": self.listed,
+                "listed_checksum": self.listed_checksum,
                 "parts": tuple(self.parts),
             },
         )
@@ -617,24 +617,25 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             data["extras"],
             data["listing"],
             Parts(*data["parts"]),
-            listed=data["listed"],
+            listed_checksum=data["listed_checksum"],
         )
     except (KeyError, TypeError, AttributeError):
         return None
 
 
 def write_listed(store: Store, version: str, listed: tuple[Any, ...]) -> str:
-    """Write ``LISTED_FILE`` (see ``Manifest.listed``); its checksum, for the manifest."""
+    """Write ``LISTED_FILE`` (see ``Manifest.listed_checksum``); its checksum, for the
+    manifest."""
     return _write(store, LISTED_FILE, {"version": version, "listed": tuple(listed)})
 
 
 def read_listed(store: Store, version: str, manifest: Manifest) -> Any:
     """What ``write_listed`` wrote, when it is the file the manifest names; else None (then
     every file's blob id is read from the listing)."""
-    if not manifest.listed:
+    if not manifest.listed_checksum:
         return None
     data, checksum = _load(store, LISTED_FILE)
-    if checksum != manifest.listed or not isinstance(data, dict):
+    if checksum != manifest.listed_checksum or not isinstance(data, dict):
         return None
     return data.get("listed") if data.get("version") == version else None
 
@@ -907,7 +908,7 @@ def save(
         extras,
         listing,
         parts,
-        listed=write_listed(store, version, listed) if listed else "",
+        listed_checksum=write_listed(store, version, listed) if listed else "",
     ).save(store)
     if dirty is None:  # the shards and parts of a cache laid out in more of them before
         _remove_all_but(store, {*files.checksums, *names.checksums})

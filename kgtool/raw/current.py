@@ -49,17 +49,18 @@ class ListedThen(NamedTuple):
     modified: tuple[str, ...]  # the files that differed from it, sorted
     exclude: tuple[str, ...]  # the ``exclude`` setting they were read under
 
-
-def listed_then(value: Any) -> ListedThen | None:
-    """A ``ListedThen`` as the cache kept it; None when not shaped so."""
-    if not (isinstance(value, tuple) and len(value) == len(ListedThen._fields)):
-        return None
-    staged, modified, exclude = value
-    if not (isinstance(staged, str) and isinstance(modified, tuple) and isinstance(exclude, tuple)):
-        return None
-    if not all(isinstance(item, str) for item in (*modified, *exclude)):
-        return None
-    return ListedThen(staged, modified, exclude)
+    @classmethod
+    def of(cls, value: Any) -> ListedThen | None:
+        """One as the cache kept it (a plain tuple); None when not shaped so."""
+        if not (isinstance(value, tuple) and len(value) == len(cls._fields)):
+            return None
+        staged, modified, exclude = value
+        shaped = isinstance(staged, str) and isinstance(modified, tuple)
+        if not (shaped and isinstance(exclude, tuple)):
+            return None
+        if not all(isinstance(item, str) for item in (*modified, *exclude)):
+            return None
+        return cls(staged, modified, exclude)
 
 
 def current_files_since(
