@@ -768,3 +768,21 @@ def test_communities_json_replaced_while_layer_2_computes_is_mended_by_the_next_
     monkeypatch.setattr(build, "compute", compute)
     assert repo.kg("update").code == 0
     assert repo.kg_bytes() == repo.clean_build()
+
+
+def test_a_communities_json_past_the_document_bound_is_refused_unread(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """A checkout can hold a communities.json of any size: it is read only to just past the
+    bound a document may have (64 MB), and refused in one line that names it; nothing of
+    .kg/ is lost."""
+    repo = make_repo(PAYROLL_AND_WEB)
+    assert repo.kg("update").code == 0
+    document = repo.root / ".kg" / "communities.json"
+    with open(document, "r+b") as handle:
+        handle.truncate(1 << 40)  # a terabyte, sparse: read whole, no machine holds it
+    result = repo.kg("update")
+    assert result.code != 0
+    assert ".kg/communities.json" in result.err and "over the limit" in result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert document.stat().st_size == 1 << 40

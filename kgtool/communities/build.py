@@ -580,7 +580,7 @@ def update_communities(
     stamped = (
         write and isinstance(written_then, str) and bool(stamp) and record.get("stamp") == stamp
     )
-    read_on_disk = functools.cache(lambda: store.read_bytes(COMMUNITIES_FILE))
+    read_on_disk = functools.cache(lambda: _document_on_disk(store))
 
     def kept_on_disk() -> dict[str, bytes]:  # the outputs when the document is the one there
         return {COMMUNITIES_FILE: read_on_disk() or b""}
@@ -691,6 +691,20 @@ def _layer1_on_disk(store: Store) -> tuple[bytes, str]:
     if on_disk.data is None:
         raise on_disk.damaged()
     return on_disk.data, raw_graph.digest_on_disk(store)
+
+
+def _document_on_disk(store: Store) -> bytes | None:
+    """communities.json's bytes (None when there is none), read up to just past what a
+    document may hold: one larger, which a pull request can commit, is then refused by
+    ``parse_document`` in a line that names it, never read whole."""
+    where = f"{KG_DIR}/{COMMUNITIES_FILE}"
+    try:
+        path = store.path(COMMUNITIES_FILE)
+        return bounded.read_file(path, where, bounded.DOCUMENT_BYTES + 1, head=True)
+    except bounded.Missing:
+        return None
+    except bounded.Unreadable as exc:
+        raise KgError(f"{exc.message}: delete it, then run `kgtool update`", where) from None
 
 
 def _digest(data: bytes | None) -> bytes:
