@@ -604,9 +604,18 @@ def test_an_edit_reads_no_communities_json_whose_stamp_is_as_layer_2_left_it(
     inode, ctime) is not what the last run took: an edit elsewhere reads none of it; a hand
     edit of the same size whose mtime was set back is read, and written over; a check reads
     it, as its verdict rests on bytes."""
+    from kgtool.communities import build
+
     repo = make_repo(PAYROLL_AND_WEB)
     assert repo.kg("update").code == 0
     read = names_read(monkeypatch)
+    on_disk = build._document_on_disk
+
+    def reading(store: Store) -> bytes | None:  # layer 2 reads it within its bound
+        read.append("communities.json")
+        return on_disk(store)
+
+    monkeypatch.setattr(build, "_document_on_disk", reading)
     repo.write("web/views.py", "def index():\n    return 3\n")
     assert repo.kg("update", "-q").code == 0
     assert "communities.json" not in read
