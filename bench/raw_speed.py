@@ -8,11 +8,13 @@ tree-sitter parse of the same files in one process, without kgtool's queries or 
     python bench/raw_speed.py synthetic --language typescript --files 700 --kb 7
     python bench/raw_speed.py scale --language typescript --sizes 1000 2000 5000 10000
     python bench/raw_speed.py repo /path/to/checkout
+    python bench/raw_speed.py full /path/to/checkout --repeat 7
 
 Besides an edit of one file, it adds an exported function to the file the most files import
 (by layer 1's imports edges) and times that update too. The full build is run once; the
 no-change run, the edit and the export edit ``--repeat`` times each (default 5), and their
-median is reported.
+median is reported. ``full`` times only the whole update from scratch against the bare
+parse, ``--repeat`` times each, one after the other, so that both see the same minutes.
 """
 
 from __future__ import annotations
@@ -401,6 +403,33 @@ def measure(root: Path, language: str, repeat: int = 5) -> dict:
     }
 
 
+def full_builds(root: Path, repeat: int) -> dict:
+    """The whole ``kgtool update`` from scratch (no .kg/, no cache) against the bare parse,
+    ``repeat`` times each in turn; medians, and the median of each pair's ratio."""
+    from statistics import median
+
+    bare: list[float] = []
+    full: list[Run] = []
+    for _ in range(repeat):
+        bare.append(in_own_process(bare_parse_seconds, root, ""))
+        shutil.rmtree(root / ".kg", ignore_errors=True)
+        shutil.rmtree(root / ".git" / "kgtool-cache", ignore_errors=True)
+        full.append(run_update(root))
+    pairs = list(zip(full, bare, strict=True))
+    return {
+        "files": len(tracked_paths(root)),
+        "bare_parse_s": round(median(bare), 3),
+        "full_build_s": round(median(run.seconds for run in full), 3),
+        "layer1_s": round(median(run.layer1_s for run in full), 3),
+        "layer2_s": round(median(run.layer2_s for run in full), 3),
+        "full_over_bare": round(median(r.seconds / b for r, b in pairs), 2),
+        "layer1_over_bare": round(median(r.layer1_s / b for r, b in pairs), 2),
+        "peak_rss_mib": round(median(run.rss_mib for run in full)),
+        "runs": repeat,
+        "cores": os.cpu_count(),
+    }
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -414,14 +443,20 @@ def main(argv: list[str]) -> int:
     scale.add_argument("--kb", type=float, default=3.0)
     repo = sub.add_parser("repo")
     repo.add_argument("path", type=Path)
-    for mode in (synthetic, scale, repo):
+    full = sub.add_parser("full")
+    full.add_argument("path", type=Path)
+    for mode in (synthetic, scale, repo, full):
         mode.add_argument("--repeat", type=int, default=5, help="runs of each update but the build")
     args = parser.parse_args(argv)
-    if args.mode == "repo":
+    if args.mode in ("repo", "full"):
         with tempfile.TemporaryDirectory() as temp:
             copy = Path(temp) / "repo"
             subprocess.run(["git", "clone", "-q", str(args.path), str(copy)], check=True)
-            print(json.dumps({"repo": str(args.path), **measure(copy, "", args.repeat)}, indent=2))
+            if args.mode == "full":
+                result = full_builds(copy, args.repeat)
+            else:
+                result = measure(copy, "", args.repeat)
+            print(json.dumps({"repo": str(args.path), **result}, indent=2))
         return 0
     sizes = [args.files] if args.mode == "synthetic" else args.sizes
     for count in sizes:
