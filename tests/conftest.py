@@ -93,20 +93,24 @@ class Repo:
         }
 
     def clean_build(self) -> dict[str, bytes]:
-        """What ``kgtool update`` writes here with no .kg/ at all (set aside, then put back)."""
-        kg = self.root / ".kg"
-        aside = self.root.parent / f".{self.root.name}-kg-aside"
-        shutil.rmtree(aside, ignore_errors=True)
-        if os.path.lexists(kg):
-            kg.rename(aside)
+        """What ``kgtool update`` writes here with no .kg/ and no cache at all (both set
+        aside, then put back): a cache that an update left wrong would otherwise make the
+        same wrong bytes again."""
+        kept = [self.root / ".kg", self.cache_dir]
+        asides = [self.root.parent / f".{self.root.name}-{n}-aside" for n in range(len(kept))]
+        for path, aside in zip(kept, asides, strict=True):
+            shutil.rmtree(aside, ignore_errors=True)
+            if os.path.lexists(path):
+                path.rename(aside)
         try:
             result = self.kg("update")
             assert result.code == 0, result.err
             return self.kg_bytes()
         finally:
-            shutil.rmtree(kg, ignore_errors=True)
-            if os.path.lexists(aside):
-                aside.rename(kg)
+            for path, aside in zip(kept, asides, strict=True):
+                shutil.rmtree(path, ignore_errors=True)
+                if os.path.lexists(aside):
+                    aside.rename(path)
 
     def layer1(self) -> bytes:
         """Layer 1 on disk as its reader joins it: the bytes ``fresh_build`` must equal."""

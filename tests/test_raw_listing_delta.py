@@ -14,8 +14,10 @@ from conftest import GIT_ENV, Repo
 
 from kgtool import tracked
 from kgtool.config import load_config
+from kgtool.raw import cache
 from kgtool.raw.current import current_files, current_files_since, listed_now
 from kgtool.repo import listing
+from kgtool.store import CACHE_HOME
 from kgtool.tracked import differing_records, records_of
 
 
@@ -166,6 +168,28 @@ def test_a_file_that_differed_from_the_index_then_and_not_now_is_read_again(repo
         found, _ = current_files_since(repo.root, listed, config, then, blobs)
         assert found.blobs == current_files(repo.root, listed, config)[0].blobs
         then, blobs = listed_now(listed, config), found.blobs
+
+
+def test_an_edit_not_staged_leaves_the_kept_index_listing_unwritten(repo: Repo) -> None:
+    """An edit that is not staged leaves the index as it was: its listing (a megabyte at 10k
+    files) is not written again. What did change, the files that differ from it, is kept in
+    the manifest: undone, the edit is read again. A staged change writes the listing."""
+    repo.write_files({f"m{n}.py": f"x = {n}\n" for n in range(12)})
+    repo.commit()
+    assert repo.kg("update").code == 0
+    kept = repo.root / ".git" / CACHE_HOME / cache.LISTED_FILE
+    written = os.stat(kept)
+    repo.write("m3.py", "x = 3\n\ndef shown():\n    return x\n")  # a node more
+    assert repo.kg("update").code == 0
+    assert os.stat(kept).st_ino == written.st_ino  # atomic writes make a new file
+    repo.git("checkout", "-q", "--", "m3.py")
+    assert repo.kg("update").code == 0
+    assert repo.kg_bytes() == repo.clean_build()
+    repo.write("m4.py", "x = 4\n\ndef staged():\n    return x\n")
+    repo.git("add", "m4.py")
+    assert repo.kg("update").code == 0
+    assert os.stat(kept).st_ino != written.st_ino
+    assert repo.kg_bytes() == repo.clean_build()
 
 
 def test_a_changed_exclude_setting_reads_every_record(repo: Repo) -> None:

@@ -338,6 +338,7 @@ def _update_raw(
     legacy = os.path.lexists(store.path(LEGACY_RAW_FILE))
     matching: set[str] = set()
     current: TrackedBlobs | None = None
+    then: ListedThen | None = None  # the listing the manifest's blob ids were read from
     # The shards on disk, listed once: nothing but this run writes there until it does.
     raw_stats = cache.shard_stats(store)
     if manifest is not None:
@@ -345,17 +346,17 @@ def _update_raw(
         matching, unknown = manifest.matching_shards(store, raw_stats, by_content=not write)
         up_to_date = not legacy and not unknown and matching == manifest.shards.keys()
         if not (up_to_date and fingerprint and fingerprint == manifest.listing):
-            current, bad_names = current_files_since(
-                root, listed, config, _listed_then(store, key, manifest, whole), manifest.blobs
-            )
+            then = _listed_then(store, key, manifest, whole)
+            current, bad_names = current_files_since(root, listed, config, then, manifest.blobs)
         if up_to_date and (current is None or _same_blobs(manifest.blobs, current)):
             relisted = manifest.listing != fingerprint
             if write and relisted:
                 # The listing too, which the blob ids are now those of (a restamp alone keeps
                 # it): the next edit's records that differ are found against it.
                 manifest.listing = fingerprint
-                now = listed_now(listed, config)
-                manifest.listed_checksum = cache.write_listed(store, key, now)
+                manifest.listed_checksum, manifest.listed_beside = cache.keep_listed(
+                    store, key, listed_now(listed, config), then, manifest
+                )
             if write and (manifest.restamped or relisted):
                 manifest.save(store)
             if current is None:  # an ASCII listing has no name that is not UTF-8
@@ -579,7 +580,7 @@ def _update_raw(
             fingerprint,
             parts,
             dirty if trusted else None,
-            listed_now(listed, config),
+            cache.keep_listed(store, key, listed_now(listed, config), then, manifest),
         )
     result = UpdateResult.from_summary(summary, started)
     result.bad_names = bad_names

@@ -469,6 +469,7 @@ class Manifest:
         "checksums",
         "ends",
         "extras",
+        "listed_beside",
         "listed_checksum",
         "listing",
         "members",
@@ -502,6 +503,11 @@ class Manifest:
     # from it, and takes the others' from ``blobs``. A file of its own: a run that finds
     # nothing changed never reads it (7 MB at 100k files).
     listed_checksum: str
+    # The rest of that listing (``ListedThen`` but its ``staged``): the files that differed
+    # from the index then, and the ``exclude`` setting. Kept here, not in ``LISTED_FILE``: an
+    # edit not staged changes them alone, and the index listing (1 MB at 10k files) is then
+    # not written again.
+    listed_beside: tuple[Any, ...]
     parts: Parts  # the cache files it goes with
     restamped: bool  # a shard matched by digest, its stat taken anew
 
@@ -520,6 +526,7 @@ class Manifest:
         parts: Parts = LARGEST,
         restamped: bool = False,
         listed_checksum: str = "",
+        listed_beside: tuple[Any, ...] = (),
     ) -> None:
         self.version = version
         self.shards = shards
@@ -532,6 +539,7 @@ class Manifest:
         self.extras = extras
         self.listing = listing
         self.listed_checksum = listed_checksum
+        self.listed_beside = listed_beside
         self.parts = parts
         self.restamped = restamped
 
@@ -579,6 +587,7 @@ class Manifest:
                 "extras": self.extras,
                 "listing": self.listing,
                 "listed_checksum": self.listed_checksum,
+                "listed_beside": self.listed_beside,
                 "parts": tuple(self.parts),
             },
         )
@@ -618,26 +627,42 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
             data["listing"],
             Parts(*data["parts"]),
             listed_checksum=data["listed_checksum"],
+            listed_beside=tuple(data["listed_beside"]),
         )
     except (KeyError, TypeError, AttributeError):
         return None
 
 
-def write_listed(store: Store, version: str, listed: tuple[Any, ...]) -> str:
-    """Write ``LISTED_FILE`` (see ``Manifest.listed_checksum``); its checksum, for the
-    manifest."""
-    return _write(store, LISTED_FILE, {"version": version, "listed": tuple(listed)})
+def keep_listed(
+    store: Store,
+    version: str,
+    listed: tuple[Any, ...],
+    then: tuple[Any, ...] | None,
+    manifest: Manifest | None,
+) -> tuple[str, tuple[Any, ...]]:
+    """(``Manifest.listed_checksum``, ``Manifest.listed_beside``) of a manifest that keeps
+    ``listed`` (a ``current.ListedThen``). Its index listing is written to ``LISTED_FILE``
+    unless ``then``, read from the file ``manifest`` names, holds the same one: an edit
+    that is not staged leaves the index as it was, and writing its listing again was a
+    tenth of such an edit's growth at 10x a monorepo."""
+    staged, *beside = listed
+    checksum = manifest.listed_checksum if manifest is not None else ""
+    if then is None or not checksum or then[0] != staged:
+        checksum = _write(store, LISTED_FILE, {"version": version, "staged": staged})
+    return checksum, tuple(beside)
 
 
-def read_listed(store: Store, version: str, manifest: Manifest) -> Any:
-    """What ``write_listed`` wrote, when it is the file the manifest names; else None (then
-    every file's blob id is read from the listing)."""
+def read_listed(store: Store, version: str, manifest: Manifest) -> tuple[Any, ...] | None:
+    """The listing ``keep_listed`` kept, when ``LISTED_FILE`` is the file the manifest
+    names; else None (then every file's blob id is read from the listing)."""
     if not manifest.listed_checksum:
         return None
     data, checksum = _load(store, LISTED_FILE)
     if checksum != manifest.listed_checksum or not isinstance(data, dict):
         return None
-    return data.get("listed") if data.get("version") == version else None
+    if data.get("version") != version:
+        return None
+    return (data.get("staged"), *manifest.listed_beside)
 
 
 def open_files(store: Store, version: str, manifest: Manifest | None) -> CachedFiles:
@@ -867,11 +892,11 @@ def save(
     listing: str,
     parts: Parts,
     dirty: set[str] | None = None,
-    listed: tuple[Any, ...] = (),
+    listed: tuple[str, tuple[Any, ...]] = ("", ()),
 ) -> None:
     """Write the cache shards holding a ``dirty`` path (all when None, in ``parts``; else the
     parts are the cache's) and the shards of the name tables that changed, then the manifest
-    that names them."""
+    that names them, and ``listed`` (``keep_listed``'s, already written)."""
     if dirty is None:
         shard_of = parts.shard_of
         grouped: dict[int, list[str]] = {shard: [] for shard in range(parts.shards)}
@@ -908,7 +933,8 @@ def save(
         extras,
         listing,
         parts,
-        listed_checksum=write_listed(store, version, listed) if listed else "",
+        listed_checksum=listed[0],
+        listed_beside=listed[1],
     ).save(store)
     if dirty is None:  # the shards and parts of a cache laid out in more of them before
         _remove_all_but(store, {*files.checksums, *names.checksums})
