@@ -3,6 +3,7 @@ files it clears. What whole runs show only in passing, or through a child proces
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -13,7 +14,8 @@ from typing import Any
 import pytest
 from conftest import Repo
 
-from kgtool.store import Store, atomic_write, canonical_json, pretty_json
+from kgtool import store as store_module
+from kgtool.store import Store, atomic_write, canonical_json, pretty_json, write_durably
 
 
 def mode(path: Path) -> int:
@@ -54,6 +56,68 @@ def test_files_written_from_many_threads_get_the_umask_s_mode_and_leave_it_as_it
     finally:
         sys.setswitchinterval(interval)
         os.umask(previous)
+
+
+def test_files_written_durably_together_are_each_written_whole_in_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file of every batch lands with its bytes, a rewrite keeps the old file's mode,
+    each is synced before it replaces its path, and no temp file is left."""
+    monkeypatch.setattr(store_module, "WRITE_BATCH", 3)
+    synced: set[int] = set()
+    replaced_after_sync: list[bool] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        real_fsync(fd)
+        synced.add(os.fstat(fd).st_ino)
+
+    def replace(source: Any, target: Any) -> None:
+        replaced_after_sync.append(os.stat(source).st_ino in synced)
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    kept = tmp_path / "pages" / "s0.md"
+    kept.parent.mkdir()
+    kept.write_bytes(b"old\n")
+    kept.chmod(0o600)
+    files = {tmp_path / "pages" / f"s{n}.md": f"page {n}\n".encode() for n in range(8)}
+    write_durably(files)
+    assert {path: path.read_bytes() for path in files} == files
+    assert mode(kept) == 0o600
+    assert replaced_after_sync == [True] * 8
+    assert sorted(p.name for p in kept.parent.iterdir()) == sorted(p.name for p in files)
+
+
+def test_a_batch_that_fails_to_sync_replaces_nothing_and_leaves_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk fills up while a batch is synced: every file keeps its old bytes (none is
+    half replaced), and the temp files are gone."""
+    old = {tmp_path / f"s{n}.jsonl": f"old {n}\n".encode() for n in range(5)}
+    for path, data in old.items():
+        path.write_bytes(data)
+
+    def disk_full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError):
+        write_durably({path: b"new\n" for path in old})
+    assert {path: path.read_bytes() for path in old} == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in old)
+
+
+def test_a_file_that_cannot_replace_its_path_leaves_no_temporary(tmp_path: Path) -> None:
+    """A folder stands where one file goes: the error is raised, the files before it are
+    written, and no temp file of the batch is left behind."""
+    (tmp_path / "s2.jsonl").mkdir()
+    files = {tmp_path / f"s{n}.jsonl": b"x\n" for n in range(4)}
+    with pytest.raises(OSError):
+        write_durably(files)
+    assert (tmp_path / "s1.jsonl").read_bytes() == b"x\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s0.jsonl", "s1.jsonl", "s2.jsonl"]
 
 
 def test_write_if_changed_says_whether_it_wrote(tmp_path: Path) -> None:

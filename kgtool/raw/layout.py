@@ -9,16 +9,12 @@ import functools
 import hashlib
 import posixpath
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from kgtool.raw import cache, shards
 from kgtool.raw import graph as raw_graph
 from kgtool.raw.cache import CachedFiles
 from kgtool.raw.graph import EXTRACTOR_VERSION, FORMAT_VERSION
-from kgtool.store import RAW_DIR, Store, atomic_write, canonical_json
-
-# Shards written at once: enough to keep a disk's queue full while each waits on its fsync.
-WRITE_THREADS = 16
+from kgtool.store import RAW_DIR, Store, canonical_json, write_durably
 
 
 class Layout:
@@ -240,18 +236,3 @@ def write_shards(
         for name in removed:
             (folder / name).unlink(missing_ok=True)
     return written, removed, stamps
-
-
-def write_durably(files: dict[Path, bytes]) -> None:
-    """Write each file atomically and durably, many at once: each write waits on its own
-    fsync, which costs the disk's latency and no CPU, so a full build of thousands of
-    shards would otherwise spend most of its time waiting on them one after another."""
-    if len(files) <= 1:
-        for path, data in files.items():
-            atomic_write(path, data)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=min(WRITE_THREADS, len(files))) as pool:
-        for done in [pool.submit(atomic_write, path, data) for path, data in files.items()]:
-            done.result()  # the first failure is raised, after every write has finished
