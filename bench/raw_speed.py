@@ -446,7 +446,12 @@ def main(argv: list[str]) -> int:
     full = sub.add_parser("full")
     full.add_argument("path", type=Path)
     for mode in (synthetic, scale, repo, full):
-        mode.add_argument("--repeat", type=int, default=5, help="runs of each update but the build")
+        mode.add_argument(
+            "--repeat",
+            type=int,
+            default=5,
+            help="runs of each update but the build (full: of the build and of the bare parse)",
+        )
     args = parser.parse_args(argv)
     if args.mode in ("repo", "full"):
         with tempfile.TemporaryDirectory() as temp:

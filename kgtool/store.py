@@ -44,9 +44,6 @@ GITATTRIBUTES_LINES = (
     f"{ONTOLOGY_FILE} -linguist-generated !merge",
 )
 TEMP_PREFIX, TEMP_SUFFIX = ".", ".tmp"  # atomic_write's temp files: ".<name>.<random>.tmp"
-# Files ``write_durably`` holds open at once, each until its fsync: well under the common
-# limit of 1,024 open files.
-WRITE_BATCH = 256
 # Threads waiting on those fsyncs: enough to keep a disk's queue full.
 WRITE_THREADS = 16
 
@@ -303,54 +300,49 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
 
 def write_durably(files: Mapping[Path, bytes]) -> None:
     """Write each file as ``atomic_write`` does (readers see the old file or the new one, the
-    new one only once its bytes are on disk), many at once. A batch's files are all written
-    to their temp files before any is synced: their fsyncs then wait on the disk together,
-    where files each written and synced in turn, even in sixteen threads, waited mostly one
-    after another (500 files of 9 KB: 130 ms so, 40 ms now; a full build writes as many
-    shards, and a first map a page per community)."""
+    new one only once its bytes are on disk), many at once: every file is written to its temp
+    file first, then the temp files are synced together, then each replaces its path. Files
+    each written and synced in turn, even in sixteen threads, waited on the disk mostly one
+    after another (500 files of 9 KB on ext4: 130 ms, against 40 ms so). No file is held
+    open between the steps: a system allowing 256 open files (macOS) writes a thousand."""
     items = list(files.items())
     if len(items) == 1:
         atomic_write(*items[0])
         return
-    for start in range(0, len(items), WRITE_BATCH):
-        _write_batch(items[start : start + WRITE_BATCH])
-
-
-def _write_batch(items: list[tuple[Path, bytes]]) -> None:
     import tempfile
     from concurrent.futures import ThreadPoolExecutor
 
-    opened: list[tuple[int, str, Path]] = []
+    temps: list[tuple[str, Path]] = []
+    renamed = 0
     try:
         for path, data in items:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(
                 dir=path.parent, prefix=f"{TEMP_PREFIX}{path.name}.", suffix=TEMP_SUFFIX
             )
-            opened.append((fd, temp, path))
-            os.fchmod(fd, _file_mode(path))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        with ThreadPoolExecutor(max_workers=min(WRITE_THREADS, len(opened))) as pool:
-            list(pool.map(os.fsync, [fd for fd, _, _ in opened]))
-    except BaseException:
-        for fd, temp, _ in opened:
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            temps.append((temp, path))
+            with os.fdopen(fd, "wb") as handle:
+                os.fchmod(handle.fileno(), _file_mode(path))
+                handle.write(data)
+        with ThreadPoolExecutor(max_workers=min(WRITE_THREADS, len(temps))) as pool:
+            list(pool.map(_sync, [temp for temp, _ in temps]))
+        for temp, path in temps:
+            os.replace(temp, path)
+            renamed += 1
+    finally:  # a failure (or a signal) leaves no temp file of its own behind
+        for temp, _ in temps[renamed:]:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp)
-        raise
-    for fd, _, _ in opened:
+
+
+def _sync(path: str) -> None:
+    """Put a written file's bytes on disk, through a descriptor of its own (fsync syncs the
+    file, whichever descriptor asks)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
         os.close(fd)
-    for done, (_, temp, path) in enumerate(opened):
-        try:
-            os.replace(temp, path)
-        except BaseException:
-            for _, left, _ in opened[done:]:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(left)
-            raise
 
 
 def _file_mode(path: Path) -> int:

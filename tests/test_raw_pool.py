@@ -31,3 +31,16 @@ def test_a_pool_ended_by_an_error_unfreezes_too() -> None:
     with pytest.raises(RuntimeError), worker_pool(2):
         raise RuntimeError("a chunk failed")
     assert gc.get_freeze_count() == 0
+
+
+def test_a_freeze_made_before_the_pool_is_left_as_it_was() -> None:
+    """A host that froze its own objects before running kgtool in its process keeps them
+    frozen: the pool neither freezes more nor unfreezes them."""
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with worker_pool(2) as pool:
+            assert list(pool.map(_young_threshold, range(2))) == [WORKER_COLLECT_AFTER] * 2
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

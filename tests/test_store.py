@@ -58,17 +58,22 @@ def test_files_written_from_many_threads_get_the_umask_s_mode_and_leave_it_as_it
         os.umask(previous)
 
 
-def test_files_written_durably_together_are_each_written_whole_in_batches(
+def test_files_written_durably_together_are_all_written_then_synced_then_renamed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every file of every batch lands with its bytes, a rewrite keeps the old file's mode,
-    each is synced before it replaces its path, and no temp file is left."""
-    monkeypatch.setattr(store_module, "WRITE_BATCH", 3)
+    """Every file lands with its bytes, and a rewrite keeps the old file's mode. Every temp
+    file is written whole before the first is synced (their syncs wait together), and each is
+    synced before it replaces its path; no temp file is left."""
+    folder = tmp_path / "pages"
+    files = {folder / f"s{n}.md": f"page {n}\n".encode() * 50 for n in range(8)}
     synced: set[int] = set()
+    written_at_each_sync: list[int] = []
     replaced_after_sync: list[bool] = []
     real_fsync, real_replace = os.fsync, os.replace
 
     def fsync(fd: int) -> None:
+        temps = [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+        written_at_each_sync.append(sum(p.stat().st_size == 350 for p in temps))
         real_fsync(fd)
         synced.add(os.fstat(fd).st_ino)
 
@@ -78,16 +83,34 @@ def test_files_written_durably_together_are_each_written_whole_in_batches(
 
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
-    kept = tmp_path / "pages" / "s0.md"
-    kept.parent.mkdir()
+    kept = folder / "s0.md"
+    folder.mkdir()
     kept.write_bytes(b"old\n")
     kept.chmod(0o600)
-    files = {tmp_path / "pages" / f"s{n}.md": f"page {n}\n".encode() for n in range(8)}
     write_durably(files)
     assert {path: path.read_bytes() for path in files} == files
     assert mode(kept) == 0o600
+    assert written_at_each_sync == [8] * 8
     assert replaced_after_sync == [True] * 8
-    assert sorted(p.name for p in kept.parent.iterdir()) == sorted(p.name for p in files)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in files)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the resource module is POSIX's")
+def test_many_files_are_written_durably_under_a_low_limit_of_open_files(tmp_path: Path) -> None:
+    """A thousand shards under a limit of 256 open files (macOS's default): no file is held
+    open from its write to its sync."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    open_now = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 64
+    resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 48, hard))
+    try:
+        files = {tmp_path / f"s{n}.jsonl": b"x\n" for n in range(1000)}
+        write_durably(files)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert all(path.read_bytes() == b"x\n" for path in files)
+    assert len(os.listdir(tmp_path)) == 1000
 
 
 def test_a_batch_that_fails_to_sync_replaces_nothing_and_leaves_no_temporary(
@@ -193,7 +216,6 @@ def test_a_run_walks_kg_for_symlinks_before_its_lock_and_once_under_it(
     """Every write asks whether .kg/ is safe; the walk below it (thousands of files in a
     large repository) is made before anything is read and once under the lock, its top
     checked each time (four walks an update before)."""
-    from kgtool import store as store_module
 
     repo.write_files({"pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "import pkg.a\n"})
     repo.commit()

@@ -603,7 +603,7 @@ def _listed_then(
 ) -> ListedThen | None:
     """The listing the manifest's blob ids were read from; None when an update reads every
     shard of the cache as a store (``whole``: its blob ids may not be the manifest's)."""
-    return None if whole else ListedThen.of(cache.read_listed(store, key, manifest))
+    return None if whole else cache.read_listed(store, key, manifest)
 
 
 class Hydrator:

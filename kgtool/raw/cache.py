@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping, Seq
 from typing import Any, NamedTuple, TypeVar
 
 from kgtool.raw import graph as raw_graph
+from kgtool.raw.current import ListedThen
 from kgtool.raw.model import AssignFact, CallFact, FileEdge, FileFacts, packed_body, unpacked_body
 from kgtool.store import RAW_DIR, Store, atomic_write
 
@@ -636,23 +637,22 @@ def load_manifest(store: Store, version: str) -> Manifest | None:
 def keep_listed(
     store: Store,
     version: str,
-    listed: tuple[Any, ...],
-    then: tuple[Any, ...] | None,
+    listed: ListedThen,
+    then: ListedThen | None,
     manifest: Manifest | None,
 ) -> tuple[str, tuple[Any, ...]]:
     """(``Manifest.listed_checksum``, ``Manifest.listed_beside``) of a manifest that keeps
-    ``listed`` (a ``current.ListedThen``). Its index listing is written to ``LISTED_FILE``
-    unless ``then``, read from the file ``manifest`` names, holds the same one: an edit
-    that is not staged leaves the index as it was, and writing its listing again was a
-    tenth of such an edit's growth at 10x a monorepo."""
-    staged, *beside = listed
+    ``listed``. Its index listing is written to ``LISTED_FILE`` unless ``then``, read from
+    the file ``manifest`` names, holds the same one: an edit that is not staged leaves the
+    index as it was, and writing its listing again was a tenth of such an edit's growth at
+    10x a monorepo."""
     checksum = manifest.listed_checksum if manifest is not None else ""
-    if then is None or not checksum or then[0] != staged:
-        checksum = _write(store, LISTED_FILE, {"version": version, "staged": staged})
-    return checksum, tuple(beside)
+    if then is None or not checksum or then.staged != listed.staged:
+        checksum = _write(store, LISTED_FILE, {"version": version, "staged": listed.staged})
+    return checksum, (listed.modified, listed.exclude)
 
 
-def read_listed(store: Store, version: str, manifest: Manifest) -> tuple[Any, ...] | None:
+def read_listed(store: Store, version: str, manifest: Manifest) -> ListedThen | None:
     """The listing ``keep_listed`` kept, when ``LISTED_FILE`` is the file the manifest
     names; else None (then every file's blob id is read from the listing)."""
     if not manifest.listed_checksum:
@@ -662,7 +662,7 @@ def read_listed(store: Store, version: str, manifest: Manifest) -> tuple[Any, ..
         return None
     if data.get("version") != version:
         return None
-    return (data.get("staged"), *manifest.listed_beside)
+    return ListedThen.of((data.get("staged"), *manifest.listed_beside))
 
 
 def open_files(store: Store, version: str, manifest: Manifest | None) -> CachedFiles:
@@ -892,11 +892,11 @@ def save(
     listing: str,
     parts: Parts,
     dirty: set[str] | None = None,
-    listed: tuple[str, tuple[Any, ...]] = ("", ()),
+    kept_listing: tuple[str, tuple[Any, ...]] = ("", ()),
 ) -> None:
     """Write the cache shards holding a ``dirty`` path (all when None, in ``parts``; else the
     parts are the cache's) and the shards of the name tables that changed, then the manifest
-    that names them, and ``listed`` (``keep_listed``'s, already written)."""
+    that names them, with ``kept_listing`` (``keep_listed``'s, already written)."""
     if dirty is None:
         shard_of = parts.shard_of
         grouped: dict[int, list[str]] = {shard: [] for shard in range(parts.shards)}
@@ -933,8 +933,8 @@ def save(
         extras,
         listing,
         parts,
-        listed_checksum=listed[0],
-        listed_beside=listed[1],
+        listed_checksum=kept_listing[0],
+        listed_beside=kept_listing[1],
     ).save(store)
     if dirty is None:  # the shards and parts of a cache laid out in more of them before
         _remove_all_but(store, {*files.checksums, *names.checksums})

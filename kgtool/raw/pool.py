@@ -32,11 +32,17 @@ WORKER_COLLECT_AFTER = 20_000
 
 
 class _Pool(ProcessPoolExecutor):
+    _froze = False  # whether this pool froze the process's objects as it started
+
     def __enter__(self) -> _Pool:
         # What this process holds as the workers fork (a full build's facts, the index) is
         # theirs to read: frozen, no collection walks it again, in a worker, where a walk
         # writes to each object and so copies every page of it, or here while they run.
-        gc.freeze()
+        # Unless something froze objects already (a host that runs kgtool in its process):
+        # unfreezing on exit would undo its freeze too.
+        self._froze = gc.get_freeze_count() == 0
+        if self._froze:
+            gc.freeze()
         return self
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
@@ -58,7 +64,8 @@ class _Pool(ProcessPoolExecutor):
         try:
             self.shutdown(wait=True, cancel_futures=kind is not None)
         finally:
-            gc.unfreeze()  # collected again from now on: a long-lived process must not leak
+            if self._froze:  # collected again from now on: a long-lived process must not leak
+                gc.unfreeze()
         return False
 
 
