@@ -84,6 +84,33 @@ def test_add_delete_rename_and_changed_imports_match_a_fresh_build(repo: Repo) -
     assert ("app/caller.py::go", "app/late2.py::orphan", "INFERRED") in calls
 
 
+def test_a_file_deleted_from_the_working_tree_only_is_no_module_to_its_importers(
+    repo: Repo,
+) -> None:
+    """Still tracked, a file removed from the working tree keeps its path (skipped, deleted)
+    and loses its language: its importers' imports of it break, as in a fresh build, though
+    nothing they mention is a name the file defined; the same for a package's marker."""
+    repo.write_files(
+        {
+            "p/__init__.py": "",
+            "p/b.py": "def f():\n    return 1\n",
+            "p/a.py": "from p.b import nothing\nimport p.b\n",
+            "q/__init__.py": "",
+            "q/m0.py": "from q.m1 import f\n\ndef g():\n    return f()\n",
+            "other.py": "def f():\n    return 1\n",
+        }
+    )
+    repo.commit()
+    update(repo)
+    for gone in ("p/b.py", "q/__init__.py"):
+        (repo.root / gone).unlink()
+        update(repo)
+        assert repo.fresh_build() == repo.layer1(), gone
+        update(repo)  # the cache again, for the next step
+    broken = {e["src"] for e in repo.edges("imports") if not e.get("dst")}
+    assert not any(e.get("dst") == "p/b.py" for e in repo.edges("imports")), broken
+
+
 def test_check_flags_a_stale_graph_and_passes_a_fresh_one(repo: Repo) -> None:
     repo.write_files(FILES)
     repo.commit()

@@ -346,7 +346,9 @@ def _update_raw(
         matching, unknown = manifest.matching_shards(store, raw_stats, by_content=not write)
         up_to_date = not legacy and not unknown and matching == manifest.shards.keys()
         if not (up_to_date and fingerprint and fingerprint == manifest.listing):
-            then = _listed_then(store, key, manifest, whole)
+            # None when the cache is read as a store (``whole``): its blob ids may not be the
+            # manifest's.
+            then = None if whole else cache.read_listed(store, key, manifest)
             current, bad_names = current_files_since(root, listed, config, then, manifest.blobs)
         if up_to_date and (current is None or _same_blobs(manifest.blobs, current)):
             relisted = manifest.listing != fingerprint
@@ -372,7 +374,7 @@ def _update_raw(
             return result
 
     if current is None:
-        then = _listed_then(store, key, manifest, whole) if manifest else None
+        then = cache.read_listed(store, key, manifest) if manifest and not whole else None
         blobs_then = manifest.blobs if manifest else {}
         current, bad_names = current_files_since(root, listed, config, then, blobs_then)
     # Imported past the no-change return: a run that finds layer 1 up to date (every hook
@@ -598,14 +600,6 @@ def _update_raw(
     return result
 
 
-def _listed_then(
-    store: Store, key: str, manifest: cache.Manifest, whole: bool
-) -> ListedThen | None:
-    """The listing the manifest's blob ids were read from; None when an update reads every
-    shard of the cache as a store (``whole``: its blob ids may not be the manifest's)."""
-    return None if whole else cache.read_listed(store, key, manifest)
-
-
 class Hydrator:
     """Decodes a file's calls and assignments when a resolution first reads them. A worker
     keeps at most ``KEEP_DECODED`` files decoded after each chunk, those read last: holding
@@ -821,7 +815,9 @@ def _affected(
         before = old[path].hydrate() if path in old else None
         after = new[path].hydrate() if path in new else None
         difference = _exports(before) ^ _exports(after)
-        if before is None or after is None:
+        # A tracked file deleted from the working tree (or grown too large) keeps its path
+        # but loses its language: as one removed, it is no module an import can name.
+        if before is None or after is None or before.language != after.language:
             touched_names |= _names_of(path)
             touched_dirs.add(_folder(path))
             if _roots_package(before or after):
