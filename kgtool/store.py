@@ -323,11 +323,14 @@ def write_durably(files: Mapping[Path, bytes]) -> None:
             )
             temps.append((temp, path))
             with os.fdopen(fd, "wb") as handle:
-                os.fchmod(handle.fileno(), _file_mode(path))
+                os.fchmod(fd, 0o600)  # its owner's to read again for the sync, whatever the umask
                 handle.write(data)
         with ThreadPoolExecutor(max_workers=min(WRITE_THREADS, len(temps))) as pool:
             list(pool.map(_sync, [temp for temp, _ in temps]))
         for temp, path in temps:
+            # The mode only now: the temp file must be readable to be synced, and the mode
+            # kept (or the umask's) may not let its owner read (0o200).
+            os.chmod(temp, _file_mode(path))
             os.replace(temp, path)
             renamed += 1
     finally:  # a failure (or a signal) leaves no temp file of its own behind

@@ -109,6 +109,34 @@ def test_a_file_deleted_from_the_working_tree_only_is_no_module_to_its_importers
         update(repo)  # the cache again, for the next step
     broken = {e["src"] for e in repo.edges("imports") if not e.get("dst")}
     assert not any(e.get("dst") == "p/b.py" for e in repo.edges("imports")), broken
+    for gone in ("p/b.py", "q/__init__.py"):  # put back: a module again
+        repo.git("checkout", "--", gone)
+        update(repo)
+        assert repo.fresh_build() == repo.layer1(), gone
+        update(repo)
+
+
+def test_a_package_manifest_deleted_and_put_back_moves_the_package_s_bounds(
+    repo: Repo,
+) -> None:
+    """A package.json deleted from the working tree only, then put back: the files below it
+    are guessed apart from the rest again, as a fresh build guesses them."""
+    repo.write_files(
+        {
+            "a/x.js": "export function go() {\n  helper();\n}\n",
+            "b/y.js": "function helper() {\n  return 1;\n}\n",
+            "b/package.json": '{"name": "b"}\n',
+        }
+    )
+    repo.commit()
+    update(repo)
+    (repo.root / "b" / "package.json").unlink()
+    update(repo)
+    assert repo.fresh_build() == repo.layer1(), "deleted"
+    update(repo)
+    repo.git("checkout", "--", "b/package.json")
+    update(repo)
+    assert repo.fresh_build() == repo.layer1(), "put back"
 
 
 def test_check_flags_a_stale_graph_and_passes_a_fresh_one(repo: Repo) -> None:

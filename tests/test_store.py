@@ -103,7 +103,8 @@ def test_many_files_are_written_durably_under_a_low_limit_of_open_files(tmp_path
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    open_now = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 64
+    listed = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"  # macOS's
+    open_now = len(os.listdir(listed))
     resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 48, hard))
     try:
         files = {tmp_path / f"s{n}.jsonl": b"x\n" for n in range(1000)}
@@ -112,6 +113,31 @@ def test_many_files_are_written_durably_under_a_low_limit_of_open_files(tmp_path
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     assert all(path.read_bytes() == b"x\n" for path in files)
     assert len(os.listdir(tmp_path)) == 1000
+
+
+def test_files_whose_mode_lets_no_one_read_them_are_written_durably(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The temp file is synced through a descriptor opened to read it: the mode kept (here
+    from a umask of 0o477) is given only after, or its owner could not open it. The test
+    runs as root here, to whom every mode is readable: ``os.open`` answers as the kernel
+    answers anyone else."""
+    real_open = os.open
+
+    def open_as_owner(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        reading = flags & (os.O_WRONLY | os.O_RDWR) == 0
+        if reading and not os.stat(path).st_mode & stat.S_IRUSR:
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", open_as_owner)
+    files = {tmp_path / f"s{n}.jsonl": b"x\n" for n in range(3)}
+    previous = os.umask(0o477)  # new files: written by their owner, read by no one
+    try:
+        write_durably(files)
+    finally:
+        os.umask(previous)
+    assert {mode(path) for path in files} == {0o200}
 
 
 def test_a_batch_that_fails_to_sync_replaces_nothing_and_leaves_no_temporary(

@@ -820,7 +820,7 @@ def _affected(
         if before is None or after is None or before.language != after.language:
             touched_names |= _names_of(path)
             touched_dirs.add(_folder(path))
-            if _roots_package(before or after):
+            if _roots_package(before) or _roots_package(after):  # deleted, or put back
                 # A package's bounds moved: what is below them is guessed apart from the rest.
                 rescoped.add(_folder(path))
         if _configures(before, after):
