@@ -139,6 +139,26 @@ def test_a_package_manifest_deleted_and_put_back_moves_the_package_s_bounds(
     assert repo.fresh_build() == repo.layer1(), "put back"
 
 
+def test_a_shard_a_checkout_made_huge_is_never_read_whole(repo: Repo) -> None:
+    """A checkout can put a file of any size where a shard of .kg/raw/ was: it is other bytes
+    when it is another size, so no update or check reads it to learn so (a terabyte, sparse:
+    read whole, no machine holds it). The check says layer 1 cannot be read; the update
+    writes the shard again."""
+    repo.write_files({"a/x.py": "def f():\n    return 1\n", "b/y.py": "x = 1\n"})
+    repo.commit()
+    update(repo)
+    shard = next((repo.root / ".kg" / "raw").glob("a*.jsonl"))
+    kept = shard.read_bytes()
+    with open(shard, "r+b") as handle:
+        handle.truncate(1 << 40)
+    checked = repo.kg("update", "--check")
+    assert checked.code == 1
+    assert ".kg/raw/: error: R101" in checked.out, checked
+    update(repo)
+    assert shard.read_bytes() == kept
+    assert repo.fresh_build() == repo.layer1()
+
+
 def test_check_flags_a_stale_graph_and_passes_a_fresh_one(repo: Repo) -> None:
     repo.write_files(FILES)
     repo.commit()

@@ -559,7 +559,10 @@ class Manifest:
                 unknown.add(name)
             elif stamp[1:] == info and not by_content:
                 matching.add(name)
-            else:
+            elif info[0] == stamp[1]:
+                # Hashed only at the size the cache wrote: another size is other bytes, and a
+                # checkout can put a file of any size there (read whole, a gigabyte's shard
+                # cost a check its memory).
                 try:
                     data = (folder / name).read_bytes()
                 except OSError:

@@ -24,7 +24,6 @@ Records are canonical JSON (sorted keys, no spaces), so readers may skip lines b
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Iterator
@@ -200,9 +199,21 @@ def digest_on_disk(store: Store) -> str:
     folder = store.path(RAW_DIR) if stats else store.dir
     digests: dict[str, str] = {}
     for name in names:
-        with contextlib.suppress(OSError):
-            digests[name] = hashlib.sha256((folder / name).read_bytes()).hexdigest()
+        try:
+            data = bounded.read_file(folder / name, f"{WHERE}{name}", SHARD_BYTES)
+        except bounded.Missing:
+            continue
+        except bounded.Unreadable:  # past the bound: no shard kgtool wrote, never a match
+            digests[name] = ""
+            continue
+        digests[name] = hashlib.sha256(data).hexdigest()
     return content_digest(digests)
+
+
+# The most a shard of .kg/raw/ may hold: a shard is a folder's files, a few hundred kilobytes
+# (226 KB at most in a 10,000-file repository), and a file kgtool parses is at most a
+# megabyte of source.
+SHARD_BYTES = bounded.DOCUMENT_BYTES
 
 
 def load(store: Store) -> Layer1Files | None:
@@ -220,12 +231,12 @@ def load(store: Store) -> Layer1Files | None:
         data = legacy if _meta_format(legacy) in KNOWN_FORMATS else None
         return Layer1Files(LEGACY_WHERE, data, key)
     shards: dict[str, bytes] = {}
-    folder = os.fspath(store.path(RAW_DIR))
+    folder = store.path(RAW_DIR)
     for name in sorted(stats):
         try:
-            with open(os.path.join(folder, name), "rb") as handle:
-                shards[name] = handle.read()
-        except OSError:
+            # Bounded: a checkout can put a file of any size where a shard is.
+            shards[name] = bounded.read_file(folder / name, f"{WHERE}{name}", SHARD_BYTES)
+        except bounded.Unreadable:
             return Layer1Files(f"{WHERE}{name}", None, key)
     joined = join(shards)
     if joined is None:

@@ -202,7 +202,7 @@ def write_shards(
     kept: set[str],
     manifest: cache.Manifest | None,
     write: bool,
-    on_disk: Mapping[str, object],
+    on_disk: Mapping[str, cache.StatStamp],
 ) -> tuple[list[str], list[str], dict[str, cache.ShardStamp]]:
     """Write the shards whose bytes changed and remove those no file lands in any more;
     (written, removed, each shard's stamp for the manifest). ``on_disk``: the shards the
@@ -221,7 +221,11 @@ def write_shards(
             continue
         data = shard_bytes[name]
         try:
-            same = name in on_disk and (folder / name).read_bytes() == data
+            # Read only at its size: a checkout can put a file of any size there.
+            stat = on_disk.get(name)
+            same = (
+                stat is not None and stat[0] == len(data) and (folder / name).read_bytes() == data
+            )
         except FileNotFoundError:  # removed since it was listed
             same = False
         if not same:
