@@ -609,13 +609,13 @@ def test_an_edit_reads_no_communities_json_whose_stamp_is_as_layer_2_left_it(
     repo = make_repo(PAYROLL_AND_WEB)
     assert repo.kg("update").code == 0
     read = names_read(monkeypatch)
-    on_disk = build._document_on_disk
+    on_disk = build.read_document_bytes
 
     def reading(store: Store) -> bytes | None:  # layer 2 reads it within its bound
         read.append("communities.json")
         return on_disk(store)
 
-    monkeypatch.setattr(build, "_document_on_disk", reading)
+    monkeypatch.setattr(build, "read_document_bytes", reading)
     repo.write("web/views.py", "def index():\n    return 3\n")
     assert repo.kg("update", "-q").code == 0
     assert "communities.json" not in read
@@ -795,3 +795,22 @@ def test_a_communities_json_past_the_document_bound_is_refused_unread(
     assert ".kg/communities.json" in result.err and "over the limit" in result.err
     assert len(result.err.strip().splitlines()) == 1
     assert document.stat().st_size == 1 << 40
+
+
+@pytest.mark.parametrize(
+    "command", [["check"], ["impact", "pay/jobs.py"], ["explain", "pay/jobs.py"]]
+)
+def test_every_reader_of_communities_json_reads_it_bounded(
+    make_repo: Callable[..., Repo], command: list[str]
+) -> None:
+    """Not layer 2 alone: the check, the queries (impact, explain, context, the MCP server),
+    the playbooks' concepts, the labels and the pull request's check read communities.json
+    up to its bound too. A terabyte there (sparse) is a line that names it, not a
+    MemoryError."""
+    repo = make_repo(PAYROLL_AND_WEB)
+    assert repo.kg("update").code == 0
+    with open(repo.root / ".kg" / "communities.json", "r+b") as handle:
+        handle.truncate(1 << 40)
+    result = repo.kg(*command)
+    assert result.code != 0
+    assert ".kg/communities.json" in result.out + result.err

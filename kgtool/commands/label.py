@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kgtool.commands import COMMANDS
 from kgtool.commands._cli import EXIT_OK, command_parser
 from kgtool.commands._common import context
-from kgtool.communities.build import COMMUNITIES_FILE
+from kgtool.communities.document import read_document_bytes
 from kgtool.errors import KgError
 from kgtool.ontology.items import LabelBatch, Labeler, LabelerError
 from kgtool.ontology.label import (
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _snapshot(ctx: Context) -> tuple[bytes | None, bytes | None]:
-    return ctx.store.read_bytes(COMMUNITIES_FILE), ctx.store.read_bytes(ONTOLOGY_FILE)
+    return read_document_bytes(ctx.store), ctx.store.read_bytes(ONTOLOGY_FILE)
 
 
 def _write(ctx: Context, ontology: Ontology) -> None:

@@ -26,6 +26,7 @@ from kgtool.communities.document import (  # re-exported: commands read them fro
     COMMUNITIES_FILE,
     Document,
     parse_document,
+    read_document_bytes,
 )
 from kgtool.communities.identity import Identity, assign_ids, format_id, id_number
 from kgtool.config import Config
@@ -38,6 +39,7 @@ from kgtool.repo import show_file
 from kgtool.store import (
     KG_DIR,
     Store,
+    atomic_write,
     canonical_json,
     file_stamp,
     pretty_json,
@@ -580,7 +582,7 @@ def update_communities(
     stamped = (
         write and isinstance(written_then, str) and bool(stamp) and record.get("stamp") == stamp
     )
-    read_on_disk = functools.cache(lambda: _document_on_disk(store))
+    read_on_disk = functools.cache(lambda: read_document_bytes(store))
 
     def kept_on_disk() -> dict[str, bytes]:  # the outputs when the document is the one there
         return {COMMUNITIES_FILE: read_on_disk() or b""}
@@ -662,7 +664,8 @@ def update_communities(
         changed = [COMMUNITIES_FILE] if data_digest != on_disk_digest else []
         if write and changed:
             store.ensure()
-            store.write_if_changed(COMMUNITIES_FILE, data)
+            # Differs by its digest from what was there: no need to read that again.
+            atomic_write(store.path(COMMUNITIES_FILE), data)
             stamp = file_stamp(where)  # the file this run wrote
     if write or not changed:
         # What is on disk now is exactly what this input makes: remember it for next time.
@@ -691,20 +694,6 @@ def _layer1_on_disk(store: Store) -> tuple[bytes, str]:
     if on_disk.data is None:
         raise on_disk.damaged()
     return on_disk.data, raw_graph.digest_on_disk(store)
-
-
-def _document_on_disk(store: Store) -> bytes | None:
-    """communities.json's bytes (None when there is none), read up to just past what a
-    document may hold: one larger, which a pull request can commit, is then refused by
-    ``parse_document`` in a line that names it, never read whole."""
-    where = f"{KG_DIR}/{COMMUNITIES_FILE}"
-    try:
-        path = store.path(COMMUNITIES_FILE)
-        return bounded.read_file(path, where, bounded.DOCUMENT_BYTES + 1, head=True)
-    except bounded.Missing:
-        return None
-    except bounded.Unreadable as exc:
-        raise KgError(f"{exc.message}: delete it, then run `kgtool update`", where) from None
 
 
 def _digest(data: bytes | None) -> bytes:

@@ -12,11 +12,26 @@ from typing import Any
 
 from kgtool import bounded
 from kgtool.errors import KgError
-from kgtool.store import KG_DIR
+from kgtool.store import KG_DIR, Store
 
 COMMUNITIES_FILE = "communities.json"
 
 Document = dict[str, Any]
+
+
+def read_document_bytes(store: Store) -> bytes | None:
+    """communities.json's bytes (None when there is none), read up to just past what a
+    document may hold: one larger, which a pull request can commit, is then refused by
+    ``parse_document`` in a line that names it, never read whole. Every reader of the file
+    reads it so."""
+    where = f"{KG_DIR}/{COMMUNITIES_FILE}"
+    try:
+        path = store.path(COMMUNITIES_FILE)
+        return bounded.read_file(path, where, bounded.DOCUMENT_BYTES + 1, head=True)
+    except bounded.Missing:
+        return None
+    except bounded.Unreadable as exc:
+        raise KgError(f"{exc.message}: delete it, then run `kgtool update`", where) from None
 
 
 def parse_document(

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document
 from kgtool.communities.diff import render_markdown, render_text, touched_communities
+from kgtool.communities.document import read_document_bytes
 from kgtool.communities.identity import id_number
 from kgtool.errors import KgError
 from kgtool.escape import md_code, md_path, md_text, printable
@@ -355,7 +356,7 @@ def _head_document(ctx: Context, outcomes: list[CheckOutcome]) -> dict[str, Any]
     computed = next((o.communities for o in outcomes if o.communities is not None), None)
     if computed is not None:
         return computed
-    data = ctx.store.read_bytes(COMMUNITIES_FILE)
+    data = read_document_bytes(ctx.store)
     if data is None:
         raise KgError(f".kg/{COMMUNITIES_FILE} does not exist: run `kgtool update`")
     return parse_document(data)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kgtool.communities.build import COMMUNITIES_FILE, parse_document
+from kgtool.communities.document import read_document_bytes
 from kgtool.errors import KgError
 from kgtool.findings import ERROR, WARNING, Finding, json_document, kept, unique
 from kgtool.ontology.drift import drift_findings, unconfirmed_findings
@@ -92,7 +93,7 @@ def check_labels(ctx: Context, raw: UpdateResult) -> CheckOutcome:
     if ctx.store.read_bytes(ONTOLOGY_FILE) is None:
         return CheckOutcome("labels")
     ontology = load_ontology(ctx.store)
-    data = ctx.store.read_bytes(COMMUNITIES_FILE)
+    data = read_document_bytes(ctx.store)
     if data is None:
         missing = Finding(
             f"{KG_DIR}/{COMMUNITIES_FILE}",

@@ -4,6 +4,7 @@ skipped files (R106, R107), a tracked cache (R108), unreadable manifests (C202).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -65,7 +66,8 @@ def stale_findings(
     raw_stale, layer2_stale = raw is not None and raw.changed, layer2 is not None and layer2.stale
     if not (raw_stale or layer2_stale):
         return found
-    if ctx.store.read_bytes(COMMUNITIES_FILE) is None and not (ctx.store.dir / "raw").is_dir():
+    absent = not os.path.lexists(ctx.store.path(COMMUNITIES_FILE))
+    if absent and not (ctx.store.dir / "raw").is_dir():
         message = "does not exist: run `kgtool update` to build it"
         return [Finding(f"{KG_DIR}/", 0, ERROR, RAW_STALE, message)] if raw_stale else found
     if raw is not None and raw.changed:

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kgtool import bounded
+from kgtool.communities.document import COMMUNITIES_FILE, read_document_bytes
 from kgtool.config import load_config
 from kgtool.errors import KgError
 from kgtool.findings import WARNING, Finding
@@ -16,7 +17,6 @@ from kgtool.ontology.model import Ontology, load_ontology
 from kgtool.ontology.view import report_for
 from kgtool.store import KG_DIR, ONTOLOGY_FILE, Store
 
-COMMUNITIES_FILE = "communities.json"
 NOT_CHECKED = "P442"
 
 
@@ -66,7 +66,7 @@ class ConceptIndex:
 
 def load_concepts(store: Store) -> ConceptIndex:
     index = ConceptIndex(available=False)
-    data = store.read_bytes(COMMUNITIES_FILE)
+    data = read_document_bytes(store)
     document: Any = None
     if data is not None:
         where = f"{KG_DIR}/{COMMUNITIES_FILE}"

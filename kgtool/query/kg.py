@@ -31,7 +31,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kgtool import bounded
-from kgtool.communities.document import COMMUNITIES_FILE, Document, shape_problem
+from kgtool.communities.document import (
+    COMMUNITIES_FILE,
+    Document,
+    read_document_bytes,
+    shape_problem,
+)
 from kgtool.communities.identity import id_number
 from kgtool.config import Config, load_config
 from kgtool.errors import KgError
@@ -310,7 +315,7 @@ def load_map(
             state.notices.append(_damage_notice(store, loaded.where))
         elif indexed:
             state.index  # noqa: B018 - built now, or its damage said now
-    document = store.read_bytes(COMMUNITIES_FILE)
+    document = read_document_bytes(store)
     if document is None:
         state.missing.append(f"{KG_DIR}/{COMMUNITIES_FILE}")
     else:
