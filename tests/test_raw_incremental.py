@@ -967,13 +967,21 @@ def test_an_edit_carries_the_shards_of_other_folders_over_without_visiting_their
     layout = plan_layout(files, {"a/x.py"}, set(), before)
     assert layout.members["b.jsonl"] is before.members["b.jsonl"]
     assert layout.ends == {"a.jsonl": (meta + 12, meta + 32), "b.jsonl": (meta + 7,)}
-    assert layout.unchanged == {"a.jsonl", "b.jsonl"} and layout.replaced == {"a.jsonl"}
+    assert layout.unchanged == {"a.jsonl", "b.jsonl"}
+    assert layout.old_spans == {
+        "a/x.py": ("a.jsonl", meta, meta + 10),  # where they stood before
+        "a/y.py": ("a.jsonl", meta + 10, meta + 30),
+    }
     assert layout.spans["a/y.py"] == ("a.jsonl", meta + 12, meta + 32)
 
 
-def test_a_cache_whose_layout_does_not_hold_its_files_is_not_trusted(repo: Repo) -> None:
-    """A manifest whose checksum holds but whose layout of .kg/raw/ misses a file (written by
-    another hand): the update resolves every file again and gives a fresh build's layer 1."""
+@pytest.mark.parametrize("forged", ["a file left out", "a shard without its stamp"])
+def test_a_cache_whose_layout_does_not_hold_its_files_is_not_trusted(
+    repo: Repo, forged: str
+) -> None:
+    """A manifest whose checksum holds but whose layout of .kg/raw/ misses a file, or names
+    a shard it keeps no stamp of (written by another hand): the update resolves every file
+    again and gives a fresh build's layer 1."""
     import marshal
 
     from kgtool.raw.cache import CHECKSUM_BYTES, MANIFEST_FILE, _checksum
@@ -984,14 +992,17 @@ def test_a_cache_whose_layout_does_not_hold_its_files_is_not_trusted(repo: Repo)
     path = Store(repo.root).cache_dir / MANIFEST_FILE
     data = marshal.loads(path.read_bytes()[CHECKSUM_BYTES:])
     shard = next(name for name, paths in data["members"].items() if "app/other.py" in paths)
-    index = data["members"][shard].index("app/other.py")
-    del data["members"][shard][index]
-    data["ends"][shard] = data["ends"][shard][:index] + data["ends"][shard][index + 1 :]
+    if forged == "a file left out":
+        index = data["members"][shard].index("app/other.py")
+        del data["members"][shard][index]
+        data["ends"][shard] = data["ends"][shard][:index] + data["ends"][shard][index + 1 :]
+    else:
+        del data["shards"][shard]
     payload = marshal.dumps(data)
     path.write_bytes(_checksum(payload) + payload)
     repo.write("app/util.py", "def helper():\n    return 5\n")
     result = update(repo)
-    assert result.resolved == 4
+    assert result.resolved == result.files  # every file
     assert repo.layer1() == repo.fresh_build()
 
 

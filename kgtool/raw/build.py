@@ -407,6 +407,9 @@ def _update_raw(
         and cache.describes(manifest, old_files, names_on_disk)
         and manifest.parts.fit(len(current.blobs))
         and laid_before.holds(len(manifest.blobs))
+        # Every shard laid out has the stamp it was written with (else it is never matched,
+        # and its files are neither rendered again nor safe to cut from it).
+        and manifest.shards.keys() == laid_before.members.keys()
     )
     if not trusted:  # every file is resolved again: read every cache shard once, now
         old_files.read_all()
@@ -446,13 +449,13 @@ def _update_raw(
 
     if trusted:
         assert manifest is not None and names_on_disk is not None
-        changed_paths = set(parsed) | (old_files.keys() - new_files.keys())
+        changed_paths = set(parsed) | gone
         names_on_disk.patch_mentions(
             {p: old_files.head(p).mentions for p in sorted(changed_paths) if p in old_files},
             {p: new_files.head(p).mentions for p in sorted(changed_paths) if p in new_files},
         )
         mentioning = _mentioning(new_files, names_on_disk)
-        to_resolve = _affected(old_files, new_files, set(parsed), mentioning)
+        to_resolve = _affected(old_files, new_files, set(parsed), gone, mentioning)
         # A file whose records cannot be cut from its shard as the cache wrote it (a shard
         # rewritten by a merge, a checkout, a hand) is rendered again.
         assert laid_before is not None
@@ -507,7 +510,7 @@ def _update_raw(
     laid_out = laid_before if trusted else None
     layout = plan_layout(new_files, to_resolve, gone, laid_out)
     kept = kept_shards(layout, manifest, matching, to_resolve)
-    shard_bytes = shard_contents(store, layout, kept, new_files, to_resolve, laid_out)
+    shard_bytes = shard_contents(store, layout, kept, new_files, to_resolve)
     if trusted:
         assert manifest is not None
         summary = patched_summary(
@@ -799,17 +802,18 @@ def _affected(
     old: CachedFiles,
     new: CachedFiles,
     reparsed: set[str],
+    gone: set[str],
     mentioning: Callable[[Iterable[str]], list[str]],
 ) -> set[str]:
     """The files to resolve again: the changed ones, and those whose names the change touched
-    (``mentioning`` gives the files that mention some names)."""
+    (``gone``: the files removed; ``mentioning`` gives the files that mention some names)."""
     touched_names: set[str] = set()
     touched_dirs: set[str] = set()
     affected = {p for p in reparsed if p in new}
     rescoped: set[str] = set()  # folders whose files all resolve again
     configs_changed: list[str] = []
     package_renamed = False
-    for path in reparsed | (old.keys() - new.keys()):
+    for path in reparsed | gone:
         # Hydrated: a cached file's calls and assignments stay undecoded until asked for, and
         # an empty list there would count every value the file exports as new.
         before = old[path].hydrate() if path in old else None

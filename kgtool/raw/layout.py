@@ -23,24 +23,26 @@ class Layout:
     lays out again the shards of the folders it touched, and every other shard's entry is
     carried over whole, never visited file by file."""
 
-    __slots__ = ("ends", "members", "replaced", "unchanged")
+    __slots__ = ("ends", "members", "old_spans", "unchanged")
 
     members: dict[str, list[str]]  # shard -> its files, sorted
     ends: dict[str, tuple[int, ...]]  # shard -> where each of its files' records end
     unchanged: set[str]  # shards of the same files as before
-    replaced: set[str]  # shards of the layout before whose files were laid out again
+    # The files of the shards laid out again, where their records stood before: path ->
+    # (shard, start, end). A file not rendered again is cut from there.
+    old_spans: dict[str, tuple[str, int, int]]
 
     def __init__(
         self,
         members: dict[str, list[str]],
         ends: dict[str, tuple[int, ...]],
         unchanged: set[str] | None = None,
-        replaced: set[str] | None = None,
+        old_spans: dict[str, tuple[str, int, int]] | None = None,
     ) -> None:
         self.members = members
         self.ends = ends
         self.unchanged = set() if unchanged is None else unchanged
-        self.replaced = set() if replaced is None else replaced
+        self.old_spans = {} if old_spans is None else old_spans
 
     def holds(self, files: int) -> bool:
         """Whether this is a whole layout of ``files`` files (a cache's, read back): each
@@ -137,7 +139,7 @@ def plan_layout(
         if replaced.get(name) == paths:
             unchanged.add(name)
     members.update(laid)
-    return Layout({name: members[name] for name in sorted(members)}, ends, unchanged, set(replaced))
+    return Layout({name: members[name] for name in sorted(members)}, ends, unchanged, old_spans)
 
 
 def shard_contents(
@@ -146,14 +148,12 @@ def shard_contents(
     kept: set[str],
     files: CachedFiles,
     rendered: set[str],
-    before: Layout | None,
 ) -> dict[str, bytes]:
     """The bytes of every shard but the ``kept`` ones: a file rendered again brings its new
     records, which its entry then lets go (held in both, a full build's records at 100k files
     were half a gigabyte twice); another's are cut from its shard as the cache wrote it
-    (``before``; read once each)."""
+    (``layout.old_spans``; each shard read once)."""
     old_shards: dict[str, bytes] = {}
-    old_spans: dict[str, tuple[str, int, int]] | None = None
     folder = store.path(RAW_DIR)
     contents: dict[str, bytes] = {}
     for name, paths in layout.members.items():
@@ -166,14 +166,9 @@ def shard_contents(
                 parts.append(entry.lines)
                 entry.lines = b""
                 continue
-            assert before is not None
-            if old_spans is None:
-                # A file not rendered in a shard not kept was in one laid out again (a shard
-                # found rewritten on disk has every file rendered).
-                old_spans = before.spans_in(sorted(layout.replaced))
-            if path not in old_spans:  # never so: read every span rather than fail
-                old_spans = before.spans
-            old, start, end = old_spans[path]
+            # A file not rendered in a shard not kept was in one laid out again (a shard
+            # found rewritten on disk has every file rendered).
+            old, start, end = layout.old_spans[path]
             if old not in old_shards:
                 old_shards[old] = (folder / old).read_bytes()
             parts.append(old_shards[old][start:end])
