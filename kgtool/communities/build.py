@@ -80,7 +80,7 @@ class Layer1(Protocol):
 
     def file_edges_digest(self) -> bytes: ...
 
-    def paths_digest(self) -> str: ...  # names the list of files (``blobs``' keys, sorted)
+    def paths_digest(self) -> str: ...  # names the list of files (``blob_ids``' keys)
 
     def blob_ids(self) -> Mapping[str, str]: ...  # each file's blob id, to read
 

@@ -584,8 +584,8 @@ def _update_raw(
             extras,
             fingerprint,
             parts,
-            dirty if trusted else None,
             cache.keep_listed(store, key, listed_now(listed, config), then, manifest),
+            dirty if trusted else None,
         )
     result = UpdateResult.from_summary(summary, started)
     result.bad_names = bad_names

@@ -894,8 +894,8 @@ def save(
     extras: dict[str, dict[str, str]],
     listing: str,
     parts: Parts,
+    kept_listing: tuple[str, tuple[Any, ...]],
     dirty: set[str] | None = None,
-    kept_listing: tuple[str, tuple[Any, ...]] = ("", ()),
 ) -> None:
     """Write the cache shards holding a ``dirty`` path (all when None, in ``parts``; else the
     parts are the cache's) and the shards of the name tables that changed, then the manifest
