@@ -27,13 +27,13 @@ import functools
 import posixpath
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kgtool.communities.graph import FileGraph
 from kgtool.communities.packages import is_code
 from kgtool.file_kinds import DOC_FOLDERS, in_data_folder, is_test, is_tool_config
-from kgtool.globs import glob_regex
+from kgtool.globs import exclusion
 
 GLOB_CHARS = re.compile(r"[*?\[]")
 MIN_LOOSE_GROUP = 10
@@ -72,21 +72,22 @@ def package_of(path: str, boundaries: list[str]) -> str:
     """
     parts = path.split("/")
     prefixes = ["/".join(parts[:depth]) for depth in range(1, len(parts))]  # shallowest first
-    literal, globs = _literal_and_globs(tuple(boundaries))
+    literal, globbed = _literal_and_globs(tuple(boundaries))
     deepest_literal = next((p for p in reversed(prefixes) if p in literal), "")
-    shallowest_glob = next((p for p in prefixes if any(glob.match(p) for glob in globs)), "")
+    shallowest_glob = next((p for p in prefixes if globbed(p)), "")
     return max(deepest_literal, shallowest_glob, key=lambda root: root.count("/") + bool(root))
 
 
 @functools.lru_cache(maxsize=8)
 def _literal_and_globs(
     boundaries: tuple[str, ...],
-) -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
-    """The package roots named literally, and the globs compiled: sorted once for every file
+) -> tuple[frozenset[str], Callable[[str], bool]]:
+    """The package roots named literally, and whether a folder matches one of the globs (the
+    ``exclude`` setting's matcher: one expression for them all): sorted once for every file
     of a run, where each file sorted them again (a monorepo of a hundred packages: a million
     regular-expression searches, a tenth of its full build)."""
     literal = frozenset(root for root in boundaries if not GLOB_CHARS.search(root))
-    return literal, tuple(glob_regex(pattern) for pattern in boundaries if pattern not in literal)
+    return literal, exclusion([pattern for pattern in boundaries if pattern not in literal])
 
 
 def changed_files(
