@@ -80,6 +80,6 @@ def test_a_rendered_files_records_are_let_go_once_its_shard_holds_them(tmp_path:
         entry.lines = lines
         files.put(path, entry)
     layout = Layout({"a.jsonl": ["a/x.py", "a/y.py"]}, {})
-    contents = shard_contents(Store(tmp_path), layout, set(), files, {"a/x.py", "a/y.py"}, None)
+    contents = shard_contents(Store(tmp_path), layout, set(), files, {"a/x.py", "a/y.py"})
     assert contents["a.jsonl"].endswith(b'{"id":"x"}\n{"id":"y"}\n')
     assert files["a/x.py"].lines == b"" and files["a/y.py"].lines == b""
